@@ -1,0 +1,65 @@
+/* Games: a position plus what a position alone cannot know.
+ *
+ * An mc_game owns the list of moves played, the history of positions since the last irreversible
+ * change (for the repetition rule, Oware 6 and Congkak 8), and the result. It is opaque and lives
+ * on the heap; it is not thread-safe (one owner at a time).
+ *
+ * Repetition: positions compare by pits and side to move. Store totals never decrease within a
+ * round, so only positions since the last change of the store totals are kept. In a Congkak
+ * match the history starts afresh each round, and a repetition ends the whole match.
+ */
+#ifndef MC_GAME_H
+#define MC_GAME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "mc_pos.h"
+#include "mc_rules.h"
+
+typedef struct mc_game mc_game;
+
+/* Returns a new game at the start position of rules (the caller frees it with mc_game_free()), or
+ * NULL when rules are bad or memory runs out. */
+mc_game *mc_game_new(const mc_rules *rules);
+
+/* Returns a new independent copy of game, or NULL when memory runs out. */
+mc_game *mc_game_copy(const mc_game *game);
+
+/* Frees game and everything it owns. NULL is allowed. */
+void mc_game_free(mc_game *game);
+
+/* Returns the game's rules (borrowed, valid while game lives). */
+const mc_rules *mc_game_rules(const mc_game *game);
+
+/* Returns the current position (borrowed, valid until the next call that changes game). */
+const mc_pos *mc_game_pos(const mc_game *game);
+
+/* Returns the number of moves played (an extra turn is a move of its own). */
+size_t mc_game_ply(const mc_game *game);
+
+/* Returns the houses played so far, in order (borrowed, valid until the game changes); sets *n to
+ * their count. Each is the mover's house number 1..m. */
+const uint8_t *mc_game_moves(const mc_game *game, size_t *n);
+
+/* Returns the seat that played move i (0-based), or -1 when i >= ply. */
+int mc_game_mover(const mc_game *game, size_t i);
+
+/* Writes the legal moves of the side to move (see mc_pos_legal()) and returns their count; 0 when
+ * the game is over. */
+int mc_game_legal(const mc_game *game, uint8_t moves[MC_MAX_HOUSES]);
+
+/* Plays house for the side to move. trace, when not NULL, receives the steps of the move (the
+ * repetition sweep included). Returns 0, or MC_EOVER (game over), MC_EINVAL (house out of 1..m),
+ * MC_EILLEGAL (not a legal move), MC_ENOMEM; on error the game is unchanged. */
+int mc_game_play(mc_game *game, int house, mc_trace *trace);
+
+/* Returns true when the game is over and, when result is not NULL, fills it. */
+bool mc_game_over(const mc_game *game, mc_result *result);
+
+/* Ends a game in progress for a reason from outside the board (MC_REASON_RESIGNATION, TIMEOUT,
+ * AGREEMENT, ABANDONED) with the given winner; the score is the stores as they are. Returns 0,
+ * MC_EOVER when already over, or MC_EINVAL for another reason or winner. */
+int mc_game_finish(mc_game *game, mc_reason reason, mc_winner winner);
+
+#endif
