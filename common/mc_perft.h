@@ -11,7 +11,9 @@
 #include "mc_rules.h"
 
 /* Fills counts[0..depth-1]: counts[d-1] is the number of sequences of exactly d moves from the
- * start position of rules. Returns 0, or MC_EINVAL for bad rules or a depth outside 1..64. */
-int mc_perft(const mc_rules *rules, unsigned depth, uint64_t *counts);
+ * start position of rules. When ends is not NULL, ends[d-1] receives how many of those sequences
+ * end the game with their last move. Returns 0, or MC_EINVAL for bad rules, NULL counts or a depth
+ * outside 1..64 (outputs untouched). */
+int mc_perft(const mc_rules *rules, unsigned depth, uint64_t *counts, uint64_t *ends);
 
 #endif

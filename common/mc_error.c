@@ -1,0 +1,44 @@
+/* Error codes of the rules engine. */
+#include "mc_error.h"
+
+const char *mc_strerror(int err) {
+  switch (err) {
+  case 0:
+    return "success";
+  case MC_EINVAL:
+    return "invalid argument";
+  case MC_EILLEGAL:
+    return "illegal move";
+  case MC_EOVER:
+    return "the game is over";
+  case MC_ESYNTAX:
+    return "malformed text";
+  case MC_ENOMEM:
+    return "out of memory";
+  case MC_ELIMIT:
+    return "internal limit reached";
+  default:
+    return "unknown error";
+  }
+}
+
+const char *mc_err_name(int err) {
+  switch (err) {
+  case 0:
+    return "OK";
+  case MC_EINVAL:
+    return "EINVAL";
+  case MC_EILLEGAL:
+    return "EILLEGAL";
+  case MC_EOVER:
+    return "EOVER";
+  case MC_ESYNTAX:
+    return "ESYNTAX";
+  case MC_ENOMEM:
+    return "ENOMEM";
+  case MC_ELIMIT:
+    return "ELIMIT";
+  default:
+    return "EUNKNOWN";
+  }
+}
