@@ -1,0 +1,218 @@
+// The lobby: name, quick play per game, create a room, join by code, the live list of public rooms and
+// my recent games.
+import { h, clear, toast, storage, store, clockLabel, GAMES, DEFAULTS } from './ui.js';
+import { t, onLang } from './i18n.js';
+import { conn } from './net.js';
+import { errorText, gameTitle, optionsText, recentGames, navigate } from './common.js';
+import { Board } from './board.js';
+
+const CLOCKS = [null, [1, 0], [3, 2], [5, 3], [10, 5], [30, 20], 'custom'];
+const CODE_RE = /^[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{6}$/;
+
+export class LobbyView {
+  constructor(main) {
+    this.main = main;
+    this.rooms = null;
+    this.offs = [];
+    this.form = storage('mc.create', { game: 'kalah', houses: 6, seeds: 4, options: {}, clock: 0, custom: [5, 3], visibility: 'public', seat: 'random', opponent: 'human', level: 3 });
+    this.build();
+    this.offs.push(conn.on('lobby', (m) => { if (Array.isArray(m.rooms)) { this.rooms = m.rooms; this.renderRooms(); } }));
+    this.offs.push(conn.on('online', () => { this.watch(); this.renderForm(); }));
+    this.offs.push(onLang(() => this.build()));
+    if (conn.ready) this.watch();
+  }
+
+  destroy() {
+    for (const f of this.offs) f();
+    if (conn.ready) conn.send({ type: 'lobby', watch: false });
+  }
+
+  watch() { conn.send({ type: 'lobby' }); }
+
+  build() {
+    clear(this.main);
+    document.title = 'Mancala Online';
+    this.nameInput = h('input', { class: 'input', id: 'name', maxlength: '24', autocomplete: 'nickname', value: conn.name || (conn.me && conn.me.name) || '', placeholder: t('lobby.name_placeholder') });
+    const saveName = () => {
+      const v = this.nameInput.value.trim().replace(/\s+/g, ' ');
+      if (!v || v === conn.name) return;
+      conn.name = v;
+      conn.restart();
+      toast(t('lobby.name_saved', { name: v }), 'ok');
+    };
+    this.nameInput.addEventListener('change', saveName);
+    this.nameInput.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); saveName(); } });
+    this.codeInput = h('input', { class: 'input mono code-input', maxlength: '6', autocomplete: 'off', spellcheck: 'false', placeholder: 'K7QX2M', 'aria-label': t('lobby.code') });
+    this.roomsBox = h('div', { class: 'rooms', 'aria-live': 'polite' });
+    this.recentBox = h('div', { class: 'recent' });
+    this.formBox = h('form', { class: 'create-form', onsubmit: (e) => { e.preventDefault(); this.create(); } });
+    const gameCard = (g) => {
+      const mini = h('div', { class: 'board' });
+      const b = new Board(mini, { mini: true });
+      const d = DEFAULTS[g];
+      b.setup(g, d.houses, 'south');
+      const pits = new Array(2 * d.houses + 2).fill(g === 'congkak' ? 5 : 4);
+      pits[d.houses] = g === 'oware' ? 0 : 3; pits[2 * d.houses + 1] = g === 'kalah' ? 5 : 2;
+      b.show(pits);
+      return h('article', { class: 'game-card ' + g },
+        h('div', { class: 'gc-art', 'aria-hidden': 'true' }, mini),
+        h('h3', {}, gameTitle(g)),
+        h('p', {}, t('game.' + g + '.blurb')),
+        h('div', { class: 'gc-actions' },
+          h('button', { class: 'btn primary', type: 'button', dataset: { quick: g }, onclick: () => this.quick(g) }, t('lobby.quick')),
+          h('a', { class: 'btn ghost', href: '/?how=' + g, 'data-link': '' }, t('nav.how'))));
+    };
+    this.main.append(
+      h('section', { class: 'hero' },
+        h('div', { class: 'hero-text' },
+          h('h1', {}, t('lobby.title')),
+          h('p', { class: 'lead' }, t('lobby.lead'))),
+        h('label', { class: 'name-field' }, h('span', {}, t('lobby.your_name')), this.nameInput)),
+      h('section', { class: 'games' }, GAMES.map(gameCard)),
+      h('div', { class: 'lobby-grid' },
+        h('section', { class: 'card' },
+          h('h2', {}, t('lobby.create')),
+          this.formBox),
+        h('div', { class: 'col' },
+          h('section', { class: 'card' },
+            h('h2', {}, t('lobby.join')),
+            h('form', { class: 'join-form', onsubmit: (e) => { e.preventDefault(); this.joinCode(); } },
+              this.codeInput, h('button', { class: 'btn primary', type: 'submit' }, t('lobby.join_btn')))),
+          h('section', { class: 'card' },
+            h('h2', {}, t('lobby.open_rooms'), h('span', { class: 'live' }, t('lobby.live'))),
+            this.roomsBox),
+          h('section', { class: 'card' },
+            h('h2', {}, t('lobby.recent')),
+            this.recentBox))));
+    this.renderForm();
+    this.renderRooms();
+    this.renderRecent();
+  }
+
+  renderForm() {
+    const f = this.form;
+    const F = this.formBox;
+    clear(F);
+    const save = () => { store('mc.create', f); };
+    const seg = (name, values, cur, label, onpick) => h('fieldset', { class: 'seg' },
+      h('legend', {}, label),
+      h('div', { class: 'seg-row' }, values.map(([v, text]) => {
+        const id = 'f-' + name + '-' + v;
+        return [h('input', { type: 'radio', name, id, value: String(v), checked: String(cur) === String(v), onchange: () => { onpick(v); save(); this.renderForm(); } }),
+          h('label', { for: id }, text)];
+      })));
+    const num = (label, key, min, max) => h('label', { class: 'field' }, h('span', {}, label),
+      h('select', { class: 'input', onchange: (e) => { f[key] = Number(e.target.value); save(); } },
+        Array.from({ length: max - min + 1 }, (_, i) => h('option', { value: String(min + i), selected: f[key] === min + i }, String(min + i)))));
+    const check = (key, label) => h('label', { class: 'check' },
+      h('input', { type: 'checkbox', checked: !!f.options[key], onchange: (e) => { f.options[key] = e.target.checked; save(); } }), h('span', {}, label));
+    F.append(seg('game', GAMES.map((g) => [g, gameTitle(g)]), f.game, t('create.game'), (g) => {
+      f.game = g; f.houses = DEFAULTS[g].houses; f.seeds = DEFAULTS[g].seeds; f.options = {};
+    }));
+    F.append(h('div', { class: 'row2' }, num(t('create.houses'), 'houses', 1, 9), num(t('create.seeds'), 'seeds', 1, 12)));
+    const opts = h('div', { class: 'opts' });
+    if (f.game === 'kalah') opts.append(check('empty_capture', t('opt.empty_capture')));
+    if (f.game === 'oware') opts.append(h('label', { class: 'field' }, h('span', {}, t('opt.grand_slam')),
+      h('select', { class: 'input', onchange: (e) => { f.options.grand_slam = e.target.value; save(); } },
+        ['no_capture', 'forbidden', 'capture'].map((v) => h('option', { value: v, selected: (f.options.grand_slam || 'no_capture') === v }, t('gs.' + v))))));
+    if (f.game === 'congkak') {
+      opts.append(check('lap_capture', t('opt.lap_capture')));
+      opts.append(h('label', { class: 'check' }, h('input', { type: 'checkbox', checked: f.options.rounds === 'match', onchange: (e) => { f.options.rounds = e.target.checked ? 'match' : 'single'; save(); } }), h('span', {}, t('opt.match'))));
+    }
+    F.append(opts);
+    F.append(seg('clock', CLOCKS.map((c, i) => [i, c === null ? t('clock.none') : c === 'custom' ? t('clock.custom') : c[0] + '+' + c[1]]), f.clock, t('create.clock'), (i) => { f.clock = Number(i); }));
+    if (CLOCKS[f.clock] === 'custom') {
+      F.append(h('div', { class: 'row2' },
+        h('label', { class: 'field' }, h('span', {}, t('clock.minutes')), h('input', { class: 'input', type: 'number', min: '0.5', max: '180', step: '0.5', value: String(f.custom[0]), onchange: (e) => { f.custom[0] = Number(e.target.value) || 5; save(); } })),
+        h('label', { class: 'field' }, h('span', {}, t('clock.increment')), h('input', { class: 'input', type: 'number', min: '0', max: '60', step: '1', value: String(f.custom[1]), onchange: (e) => { f.custom[1] = Number(e.target.value) || 0; save(); } }))));
+    }
+    const opponents = [['human', t('opp.human')], ['local', t('opp.local')]];
+    if (conn.features && (conn.features.computer || conn.features.ai)) opponents.push(['computer', t('opp.computer')]);
+    else if (f.opponent === 'computer') f.opponent = 'human';
+    F.append(seg('opponent', opponents, f.opponent, t('create.opponent'), (v) => { f.opponent = v; }));
+    if (f.opponent === 'computer') {
+      F.append(seg('level', [1, 2, 3, 4, 5, 6].map((l) => [l, String(l)]), f.level, t('create.level'), (v) => { f.level = Number(v); }));
+    }
+    if (f.opponent === 'human') {
+      F.append(seg('visibility', [['public', t('create.public')], ['private', t('create.private')]], f.visibility, t('create.visibility'), (v) => { f.visibility = v; }));
+    }
+    if (f.opponent !== 'local') {
+      F.append(seg('seat', [['random', t('create.seat_random')], ['south', t('create.seat_south')], ['north', t('create.seat_north')]], f.seat, t('create.seat'), (v) => { f.seat = v; }));
+    }
+    F.append(h('button', { class: 'btn primary wide', type: 'submit' }, t('create.submit')));
+  }
+
+  clockValue() {
+    const c = CLOCKS[this.form.clock];
+    if (!c) return null;
+    if (c === 'custom') return { initial_ms: Math.round(this.form.custom[0] * 60000), increment_ms: Math.round(this.form.custom[1] * 1000) };
+    return { initial_ms: c[0] * 60000, increment_ms: c[1] * 1000 };
+  }
+
+  async enter(msg) {
+    try {
+      const r = await conn.request(msg);
+      if (r && r.type === 'joined' && r.room) { store('mc.role.' + r.room.toUpperCase(), r.role); navigate('/r/' + r.room.toUpperCase()); }
+      else if (r === null) toast(t('err.timeout'), 'error');
+    } catch (e) { toast(errorText(e), 'error'); }
+  }
+
+  create() {
+    const f = this.form;
+    const options = {};
+    if (f.game === 'kalah' && f.options.empty_capture) options.empty_capture = true;
+    if (f.game === 'oware' && f.options.grand_slam) options.grand_slam = f.options.grand_slam;
+    if (f.game === 'congkak') { if (f.options.lap_capture) options.lap_capture = true; if (f.options.rounds) options.rounds = f.options.rounds; }
+    const msg = { type: 'create', game: f.game, houses: f.houses, seeds: f.seeds, options, clock: this.clockValue(), opponent: f.opponent };
+    if (f.opponent === 'human') msg.visibility = f.visibility; else msg.visibility = 'private';
+    if (f.opponent !== 'local') msg.seat = f.seat;
+    if (f.opponent === 'computer') msg.level = f.level;
+    this.enter(msg);
+  }
+
+  quick(game) { this.enter({ type: 'quick', game }); }
+
+  joinCode() {
+    let v = this.codeInput.value.trim().toUpperCase();
+    const m = v.match(/\/r\/([A-Za-z0-9]{6})/);
+    if (m) v = m[1].toUpperCase();
+    if (!CODE_RE.test(v)) { toast(t('lobby.bad_code'), 'error'); this.codeInput.focus(); return; }
+    navigate('/r/' + v);
+  }
+
+  renderRooms() {
+    const box = this.roomsBox;
+    if (!box) return;
+    clear(box);
+    if (this.rooms === null) { box.append(h('p', { class: 'empty-note' }, t('lobby.loading'))); return; }
+    if (!this.rooms.length) { box.append(h('p', { class: 'empty-note' }, t('lobby.no_rooms'))); return; }
+    for (const r of this.rooms) {
+      const names = Array.isArray(r.players) ? r.players.filter(Boolean).map((p) => (typeof p === 'string' ? p : p.name))
+        : r.players ? ['south', 'north'].map((s) => r.players[s]).filter(Boolean).map((p) => (typeof p === 'string' ? p : p.name)) : [];
+      const waiting = r.status === 'waiting';
+      box.append(h('div', { class: 'room-row' },
+        h('span', { class: 'rr-game ' + r.game }, gameTitle(r.game)),
+        h('span', { class: 'rr-info' },
+          h('b', {}, names.join(' – ') || '—'),
+          h('small', {}, [t('room.board_size', { m: r.houses, n: r.seeds }), clockLabel(r.clock), optionsText(r.game, r.options)].filter(Boolean).join(' · '))),
+        h('span', { class: 'rr-status ' + r.status }, t('status.' + r.status + '_short')),
+        h('a', { class: 'btn small ' + (waiting ? 'primary' : 'ghost'), href: '/r/' + r.code, 'data-link': '', dataset: { role: waiting ? 'player' : 'spectator' },
+          onclick: () => store('mc.role.' + r.code, waiting ? 'player' : 'spectator') }, t(waiting ? 'lobby.join_btn' : 'lobby.watch'))));
+    }
+  }
+
+  renderRecent() {
+    const box = this.recentBox;
+    clear(box);
+    const list = recentGames();
+    if (!list.length) { box.append(h('p', { class: 'empty-note' }, t('lobby.no_recent'))); return; }
+    for (const g of list.slice(0, 8)) {
+      const res = g.result ? t('recent.' + g.result) : t('status.' + g.status + '_short');
+      const vs = g.local ? t('opp.local') : g.opponent ? t('recent.vs', { name: g.opponent }) : t('room.waiting_player');
+      box.append(h('a', { class: 'recent-row', href: g.id && g.status === 'finished' ? '/g/' + g.id : '/r/' + g.room, 'data-link': g.id && g.status === 'finished' ? null : '' },
+        h('span', { class: 'rr-game ' + g.game }, gameTitle(g.game)),
+        h('span', { class: 'rr-info' }, h('b', {}, vs), h('small', {}, new Date(g.at).toLocaleString([], { dateStyle: 'short', timeStyle: 'short' }) + ' · ' + g.room)),
+        h('span', { class: 'rr-status ' + (g.result || g.status) }, res)));
+    }
+  }
+}

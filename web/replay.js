@@ -1,0 +1,126 @@
+// The replay page /g/ID: an archived game (GET /api/games/ID, see the durable games issue), stepped
+// forward and back. Positions come from the record: per-move pits when the record has them, otherwise
+// the server's traces replayed from the start position.
+import { h, clear, icon } from './ui.js';
+import { t, onLang } from './i18n.js';
+import { Board, burntSet, applyTrace } from './board.js';
+import { gameTitle, optionsText } from './common.js';
+
+export class ReplayView {
+  constructor(main, id) {
+    this.main = main;
+    this.id = id;
+    this.rec = null;
+    this.ply = 0;
+    this.off = onLang(() => this.render());
+    this.onKey = (e) => {
+      if (!this.positions) return;
+      if (e.key === 'ArrowRight') { e.preventDefault(); this.go(this.ply + 1); }
+      else if (e.key === 'ArrowLeft') { e.preventDefault(); this.go(this.ply - 1); }
+      else if (e.key === 'Home') { e.preventDefault(); this.go(0); }
+      else if (e.key === 'End') { e.preventDefault(); this.go(this.positions.length - 1); }
+    };
+    document.addEventListener('keydown', this.onKey);
+    this.render();
+    this.load();
+  }
+
+  destroy() { this.off(); document.removeEventListener('keydown', this.onKey); clearInterval(this.timer); }
+
+  async load() {
+    try {
+      const res = await fetch('/api/games/' + encodeURIComponent(this.id), { headers: { accept: 'application/json' } });
+      if (res.status === 404) { this.state = 'missing'; this.render(); return; }
+      if (!res.ok) throw new Error('http ' + res.status);
+      const rec = await res.json();
+      this.rec = rec.game && typeof rec.game === 'object' ? { ...rec, ...rec.game } : rec;
+      this.prepare();
+      this.state = 'ok';
+    } catch {
+      this.state = 'error';
+    }
+    this.render();
+  }
+
+  prepare() {
+    const r = this.rec;
+    const m = r.houses ?? r.board?.houses, n = r.seeds ?? r.board?.seeds;
+    this.m = m;
+    const moves = r.moves || [];
+    const start = r.start?.pits || r.initial?.pits || (() => { const p = new Array(2 * m + 2).fill(n); p[m] = 0; p[2 * m + 1] = 0; return p; })();
+    const positions = [{ pits: start, burnt: new Set() }];
+    let ok = true;
+    for (const mv of moves) {
+      const prev = positions[positions.length - 1];
+      const after = mv.pits || mv.state?.pits || mv.after;
+      if (Array.isArray(after)) positions.push({ pits: after, burnt: burntSet({ burnt: mv.burnt, houses: m }), mv });
+      else if (Array.isArray(mv.trace)) { const x = applyTrace(prev.pits, mv.trace, prev.burnt); positions.push({ pits: x.pits, burnt: x.burnt, mv }); }
+      else { ok = false; break; }
+    }
+    this.positions = ok ? positions : null;
+    this.ply = ok ? positions.length - 1 : 0;
+  }
+
+  go(p) {
+    if (!this.positions) return;
+    this.ply = Math.max(0, Math.min(this.positions.length - 1, p));
+    this.draw();
+  }
+
+  draw() {
+    const pos = this.positions[this.ply];
+    this.board.show(pos.pits, { burnt: pos.burnt, last: pos.mv ? { seat: pos.mv.seat, house: pos.mv.house, trace: pos.mv.trace } : null });
+    this.plyLabel.textContent = t('replay.ply', { n: this.ply, total: this.positions.length - 1 });
+    this.slider.value = String(this.ply);
+    for (const li of this.list.children) li.classList.toggle('current', Number(li.dataset.ply) === this.ply);
+  }
+
+  playerName(seat) {
+    const p = this.rec.players && this.rec.players[seat];
+    if (!p) return t('seat.' + seat);
+    return typeof p === 'string' ? p : p.name || t('seat.' + seat);
+  }
+
+  render() {
+    clear(this.main);
+    document.title = t('replay.title') + ' · Mancala Online';
+    if (!this.state) { this.main.append(h('section', { class: 'card notfound' }, h('p', {}, t('replay.loading')))); return; }
+    if (this.state !== 'ok') {
+      this.main.append(h('section', { class: 'card notfound', dataset: { state: this.state } },
+        h('div', { class: 'big-icon', 'aria-hidden': 'true' }, icon('scroll')),
+        h('h1', {}, t(this.state === 'missing' ? 'replay.missing_title' : 'replay.error_title')),
+        h('p', {}, t(this.state === 'missing' ? 'replay.missing_body' : 'replay.error_body', { id: this.id })),
+        h('a', { class: 'btn primary', href: '/', 'data-link': '' }, t('room.back_lobby'))));
+      return;
+    }
+    const r = this.rec;
+    const game = r.game && typeof r.game === 'string' ? r.game : r.kind;
+    const boardEl = h('div', { class: 'board' });
+    this.board = new Board(boardEl, {});
+    this.board.setup(game, this.m, 'south');
+    this.plyLabel = h('span', { class: 'ply-label' });
+    this.list = h('ol', { class: 'moves' });
+    const moves = r.moves || [];
+    moves.forEach((mv, i) => this.list.append(h('li', { class: 'mv ' + (mv.seat || ''), dataset: { ply: String(i + 1) }, tabindex: '0', onclick: () => this.go(i + 1) },
+      h('span', { class: 'ply' }, String(i + 1)), h('span', { class: 'mdot ' + (mv.seat || '') }), h('span', { class: 'who' }, mv.seat ? this.playerName(mv.seat) : ''),
+      h('b', {}, t('room.house_n', { n: mv.house ?? mv })))));
+    this.slider = h('input', { type: 'range', min: '0', max: String(this.positions ? this.positions.length - 1 : 0), value: '0', 'aria-label': t('replay.position'), oninput: (e) => this.go(Number(e.target.value)) });
+    const res = r.result || {};
+    const btn = (label, key, f) => h('button', { class: 'btn small', type: 'button', 'aria-label': t(key), title: t(key), onclick: f }, label);
+    this.main.append(h('div', { class: 'room replay' },
+      h('header', { class: 'room-head' }, h('div', {},
+        h('h1', { class: 'room-title' }, t('replay.title') + ' · ' + gameTitle(game) + ' · ' + t('room.board_size', { m: this.m, n: r.seeds ?? r.board?.seeds })),
+        h('p', { class: 'room-sub' }, [this.playerName('south') + ' – ' + this.playerName('north'), optionsText(game, r.options),
+          res.winner ? (res.winner === 'draw' ? t('result.draw') : t('result.wins', { name: this.playerName(res.winner) })) + (res.reason ? ' (' + t('reason.' + res.reason) + ')' : '') : null].filter(Boolean).join(' · ')))),
+      h('section', { class: 'play-area' },
+        h('div', { class: 'board-wrap' }, boardEl),
+        this.positions ? h('div', { class: 'replay-controls' },
+          btn(icon('first'), 'replay.first', () => this.go(0)), btn(icon('back'), 'replay.back', () => this.go(this.ply - 1)),
+          this.slider,
+          btn(icon('fwd'), 'replay.forward', () => this.go(this.ply + 1)), btn(icon('last'), 'replay.last', () => this.go(this.positions.length - 1)),
+          this.plyLabel) : h('p', { class: 'status-line' }, t('replay.no_positions'))),
+      h('aside', { class: 'side' }, h('section', { class: 'card panel' }, h('h2', {}, t('room.moves')), this.list))));
+    if (this.positions) this.draw();
+    else if (Array.isArray(r.pits)) this.board.show(r.pits, {});
+  }
+}
