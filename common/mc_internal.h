@@ -8,6 +8,7 @@
 #define MC_INTERNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -47,6 +48,20 @@ MC__INLINE unsigned mc__side_sum(const mc_pos *p, int m, int s) {
   for (int i = b; i < b + m && i < MC_MAX_PITS; i++)
     sum += p->pits[i];
   return sum;
+}
+
+_Static_assert(offsetof(mc_pos, pits) == 0 && sizeof(mc_pos) >= MC_MAX_HOUSES + 1 + 8,
+               "mc__side_any() reads 8 bytes from the first house of either side");
+
+/* Returns nonzero when any house of seat s holds seeds: one 8-byte load instead of a loop. */
+MC__INLINE int mc__side_any(const mc_pos *p, int m, int s) {
+  const int b = MC__BASE(m, s);
+  uint64_t w;
+  /* Houses and stores come first in mc_pos and 8 bytes from any house stay inside it. */
+  memcpy(&w, (const unsigned char *)p + b, sizeof(w));
+  if (m >= 8)
+    return w != 0 || (m == 9 && p->pits[b + 8]);
+  return (w & ((UINT64_C(1) << (8 * m)) - 1)) != 0;
 }
 
 MC__INLINE unsigned mc__total(const mc_pos *p) {
@@ -123,11 +138,11 @@ MC__INLINE int mc__play_kalah(mc_pos *p, const mc_rules *r, int house, mc_trace 
     const int b = MC__BASE(m, s);
     if (p->pits[pos] == 1 && pos >= b && pos < b + m) {
       /* The last seed fell into an own house that was empty. */
-      int f = MC__FACING(m, pos);
-      if (p->pits[f]) {
-        MC__STEP(tr, MC_STEP_CAPTURE, f, own, p->pits[f]);
+      const int f = MC__FACING(m, pos), seeds = p->pits[f];
+      if (seeds) {
+        MC__STEP(tr, MC_STEP_CAPTURE, f, own, seeds);
         MC__STEP(tr, MC_STEP_CAPTURE, pos, own, 1);
-        p->pits[own] = (uint8_t)(p->pits[own] + p->pits[f] + 1);
+        p->pits[own] = (uint8_t)(p->pits[own] + seeds + 1);
         p->pits[f] = 0;
         p->pits[pos] = 0;
       } else if (r->empty_capture) {
@@ -139,7 +154,7 @@ MC__INLINE int mc__play_kalah(mc_pos *p, const mc_rules *r, int house, mc_trace 
     p->turn = (uint8_t)!s;
   }
 
-  if (mc__side_sum(p, m, 0) == 0 || mc__side_sum(p, m, 1) == 0) {
+  if (!mc__side_any(p, m, 0) || !mc__side_any(p, m, 1)) {
     if (mc__sweep_owners(p, tr) < 0)
       return MC_ELIMIT;
     if (res)

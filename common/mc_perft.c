@@ -25,11 +25,10 @@ static void perft_kalah(perft *pf, const mc_pos *p, unsigned d) {
   pf->counts[d] += (unsigned)n;
   for (int i = 0; i < n; i++) {
     mc_pos q = *p;
-    if (mc__play_kalah(&q, pf->rules, moves[i], NULL, NULL)) {
+    if (mc__play_kalah(&q, pf->rules, moves[i], NULL, NULL))
       pf->ends[d]++;
-    } else if (d + 1 < pf->depth) {
+    else if (d + 1 < pf->depth)
       perft_kalah(pf, &q, d + 1);
-    }
   }
 }
 
