@@ -62,7 +62,14 @@ conn.on('online', ({ resumed }) => {
     import('./ui.js').then(({ toast }) => toast(t('net.back'), 'ok'));
   }
 });
+conn.on('bye', () => {
+  banner.querySelector('[data-i18n]').dataset.i18n = 'net.bye';
+  banner.querySelector('[data-i18n]').textContent = t('net.bye');
+});
 conn.on('welcome', (w) => {
+  const msg = banner.querySelector('[data-i18n]');
+  msg.dataset.i18n = 'net.offline';
+  msg.textContent = t('net.offline');
   const who = document.getElementById('who');
   who.textContent = w.name || '';
   who.hidden = !w.name;

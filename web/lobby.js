@@ -102,7 +102,7 @@ export class LobbyView {
           h('label', { for: id }, text)];
       })));
     const num = (label, key, min, max) => h('label', { class: 'field' }, h('span', {}, label),
-      h('select', { class: 'input', onchange: (e) => { f[key] = Number(e.target.value); save(); } },
+      h('select', { class: 'input', name: key, onchange: (e) => { f[key] = Number(e.target.value); save(); } },
         Array.from({ length: max - min + 1 }, (_, i) => h('option', { value: String(min + i), selected: f[key] === min + i }, String(min + i)))));
     const check = (key, label) => h('label', { class: 'check' },
       h('input', { type: 'checkbox', checked: !!f.options[key], onchange: (e) => { f.options[key] = e.target.checked; save(); } }), h('span', {}, label));

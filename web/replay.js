@@ -113,7 +113,7 @@ export class ReplayView {
         h('p', { class: 'room-sub' }, [this.playerName('south') + ' – ' + this.playerName('north'), optionsText(game, r.options),
           res.winner ? (res.winner === 'draw' ? t('result.draw') : t('result.wins', { name: this.playerName(res.winner) })) + (res.reason ? ' (' + t('reason.' + res.reason) + ')' : '') : null].filter(Boolean).join(' · ')))),
       h('section', { class: 'play-area' },
-        h('div', { class: 'board-wrap' }, boardEl),
+        h('div', { class: 'board-wrap', style: { '--m': String(this.m) } }, boardEl),
         this.positions ? h('div', { class: 'replay-controls' },
           btn(icon('first'), 'replay.first', () => this.go(0)), btn(icon('back'), 'replay.back', () => this.go(this.ply - 1)),
           this.slider,

@@ -26,6 +26,9 @@ export class RoomView {
     this.offs.push(conn.on('chat', (c) => { if (!c.room || c.room.toUpperCase() === this.code) this.addChat(c); }));
     this.offs.push(conn.on('draw', (d) => { if (!d.room || d.room.toUpperCase() === this.code) { this.drawFrame = d; this.renderActions(); } }));
     this.offs.push(conn.on('online', () => this.join()));
+    this.offs.push(conn.on('closed', (c) => {
+      if (c.room && c.room.toUpperCase() === this.code) { this.closed = true; toast(t('room.closed'), 'error', 6000); this.renderActions(); }
+    }));
     this.offs.push(onLang(() => this.relabel()));
     this.onKey = (e) => this.key(e);
     document.addEventListener('keydown', this.onKey);
@@ -106,7 +109,7 @@ export class RoomView {
         h('div', { class: 'room-share' }, E.spect, E.code, E.copy)),
       h('section', { class: 'play-area' },
         E.farBar,
-        h('div', { class: 'board-wrap' }, E.boardEl, E.overlay),
+        E.wrap = h('div', { class: 'board-wrap' }, E.boardEl, E.overlay),
         E.nearBar,
         E.status, E.offer,
         h('div', { class: 'toolbar' },
@@ -194,6 +197,7 @@ export class RoomView {
     E.spectN.textContent = nSpect === null ? '' : t('room.spectators', { n: nSpect });
     E.spect.hidden = nSpect === null;
     this.board.setup(s.game, s.houses, bottom);
+    E.wrap.style.setProperty('--m', String(s.houses));
     const seat = this.seatOf(s);
     const play = !animatingFrom && this.canPlay(s);
     this.board.show(s.pits, { burnt: burntSet(s), legal: play ? s.legal || [] : [], seat: play ? seat : null, last: animatingFrom ? null : s.last });
@@ -225,14 +229,20 @@ export class RoomView {
           h('span', { class: 'dot ' + (p ? (online ? 'on' : 'off') : 'none') }),
           p ? t(online ? 'room.online' : 'room.offline') : t('room.open_seat'),
           ' · ', t('seat.' + seat), ' · ', t('room.store_count', { n: score }))),
+      h('span', { class: 'abandon', dataset: { seat }, hidden: !(s.abandon && s.abandon.seat === seat) }),
       turn ? h('span', { class: 'turn-pill' }, t('room.to_move')) : null,
       h('span', { class: 'clock', dataset: { seat }, hidden: !s.clock }, '')]);
   }
 
   tickClocks() {
     const s = this.latest;
-    if (!s || !s.clock) return;
+    if (!s) return;
     const el = this.el;
+    if (s.abandon && typeof s.abandon.ms === 'number') {
+      const a = el.nearBar.querySelector('.abandon:not([hidden])') || el.farBar.querySelector('.abandon:not([hidden])');
+      if (a) a.textContent = t('room.abandon', { s: Math.max(0, Math.ceil((s.abandon.ms - (performance.now() - this.latestAt)) / 1000)) });
+    }
+    if (!s.clock) return;
     for (const seat of ['south', 'north']) {
       const c = (el.nearBar.querySelector('.clock[data-seat="' + seat + '"]') || el.farBar.querySelector('.clock[data-seat="' + seat + '"]'));
       if (!c) continue;
@@ -257,7 +267,7 @@ export class RoomView {
       if ((s.legal || []).length) text += ' ' + t('status.keys', { keys: s.legal.join(', ') });
     } else if (s.you === 'spectator') text = t('status.to_move', { name: this.seatName(s.turn) });
     else text = t('status.their_turn', { name: this.seatName(s.turn) });
-    if (s.round) text = t('status.round', { n: s.round }) + ' · ' + text;
+    if (s.round && s.options && s.options.rounds === 'match') text = t('status.round', { n: s.round }) + ' · ' + text;
     E.status.textContent = text;
     E.status.classList.toggle('mine', !!seat && seat === s.turn && s.status === 'playing');
   }

@@ -1,0 +1,164 @@
+// Browser end-to-end tests of the web client against the real server (MANCALA_SERVER), in Debian's
+// headless chromium. Screenshots land in tests/artifacts/ (git-ignored).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, launch, newPage, shot, createRoom, setSpeed, playToEnd } from './harness.mjs';
+import fr from '../../web/lang-fr.js';
+import en from '../../web/lang-en.js';
+
+let server, browser;
+const pages = [];
+
+async function page(opts) {
+  const p = await newPage(browser, opts);
+  pages.push(p);
+  return p;
+}
+
+function noProblems(...ps) {
+  for (const p of ps) assert.deepEqual(p.problems, [], 'console errors or exceptions');
+}
+
+before(async () => {
+  server = await startServer();
+  browser = await launch();
+});
+
+after(async () => {
+  for (const p of pages) await p.context().close().catch(() => {});
+  if (browser) await browser.close();
+  if (server) await server.stop();
+});
+
+test('lobby renders, with screenshots at both sizes', async () => {
+  for (const [width, height] of [[1280, 800], [360, 640]]) {
+    const p = await page({ width, height });
+    await p.goto(server.base + '/');
+    await p.locator('h1', { hasText: en['lobby.title'] }).waitFor();
+    await p.locator('.rooms').waitFor();
+    await p.waitForFunction(() => !document.querySelector('.rooms').textContent.includes('…'));
+    await shot(p, 'lobby');
+    await p.goto(server.base + '/?how=kalah');
+    await p.locator('.how-card h1').waitFor();
+    assert.match(await p.locator('.how-card h1').textContent(), /Kalah/);
+    await shot(p, 'how-to-play');
+    noProblems(p);
+    await p.context().close();
+  }
+});
+
+test('two people play a whole private Kalah game by clicking; a spectator watches; a reload keeps the seat', async () => {
+  const a = await page();
+  const b = await page({ width: 360, height: 640 });
+  const c = await page();
+  await a.goto(server.base + '/');
+  const code = await createRoom(a, { game: 'kalah', houses: 3, seeds: 2, visibility: 'private' });
+  await a.locator('.overlay.waiting').waitFor();
+  const link = await a.locator('.invite input').inputValue();
+  assert.equal(link, server.base + '/r/' + code);
+  await shot(a, 'room-waiting');
+
+  // The private room is not in the lobby; the link brings the second player in.
+  await c.goto(server.base + '/');
+  await c.locator('.rooms').waitFor();
+  await c.waitForTimeout(300);
+  assert.equal(await c.locator(`.rooms a[href="/r/${code}"]`).count(), 0, 'a private room is never listed');
+  await b.goto(link);
+  await b.locator('.pbar.near .tag.you').waitFor();
+  await a.locator('.overlay.waiting').waitFor({ state: 'hidden' });
+
+  // A third person with the link becomes a spectator.
+  await c.goto(link);
+  await c.locator('.pbar').first().waitFor();
+  await c.waitForFunction(() => document.querySelectorAll('.pbar .tag.you').length === 0 && document.querySelectorAll('.board .house').length === 6);
+  await a.waitForFunction(() => /1/.test(document.querySelector('.spect').textContent));
+
+  for (const p of [a, b, c]) await setSpeed(p, 'fast');
+  // A couple of moves, then the second player reloads and must keep the seat.
+  const seatB = await b.locator('.pbar.near').getAttribute('class');
+  let clicks = 0;
+  while (clicks < 2) {
+    for (const p of [a, b]) {
+      const legal = p.locator('.board .house.legal');
+      if (await legal.count()) { await legal.first().click(); clicks++; await p.waitForTimeout(100); break; }
+    }
+    await a.waitForTimeout(50);
+  }
+  await shot(a, 'room-playing');
+  await shot(b, 'room-playing');
+  await b.reload();
+  await b.locator('.pbar.near .tag.you').waitFor();
+  assert.equal(await b.locator('.pbar.near').getAttribute('class').then((x) => x.match(/seat-\w+/)[0]), seatB.match(/seat-\w+/)[0]);
+  await setSpeed(b, 'fast');
+
+  await playToEnd([a, b]);
+  for (const p of [a, b, c]) await p.locator('.overlay.over').waitFor();
+  await shot(a, 'game-over');
+  await shot(b, 'game-over');
+  const heads = await Promise.all([a, b].map((p) => p.locator('.overlay.over h2').textContent()));
+  const results = [en['result.you_won'], en['result.you_lost'], en['result.draw']];
+  for (const hd of heads) assert.ok(results.includes(hd), hd);
+  if (heads[0] !== en['result.draw']) assert.notEqual(heads[0], heads[1]);
+  // The spectator saw every move.
+  const moves = await a.locator('.moves .mv').count();
+  assert.ok(moves >= 2);
+  await c.waitForFunction((n) => document.querySelectorAll('.moves .mv').length === n, moves);
+  noProblems(a, b, c);
+});
+
+test('an Oware game on one screen reaches its end', async () => {
+  const p = await page();
+  await p.goto(server.base + '/');
+  await createRoom(p, { game: 'oware', houses: 3, seeds: 2, opponent: 'local' });
+  await p.locator('.board .house.legal').first().waitFor();
+  await setSpeed(p, 'off');
+  await playToEnd([p], { pick: 'random' });
+  assert.ok(await p.locator('.overlay.over .reason').textContent());
+  noProblems(p);
+});
+
+test('a Congkak game reaches its end, board mirrored with the store on the left', async () => {
+  const p = await page({ width: 360, height: 640 });
+  await p.goto(server.base + '/');
+  await createRoom(p, { game: 'congkak', houses: 3, seeds: 2, opponent: 'local' });
+  await p.locator('.board .house.legal').first().waitFor();
+  // Congkak: the near store (South, pit m=3) is drawn left of the near houses.
+  const storeX = (await p.locator('.pit[data-pit="3"]').boundingBox()).x;
+  const houseX = (await p.locator('.pit[data-pit="0"]').boundingBox()).x;
+  assert.ok(storeX < houseX, 'the own store is on the left in Congkak');
+  await setSpeed(p, 'normal');
+  await p.locator('.board .house.legal').first().click();
+  await p.waitForTimeout(250);
+  await shot(p, 'congkak-sowing');
+  await setSpeed(p, 'off');
+  await playToEnd([p], { pick: 'random' });
+  await shot(p, 'congkak-over');
+  noProblems(p);
+});
+
+test('switching the language changes the text and is remembered', async () => {
+  const p = await page();
+  await p.goto(server.base + '/');
+  await p.locator('h1', { hasText: en['lobby.title'] }).waitFor();
+  await p.selectOption('#lang', 'fr');
+  await p.locator('h1', { hasText: fr['lobby.title'] }).waitFor();
+  assert.equal(await p.locator('.topnav a[href="/?how=kalah"]').textContent(), fr['nav.how']);
+  assert.equal(await p.evaluate(() => document.documentElement.lang), 'fr');
+  await p.reload();
+  await p.locator('h1', { hasText: fr['lobby.title'] }).waitFor();
+  await p.selectOption('#lang', 'en');
+  noProblems(p);
+});
+
+test('a replay of an unknown game shows a clear state', async () => {
+  const p = await page();
+  p.allowed.push(/Failed to load resource: the server responded with a status of 404/);
+  const res = await p.goto(server.base + '/g/nosuchgame');
+  if (!res || !(res.headers()['content-type'] || '').includes('text/html')) {
+    // The server does not serve the client at /g/ID yet: the same page answers at /?g=ID.
+    await p.goto(server.base + '/?g=nosuchgame');
+  }
+  await p.locator('.notfound[data-state]').waitFor();
+  assert.equal(await p.locator('.notfound').getAttribute('data-state'), 'missing');
+  noProblems(p);
+});

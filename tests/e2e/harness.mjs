@@ -1,0 +1,109 @@
+// Shared pieces of the browser end-to-end tests: the real server on a free port of 127.0.0.1,
+// Debian's chromium driven by playwright-core, console error collection and screenshots.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const WEB = path.resolve(here, '../../web');
+export const ARTIFACTS = path.resolve(here, '../artifacts');
+
+export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+// Starts MANCALA_SERVER with --port 0 and resolves once its log names the port it listens on.
+export function startServer() {
+  const bin = process.env.MANCALA_SERVER;
+  if (!bin) throw new Error('MANCALA_SERVER is not set: the path of the mancala-server binary');
+  const args = ['--port', '0', '--bind', '127.0.0.1', '--web', WEB];
+  const child = bin.endsWith('.mjs') || bin.endsWith('.js') ? spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, MANCALA_DATA: fs.mkdtempSync('/tmp/mancala-e2e-data-') } });
+  let log = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('server did not report its port:\n' + log)), 15000);
+    const onData = (d) => {
+      log += d;
+      const m = log.match(/(?:port[ =:]+|listening[^\n]*?:)(\d{2,5})\b/i);
+      if (m) {
+        clearTimeout(timer);
+        const port = Number(m[1]);
+        resolve({
+          port, base: `http://127.0.0.1:${port}`, get log() { return log; },
+          stop: () => new Promise((res) => { if (child.exitCode !== null) return res(); child.once('exit', res); child.kill('SIGTERM'); setTimeout(() => child.kill('SIGKILL'), 5000).unref(); }),
+        });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error('server exited with ' + code + ':\n' + log)); });
+  });
+}
+
+export async function launch() {
+  return chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+}
+
+// A fresh browser context (its own localStorage, like another person) with one page whose console
+// errors and uncaught exceptions are collected in page.problems.
+export async function newPage(browser, { width = 1280, height = 800, locale = 'en-US' } = {}) {
+  const context = await browser.newContext({ viewport: { width, height }, locale, permissions: ['clipboard-read', 'clipboard-write'] });
+  const page = await context.newPage();
+  page.problems = [];
+  page.allowed = [];
+  page.on('console', (m) => {
+    if (m.type() !== 'error') return;
+    const text = m.text();
+    if (page.allowed.some((re) => re.test(text))) return;
+    page.problems.push('console: ' + text);
+  });
+  page.on('pageerror', (e) => page.problems.push('exception: ' + e.message));
+  page.setDefaultTimeout(15000);
+  return page;
+}
+
+export async function shot(page, name) {
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  const { width } = page.viewportSize();
+  await page.screenshot({ path: path.join(ARTIFACTS, `${name}-${width}.png`), fullPage: false });
+}
+
+// Fills the lobby's create form and submits it; resolves with the room code from the new URL.
+export async function createRoom(page, { game = 'kalah', houses, seeds, opponent = 'human', visibility = 'public', clock = 0 }) {
+  await page.locator(`label[for="f-game-${game}"]`).click();
+  if (houses) await page.selectOption('select[name=houses]', String(houses));
+  if (seeds) await page.selectOption('select[name=seeds]', String(seeds));
+  await page.locator(`label[for="f-clock-${clock}"]`).click();
+  await page.locator(`label[for="f-opponent-${opponent}"]`).click();
+  if (opponent === 'human') await page.locator(`label[for="f-visibility-${visibility}"]`).click();
+  await page.locator('.create-form button[type=submit]').click();
+  await page.waitForURL(/\/r\/[A-Z2-9]{6}$/);
+  return new URL(page.url()).pathname.slice(3);
+}
+
+export async function setSpeed(page, speed) {
+  await page.selectOption('select.speed', speed);
+}
+
+// Clicks a glowing house on whichever page has one until a game-over panel shows. Returns the number
+// of clicks.
+export async function playToEnd(pages, { pick = 'first', timeout = 90000 } = {}) {
+  const end = Date.now() + timeout;
+  let clicks = 0;
+  while (Date.now() < end) {
+    for (const p of pages) if (await p.locator('.overlay.over').count()) return clicks;
+    let moved = false;
+    for (const p of pages) {
+      const legal = p.locator('.board .house.legal');
+      const n = await legal.count();
+      if (n > 0) {
+        const i = pick === 'random' ? Math.floor(Math.random() * n) : 0;
+        try { await legal.nth(i).click({ timeout: 2000 }); clicks++; moved = true; } catch { /* re-rendered meanwhile */ }
+        break;
+      }
+    }
+    if (!moved) await pages[0].waitForTimeout(40);
+  }
+  throw new Error('the game did not end in time');
+}
