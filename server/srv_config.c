@@ -1,0 +1,236 @@
+/* The option table and its parser. */
+#include "srv_config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef MANCALA_WEB_DEFAULT
+#define MANCALA_WEB_DEFAULT "web"
+#endif
+#ifndef MANCALA_WEB_INSTALLED
+#define MANCALA_WEB_INSTALLED "/usr/local/share/mancala-online/web"
+#endif
+#ifndef MANCALA_BUILD_DIR
+#define MANCALA_BUILD_DIR ""
+#endif
+#ifndef MANCALA_VERSION
+#define MANCALA_VERSION "0.0.0"
+#endif
+
+typedef enum opt_type { OPT_INT, OPT_STR, OPT_LEVEL, OPT_HELP } opt_type;
+
+typedef struct opt {
+  const char *flag; /* Without the leading "--". */
+  const char *env;
+  opt_type type;
+  size_t off;      /* Offset of the field in srv_config. */
+  size_t size;     /* OPT_STR: size of the buffer. */
+  long min, max;   /* OPT_INT: inclusive range. */
+  long def_int;    /* OPT_INT default. */
+  const char *def; /* OPT_STR / OPT_LEVEL default. */
+  const char *help;
+} opt;
+
+#define INT_OPT(f, e, field, lo, hi, d, h)                                                        \
+  {f, e, OPT_INT, offsetof(srv_config, field), 0, lo, hi, d, NULL, h}
+#define STR_OPT(f, e, field, d, h)                                                                \
+  {f, e, OPT_STR, offsetof(srv_config, field), sizeof(((srv_config *)0)->field), 0, 0, 0, d, h}
+
+static const opt options[] = {
+    INT_OPT("port", "MANCALA_PORT", port, 0, 65535, 8080, "TCP port for HTTP and WebSocket; 0 picks a free port"),
+    STR_OPT("bind", "MANCALA_BIND", bind, "0.0.0.0", "address to listen on"),
+    STR_OPT("data", "MANCALA_DATA", data, "./data", "directory for durable storage"),
+    STR_OPT("web", "MANCALA_WEB", web, NULL, "directory of the web client's files"),
+    {"log-level", "MANCALA_LOG_LEVEL", OPT_LEVEL, offsetof(srv_config, log_level), 0, 0, 0, 0,
+     "info", "error, warn, info or debug"},
+    INT_OPT("abandon-ms", "MANCALA_ABANDON_MS", abandon_ms, 100, 86400000, 60000,
+            "an absent player loses after this long on their own turn"),
+    INT_OPT("idle-room-ms", "MANCALA_IDLE_ROOM_MS", idle_room_ms, 100, 86400000, 600000,
+            "a room nobody is in is closed after this long"),
+    INT_OPT("finished-room-ms", "MANCALA_FINISHED_ROOM_MS", finished_room_ms, 100, 86400000,
+            600000, "a finished room is kept this long for a rematch"),
+    INT_OPT("ping-s", "MANCALA_PING_S", ping_s, 1, 3600, 30, "idle seconds before a WebSocket ping"),
+    INT_OPT("hangup-s", "MANCALA_HANGUP_S", hangup_s, 2, 7200, 75,
+            "idle seconds before a silent connection is dropped (more than --ping-s)"),
+    INT_OPT("max-connections", "MANCALA_MAX_CONNECTIONS", max_connections, 1, 1000000, 10000,
+            "WebSocket connections in total"),
+    INT_OPT("max-per-ip", "MANCALA_MAX_PER_IP", max_per_ip, 1, 1000000, 64,
+            "WebSocket connections per client address"),
+    INT_OPT("rooms-per-player", "MANCALA_ROOMS_PER_PLAYER", rooms_per_player, 1, 10000, 10,
+            "unfinished rooms one player may be seated in"),
+    INT_OPT("max-rooms", "MANCALA_MAX_ROOMS", max_rooms, 1, 10000000, 100000, "rooms in memory at once"),
+    INT_OPT("rate", "MANCALA_RATE", rate, 1, 1000000, 10, "messages per second per connection, on average"),
+    INT_OPT("burst", "MANCALA_BURST", burst, 1, 1000000, 30, "messages per connection at once"),
+    INT_OPT("send-queue", "MANCALA_SEND_QUEUE", send_queue, 4, 1000000, 256,
+            "outgoing messages queued per connection before it is dropped"),
+    INT_OPT("send-queue-kib", "MANCALA_SEND_QUEUE_KIB", send_queue_kib, 16, 1048576, 4096,
+            "outgoing KiB queued per connection before it is dropped"),
+    {"help", NULL, OPT_HELP, 0, 0, 0, 0, 0, NULL, "print this help and exit"},
+};
+
+#define N_OPTIONS (sizeof options / sizeof options[0])
+
+static int set_value(srv_config *cfg, const opt *o, const char *value, const char *origin,
+                     FILE *err) {
+  char *base = (char *)cfg + o->off;
+  switch (o->type) {
+  case OPT_INT: {
+    char *end;
+    errno = 0;
+    long v = strtol(value, &end, 10);
+    if (errno != 0 || end == value || *end != '\0' || v < o->min || v > o->max) {
+      fprintf(err, "mancala-server: %s: \"%s\" is not an integer in %ld..%ld\n", origin, value,
+              o->min, o->max);
+      return -1;
+    }
+    *(int *)base = (int)v;
+    return 0;
+  }
+  case OPT_STR:
+    if (value[0] == '\0' || strlen(value) >= o->size) {
+      fprintf(err, "mancala-server: %s: the value must have 1..%zu characters\n", origin,
+              o->size - 1);
+      return -1;
+    }
+    memcpy(base, value, strlen(value) + 1);
+    return 0;
+  case OPT_LEVEL:
+    if (srv_log_level_parse(value, (srv_log_level *)base) != 0) {
+      fprintf(err, "mancala-server: %s: \"%s\" is not one of error, warn, info, debug\n", origin,
+              value);
+      return -1;
+    }
+    return 0;
+  case OPT_HELP:
+    break;
+  }
+  return -1;
+}
+
+/* The tree's web/ when this binary runs from the build tree it was built in, else the installed
+ * directory. */
+static const char *web_default(void) {
+  static char exe[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  size_t blen = strlen(MANCALA_BUILD_DIR);
+  if (n > 0 && blen > 0) {
+    exe[n] = '\0';
+    if (strncmp(exe, MANCALA_BUILD_DIR, blen) == 0 && exe[blen] == '/')
+      return MANCALA_WEB_DEFAULT;
+  }
+  return MANCALA_WEB_INSTALLED;
+}
+
+void srv_config_defaults(srv_config *cfg) {
+  memset(cfg, 0, sizeof *cfg);
+  for (size_t i = 0; i < N_OPTIONS; i++) {
+    const opt *o = &options[i];
+    char *base = (char *)cfg + o->off;
+    if (o->type == OPT_INT)
+      *(int *)base = (int)o->def_int;
+    else if (o->type == OPT_STR)
+      snprintf(base, o->size, "%s", o->def ? o->def : web_default());
+    else if (o->type == OPT_LEVEL)
+      (void)srv_log_level_parse(o->def, (srv_log_level *)base);
+  }
+}
+
+static int check_relations(const srv_config *cfg, FILE *err) {
+  if (cfg->hangup_s <= cfg->ping_s) {
+    fprintf(err, "mancala-server: --hangup-s (%d) must be more than --ping-s (%d)\n", cfg->hangup_s,
+            cfg->ping_s);
+    return -1;
+  }
+  return 0;
+}
+
+int srv_config_load(srv_config *cfg, int argc, char **argv, FILE *err) {
+  for (size_t i = 0; i < N_OPTIONS; i++) {
+    const char *v = options[i].env ? getenv(options[i].env) : NULL;
+    if (v != NULL && set_value(cfg, &options[i], v, options[i].env, err) != 0)
+      return -1;
+  }
+  int help = 0;
+  for (int a = 1; a < argc; a++) {
+    const char *arg = argv[a];
+    if (strncmp(arg, "--", 2) != 0) {
+      fprintf(err, "mancala-server: unexpected argument \"%s\" (see --help)\n", arg);
+      return -1;
+    }
+    const char *name = arg + 2;
+    const char *eq = strchr(name, '=');
+    size_t len = eq ? (size_t)(eq - name) : strlen(name);
+    const opt *o = NULL;
+    for (size_t i = 0; i < N_OPTIONS; i++) {
+      if (strlen(options[i].flag) == len && strncmp(options[i].flag, name, len) == 0)
+        o = &options[i];
+    }
+    if (o == NULL) {
+      fprintf(err, "mancala-server: unknown option \"%s\" (see --help)\n", arg);
+      return -1;
+    }
+    if (o->type == OPT_HELP) {
+      help = 1;
+      continue;
+    }
+    const char *value = eq ? eq + 1 : NULL;
+    if (value == NULL) {
+      if (a + 1 >= argc) {
+        fprintf(err, "mancala-server: --%s needs a value\n", o->flag);
+        return -1;
+      }
+      value = argv[++a];
+    }
+    char origin[64];
+    snprintf(origin, sizeof origin, "--%s", o->flag);
+    if (set_value(cfg, o, value, origin, err) != 0)
+      return -1;
+  }
+  if (help)
+    return 1;
+  return check_relations(cfg, err);
+}
+
+void srv_config_help(FILE *out, const char *prog) {
+  fprintf(out, "Usage: %s [OPTION]...\n", prog);
+  fprintf(out, "Mancala Online game server %s: protocol v1 over WebSockets, the web client over HTTP.\n\n",
+          MANCALA_VERSION);
+  fprintf(out, "Every option can also be set with its environment variable; a flag wins.\n\n");
+  for (size_t i = 0; i < N_OPTIONS; i++) {
+    const opt *o = &options[i];
+    char left[64];
+    if (o->type == OPT_HELP)
+      snprintf(left, sizeof left, "--%s", o->flag);
+    else
+      snprintf(left, sizeof left, "--%s %s", o->flag, o->type == OPT_INT ? "N" : "VALUE");
+    fprintf(out, "  %-26s %s", left, o->help);
+    if (o->type == OPT_INT)
+      fprintf(out, " (%ld..%ld, default %ld)", o->min, o->max, o->def_int);
+    else if (o->type != OPT_HELP)
+      fprintf(out, " (default %s)", o->def ? o->def : web_default());
+    if (o->env)
+      fprintf(out, " [%s]", o->env);
+    fputc('\n', out);
+  }
+  fprintf(out, "\nExit status: 0 after a clean shutdown (SIGINT or SIGTERM), 1 when the server "
+               "cannot start, 2 for a bad option.\n");
+}
+
+void srv_config_log(const srv_config *cfg) {
+  char line[900];
+  size_t n = 0;
+  for (size_t i = 0; i < N_OPTIONS && n < sizeof line; i++) {
+    const opt *o = &options[i];
+    const char *base = (const char *)cfg + o->off;
+    if (o->type == OPT_INT)
+      n += (size_t)snprintf(line + n, sizeof line - n, "%s%s=%d", n ? " " : "", o->flag, *(const int *)base);
+    else if (o->type == OPT_STR && strcmp(o->flag, "web") != 0 && strcmp(o->flag, "data") != 0)
+      n += (size_t)snprintf(line + n, sizeof line - n, "%s%s=%s", n ? " " : "", o->flag, base);
+  }
+  srv_log_info("config", "%s", line);
+  srv_log_info("config", "web=%s data=%s", cfg->web, cfg->data);
+}

@@ -1,0 +1,47 @@
+/* Configuration: one table declares every option once (flag, environment variable, default, range,
+ * help); the command line, the environment and --help are all derived from it. Precedence: flag,
+ * then MANCALA_* variable, then default.
+ */
+#ifndef SRV_CONFIG_H
+#define SRV_CONFIG_H
+
+#include <stdio.h>
+
+#include "srv_log.h"
+
+typedef struct srv_config {
+  int port;                /* TCP port; 0 picks a free one. */
+  char bind[64];           /* Address to listen on. */
+  char data[1024];         /* Directory for durable storage (used by the storage issue). */
+  char web[1024];          /* Directory of the web client's static files. */
+  srv_log_level log_level; /* Log threshold. */
+  int abandon_ms;          /* Abandonment countdown of an absent player on their turn. */
+  int idle_room_ms;        /* A room nobody is in is closed after this long. */
+  int finished_room_ms;    /* A finished room is kept this long for a rematch. */
+  int ping_s;              /* Idle seconds before a WebSocket ping. */
+  int hangup_s;            /* Idle seconds before a silent connection is dropped. */
+  int max_connections;     /* WebSocket connections in total. */
+  int max_per_ip;          /* WebSocket connections per client address. */
+  int rooms_per_player;    /* Unfinished rooms a player may hold a seat in. */
+  int max_rooms;           /* Rooms in memory at once. */
+  int rate;                /* Messages per second a connection may send on average. */
+  int burst;               /* Messages a connection may send at once. */
+  int send_queue;          /* Outgoing messages queued per connection before it is dropped. */
+  int send_queue_kib;      /* Outgoing bytes (KiB) queued per connection before it is dropped. */
+} srv_config;
+
+/* Fills *cfg with the defaults. */
+void srv_config_defaults(srv_config *cfg);
+
+/* Applies the MANCALA_* environment variables, then the flags of argv, to *cfg. Returns 0, 1 when
+ * --help was given (the caller prints the help and exits 0), or -1 after writing a message to err
+ * (the caller exits 2). argv is borrowed. */
+int srv_config_load(srv_config *cfg, int argc, char **argv, FILE *err);
+
+/* Writes --help, generated from the option table, to out. */
+void srv_config_help(FILE *out, const char *prog);
+
+/* Logs the effective configuration, one line. */
+void srv_config_log(const srv_config *cfg);
+
+#endif

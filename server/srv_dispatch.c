@@ -1,0 +1,83 @@
+/* Frame -> command -> handler, and errors -> error frames. */
+#include "srv_dispatch.h"
+
+#include <string.h>
+#include <uv.h>
+
+#include "srv_error.h"
+#include "srv_log.h"
+#include "srv_metrics.h"
+#include "srv_proto.h"
+#include "srv_room_int.h"
+
+static int handle_hello(srv_dispatch *d, srv_client *c, const srv_cmd *cmd) {
+  if (c->player != NULL)
+    return SRV_EAGAIN;
+  srv_player *p = cmd->has_token ? srv_ident_find(d->ident, cmd->token) : NULL;
+  bool resumed = p != NULL;
+  char token[SRV_TOKEN_CHARS + 1];
+  if (p != NULL) {
+    memcpy(token, cmd->token, sizeof token);
+    if (cmd->has_name)
+      memcpy(p->name, cmd->name, sizeof p->name);
+  } else {
+    char name[SRV_NAME_SIZE];
+    if (cmd->has_name)
+      memcpy(name, cmd->name, sizeof name);
+    else
+      srv_ident_guest_name(name);
+    int rc = srv_ident_create(d->ident, name, &p, token);
+    if (rc != 0)
+      return rc;
+  }
+  srv_event ev = {.type = SRV_EV_WELCOME, .id = &cmd->id};
+  ev.u.welcome.player = p;
+  ev.u.welcome.token = token;
+  ev.u.welcome.resumed = resumed;
+  room_send(d->rooms, c, &ev);
+  srv_rooms_identify(d->rooms, c, p, resumed);
+  return 0;
+}
+
+typedef int (*room_handler)(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
+
+static const room_handler handlers[SRV_CMD_COUNT] = {
+    [SRV_CMD_CREATE] = srv_room_create, [SRV_CMD_JOIN] = srv_room_join,
+    [SRV_CMD_QUICK] = srv_room_quick,   [SRV_CMD_LEAVE] = srv_room_leave,
+    [SRV_CMD_LOBBY] = srv_room_lobby,   [SRV_CMD_MOVE] = srv_room_move,
+    [SRV_CMD_RESIGN] = srv_room_resign, [SRV_CMD_DRAW] = srv_room_draw,
+    [SRV_CMD_REMATCH] = srv_room_rematch, [SRV_CMD_CHAT] = srv_room_chat,
+};
+
+void srv_dispatch_error(srv_dispatch *d, srv_client *c, int err, const srv_req_id *id,
+                        const char *field, const char *request) {
+  srv_event ev = {.type = SRV_EV_ERROR, .id = id};
+  ev.u.error.err = err;
+  ev.u.error.field = field;
+  ev.u.error.request = request;
+  srv_metrics_error(err);
+  srv_log_debug("dispatch", "error %s%s%s", srv_err_code(err), field ? " field " : "",
+                field ? field : "");
+  room_send(d->rooms, c, &ev);
+}
+
+void srv_dispatch_frame(srv_dispatch *d, srv_client *c, const char *buf, size_t len) {
+  uint64_t start = uv_hrtime();
+  srv_cmd cmd;
+  srv_proto_error perr;
+  int rc = srv_proto_decode(buf, len, &cmd, &perr);
+  if (rc != 0) {
+    srv_dispatch_error(d, c, rc, &cmd.id, perr.field, perr.request);
+  } else {
+    const char *request = srv_proto_cmd_name(cmd.type);
+    if (cmd.type == SRV_CMD_HELLO)
+      rc = handle_hello(d, c, &cmd);
+    else if (c->player == NULL)
+      rc = SRV_EHELLO;
+    else
+      rc = handlers[cmd.type](d->rooms, c, &cmd);
+    if (rc != 0)
+      srv_dispatch_error(d, c, rc, &cmd.id, rc == SRV_EBADREQ ? "opponent" : NULL, request);
+  }
+  srv_metrics_handled(uv_hrtime() - start);
+}

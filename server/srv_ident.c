@@ -1,0 +1,151 @@
+/* The player registry: a hash table keyed by token hash. */
+#include "srv_ident.h"
+
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "srv_error.h"
+#include "srv_rand.h"
+
+struct srv_ident {
+  srv_player **buckets;
+  size_t nbuckets; /* A power of two. */
+  size_t count;
+};
+
+static int hash_token(const char *token, uint8_t out[32]) {
+  unsigned int len = 0;
+  if (EVP_Digest(token, strlen(token), out, &len, EVP_sha256(), NULL) != 1 || len != 32)
+    return SRV_EINTERNAL;
+  return 0;
+}
+
+static size_t bucket_of(const srv_ident *ident, const uint8_t hash[32]) {
+  uint64_t h;
+  memcpy(&h, hash, sizeof h);
+  return (size_t)(h & (ident->nbuckets - 1));
+}
+
+static void hex(const uint8_t *in, size_t n, char *out) {
+  static const char digits[] = "0123456789abcdef";
+  for (size_t i = 0; i < n; i++) {
+    out[2 * i] = digits[in[i] >> 4];
+    out[2 * i + 1] = digits[in[i] & 15];
+  }
+  out[2 * n] = '\0';
+}
+
+srv_ident *srv_ident_new(void) {
+  srv_ident *ident = calloc(1, sizeof *ident);
+  if (ident == NULL)
+    return NULL;
+  ident->nbuckets = 64;
+  ident->buckets = calloc(ident->nbuckets, sizeof *ident->buckets);
+  if (ident->buckets == NULL) {
+    free(ident);
+    return NULL;
+  }
+  return ident;
+}
+
+void srv_ident_free(srv_ident *ident) {
+  if (ident == NULL)
+    return;
+  for (size_t b = 0; b < ident->nbuckets; b++) {
+    srv_player *p = ident->buckets[b];
+    while (p != NULL) {
+      srv_player *next = p->next;
+      free(p);
+      p = next;
+    }
+  }
+  free(ident->buckets);
+  free(ident);
+}
+
+static void grow(srv_ident *ident) {
+  size_t n = ident->nbuckets * 2;
+  srv_player **b = calloc(n, sizeof *b);
+  if (b == NULL)
+    return; /* Longer chains, still correct. */
+  srv_player **old = ident->buckets;
+  size_t oldn = ident->nbuckets;
+  ident->buckets = b;
+  ident->nbuckets = n;
+  for (size_t i = 0; i < oldn; i++) {
+    srv_player *p = old[i];
+    while (p != NULL) {
+      srv_player *next = p->next;
+      size_t k = bucket_of(ident, p->token_hash);
+      p->next = b[k];
+      b[k] = p;
+      p = next;
+    }
+  }
+  free(old);
+}
+
+int srv_ident_create(srv_ident *ident, const char *name, srv_player **out, char *token_out) {
+  uint8_t secret[SRV_TOKEN_BYTES], idbytes[SRV_PLAYER_ID_CHARS / 2];
+  int err = srv_rand_bytes(secret, sizeof secret);
+  if (err == 0)
+    err = srv_rand_bytes(idbytes, sizeof idbytes);
+  if (err != 0)
+    return err;
+  srv_player *p = calloc(1, sizeof *p);
+  if (p == NULL)
+    return SRV_ENOMEM;
+  char token[SRV_TOKEN_CHARS + 1];
+  hex(secret, sizeof secret, token);
+  if ((err = hash_token(token, p->token_hash)) != 0) {
+    free(p);
+    return err;
+  }
+  hex(idbytes, sizeof idbytes, p->id);
+  snprintf(p->name, sizeof p->name, "%s", name);
+  if (ident->count >= ident->nbuckets)
+    grow(ident);
+  size_t k = bucket_of(ident, p->token_hash);
+  p->next = ident->buckets[k];
+  ident->buckets[k] = p;
+  ident->count++;
+  memcpy(token_out, token, sizeof token);
+  *out = p;
+  return 0;
+}
+
+srv_player *srv_ident_find(srv_ident *ident, const char *token) {
+  uint8_t hash[32];
+  if (hash_token(token, hash) != 0)
+    return NULL;
+  for (srv_player *p = ident->buckets[bucket_of(ident, hash)]; p != NULL; p = p->next) {
+    if (memcmp(p->token_hash, hash, sizeof hash) == 0)
+      return p;
+  }
+  return NULL;
+}
+
+void srv_ident_release(srv_ident *ident, srv_player *player) {
+  if (player->conns > 0 || player->seats > 0)
+    return;
+  srv_player **pp = &ident->buckets[bucket_of(ident, player->token_hash)];
+  while (*pp != NULL && *pp != player)
+    pp = &(*pp)->next;
+  if (*pp == player) {
+    *pp = player->next;
+    ident->count--;
+  }
+  free(player);
+}
+
+size_t srv_ident_count(const srv_ident *ident) {
+  return ident->count;
+}
+
+void srv_ident_guest_name(char *buf) {
+  uint16_t r = 0;
+  (void)srv_rand_bytes(&r, sizeof r);
+  snprintf(buf, SRV_NAME_SIZE, "Guest %04u", (unsigned)(r % 10000));
+}

@@ -1,0 +1,55 @@
+/* Identity: players, their public ids and their secret tokens.
+ *
+ * A token is 32 bytes from the OS random source, sent to its owner once (in welcome) as 64 hex
+ * digits; the server keeps only its SHA-256. A player lives while something references it: a
+ * connection that said hello as that player, or a seat in a room. Durable storage (a later issue)
+ * will keep players across restarts; until then a player is forgotten with its last reference.
+ */
+#ifndef SRV_IDENT_H
+#define SRV_IDENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SRV_TOKEN_BYTES 32
+#define SRV_TOKEN_CHARS (2 * SRV_TOKEN_BYTES)
+#define SRV_PLAYER_ID_CHARS 16
+/* 24 characters of at most 4 UTF-8 bytes each, and the NUL. */
+#define SRV_NAME_SIZE 97
+
+typedef struct srv_player {
+  char id[SRV_PLAYER_ID_CHARS + 1]; /* Public id, hex. */
+  char name[SRV_NAME_SIZE];         /* Display name, validated by the protocol layer. */
+  uint8_t token_hash[32];           /* SHA-256 of the token. */
+  int conns;                        /* Connections identified as this player. */
+  int seats;                        /* Seats held in rooms (a local room counts two). */
+  struct srv_player *next;          /* Hash chain (ident internal). */
+} srv_player;
+
+typedef struct srv_ident srv_ident;
+
+/* Returns a new empty registry, or NULL when memory runs out. Free with srv_ident_free(). */
+srv_ident *srv_ident_new(void);
+
+/* Frees the registry and every player still in it. NULL is allowed. */
+void srv_ident_free(srv_ident *ident);
+
+/* Creates a player named name (borrowed; already validated) and writes its new token into
+ * token_out (SRV_TOKEN_CHARS + 1 bytes). On success *out is the new player (borrowed: owned by the
+ * registry, with no references yet) and 0 is returned; else SRV_ENOMEM or SRV_EINTERNAL. */
+int srv_ident_create(srv_ident *ident, const char *name, srv_player **out, char *token_out);
+
+/* Returns the player whose token is token (borrowed), or NULL. */
+srv_player *srv_ident_find(srv_ident *ident, const char *token);
+
+/* Frees player when nothing references it any more (conns and seats both zero). Call after every
+ * decrement of conns or seats. */
+void srv_ident_release(srv_ident *ident, srv_player *player);
+
+/* Returns how many players are in memory. */
+size_t srv_ident_count(const srv_ident *ident);
+
+/* Writes a guest name ("Guest 4821") into buf (SRV_NAME_SIZE bytes). */
+void srv_ident_guest_name(char *buf);
+
+#endif

@@ -1,0 +1,166 @@
+/* Counters and their two renderings. */
+#include "srv_metrics.h"
+
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "srv_error.h"
+
+#define N_KINDS 3
+#define N_REASONS 9
+/* Upper bounds of the message handling histogram, in seconds. */
+static const double bounds[] = {0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005,
+                                0.001,   0.0025,   0.005,   0.01,   0.05};
+#define N_BOUNDS (sizeof bounds / sizeof bounds[0])
+
+static struct {
+  unsigned long long started[N_KINDS];
+  unsigned long long finished[N_KINDS][N_REASONS];
+  unsigned long long moves;
+  unsigned long long errors[SRV_ERROR_COUNT];
+  unsigned long long dropped;
+  unsigned long long buckets[N_BOUNDS + 1];
+  unsigned long long handled;
+  double handled_sum;
+} m;
+
+void srv_metrics_reset(void) {
+  memset(&m, 0, sizeof m);
+}
+
+void srv_metrics_game_started(mc_kind kind) {
+  if ((unsigned)kind < N_KINDS)
+    m.started[kind]++;
+}
+
+void srv_metrics_game_finished(mc_kind kind, mc_reason reason) {
+  if ((unsigned)kind < N_KINDS && (unsigned)reason < N_REASONS)
+    m.finished[kind][reason]++;
+}
+
+void srv_metrics_move(void) {
+  m.moves++;
+}
+
+void srv_metrics_error(int err) {
+  m.errors[srv_err_index(err)]++;
+}
+
+void srv_metrics_dropped(unsigned long messages) {
+  m.dropped += messages;
+}
+
+void srv_metrics_handled(uint64_t ns) {
+  double s = (double)ns / 1e9;
+  size_t i = 0;
+  while (i < N_BOUNDS && s > bounds[i])
+    i++;
+  m.buckets[i]++;
+  m.handled++;
+  m.handled_sum += s;
+}
+
+/* A growing string buffer for the text rendering. */
+typedef struct sbuf {
+  char *p;
+  size_t len, cap;
+  int failed;
+} sbuf;
+
+__attribute__((format(printf, 2, 3))) static void put(sbuf *b, const char *fmt, ...) {
+  if (b->failed)
+    return;
+  for (;;) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+      b->failed = 1;
+      return;
+    }
+    if ((size_t)n < b->cap - b->len) {
+      b->len += (size_t)n;
+      return;
+    }
+    size_t cap = b->cap * 2 + (size_t)n;
+    char *p = realloc(b->p, cap);
+    if (p == NULL) {
+      b->failed = 1;
+      return;
+    }
+    b->p = p;
+    b->cap = cap;
+  }
+}
+
+char *srv_metrics_prometheus(const srv_metrics_gauges *g) {
+  sbuf b = {malloc(4096), 0, 4096, 0};
+  if (b.p == NULL)
+    return NULL;
+  b.p[0] = '\0';
+  static const char *const status[] = {"waiting", "playing", "finished"};
+  put(&b, "# HELP mancala_connections Open WebSocket connections.\n"
+          "# TYPE mancala_connections gauge\nmancala_connections %ld\n",
+      g->connections);
+  put(&b, "# HELP mancala_players Players in memory (with a connection or a seat).\n"
+          "# TYPE mancala_players gauge\nmancala_players %ld\n",
+      g->players);
+  put(&b, "# HELP mancala_rooms Rooms by status.\n# TYPE mancala_rooms gauge\n");
+  for (int s = 0; s < 3; s++)
+    put(&b, "mancala_rooms{status=\"%s\"} %ld\n", status[s], g->rooms[s]);
+  put(&b, "# HELP mancala_games_started_total Games started, by game.\n"
+          "# TYPE mancala_games_started_total counter\n");
+  for (int k = 0; k < N_KINDS; k++)
+    put(&b, "mancala_games_started_total{game=\"%s\"} %llu\n", mc_kind_name((mc_kind)k), m.started[k]);
+  put(&b, "# HELP mancala_games_finished_total Games finished, by game and reason.\n"
+          "# TYPE mancala_games_finished_total counter\n");
+  for (int k = 0; k < N_KINDS; k++) {
+    for (int r = 1; r < N_REASONS; r++)
+      put(&b, "mancala_games_finished_total{game=\"%s\",reason=\"%s\"} %llu\n",
+          mc_kind_name((mc_kind)k), mc_reason_name((mc_reason)r), m.finished[k][r]);
+  }
+  put(&b, "# HELP mancala_moves_total Moves accepted.\n# TYPE mancala_moves_total counter\n"
+          "mancala_moves_total %llu\n",
+      m.moves);
+  put(&b, "# HELP mancala_errors_total Error frames sent, by code.\n"
+          "# TYPE mancala_errors_total counter\n");
+  for (int i = 0; i < SRV_ERROR_COUNT; i++)
+    put(&b, "mancala_errors_total{code=\"%s\"} %llu\n", srv_err_code(i + SRV_E_BASE_ + 1), m.errors[i]);
+  put(&b, "# HELP mancala_dropped_messages_total Outgoing messages never sent: superseded by a "
+          "newer state or dropped with a connection that did not read.\n"
+          "# TYPE mancala_dropped_messages_total counter\nmancala_dropped_messages_total %llu\n",
+      m.dropped);
+  put(&b, "# HELP mancala_message_seconds Time to handle one incoming message.\n"
+          "# TYPE mancala_message_seconds histogram\n");
+  unsigned long long cum = 0;
+  for (size_t i = 0; i < N_BOUNDS; i++) {
+    cum += m.buckets[i];
+    put(&b, "mancala_message_seconds_bucket{le=\"%g\"} %llu\n", bounds[i], cum);
+  }
+  cum += m.buckets[N_BOUNDS];
+  put(&b, "mancala_message_seconds_bucket{le=\"+Inf\"} %llu\n", cum);
+  put(&b, "mancala_message_seconds_sum %.9f\nmancala_message_seconds_count %llu\n", m.handled_sum,
+      m.handled);
+  if (b.failed) {
+    free(b.p);
+    return NULL;
+  }
+  return b.p;
+}
+
+char *srv_metrics_health(const srv_metrics_gauges *g, const char *version, uint64_t uptime_ms) {
+  json_t *o = json_pack("{s:s,s:s,s:I,s:I,s:I,s:I,s:I,s:I}", "status", "ok", "version", version,
+                        "uptime_s", (json_int_t)(uptime_ms / 1000), "uptime_ms", (json_int_t)uptime_ms,
+                        "rooms", (json_int_t)(g->rooms[0] + g->rooms[1] + g->rooms[2]), "connections",
+                        (json_int_t)g->connections, "players", (json_int_t)g->players, "games_playing",
+                        (json_int_t)g->rooms[1]);
+  if (o == NULL)
+    return NULL;
+  char *s = json_dumps(o, JSON_COMPACT);
+  json_decref(o);
+  return s;
+}

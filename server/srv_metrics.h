@@ -1,0 +1,35 @@
+/* Metrics: process-wide counters, rendered as Prometheus text for /metrics and as JSON for
+ * /healthz. Only the loop thread touches them.
+ */
+#ifndef SRV_METRICS_H
+#define SRV_METRICS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mc_pos.h"
+#include "mc_rules.h"
+
+/* Gauges that other modules own; the renderer asks for them through this callback. */
+typedef struct srv_metrics_gauges {
+  long connections;
+  long players;
+  long rooms[3]; /* waiting, playing, finished */
+} srv_metrics_gauges;
+
+void srv_metrics_reset(void);
+void srv_metrics_game_started(mc_kind kind);
+void srv_metrics_game_finished(mc_kind kind, mc_reason reason);
+void srv_metrics_move(void);
+void srv_metrics_error(int err);
+void srv_metrics_dropped(unsigned long messages);
+void srv_metrics_handled(uint64_t ns); /* Time spent handling one incoming message. */
+
+/* Writes the Prometheus text exposition into a new malloc'd string (the caller frees it), with
+ * the current gauges. Returns NULL when memory runs out. */
+char *srv_metrics_prometheus(const srv_metrics_gauges *g);
+
+/* Writes the /healthz JSON object into a new malloc'd string (the caller frees it). */
+char *srv_metrics_health(const srv_metrics_gauges *g, const char *version, uint64_t uptime_ms);
+
+#endif

@@ -1,0 +1,686 @@
+/* libwebsockets glue: HTTP routes, the WebSocket protocol, outgoing queues, limits, shutdown. */
+#define _XOPEN_SOURCE 700 /* realpath() */
+#include "srv_net.h"
+
+#include <jansson.h>
+#include <libwebsockets.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "srv_error.h"
+#include "srv_log.h"
+#include "srv_metrics.h"
+#include "srv_proto.h"
+#include "srv_time.h"
+
+#define PROTOCOL_NAME "mancala.v1"
+#define SHUTDOWN_GRACE_MS 1000
+#define CLOSE_TRY_AGAIN_LATER 1013
+
+/* One queued outgoing message: the payload follows the node, after LWS_PRE bytes of headroom. */
+typedef struct out_msg {
+  struct out_msg *next;
+  size_t len;
+  srv_event_type type;          /* States and lobby lists can be superseded. */
+  char room[SRV_CODE_LEN + 1];  /* For states: the room. */
+  unsigned char buf[];          /* LWS_PRE + len bytes. */
+} out_msg;
+
+/* Per WebSocket connection (lws allocates it zeroed, frees it after LWS_CALLBACK_CLOSED). */
+typedef struct conn {
+  struct lws *wsi;
+  srv_client client;
+  bool open;     /* Registered with the rooms: counted and identified by address. */
+  bool closing;  /* Close with close_code once the queue is written. */
+  bool doomed;   /* Dropped: killed asynchronously, nothing more is queued. */
+  int close_code;
+  const char *close_reason;
+  out_msg *head, *tail;
+  size_t qlen, qbytes;
+  char *rx;      /* A message being reassembled from fragments. */
+  size_t rxlen;
+  bool rx_over;
+  double tokens;
+  uint64_t refill_ms;
+  int strikes;
+  char ip[64];
+  struct conn *prev, *next;
+} conn;
+
+/* Per HTTP request with a generated body. */
+typedef struct http_req {
+  unsigned char *body; /* LWS_PRE + len bytes. */
+  size_t len;
+} http_req;
+
+typedef struct ip_count {
+  char ip[64];
+  int n;
+} ip_count;
+
+struct srv_net {
+  uv_loop_t *loop;
+  srv_config cfg;
+  const char *version;
+  srv_dispatch *dispatch;
+  struct lws_context *context;
+  struct lws_vhost *vhost;
+  int port;
+  uint64_t started_ms;
+  lws_retry_bo_t retry;
+  struct lws_protocols protocols[3];
+  struct lws_http_mount mounts[4];
+  struct lws_protocol_vhost_options mimetypes[5];
+  char index_path[1100];
+  conn *conns;
+  long nconns;
+  ip_count *ips;
+  size_t nips, capips;
+  uv_prepare_t prepare;
+  uv_timer_t stop_timer;
+  bool stopping, destroyed_once;
+  uint64_t stop_started;
+  void (*done)(void *arg);
+  void *done_arg;
+  int handles_open;
+};
+
+static uint64_t now_ms(void) {
+  return uv_hrtime() / 1000000u;
+}
+
+/* ---- Address limits ------------------------------------------------------------------------ */
+
+static ip_count *ip_find(srv_net *net, const char *ip) {
+  for (size_t i = 0; i < net->nips; i++) {
+    if (strcmp(net->ips[i].ip, ip) == 0)
+      return &net->ips[i];
+  }
+  return NULL;
+}
+
+static int ip_add(srv_net *net, const char *ip) {
+  ip_count *e = ip_find(net, ip);
+  if (e == NULL) {
+    if (net->nips == net->capips) {
+      size_t cap = net->capips ? net->capips * 2 : 16;
+      ip_count *p = realloc(net->ips, cap * sizeof *p);
+      if (p == NULL)
+        return SRV_ENOMEM;
+      net->ips = p;
+      net->capips = cap;
+    }
+    e = &net->ips[net->nips++];
+    snprintf(e->ip, sizeof e->ip, "%s", ip);
+    e->n = 0;
+  }
+  e->n++;
+  return 0;
+}
+
+static void ip_remove(srv_net *net, const char *ip) {
+  ip_count *e = ip_find(net, ip);
+  if (e == NULL)
+    return;
+  if (--e->n == 0)
+    *e = net->ips[--net->nips];
+}
+
+/* ---- The outgoing queue: the only way anything is sent ------------------------------------- */
+
+static void queue_clear(conn *c) {
+  while (c->head != NULL) {
+    out_msg *m = c->head;
+    c->head = m->next;
+    free(m);
+  }
+  c->tail = NULL;
+  c->qlen = c->qbytes = 0;
+}
+
+/* Drops a connection that cannot keep up: its queue is freed now and lws closes it on its next
+ * service, outside of whatever callback we are in. */
+static void conn_drop(srv_net *net, conn *c, const char *why) {
+  if (c->doomed)
+    return;
+  srv_log_info("net", "dropping %s: %s (%zu messages queued)", c->ip, why, c->qlen);
+  srv_metrics_dropped(c->qlen);
+  queue_clear(c);
+  c->doomed = true;
+  (void)net;
+  lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+}
+
+static void queue_push(srv_net *net, conn *c, out_msg *m) {
+  /* A newer full state of a room, or a newer lobby list, supersedes an unsent older one. */
+  if (m->type == SRV_EV_STATE || m->type == SRV_EV_LOBBY) {
+    out_msg **pp = &c->head, *prev = NULL;
+    while (*pp != NULL) {
+      out_msg *o = *pp;
+      if (o->type == m->type && (m->type == SRV_EV_LOBBY || strcmp(o->room, m->room) == 0)) {
+        *pp = o->next;
+        if (c->tail == o)
+          c->tail = prev;
+        c->qlen--;
+        c->qbytes -= o->len;
+        free(o);
+        srv_metrics_dropped(1);
+        break;
+      }
+      prev = o;
+      pp = &o->next;
+    }
+  }
+  m->next = NULL;
+  if (c->tail)
+    c->tail->next = m;
+  else
+    c->head = m;
+  c->tail = m;
+  c->qlen++;
+  c->qbytes += m->len;
+  if (c->qlen > (size_t)net->cfg.send_queue || c->qbytes > (size_t)net->cfg.send_queue_kib * 1024) {
+    conn_drop(net, c, "outgoing queue full");
+    return;
+  }
+  lws_callback_on_writable(c->wsi);
+}
+
+void srv_net_send(void *ud, srv_client *to, const srv_event *ev) {
+  srv_net *net = ud;
+  conn *c = to->conn;
+  if (c->doomed || c->closing) {
+    srv_metrics_dropped(1);
+    return;
+  }
+  json_t *root = srv_proto_encode(ev);
+  size_t len = root ? json_dumpb(root, NULL, 0, JSON_COMPACT) : 0;
+  out_msg *m = len ? malloc(sizeof *m + LWS_PRE + len) : NULL;
+  if (m == NULL) {
+    json_decref(root);
+    conn_drop(net, c, "out of memory");
+    return;
+  }
+  json_dumpb(root, (char *)m->buf + LWS_PRE, len, JSON_COMPACT);
+  json_decref(root);
+  m->len = len;
+  m->type = ev->type;
+  m->room[0] = '\0';
+  if (ev->type == SRV_EV_STATE)
+    snprintf(m->room, sizeof m->room, "%s", ev->u.state->room);
+  queue_push(net, c, m);
+}
+
+/* Sends an error (outside of a decoded command) and optionally closes after it. */
+static void conn_error(srv_net *net, conn *c, int err, const srv_req_id *id, int close_code,
+                       const char *reason) {
+  srv_dispatch_error(net->dispatch, &c->client, err, id, NULL, NULL);
+  if (close_code) {
+    c->closing = true;
+    c->close_code = close_code;
+    c->close_reason = reason;
+    lws_callback_on_writable(c->wsi);
+  }
+}
+
+static int conn_writeable(conn *c) {
+  if (c->doomed)
+    return -1;
+  if (c->head != NULL) {
+    out_msg *m = c->head;
+    c->head = m->next;
+    if (c->head == NULL)
+      c->tail = NULL;
+    c->qlen--;
+    c->qbytes -= m->len;
+    int n = lws_write(c->wsi, m->buf + LWS_PRE, m->len, LWS_WRITE_TEXT);
+    bool ok = n >= 0 && (size_t)n >= m->len;
+    free(m);
+    if (!ok)
+      return -1;
+    if (c->head != NULL || c->closing)
+      lws_callback_on_writable(c->wsi);
+    return 0;
+  }
+  if (c->closing) {
+    const char *r = c->close_reason ? c->close_reason : "";
+    lws_close_reason(c->wsi, (enum lws_close_status)c->close_code, (unsigned char *)r, strlen(r));
+    return -1;
+  }
+  return 0; /* A spurious writeable callback. */
+}
+
+/* ---- WebSocket events ---------------------------------------------------------------------- */
+
+static void conn_open(srv_net *net, conn *c, struct lws *wsi) {
+  c->wsi = wsi;
+  srv_client_init(&c->client, c);
+  lws_get_peer_simple(wsi, c->ip, sizeof c->ip);
+  c->tokens = net->cfg.burst;
+  c->refill_ms = now_ms();
+  c->next = net->conns;
+  if (net->conns)
+    net->conns->prev = c;
+  net->conns = c;
+  ip_count *e = ip_find(net, c->ip);
+  if (net->stopping) {
+    conn_error(net, c, SRV_ECONNS, NULL, LWS_CLOSE_STATUS_GOINGAWAY, "server shutting down");
+  } else if (net->nconns >= net->cfg.max_connections || (e && e->n >= net->cfg.max_per_ip)) {
+    srv_log_info("net", "refusing %s: too many connections", c->ip);
+    conn_error(net, c, SRV_ECONNS, NULL, CLOSE_TRY_AGAIN_LATER, "too many connections");
+  } else if (ip_add(net, c->ip) != 0) {
+    conn_error(net, c, SRV_ENOMEM, NULL, CLOSE_TRY_AGAIN_LATER, "out of memory");
+  } else {
+    c->open = true;
+    net->nconns++;
+    srv_log_debug("net", "connection from %s (%ld open)", c->ip, net->nconns);
+  }
+}
+
+static void conn_closed(srv_net *net, conn *c) {
+  if (c->open) {
+    srv_rooms_client_gone(net->dispatch->rooms, &c->client);
+    ip_remove(net, c->ip);
+    net->nconns--;
+    c->open = false;
+  }
+  queue_clear(c);
+  free(c->rx);
+  c->rx = NULL;
+  if (c->prev)
+    c->prev->next = c->next;
+  else if (net->conns == c)
+    net->conns = c->next;
+  if (c->next)
+    c->next->prev = c->prev;
+  c->prev = c->next = NULL;
+}
+
+/* Token bucket: returns true when one more message is allowed now. */
+static bool conn_allow(srv_net *net, conn *c) {
+  uint64_t now = now_ms();
+  c->tokens += (double)(now - c->refill_ms) * net->cfg.rate / 1000.0;
+  c->refill_ms = now;
+  if (c->tokens > net->cfg.burst)
+    c->tokens = net->cfg.burst;
+  if (c->tokens >= 1.0) {
+    c->tokens -= 1.0;
+    c->strikes = 0;
+    return true;
+  }
+  return false;
+}
+
+static void conn_message(srv_net *net, conn *c, const char *buf, size_t len) {
+  if (!conn_allow(net, c)) {
+    srv_req_id id;
+    srv_proto_peek_id(buf, len, &id);
+    if (++c->strikes > net->cfg.burst) {
+      srv_log_info("net", "closing %s: flooding", c->ip);
+      conn_error(net, c, SRV_ERATE, &id, LWS_CLOSE_STATUS_POLICY_VIOLATION, "rate limit");
+    } else {
+      conn_error(net, c, SRV_ERATE, &id, 0, NULL);
+    }
+    return;
+  }
+  srv_dispatch_frame(net->dispatch, &c->client, buf, len);
+}
+
+static void conn_receive(srv_net *net, conn *c, const char *in, size_t len) {
+  if (!c->open || c->closing || c->doomed)
+    return;
+  bool final = lws_is_final_fragment(c->wsi) != 0;
+  if (!c->rx_over) {
+    if (c->rxlen + len > SRV_FRAME_MAX) {
+      c->rx_over = true;
+    } else if (final && c->rxlen == 0) {
+      /* The common case: a whole message in one piece. */
+      if (lws_frame_is_binary(c->wsi))
+        conn_error(net, c, SRV_EBADJSON, NULL, 0, NULL);
+      else
+        conn_message(net, c, in, len);
+      return;
+    } else {
+      char *p = realloc(c->rx, c->rxlen + len + 1);
+      if (p == NULL) {
+        conn_drop(net, c, "out of memory");
+        return;
+      }
+      c->rx = p;
+      memcpy(c->rx + c->rxlen, in, len);
+      c->rxlen += len;
+    }
+  }
+  if (c->rx_over) {
+    /* No need to read the rest: answer and close. */
+    free(c->rx);
+    c->rx = NULL;
+    c->rxlen = 0;
+    srv_log_info("net", "closing %s: frame over %d bytes", c->ip, SRV_FRAME_MAX);
+    conn_error(net, c, SRV_ETOOLARGE, NULL, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, "frame too large");
+    return;
+  }
+  if (final) {
+    if (lws_frame_is_binary(c->wsi))
+      conn_error(net, c, SRV_EBADJSON, NULL, 0, NULL);
+    else
+      conn_message(net, c, c->rx, c->rxlen);
+    free(c->rx);
+    c->rx = NULL;
+    c->rxlen = 0;
+  }
+}
+
+static bool uri_is(struct lws *wsi, const char *want) {
+  char uri[128];
+  if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) <= 0)
+    return false;
+  return strcmp(uri, want) == 0;
+}
+
+static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
+                       size_t len) {
+  struct lws_vhost *vh = lws_get_vhost(wsi);
+  srv_net *net = vh ? lws_get_vhost_user(vh) : NULL;
+  conn *c = user;
+  switch (reason) {
+  case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
+    if (net == NULL || net->stopping || !uri_is(wsi, "/ws"))
+      return 1;
+    return 0;
+  case LWS_CALLBACK_ESTABLISHED:
+    conn_open(net, c, wsi);
+    return 0;
+  case LWS_CALLBACK_RECEIVE:
+    conn_receive(net, c, in, len);
+    return 0;
+  case LWS_CALLBACK_SERVER_WRITEABLE:
+    return conn_writeable(c);
+  case LWS_CALLBACK_CLOSED:
+    if (net != NULL && c->wsi != NULL)
+      conn_closed(net, c);
+    return 0;
+  default:
+    return 0;
+  }
+}
+
+/* ---- HTTP routes --------------------------------------------------------------------------- */
+
+static void gauges(srv_net *net, srv_metrics_gauges *g) {
+  g->connections = net->nconns;
+  g->players = (long)srv_ident_count(net->dispatch->ident);
+  srv_rooms_count(net->dispatch->rooms, g->rooms);
+}
+
+static int http_reply(struct lws *wsi, http_req *req, unsigned status, const char *type,
+                      char *text) {
+  if (text == NULL)
+    return -1;
+  size_t len = strlen(text);
+  req->body = malloc(LWS_PRE + len);
+  if (req->body == NULL) {
+    free(text);
+    return -1;
+  }
+  memcpy(req->body + LWS_PRE, text, len);
+  req->len = len;
+  free(text);
+  unsigned char head[LWS_PRE + 512], *start = head + LWS_PRE, *p = start, *end = head + sizeof head - 1;
+  if (lws_add_http_common_headers(wsi, status, type, len, &p, end) ||
+      lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CACHE_CONTROL, (const unsigned char *)"no-store",
+                                   8, &p, end) ||
+      lws_finalize_write_http_header(wsi, start, &p, end))
+    return -1;
+  lws_callback_on_writable(wsi);
+  return 0;
+}
+
+static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
+                         size_t len) {
+  struct lws_vhost *vh = lws_get_vhost(wsi);
+  srv_net *net = vh ? lws_get_vhost_user(vh) : NULL;
+  http_req *req = user;
+  switch (reason) {
+  case LWS_CALLBACK_HTTP: {
+    char uri[256];
+    if (net == NULL || lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) <= 0)
+      return -1;
+    srv_metrics_gauges g;
+    gauges(net, &g);
+    if (strcmp(uri, "/healthz") == 0)
+      return http_reply(wsi, req, HTTP_STATUS_OK, "application/json",
+                        srv_metrics_health(&g, net->version, now_ms() - net->started_ms));
+    if (strcmp(uri, "/metrics") == 0)
+      return http_reply(wsi, req, HTTP_STATUS_OK, "text/plain; version=0.0.4; charset=utf-8",
+                        srv_metrics_prometheus(&g));
+    if (strncmp(uri, "/r/", 3) == 0) {
+      /* /r/CODE: the same page as /, which reads the code from the address. */
+      int n = lws_serve_http_file(wsi, net->index_path, "text/html", NULL, 0);
+      if (n < 0 || (n > 0 && lws_http_transaction_completed(wsi)))
+        return -1;
+      return 0;
+    }
+    if (lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL) ||
+        lws_http_transaction_completed(wsi))
+      return -1;
+    return 0;
+  }
+  case LWS_CALLBACK_HTTP_WRITEABLE:
+    if (req == NULL || req->body == NULL)
+      break;
+    {
+      int n = lws_write(wsi, req->body + LWS_PRE, req->len, LWS_WRITE_HTTP_FINAL);
+      free(req->body);
+      req->body = NULL;
+      if (n < 0 || lws_http_transaction_completed(wsi))
+        return -1;
+    }
+    return 0;
+  case LWS_CALLBACK_HTTP_DROP_PROTOCOL:
+  case LWS_CALLBACK_CLOSED_HTTP:
+    if (req != NULL) {
+      free(req->body);
+      req->body = NULL;
+    }
+    break;
+  default:
+    break;
+  }
+  return lws_callback_http_dummy(wsi, reason, user, in, len);
+}
+
+/* ---- Lifecycle ----------------------------------------------------------------------------- */
+
+srv_net *srv_net_new(uv_loop_t *loop, const srv_config *cfg, const char *version) {
+  srv_net *net = calloc(1, sizeof *net);
+  if (net == NULL)
+    return NULL;
+  net->loop = loop;
+  net->cfg = *cfg;
+  net->version = version;
+  net->port = -1;
+  net->started_ms = now_ms();
+  if (uv_prepare_init(loop, &net->prepare) != 0 || uv_timer_init(loop, &net->stop_timer) != 0) {
+    /* Neither fails on a live loop; if one did, the handle was not registered. */
+    free(net);
+    return NULL;
+  }
+  net->prepare.data = SRV_OWN_TAG;
+  net->stop_timer.data = SRV_OWN_TAG;
+  net->handles_open = 2;
+  return net;
+}
+
+static void on_prepare(uv_prepare_t *h) {
+  srv_net *net = (srv_net *)((char *)h - offsetof(srv_net, prepare));
+  /* The loop boundary: coalesced lobby updates go out once per iteration. */
+  if (net->dispatch != NULL)
+    srv_rooms_flush(net->dispatch->rooms);
+}
+
+int srv_net_start(srv_net *net, srv_dispatch *d) {
+  net->dispatch = d;
+  uv_prepare_start(&net->prepare, on_prepare);
+
+  if (realpath(net->cfg.web, net->index_path) == NULL) {
+    srv_log_warn("net", "web directory %s: not found; only /ws, /healthz and /metrics will work",
+                 net->cfg.web);
+    snprintf(net->index_path, sizeof net->index_path, "%s", net->cfg.web);
+  }
+  char webdir[1100];
+  snprintf(webdir, sizeof webdir, "%s", net->index_path);
+  snprintf(net->index_path, sizeof net->index_path, "%.1000s/index.html", webdir);
+  static char origin[1100];
+  snprintf(origin, sizeof origin, "%s", webdir);
+
+  net->protocols[0] = (struct lws_protocols){"http", http_callback, sizeof(http_req), 0, 0, NULL, 0};
+  net->protocols[1] = (struct lws_protocols){PROTOCOL_NAME, ws_callback, sizeof(conn), SRV_FRAME_MAX,
+                                             0, NULL, 0};
+  memset(&net->protocols[2], 0, sizeof net->protocols[2]);
+
+  static const char *const types[][2] = {{".mjs", "text/javascript"},
+                                         {".json", "application/json"},
+                                         {".webmanifest", "application/manifest+json"},
+                                         {".woff2", "font/woff2"},
+                                         {".txt", "text/plain"}};
+  for (int i = 0; i < 5; i++) {
+    net->mimetypes[i].next = i < 4 ? &net->mimetypes[i + 1] : NULL;
+    net->mimetypes[i].name = types[i][0];
+    net->mimetypes[i].value = types[i][1];
+  }
+  static const char *const routes[] = {"/r", "/healthz", "/metrics"};
+  for (int i = 0; i < 3; i++) {
+    struct lws_http_mount *m = &net->mounts[i];
+    memset(m, 0, sizeof *m);
+    m->mount_next = &net->mounts[i + 1];
+    m->mountpoint = routes[i];
+    m->mountpoint_len = (unsigned char)strlen(routes[i]);
+    m->origin = "http";
+    m->origin_protocol = LWSMPRO_CALLBACK;
+  }
+  struct lws_http_mount *root = &net->mounts[3];
+  memset(root, 0, sizeof *root);
+  root->mountpoint = "/";
+  root->mountpoint_len = 1;
+  root->origin = origin;
+  root->def = "index.html";
+  root->origin_protocol = LWSMPRO_FILE;
+  root->extra_mimetypes = net->mimetypes;
+
+  net->retry.secs_since_valid_ping = (uint16_t)net->cfg.ping_s;
+  net->retry.secs_since_valid_hangup = (uint16_t)net->cfg.hangup_s;
+
+  void *loops[1] = {net->loop};
+  struct lws_context_creation_info info;
+  memset(&info, 0, sizeof info);
+  info.options = LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_EXPLICIT_VHOSTS |
+                 LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE;
+  info.foreign_loops = loops;
+  info.pcontext = &net->context;
+  info.retry_and_idle_policy = &net->retry;
+  info.fd_limit_per_thread = (unsigned)net->cfg.max_connections + 256;
+  net->context = lws_create_context(&info);
+  if (net->context == NULL) {
+    srv_log_error("net", "cannot create the libwebsockets context (is libwebsockets-evlib-uv installed?)");
+    return SRV_EINTERNAL;
+  }
+  info.port = net->cfg.port;
+  info.iface = strcmp(net->cfg.bind, "0.0.0.0") == 0 ? NULL : net->cfg.bind;
+  info.protocols = net->protocols;
+  info.mounts = net->mounts;
+  info.vhost_name = "mancala";
+  info.user = net;
+  info.server_string = "mancala-server";
+  if (strchr(net->cfg.bind, ':') == NULL && info.iface != NULL)
+    info.options |= LWS_SERVER_OPTION_DISABLE_IPV6;
+  net->vhost = lws_create_vhost(net->context, &info);
+  if (net->vhost == NULL) {
+    srv_log_error("net", "cannot listen on %s port %d", net->cfg.bind, net->cfg.port);
+    return SRV_EINTERNAL;
+  }
+  net->port = lws_get_vhost_listen_port(net->vhost);
+  srv_log_info("net", "listening on http://%s:%d/ (WebSocket /ws, web %s)", net->cfg.bind,
+               net->port, webdir);
+  return 0;
+}
+
+int srv_net_port(const srv_net *net) {
+  return net->port;
+}
+
+static void count_lws_handle(uv_handle_t *h, void *arg) {
+  if (h->data != SRV_OWN_TAG && !uv_is_closing(h))
+    (*(int *)arg)++;
+}
+
+static void on_stop_tick(uv_timer_t *t) {
+  srv_net *net = (srv_net *)((char *)t - offsetof(srv_net, stop_timer));
+  if (!net->destroyed_once) {
+    /* Give clients a moment to read their bye, then tear lws down from this uv callback. */
+    if (net->conns != NULL && now_ms() - net->stop_started < SHUTDOWN_GRACE_MS)
+      return;
+    net->destroyed_once = true;
+    if (net->context != NULL)
+      lws_context_destroy(net->context);
+    return;
+  }
+  int left = 0;
+  uv_walk(net->loop, count_lws_handle, &left);
+  if (left > 0)
+    return;
+  if (net->context != NULL)
+    lws_context_destroy(net->context); /* The second call finishes it; pcontext becomes NULL. */
+  uv_timer_stop(&net->stop_timer);
+  uv_prepare_stop(&net->prepare);
+  if (net->done)
+    net->done(net->done_arg);
+}
+
+void srv_net_stop(srv_net *net, void (*done)(void *arg), void *arg) {
+  if (net->stopping)
+    return;
+  net->stopping = true;
+  net->done = done;
+  net->done_arg = arg;
+  net->stop_started = now_ms();
+  srv_log_info("net", "shutting down: closing %ld connections", net->nconns);
+  for (conn *c = net->conns; c != NULL; c = c->next) {
+    if (!c->open || c->closing || c->doomed)
+      continue;
+    srv_event ev = {.type = SRV_EV_BYE};
+    ev.u.bye.reason = "shutdown";
+    srv_net_send(net, &c->client, &ev);
+    c->closing = true;
+    c->close_code = LWS_CLOSE_STATUS_GOINGAWAY;
+    c->close_reason = "server shutting down";
+    if (!c->doomed)
+      lws_callback_on_writable(c->wsi);
+  }
+  uv_timer_start(&net->stop_timer, on_stop_tick, 10, 10);
+}
+
+static void net_handle_closed(srv_net *net) {
+  if (--net->handles_open == 0)
+    free(net);
+}
+
+static void on_prepare_closed(uv_handle_t *h) {
+  net_handle_closed((srv_net *)((char *)h - offsetof(srv_net, prepare)));
+}
+
+static void on_stop_timer_closed(uv_handle_t *h) {
+  net_handle_closed((srv_net *)((char *)h - offsetof(srv_net, stop_timer)));
+}
+
+void srv_net_free(srv_net *net) {
+  if (net == NULL)
+    return;
+  free(net->ips);
+  net->ips = NULL;
+  /* The handles live inside net, which is freed when both have closed. */
+  uv_close((uv_handle_t *)&net->prepare, on_prepare_closed);
+  uv_close((uv_handle_t *)&net->stop_timer, on_stop_timer_closed);
+}

@@ -1,0 +1,42 @@
+/* The network layer: libwebsockets on the server's libuv loop. It serves HTTP (the web client,
+ * /r/CODE, /healthz, /metrics) and WebSocket /ws (subprotocol mancala.v1) on one port, owns each
+ * connection's bounded outgoing queue, enforces the rate and connection limits and keepalive, and
+ * runs the clean shutdown.
+ */
+#ifndef SRV_NET_H
+#define SRV_NET_H
+
+#include <uv.h>
+
+#include "srv_config.h"
+#include "srv_dispatch.h"
+#include "srv_msg.h"
+#include "srv_room.h"
+
+typedef struct srv_net srv_net;
+
+/* Returns a new idle network layer on loop (borrowed; cfg is copied), or NULL when memory runs
+ * out. Nothing listens before srv_net_start(). */
+srv_net *srv_net_new(uv_loop_t *loop, const srv_config *cfg, const char *version);
+
+/* The rooms' sink: queues ev for client to (encoded now, written when the socket is writeable).
+ * ud is the srv_net. Never closes anything synchronously. */
+void srv_net_send(void *ud, srv_client *to, const srv_event *ev);
+
+/* Creates the lws context and the listening vhost; frames go to d (borrowed). Returns 0, or
+ * SRV_EINTERNAL after logging why (then call srv_net_stop() and run the loop to clean up). */
+int srv_net_start(srv_net *net, srv_dispatch *d);
+
+/* Returns the port actually listened on (useful with --port 0), or -1. */
+int srv_net_port(const srv_net *net);
+
+/* Starts the shutdown: no new connections, a bye and close 1001 to every client, then lws is torn
+ * down. done(arg) is called from the loop once no libwebsockets handle remains; the rooms may
+ * then be freed. */
+void srv_net_stop(srv_net *net, void (*done)(void *arg), void *arg);
+
+/* Closes the network layer's own handles and frees it (after done was called). The memory is
+ * released when the loop has run the close callbacks. */
+void srv_net_free(srv_net *net);
+
+#endif

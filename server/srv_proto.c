@@ -1,0 +1,759 @@
+/* Protocol v1: the message table, the field validators and the event encoders. */
+#include "srv_proto.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "srv_error.h"
+
+static const char code_alphabet[] = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+
+int srv_proto_code_char(int c) {
+  c = toupper(c);
+  return c != 0 && strchr(code_alphabet, c) != NULL;
+}
+
+/* ---- Decoding ------------------------------------------------------------------------------ */
+
+typedef enum jkind { J_STRING, J_INTEGER, J_BOOL, J_OBJECT, J_OBJECT_OR_NULL } jkind;
+
+/* A store function checks one present field and writes it into cmd. Returns 0 or SRV_EBADREQ;
+ * it may set *field to a more precise name ("clock.initial_ms"). */
+typedef int (*store_fn)(srv_cmd *cmd, json_t *value, const char **field);
+
+typedef struct field_spec {
+  const char *name;
+  jkind kind;
+  int required;
+  store_fn store;
+} field_spec;
+
+#define MAX_FIELDS 10
+
+typedef struct msg_spec {
+  const char *type;
+  srv_cmd_type cmd;
+  field_spec fields[MAX_FIELDS];
+} msg_spec;
+
+/* Walks a valid UTF-8 string: returns the number of code points, or -1 when it holds a control
+ * character (C0, DEL, C1). */
+static long count_chars(const char *s, size_t len) {
+  long n = 0;
+  for (size_t i = 0; i < len;) {
+    unsigned char c = (unsigned char)s[i];
+    unsigned cp;
+    size_t k;
+    if (c < 0x80) {
+      cp = c;
+      k = 1;
+    } else if (c < 0xe0) {
+      cp = c & 0x1f;
+      k = 2;
+    } else if (c < 0xf0) {
+      cp = c & 0x0f;
+      k = 3;
+    } else {
+      cp = c & 0x07;
+      k = 4;
+    }
+    if (i + k > len)
+      return -1;
+    for (size_t j = 1; j < k; j++)
+      cp = (cp << 6) | ((unsigned char)s[i + j] & 0x3f);
+    if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0))
+      return -1;
+    n++;
+    i += k;
+  }
+  return n;
+}
+
+/* Copies a JSON string trimmed of surrounding spaces into out (size bytes) when it has min..max
+ * characters and no control character. Returns 0 or SRV_EBADREQ. */
+static int copy_text(json_t *value, char *out, size_t size, long min, long max) {
+  const char *s = json_string_value(value);
+  size_t len = json_string_length(value);
+  if (strlen(s) != len)
+    return SRV_EBADREQ; /* An embedded NUL. */
+  while (len > 0 && s[0] == ' ') {
+    s++;
+    len--;
+  }
+  while (len > 0 && s[len - 1] == ' ')
+    len--;
+  long n = count_chars(s, len);
+  if (n < min || n > max || len >= size)
+    return SRV_EBADREQ;
+  memcpy(out, s, len);
+  out[len] = '\0';
+  return 0;
+}
+
+static int enum_index(json_t *value, const char *const *names) {
+  const char *s = json_string_value(value);
+  for (int i = 0; names[i] != NULL; i++) {
+    if (strcmp(s, names[i]) == 0)
+      return i;
+  }
+  return -1;
+}
+
+static int store_name(srv_cmd *cmd, json_t *v, const char **field) {
+  (void)field;
+  cmd->has_name = true;
+  return copy_text(v, cmd->name, sizeof cmd->name, 1, 24);
+}
+
+static int store_token(srv_cmd *cmd, json_t *v, const char **field) {
+  (void)field;
+  const char *s = json_string_value(v);
+  if (json_string_length(v) > 128 || strlen(s) != json_string_length(v))
+    return SRV_EBADREQ;
+  /* A token that is not one of ours cannot match; it still only asks for a new identity. */
+  if (strlen(s) == SRV_TOKEN_CHARS) {
+    memcpy(cmd->token, s, SRV_TOKEN_CHARS + 1);
+    cmd->has_token = true;
+  }
+  return 0;
+}
+
+static int store_game(srv_cmd *cmd, json_t *v, const char **field) {
+  (void)field;
+  mc_kind kind;
+  if (mc_kind_parse(json_string_value(v), &kind) != 0)
+    return SRV_EBADREQ;
+  return mc_rules_init(&cmd->opts.rules, kind) == 0 ? 0 : SRV_EBADREQ;
+}
+
+static int int_in(json_t *v, long long min, long long max, long long *out) {
+  long long n = json_integer_value(v);
+  if (n < min || n > max)
+    return SRV_EBADREQ;
+  *out = n;
+  return 0;
+}
+
+static int store_houses(srv_cmd *cmd, json_t *v, const char **field) {
+  (void)field;
+  long long n;
+  if (int_in(v, MC_MIN_HOUSES, MC_MAX_HOUSES, &n) != 0)
+    return SRV_EBADREQ;
+  cmd->opts.rules.houses = (uint8_t)n;
+  return 0;
+}
+
+static int store_seeds(srv_cmd *cmd, json_t *v, const char **field) {
+  (void)field;
+  long long n;
+  if (int_in(v, MC_MIN_SEEDS, MC_MAX_SEEDS, &n) != 0)
+    return SRV_EBADREQ;
+  cmd->opts.rules.seeds = (uint8_t)n;
+  return 0;
+}
+
+static int store_options(srv_cmd *cmd, json_t *v, const char **field) {
+  const char *key;
+  json_t *opt;
+  mc_rules *r = &cmd->opts.rules;
+  json_object_foreach(v, key, opt) {
+    if (strcmp(key, "empty_capture") == 0 && json_is_boolean(opt) && r->kind == MC_KALAH) {
+      r->empty_capture = json_is_true(opt);
+    } else if (strcmp(key, "lap_capture") == 0 && json_is_boolean(opt) && r->kind == MC_CONGKAK) {
+      r->lap_capture = json_is_true(opt);
+    } else if (strcmp(key, "grand_slam") == 0 && json_is_string(opt) && r->kind == MC_OWARE) {
+      mc_grand_slam mode;
+      if (mc_grand_slam_parse(json_string_value(opt), &mode) != 0) {
+        *field = "options.grand_slam";
+        return SRV_EBADREQ;
+      }
+      r->grand_slam = mode;
+    } else if (strcmp(key, "rounds") == 0 && json_is_string(opt) && r->kind == MC_CONGKAK) {
+      static const char *const rounds[] = {"single", "match", NULL};
+      int i = enum_index(opt, rounds);
+      if (i < 0) {
+        *field = "options.rounds";
+        return SRV_EBADREQ;
+      }
+      r->match = i == 1;
+    } else {
+      /* Unknown, mistyped, or an option of another game. */
+      static char bad[64];
+      snprintf(bad, sizeof bad, "options.%.40s", key);
+      *field = bad;
+      return SRV_EBADREQ;
+    }
+  }
+  return 0;
+}
+
+static int store_visibility(srv_cmd *cmd, json_t *v, const char **field) {
+  (void)field;
+  static const char *const names[] = {"public", "private", NULL};
+  int i = enum_index(v, names);
+  if (i < 0)
+    return SRV_EBADREQ;
+  cmd->opts.visibility = (srv_visibility)i;
+  return 0;
+}
+
+static int store_seat(srv_cmd *cmd, json_t *v, const char **field) {
+  (void)field;
+  static const char *const names[] = {"south", "north", "random", NULL};
+  int i = enum_index(v, names);
+  if (i < 0)
+    return SRV_EBADREQ;
+  cmd->opts.seat = (srv_seat_choice)i;
+  return 0;
+}
+
+/* Clock limits: 100 ms to 24 h to start with, up to 10 minutes of increment. */
+#define CLOCK_MIN_MS 100
+#define CLOCK_MAX_MS 86400000
+#define INCREMENT_MAX_MS 600000
+
+static int store_clock(srv_cmd *cmd, json_t *v, const char **field) {
+  if (json_is_null(v)) {
+    cmd->opts.clocked = false;
+    return 0;
+  }
+  json_t *initial = json_object_get(v, "initial_ms");
+  json_t *inc = json_object_get(v, "increment_ms");
+  long long n;
+  if (!json_is_integer(initial) || int_in(initial, CLOCK_MIN_MS, CLOCK_MAX_MS, &n) != 0) {
+    *field = "clock.initial_ms";
+    return SRV_EBADREQ;
+  }
+  cmd->opts.initial_ms = n;
+  cmd->opts.increment_ms = 0;
+  if (inc != NULL) {
+    if (!json_is_integer(inc) || int_in(inc, 0, INCREMENT_MAX_MS, &n) != 0) {
+      *field = "clock.increment_ms";
+      return SRV_EBADREQ;
+    }
+    cmd->opts.increment_ms = n;
+  }
+  cmd->opts.clocked = true;
+  return 0;
+}
+
+static int store_opponent(srv_cmd *cmd, json_t *v, const char **field) {
+  (void)field;
+  static const char *const names[] = {"human", "computer", "local", NULL};
+  int i = enum_index(v, names);
+  if (i < 0)
+    return SRV_EBADREQ;
+  cmd->opts.opponent = (srv_opponent)i;
+  return 0;
+}
+
+static int store_level(srv_cmd *cmd, json_t *v, const char **field) {
+  (void)field;
+  long long n;
+  if (int_in(v, 1, 6, &n) != 0)
+    return SRV_EBADREQ;
+  cmd->opts.level = (int)n;
+  return 0;
+}
+
+static int store_room(srv_cmd *cmd, json_t *v, const char **field) {
+  (void)field;
+  const char *s = json_string_value(v);
+  cmd->room[0] = '\0';
+  if (json_string_length(v) != SRV_CODE_LEN)
+    return 0; /* Not a code of ours: the room will not be found. */
+  for (int i = 0; i < SRV_CODE_LEN; i++) {
+    if (!srv_proto_code_char((unsigned char)s[i]))
+      return 0;
+  }
+  for (int i = 0; i < SRV_CODE_LEN; i++)
+    cmd->room[i] = (char)toupper((unsigned char)s[i]);
+  cmd->room[SRV_CODE_LEN] = '\0';
+  return 0;
+}
+
+static int store_role(srv_cmd *cmd, json_t *v, const char **field) {
+  (void)field;
+  static const char *const names[] = {"player", "spectator", NULL};
+  int i = enum_index(v, names);
+  if (i < 0)
+    return SRV_EBADREQ;
+  cmd->role = (srv_role)i;
+  return 0;
+}
+
+static int store_watch(srv_cmd *cmd, json_t *v, const char **field) {
+  (void)field;
+  cmd->watch = json_is_true(v);
+  return 0;
+}
+
+static int store_house(srv_cmd *cmd, json_t *v, const char **field) {
+  (void)field;
+  long long n;
+  if (int_in(v, 1, MC_MAX_HOUSES, &n) != 0)
+    return SRV_EBADREQ;
+  cmd->house = (int)n;
+  return 0;
+}
+
+static int store_ply(srv_cmd *cmd, json_t *v, const char **field) {
+  (void)field;
+  if (int_in(v, 0, 1LL << 40, &cmd->ply) != 0)
+    return SRV_EBADREQ;
+  cmd->has_ply = true;
+  return 0;
+}
+
+static int store_action(srv_cmd *cmd, json_t *v, const char **field) {
+  (void)field;
+  static const char *const names[] = {"offer", "accept", "decline", NULL};
+  int i = enum_index(v, names);
+  if (i < 0)
+    return SRV_EBADREQ;
+  cmd->action = (srv_draw_action)i;
+  return 0;
+}
+
+static int store_text(srv_cmd *cmd, json_t *v, const char **field) {
+  (void)field;
+  return copy_text(v, cmd->text, sizeof cmd->text, 1, SRV_CHAT_MAX);
+}
+
+#define CREATE_FIELDS                                                                             \
+  {"game", J_STRING, 1, store_game}, {"houses", J_INTEGER, 0, store_houses},                      \
+      {"seeds", J_INTEGER, 0, store_seeds}, {"options", J_OBJECT, 0, store_options},              \
+      {"visibility", J_STRING, 0, store_visibility}, {"seat", J_STRING, 0, store_seat},           \
+      {"clock", J_OBJECT_OR_NULL, 0, store_clock}, {"opponent", J_STRING, 0, store_opponent},     \
+      {"level", J_INTEGER, 0, store_level }
+#define ROOM_FIELD {"room", J_STRING, 1, store_room}
+
+/* The message table: every request type with its fields, in the order they are checked. */
+static const msg_spec messages[] = {
+    {"hello", SRV_CMD_HELLO, {{"name", J_STRING, 0, store_name}, {"token", J_STRING, 0, store_token}}},
+    {"create", SRV_CMD_CREATE, {CREATE_FIELDS}},
+    {"join", SRV_CMD_JOIN, {ROOM_FIELD, {"role", J_STRING, 0, store_role}}},
+    {"quick", SRV_CMD_QUICK, {CREATE_FIELDS}},
+    {"leave", SRV_CMD_LEAVE, {ROOM_FIELD}},
+    {"lobby", SRV_CMD_LOBBY, {{"watch", J_BOOL, 0, store_watch}}},
+    {"move", SRV_CMD_MOVE, {ROOM_FIELD, {"house", J_INTEGER, 1, store_house}, {"ply", J_INTEGER, 0, store_ply}}},
+    {"resign", SRV_CMD_RESIGN, {ROOM_FIELD}},
+    {"draw", SRV_CMD_DRAW, {ROOM_FIELD, {"action", J_STRING, 1, store_action}}},
+    {"rematch", SRV_CMD_REMATCH, {ROOM_FIELD}},
+    {"chat", SRV_CMD_CHAT, {ROOM_FIELD, {"text", J_STRING, 1, store_text}}},
+};
+
+#define N_MESSAGES (sizeof messages / sizeof messages[0])
+
+const char *srv_proto_cmd_name(srv_cmd_type type) {
+  for (size_t i = 0; i < N_MESSAGES; i++) {
+    if (messages[i].cmd == type)
+      return messages[i].type;
+  }
+  return NULL;
+}
+
+static int kind_ok(json_t *v, jkind kind) {
+  switch (kind) {
+  case J_STRING:
+    return json_is_string(v);
+  case J_INTEGER:
+    return json_is_integer(v);
+  case J_BOOL:
+    return json_is_boolean(v);
+  case J_OBJECT:
+    return json_is_object(v);
+  case J_OBJECT_OR_NULL:
+    return json_is_object(v) || json_is_null(v);
+  }
+  return 0;
+}
+
+static void cmd_defaults(srv_cmd *cmd) {
+  memset(cmd, 0, sizeof *cmd);
+  cmd->opts.visibility = SRV_PUBLIC;
+  cmd->opts.seat = SRV_CHOOSE_RANDOM;
+  cmd->opts.opponent = SRV_OPP_HUMAN;
+  cmd->opts.level = 1;
+  cmd->role = SRV_ROLE_PLAYER;
+  cmd->watch = true;
+}
+
+static int decode_id(json_t *root, srv_cmd *cmd) {
+  json_t *id = json_object_get(root, "id");
+  if (id == NULL || json_is_null(id))
+    return 0;
+  if (json_is_integer(id)) {
+    cmd->id.kind = SRV_ID_INT;
+    cmd->id.num = json_integer_value(id);
+    return 0;
+  }
+  if (json_is_string(id) && json_string_length(id) < SRV_ID_SIZE &&
+      strlen(json_string_value(id)) == json_string_length(id)) {
+    cmd->id.kind = SRV_ID_STR;
+    memcpy(cmd->id.str, json_string_value(id), json_string_length(id) + 1);
+    return 0;
+  }
+  return SRV_EBADREQ;
+}
+
+static int decode_fields(json_t *root, const msg_spec *spec, srv_cmd *cmd, srv_proto_error *err) {
+  for (int i = 0; i < MAX_FIELDS && spec->fields[i].name != NULL; i++) {
+    const field_spec *f = &spec->fields[i];
+    json_t *v = json_object_get(root, f->name);
+    /* An explicit null counts as absent, except for the clock where null means "no clock". */
+    if (v == NULL || (json_is_null(v) && f->kind != J_OBJECT_OR_NULL)) {
+      if (f->required) {
+        err->field = f->name;
+        return SRV_EBADREQ;
+      }
+      continue;
+    }
+    err->field = f->name;
+    if (!kind_ok(v, f->kind))
+      return SRV_EBADREQ;
+    int rc = f->store(cmd, v, &err->field);
+    if (rc != 0)
+      return rc;
+  }
+  err->field = NULL;
+  if (cmd->type == SRV_CMD_CREATE || cmd->type == SRV_CMD_QUICK) {
+    if (mc_rules_check(&cmd->opts.rules) != 0) {
+      err->field = "options";
+      return SRV_EBADREQ;
+    }
+  }
+  return 0;
+}
+
+void srv_proto_peek_id(const char *buf, size_t len, srv_req_id *id) {
+  srv_cmd cmd;
+  memset(id, 0, sizeof *id);
+  if (len > SRV_FRAME_MAX)
+    return;
+  json_t *root = json_loadb(buf, len, 0, NULL);
+  memset(&cmd.id, 0, sizeof cmd.id);
+  if (json_is_object(root) && decode_id(root, &cmd) == 0)
+    *id = cmd.id;
+  json_decref(root);
+}
+
+int srv_proto_decode(const char *buf, size_t len, srv_cmd *cmd, srv_proto_error *err) {
+  cmd_defaults(cmd);
+  err->field = NULL;
+  err->request = NULL;
+  if (len > SRV_FRAME_MAX)
+    return SRV_ETOOLARGE;
+  json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, NULL);
+  if (root == NULL || !json_is_object(root)) {
+    json_decref(root);
+    return SRV_EBADJSON;
+  }
+  int rc = decode_id(root, cmd);
+  if (rc != 0) {
+    err->field = "id";
+    goto done;
+  }
+  json_t *type = json_object_get(root, "type");
+  if (!json_is_string(type)) {
+    err->field = "type";
+    rc = SRV_EBADREQ;
+    goto done;
+  }
+  const msg_spec *spec = NULL;
+  for (size_t i = 0; i < N_MESSAGES; i++) {
+    if (strcmp(messages[i].type, json_string_value(type)) == 0)
+      spec = &messages[i];
+  }
+  if (spec == NULL) {
+    rc = SRV_EUNKTYPE;
+    goto done;
+  }
+  cmd->type = spec->cmd;
+  err->request = spec->type;
+  rc = decode_fields(root, spec, cmd, err);
+done:
+  json_decref(root);
+  return rc;
+}
+
+/* ---- Encoding ------------------------------------------------------------------------------ */
+
+static const char *seat_name(int seat) {
+  switch (seat) {
+  case MC_SOUTH:
+    return "south";
+  case MC_NORTH:
+    return "north";
+  case SRV_SEAT_BOTH:
+    return "both";
+  case SRV_SEAT_SPECTATOR:
+    return "spectator";
+  default:
+    return NULL;
+  }
+}
+
+static json_t *seat_or_null(int seat) {
+  const char *name = seat_name(seat);
+  return name ? json_string(name) : json_null();
+}
+
+static const char *const status_names[] = {"waiting", "playing", "finished"};
+
+static json_t *new_message(const char *type, const srv_req_id *id) {
+  json_t *o = json_object();
+  if (o == NULL)
+    return NULL;
+  json_object_set_new(o, "type", json_string(type));
+  if (id != NULL && id->kind == SRV_ID_INT)
+    json_object_set_new(o, "id", json_integer(id->num));
+  else if (id != NULL && id->kind == SRV_ID_STR)
+    json_object_set_new(o, "id", json_string(id->str));
+  return o;
+}
+
+static json_t *options_json(const mc_rules *r) {
+  json_t *o = json_object();
+  switch (r->kind) {
+  case MC_KALAH:
+    json_object_set_new(o, "empty_capture", json_boolean(r->empty_capture));
+    break;
+  case MC_OWARE:
+    json_object_set_new(o, "grand_slam", json_string(mc_grand_slam_name(r->grand_slam)));
+    break;
+  case MC_CONGKAK:
+    json_object_set_new(o, "lap_capture", json_boolean(r->lap_capture));
+    json_object_set_new(o, "rounds", json_string(r->match ? "match" : "single"));
+    break;
+  }
+  return o;
+}
+
+static json_t *clock_settings_json(const srv_room_opts *opts) {
+  if (!opts->clocked)
+    return json_null();
+  return json_pack("{s:I,s:I}", "initial_ms", (json_int_t)opts->initial_ms, "increment_ms",
+                   (json_int_t)opts->increment_ms);
+}
+
+static void set_board(json_t *o, const char *room, const srv_room_opts *opts) {
+  json_object_set_new(o, "room", json_string(room));
+  json_object_set_new(o, "game", json_string(mc_kind_name(opts->rules.kind)));
+  json_object_set_new(o, "houses", json_integer(opts->rules.houses));
+  json_object_set_new(o, "seeds", json_integer(opts->rules.seeds));
+  json_object_set_new(o, "options", options_json(&opts->rules));
+}
+
+static json_t *step_json(const mc_step *s) {
+  json_t *o = json_object();
+  json_object_set_new(o, "kind", json_string(mc_step_name((mc_step_kind)s->kind)));
+  switch ((mc_step_kind)s->kind) {
+  case MC_STEP_PICK:
+  case MC_STEP_RELAY:
+    json_object_set_new(o, "pit", json_integer(s->pit));
+    json_object_set_new(o, "count", json_integer(s->count));
+    break;
+  case MC_STEP_CAPTURE:
+  case MC_STEP_SWEEP:
+  case MC_STEP_REFILL:
+    json_object_set_new(o, "pit", json_integer(s->pit));
+    json_object_set_new(o, "count", json_integer(s->count));
+    json_object_set_new(o, "store", json_integer(s->store));
+    break;
+  case MC_STEP_ROUND_END:
+    json_object_set_new(o, "round", json_integer(s->count));
+    break;
+  case MC_STEP_SOW:
+  case MC_STEP_EXTRA_TURN:
+  case MC_STEP_BURN:
+    json_object_set_new(o, "pit", json_integer(s->pit));
+    break;
+  }
+  return o;
+}
+
+static json_t *state_json(const srv_event *ev) {
+  const srv_state_view *v = ev->u.state;
+  const mc_pos *pos = mc_game_pos(v->game);
+  int m = v->opts->rules.houses;
+  json_t *o = new_message("state", ev->id);
+  if (o == NULL)
+    return NULL;
+  set_board(o, v->room, v->opts);
+  json_object_set_new(o, "status", json_string(status_names[v->status]));
+  json_object_set_new(o, "ply", json_integer((json_int_t)mc_game_ply(v->game)));
+  bool playing = v->status == SRV_PLAYING;
+  json_object_set_new(o, "turn", playing ? json_string(mc_seat_name((mc_seat)pos->turn)) : json_null());
+  json_t *pits = json_array();
+  for (int k = 0; k < 2 * m + 2; k++)
+    json_array_append_new(pits, json_integer(pos->pits[k]));
+  json_object_set_new(o, "pits", pits);
+  json_t *legal = json_array();
+  if (playing) {
+    uint8_t moves[MC_MAX_HOUSES];
+    int n = mc_game_legal(v->game, moves);
+    for (int i = 0; i < n; i++)
+      json_array_append_new(legal, json_integer(moves[i]));
+  }
+  json_object_set_new(o, "legal", legal);
+  json_object_set_new(o, "you", json_string(seat_name(v->you)));
+  json_t *players = json_object();
+  for (int s = 0; s < 2; s++) {
+    const srv_seat_view *sv = &v->seats[s];
+    json_t *p = json_null();
+    if (sv->player != NULL)
+      p = json_pack("{s:s,s:s,s:b,s:b}", "id", sv->player->id, "name", sv->player->name,
+                    "connected", sv->connected, "computer", sv->computer);
+    json_object_set_new(players, mc_seat_name((mc_seat)s), p);
+  }
+  json_object_set_new(o, "players", players);
+  if (v->clocked)
+    json_object_set_new(o, "clock",
+                        json_pack("{s:I,s:I,s:o,s:I,s:I}", "south_ms", (json_int_t)v->clock_ms[0],
+                                  "north_ms", (json_int_t)v->clock_ms[1], "running",
+                                  seat_or_null(v->clock_running), "initial_ms",
+                                  (json_int_t)v->opts->initial_ms, "increment_ms",
+                                  (json_int_t)v->opts->increment_ms));
+  else
+    json_object_set_new(o, "clock", json_null());
+  if (v->has_last) {
+    json_t *trace = json_array();
+    for (size_t i = 0; i < v->trace_len; i++)
+      json_array_append_new(trace, step_json(&v->trace[i]));
+    json_object_set_new(o, "last",
+                        json_pack("{s:s,s:i,s:o}", "seat", mc_seat_name((mc_seat)v->last_seat),
+                                  "house", v->last_house, "trace", trace));
+  } else {
+    json_object_set_new(o, "last", json_null());
+  }
+  if (v->has_result)
+    json_object_set_new(o, "result",
+                        json_pack("{s:s,s:s,s:[i,i]}", "winner", mc_winner_name(v->result.winner),
+                                  "reason", mc_reason_name(v->result.reason), "score",
+                                  (int)v->result.score[0], (int)v->result.score[1]));
+  else
+    json_object_set_new(o, "result", json_null());
+  /* Additions to protocol v1 (docs/protocol.md). */
+  json_object_set_new(o, "visibility", json_string(v->opts->visibility == SRV_PRIVATE ? "private" : "public"));
+  json_object_set_new(o, "local", json_boolean(v->opts->opponent == SRV_OPP_LOCAL));
+  json_object_set_new(o, "game_no", json_integer(v->game_no));
+  json_object_set_new(o, "spectators", json_integer(v->spectators));
+  json_object_set_new(o, "round", json_integer(pos->round));
+  json_t *burnt = json_array();
+  for (int k = 0; k < 2 * m + 2; k++) {
+    if (pos->burnt & (1u << k))
+      json_array_append_new(burnt, json_integer(k));
+  }
+  json_object_set_new(o, "burnt", burnt);
+  size_t nmoves = 0;
+  const uint8_t *mv = mc_game_moves(v->game, &nmoves);
+  json_t *moves = json_array();
+  for (size_t i = 0; i < nmoves; i++)
+    json_array_append_new(moves, json_pack("{s:s,s:i}", "seat",
+                                           mc_seat_name((mc_seat)mc_game_mover(v->game, i)),
+                                           "house", (int)mv[i]));
+  json_object_set_new(o, "moves", moves);
+  json_object_set_new(o, "draw_offer", seat_or_null(v->draw_offer));
+  json_object_set_new(o, "rematch", json_pack("{s:b,s:b}", "south", v->rematch[0], "north", v->rematch[1]));
+  if (v->abandon_seat >= 0)
+    json_object_set_new(o, "abandon", json_pack("{s:s,s:I}", "seat", mc_seat_name((mc_seat)v->abandon_seat),
+                                                "ms", (json_int_t)v->abandon_ms));
+  else
+    json_object_set_new(o, "abandon", json_null());
+  return o;
+}
+
+static json_t *lobby_json(const srv_event *ev) {
+  json_t *o = new_message("lobby", ev->id);
+  if (o == NULL)
+    return NULL;
+  json_t *rooms = json_array();
+  for (size_t i = 0; i < ev->u.lobby.n; i++) {
+    const srv_lobby_entry *e = &ev->u.lobby.rooms[i];
+    json_t *r = json_object();
+    set_board(r, e->room, e->opts);
+    json_object_set_new(r, "code", json_string(e->room));
+    json_object_set_new(r, "clock", clock_settings_json(e->opts));
+    json_object_set_new(r, "players", json_pack("{s:o,s:o}", "south",
+                                                e->names[0] ? json_string(e->names[0]) : json_null(),
+                                                "north",
+                                                e->names[1] ? json_string(e->names[1]) : json_null()));
+    json_object_set_new(r, "status", json_string(status_names[e->status]));
+    json_object_set_new(r, "spectators", json_integer(e->spectators));
+    json_array_append_new(rooms, r);
+  }
+  json_object_set_new(o, "rooms", rooms);
+  return o;
+}
+
+json_t *srv_proto_encode(const srv_event *ev) {
+  json_t *o = NULL;
+  switch (ev->type) {
+  case SRV_EV_WELCOME:
+    o = new_message("welcome", ev->id);
+    if (o == NULL)
+      return NULL;
+    json_object_set_new(o, "player", json_string(ev->u.welcome.player->id));
+    json_object_set_new(o, "name", json_string(ev->u.welcome.player->name));
+    if (ev->u.welcome.token != NULL)
+      json_object_set_new(o, "token", json_string(ev->u.welcome.token));
+    json_object_set_new(o, "protocol", json_integer(1));
+    json_object_set_new(o, "resumed", json_boolean(ev->u.welcome.resumed));
+    json_object_set_new(o, "features", json_pack("{s:b,s:b,s:b}", "computer", 0, "local", 1, "storage", 0));
+    json_object_set_new(o, "limits", json_pack("{s:i,s:i,s:i}", "frame_bytes", SRV_FRAME_MAX,
+                                               "chat_chars", SRV_CHAT_MAX, "name_chars", 24));
+    return o;
+  case SRV_EV_JOINED:
+    o = new_message("joined", ev->id);
+    if (o == NULL)
+      return NULL;
+    json_object_set_new(o, "room", json_string(ev->u.joined.room));
+    json_object_set_new(o, "role", json_string(ev->u.joined.role == SRV_ROLE_PLAYER ? "player" : "spectator"));
+    json_object_set_new(o, "seat", seat_or_null(ev->u.joined.seat));
+    return o;
+  case SRV_EV_LEFT:
+    o = new_message("left", ev->id);
+    if (o != NULL)
+      json_object_set_new(o, "room", json_string(ev->u.left.room));
+    return o;
+  case SRV_EV_STATE:
+    return state_json(ev);
+  case SRV_EV_LOBBY:
+    return lobby_json(ev);
+  case SRV_EV_CHAT:
+    o = new_message("chat", ev->id);
+    if (o == NULL)
+      return NULL;
+    json_object_set_new(o, "room", json_string(ev->u.chat.room));
+    json_object_set_new(o, "from", json_string(ev->u.chat.from));
+    json_object_set_new(o, "text", json_string(ev->u.chat.text));
+    json_object_set_new(o, "at", json_integer(ev->u.chat.at));
+    return o;
+  case SRV_EV_ERROR:
+    o = new_message("error", ev->id);
+    if (o == NULL)
+      return NULL;
+    json_object_set_new(o, "code", json_string(srv_err_code(ev->u.error.err)));
+    json_object_set_new(o, "message", json_string(srv_err_message(ev->u.error.err)));
+    if (ev->u.error.field != NULL)
+      json_object_set_new(o, "field", json_string(ev->u.error.field));
+    if (ev->u.error.request != NULL)
+      json_object_set_new(o, "request", json_string(ev->u.error.request));
+    return o;
+  case SRV_EV_CLOSED:
+    o = new_message("closed", ev->id);
+    if (o == NULL)
+      return NULL;
+    json_object_set_new(o, "room", json_string(ev->u.closed.room));
+    json_object_set_new(o, "reason", json_string(ev->u.closed.reason));
+    return o;
+  case SRV_EV_BYE:
+    o = new_message("bye", ev->id);
+    if (o != NULL)
+      json_object_set_new(o, "reason", json_string(ev->u.bye.reason));
+    return o;
+  }
+  return NULL;
+}

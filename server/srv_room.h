@@ -1,0 +1,127 @@
+/* Rooms: seats, games, clocks, presence, lobby and quick pairing. The loop thread owns all of it.
+ *
+ * Rooms are addressable by their code (srv_rooms_find()). Room logic sees only typed commands
+ * (srv_cmd) and emits typed events (srv_event) through a sink; it never sees JSON or sockets, so
+ * the unit tests drive it with a fake sink and a fake clock.
+ *
+ * Every srv_room_* command function returns 0 or a negative SRV_E* code; on error nothing changed
+ * and nothing was sent: the caller turns the code into an error frame.
+ */
+#ifndef SRV_ROOM_H
+#define SRV_ROOM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "srv_ident.h"
+#include "srv_msg.h"
+#include "srv_time.h"
+
+typedef struct srv_rooms srv_rooms;
+typedef struct srv_room srv_room;
+typedef struct srv_member srv_member;
+
+/* One connection as the rooms see it. Owned by the caller (the network layer embeds it in its
+ * per-connection data); initialise with srv_client_init() and hand back with
+ * srv_rooms_client_gone() before freeing. */
+typedef struct srv_client {
+  srv_player *player;  /* NULL until hello. The client holds one reference (player->conns). */
+  srv_member *rooms;   /* Memberships (room internal). */
+  bool lobby_watch;
+  struct srv_client *watch_prev, *watch_next;
+  void *conn;          /* The owner's data; rooms never touch it. */
+} srv_client;
+
+/* Where events go: send() must not call back into the rooms (queue, do not close). */
+typedef struct srv_sink {
+  void (*send)(void *ud, srv_client *to, const srv_event *ev);
+  void *ud;
+} srv_sink;
+
+typedef struct srv_room_limits {
+  int64_t abandon_ms;   /* Countdown of an absent player on their own turn. */
+  int64_t idle_ms;      /* A room nobody is in closes after this long. */
+  int64_t finished_ms;  /* A finished room stays this long for a rematch. */
+  int rooms_per_player; /* Unfinished rooms one player may be seated in. */
+  int max_rooms;        /* Rooms in memory. */
+} srv_room_limits;
+
+/* The storage seam: durable storage (a later issue) listens to these events. Everything is
+ * borrowed for the duration of the call. For SRV_STORE_MOVE a negative return refuses the move:
+ * the room is left as it was and the mover gets the error. Other returns are logged only. */
+typedef enum srv_store_kind {
+  SRV_STORE_ROOM_OPENED = 0,
+  SRV_STORE_SEATED,      /* seats[] changed */
+  SRV_STORE_GAME_STARTED,
+  SRV_STORE_MOVE,        /* seat played house; game is the position after it */
+  SRV_STORE_GAME_FINISHED,
+  SRV_STORE_ROOM_CLOSED
+} srv_store_kind;
+
+typedef struct srv_store_event {
+  srv_store_kind kind;
+  const char *room;
+  const srv_room_opts *opts;
+  const mc_game *game;
+  const srv_player *seats[2];
+  int game_no;
+  int seat, house;    /* SRV_STORE_MOVE */
+  int64_t clock_ms[2]; /* Clock left after the move, when clocked. */
+} srv_store_event;
+
+typedef struct srv_store_hooks {
+  int (*event)(void *ud, const srv_store_event *ev);
+  void *ud;
+} srv_store_hooks;
+
+/* Returns a new room registry, or NULL when memory runs out. time, ident, sink and limits are
+ * borrowed (copied for sink and limits) and must outlive it. */
+srv_rooms *srv_rooms_new(srv_time *time, srv_ident *ident, const srv_sink *sink,
+                         const srv_room_limits *limits);
+
+/* Closes every room without sending anything, frees their timers and releases their seats. The
+ * clients must already be gone. NULL is allowed. */
+void srv_rooms_free(srv_rooms *rooms);
+
+/* Sets (or with NULL clears) the storage listener; hooks is copied. */
+void srv_rooms_set_store(srv_rooms *rooms, const srv_store_hooks *hooks);
+
+void srv_client_init(srv_client *c, void *conn);
+
+/* Identifies c as player (borrowed; c takes one reference). When resumed, c rejoins every room
+ * where player holds a seat and gets joined and state for each. */
+void srv_rooms_identify(srv_rooms *rooms, srv_client *c, srv_player *player, bool resumed);
+
+/* The connection of c is gone: it leaves its rooms (keeping its seats), stops watching the lobby
+ * and drops its player reference. c can be freed afterwards. */
+void srv_rooms_client_gone(srv_rooms *rooms, srv_client *c);
+
+/* The command handlers (cmd borrowed). c must be identified. */
+int srv_room_create(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
+int srv_room_quick(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
+int srv_room_join(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
+int srv_room_leave(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
+int srv_room_lobby(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
+int srv_room_move(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
+int srv_room_resign(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
+int srv_room_draw(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
+int srv_room_rematch(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
+int srv_room_chat(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
+
+/* Sends the lobby to its watchers when it changed since the last flush. Call once per loop
+ * iteration (the network layer does it from a uv_prepare_t). */
+void srv_rooms_flush(srv_rooms *rooms);
+
+/* Returns the room with that code (upper case, borrowed), or NULL. */
+srv_room *srv_rooms_find(srv_rooms *rooms, const char *code);
+
+/* Room accessors (borrowed results). */
+srv_status srv_room_status(const srv_room *room);
+const mc_game *srv_room_game(const srv_room *room);
+const srv_player *srv_room_seat(const srv_room *room, int seat);
+const char *srv_room_code(const srv_room *room);
+
+/* Counts rooms by status into counts[3]. */
+void srv_rooms_count(const srv_rooms *rooms, long counts[3]);
+
+#endif

@@ -1,0 +1,75 @@
+/* Internals shared by srv_room.c and srv_lobby.c. Not for other modules. */
+#ifndef SRV_ROOM_INT_H
+#define SRV_ROOM_INT_H
+
+#include "srv_clock.h"
+#include "srv_room.h"
+
+struct srv_member {
+  srv_room *room;
+  srv_client *client;
+  srv_member *rnext; /* Next member of the room. */
+  srv_member *cnext; /* Next room of the client. */
+};
+
+struct srv_room {
+  char code[SRV_CODE_LEN + 1];
+  srv_rooms *rooms;
+  srv_room_opts opts;
+  srv_status status;
+  mc_game *game;
+  int game_no;
+  srv_player *seat[2];
+  srv_member *members;
+  srv_clock clock;
+  srv_timer *clock_timer, *abandon_timer, *idle_timer, *finished_timer;
+  bool idle_armed;
+  int abandon_seat; /* Seat whose abandonment countdown runs, or -1. */
+  uint64_t abandon_deadline;
+  int draw_offer;   /* Seat offering a draw, or -1. */
+  bool rematch[2];
+  int last_seat, last_house;
+  mc_step *trace;
+  size_t trace_len;
+  uint64_t serial;  /* Creation order: quick pairing takes the oldest. */
+  srv_room *hnext;  /* Hash chain. */
+  srv_room *prev, *next; /* Creation order. */
+};
+
+struct srv_rooms {
+  srv_time *time;
+  srv_ident *ident;
+  srv_sink sink;
+  srv_room_limits limits;
+  srv_store_hooks store;
+  srv_room **buckets;
+  size_t nbuckets, count;
+  srv_room *head, *tail;
+  long by_status[3];
+  uint64_t serial;
+  srv_client *watchers;
+  bool lobby_dirty;
+  mc_trace *trace; /* Scratch space for one move's steps. */
+};
+
+void room_send(srv_rooms *rooms, srv_client *to, const srv_event *ev);
+void room_send_state(srv_room *room, srv_client *c, const srv_req_id *id);
+void room_broadcast(srv_room *room, const srv_client *requester, const srv_req_id *id);
+int room_you(const srv_room *room, const srv_client *c);
+int room_spectators(const srv_room *room);
+void room_presence(srv_room *room);
+void room_finish(srv_room *room, mc_reason reason, mc_winner winner);
+int room_new(srv_rooms *rooms, const srv_room_opts *opts, srv_room **out);
+void room_close(srv_room *room, const char *reason);
+srv_member *room_member(srv_room *room, const srv_client *c);
+int room_add_member(srv_room *room, srv_client *c);
+int room_enter(srv_room *room, srv_client *c, const srv_req_id *id);
+int room_seat(srv_room *room, srv_player *p, srv_seat_choice choice);
+int room_active_count(const srv_rooms *rooms, const srv_player *p);
+
+/* Lobby (srv_lobby.c). */
+int room_listed(const srv_room *room);
+void room_lobby_changed(srv_room *room);
+void room_watch(srv_rooms *rooms, srv_client *c, bool on);
+
+#endif
