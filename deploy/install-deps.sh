@@ -1,7 +1,8 @@
 #!/bin/sh
 # Installs the Debian 12 packages Mancala Online needs, and nothing else.
 #
-#   deploy/install-deps.sh runtime   shared libraries the server needs to run (the Docker runtime stage)
+#   deploy/install-deps.sh runtime   shared libraries the server needs to run, and curl for the
+#                                    health check (the Docker runtime stage)
 #   deploy/install-deps.sh build     runtime + compiler, CMake and the -dev packages
 #   deploy/install-deps.sh test      build + what the tests use (valgrind, Node.js, Chromium, nginx...)
 #
@@ -10,7 +11,7 @@ set -eu
 
 mode=${1:-build}
 
-runtime="libuv1 libwebsockets17 libwebsockets-evlib-uv libjansson4 libsqlite3-0 ca-certificates"
+runtime="libuv1 libwebsockets17 libwebsockets-evlib-uv libjansson4 libsqlite3-0 ca-certificates curl"
 build="build-essential cmake pkg-config libuv1-dev libwebsockets-dev libwebsockets-evlib-uv libjansson-dev libsqlite3-dev"
 test="valgrind chromium nginx openssl shellcheck curl"
 
