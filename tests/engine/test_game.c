@@ -1,0 +1,314 @@
+/* Games (mc_game.h): moves and movers, repetition (Oware 6), whole Congkak matches, finishing from
+ * outside the board, copies, and errors that leave the game unchanged. All values worked by hand.
+ */
+#include "util.h"
+
+/* Everything observable of a game, to compare before and after a call. */
+typedef struct snapshot {
+  mc_pos pos;
+  size_t ply;
+  uint8_t moves[512];
+  int over;
+  mc_result result;
+  char record[2048];
+} snapshot;
+
+static void take(const mc_game *g, snapshot *s) {
+  size_t n = 0;
+  const uint8_t *moves = mc_game_moves(g, &n);
+  memset(s, 0, sizeof *s);
+  s->pos = *mc_game_pos(g);
+  s->ply = mc_game_ply(g);
+  if (n > 0 && n <= sizeof s->moves) {
+    memcpy(s->moves, moves, n);
+  }
+  s->over = mc_game_over(g, &s->result);
+  mc_record_format(g, s->record, sizeof s->record);
+}
+
+static int same_snapshot(const snapshot *a, const snapshot *b) {
+  return memcmp(&a->pos, &b->pos, sizeof a->pos) == 0 && a->ply == b->ply &&
+         memcmp(a->moves, b->moves, sizeof a->moves) == 0 && a->over == b->over &&
+         (!a->over || memcmp(&a->result, &b->result, sizeof a->result) == 0) &&
+         strcmp(a->record, b->record) == 0;
+}
+
+/* Kalah 6x4: "3 6 1". South 3 ends in the store (South again), South 6 ends in North house 4,
+ * North 1 (5 seeds) ends in its own house 6, which held 4.
+ * 4 4 4 4 4 4 (0) 4 4 4 4 4 4 (0) -> 4 4 0 5 5 5 (1) ... -> 4 4 0 5 5 0 (2) 5 5 5 5 4 4 (0)
+ * -> 4 4 0 5 5 0 (2) 0 6 6 6 5 5 (0), South to move. */
+static void test_moves_and_movers(void) {
+  mc_rules r = mk_rules(MC_KALAH, 6, 4);
+  mc_game *g = mc_game_new(&r);
+  uint8_t legal[MC_MAX_HOUSES];
+  size_t n = 99;
+  CHECK(g != NULL);
+  CHECK(memcmp(mc_game_rules(g), &r, sizeof r) == 0);
+  CHECK_INT(mc_game_ply(g), 0);
+  mc_game_moves(g, &n);
+  CHECK_INT(n, 0);
+  CHECK_INT(mc_game_mover(g, 0), -1);
+  CHECK_POS(mc_game_pos(g), "4 4 4 4 4 4 (0) 4 4 4 4 4 4 (0) south");
+  CHECK_INT(mc_game_legal(g, legal), 6);
+  CHECK(!mc_game_over(g, NULL));
+
+  mc_trace *tr = the_trace();
+  CHECK_INT(mc_game_play(g, 3, tr), 0);
+  CHECK_TRACE(tr, 6, "pick2:4 sow3 sow4 sow5 sow6 extra6");
+  CHECK_INT(mc_game_legal(g, legal), 5);
+  CHECK_INT(legal[2], 4);
+  CHECK_INT(mc_game_play(g, 6, NULL), 0);
+  CHECK_INT(mc_game_play(g, 1, tr), 0);
+  CHECK_TRACE(tr, 6, "pick7:5 sow8 sow9 sow10 sow11 sow12");
+  CHECK_POS(mc_game_pos(g), "4 4 0 5 5 0 (2) 0 6 6 6 5 5 (0) south");
+  CHECK_INT(mc_game_ply(g), 3);
+  const uint8_t *moves = mc_game_moves(g, &n);
+  CHECK_INT(n, 3);
+  CHECK(moves != NULL && moves[0] == 3 && moves[1] == 6 && moves[2] == 1);
+  CHECK_INT(mc_game_mover(g, 0), MC_SOUTH);
+  CHECK_INT(mc_game_mover(g, 1), MC_SOUTH);
+  CHECK_INT(mc_game_mover(g, 2), MC_NORTH);
+  CHECK_INT(mc_game_mover(g, 3), -1);
+  CHECK_INT(mc_game_mover(g, 1000), -1);
+  mc_game_free(g);
+}
+
+/* Errors leave the game unchanged: house 0 and m + 1 are MC_EINVAL, an empty house MC_EILLEGAL.
+ * After South 3 (an extra turn) South's house 3 is empty. */
+static void test_errors_leave_game_unchanged(void) {
+  mc_rules r = mk_rules(MC_KALAH, 6, 4);
+  mc_game *g = mc_game_new(&r);
+  snapshot before, after;
+  CHECK_INT(mc_game_play(g, 3, NULL), 0);
+  take(g, &before);
+  the_trace()->len = 4242;
+  CHECK_INT(mc_game_play(g, 0, the_trace()), MC_EINVAL);
+  CHECK_INT(mc_game_play(g, 7, the_trace()), MC_EINVAL);
+  CHECK_INT(mc_game_play(g, -1, the_trace()), MC_EINVAL);
+  CHECK_INT(mc_game_play(g, 3, the_trace()), MC_EILLEGAL);
+  CHECK_INT(the_trace()->len, 4242);
+  take(g, &after);
+  CHECK(same_snapshot(&before, &after));
+  mc_game_free(g);
+  mc_game_free(NULL);
+}
+
+/* Oware 6, edge case: repetition through mc_game, on Oware 1x1 (see test_oware.c):
+ * P1 = "0 (0) 2 (0) north" after moves 1, 3 and 5; P2 = "2 (0) 0 (0) south" after 2 and 4.
+ * Move 5 makes P1 occur for the third time: the game ends and each player takes the seeds of their
+ * own houses: North 2, South 0. The trace of move 5 ends with that sweep. */
+static void test_repetition(void) {
+  mc_rules r = mk_rules(MC_OWARE, 1, 1);
+  mc_game *g = mc_game_new(&r);
+  mc_result res;
+  uint8_t legal[MC_MAX_HOUSES];
+  for (int i = 0; i < 4; i++) {
+    CHECK_INT(mc_game_play(g, 1, NULL), 0);
+    CHECK(!mc_game_over(g, &res));
+  }
+  CHECK_POS(mc_game_pos(g), "2 (0) 0 (0) south");
+  CHECK_INT(mc_game_play(g, 1, the_trace()), 0);
+  CHECK_TRACE_EXACT(the_trace(), 1, "pick0:2 sow2 sow2 sweep2:2>3");
+  CHECK(mc_game_over(g, &res));
+  CHECK_RESULT(&res, MC_WIN_NORTH, MC_REASON_REPETITION, 0, 2);
+  CHECK_PITS(mc_game_pos(g), "0 (0) 0 (2)");
+  CHECK_INT(mc_game_ply(g), 5);
+  CHECK_INT(mc_game_legal(g, legal), 0);
+  snapshot before, after;
+  take(g, &before);
+  CHECK_INT(mc_game_play(g, 1, NULL), MC_EOVER);
+  take(g, &after);
+  CHECK(same_snapshot(&before, &after));
+  CHECK_INT(mc_game_finish(g, MC_REASON_RESIGNATION, MC_WIN_SOUTH), MC_EOVER);
+  mc_game_free(g);
+
+  /* Oware 1x2: "2 (0) 2 (0)": South sows N, skips itself, N: "0 (0) 4 (0) north"; North feeds
+   * with 4 seeds all into S: "4 (0) 0 (0) south"; and back. The 5th move makes "0 (0) 4 (0)
+   * north" the third time: North takes 4. The start position never comes back. */
+  r = mk_rules(MC_OWARE, 1, 2);
+  g = mc_game_new(&r);
+  for (int i = 0; i < 5; i++) {
+    CHECK(!mc_game_over(g, NULL));
+    CHECK_INT(mc_game_play(g, 1, NULL), 0);
+  }
+  CHECK(mc_game_over(g, &res));
+  CHECK_RESULT(&res, MC_WIN_NORTH, MC_REASON_REPETITION, 0, 4);
+  mc_game_free(g);
+}
+
+/* A whole Congkak match on 1x1: each round South or North sows its one seed into its store, has no
+ * seeds, and the round ends 1 to 1 (the other player's seed swept into their store). Both refill
+ * their single house. The player who moved second starts the next round: North in round 2, South
+ * in round 3, ... After the 9th round the match ends: a 1-1 draw. */
+static void test_congkak_match_1x1(void) {
+  mc_rules r = mk_rules(MC_CONGKAK, 1, 1);
+  r.match = true;
+  mc_game *g = mc_game_new(&r);
+  mc_result res;
+  char want[64];
+  for (int round = 1; round <= 9; round++) {
+    int seat = (round - 1) % 2;
+    snprintf(want, sizeof want, "1 (0) 1 (0) %s round %d first %s", seat ? "north" : "south", round,
+             seat ? "north" : "south");
+    if (round == 1) {
+      snprintf(want, sizeof want, "1 (0) 1 (0) south");
+    }
+    CHECK_POS(mc_game_pos(g), want);
+    CHECK(!mc_game_over(g, NULL));
+    CHECK_INT(mc_game_play(g, 1, the_trace()), 0);
+    CHECK_INT(mc_game_mover(g, (size_t)round - 1), seat);
+    if (round == 1) {
+      CHECK_TRACE(the_trace(), 1, "pick0:1 sow1 sweep2:1>3 end1 refill0:1<1 refill2:1<3");
+    }
+  }
+  CHECK(mc_game_over(g, &res));
+  CHECK_RESULT(&res, MC_DRAW, MC_REASON_NO_SEEDS, 1, 1);
+  CHECK_PITS(mc_game_pos(g), "0 (1) 0 (1)");
+  CHECK_INT(mc_game_ply(g), 9);
+  mc_game_free(g);
+}
+
+/* A whole Congkak match on 2x1 (pits: S 0 1, store 2, N 3 4, store 5; 0 faces 4, 1 faces 3).
+ * Round 1: South 2 (pit 1) sows its store: again. South 1 (pit 0) sows pit 1 (empty, facing pit 3
+ * with 1): capture 2, store 3. North 2 (pit 4) sows its store: again, but North has no seeds: the
+ * round ends 3 to 1. Refill (n = 1): South pits 1, 0 (1 left); North pit 4, then pit 3 cannot be
+ * filled: burnt. North lost: it starts round 2: "1 1 (1) x 1 (0) north round 2 first north".
+ * Rounds 2..9: North's only move (house 2) sows its store and North has no seeds; South sweeps 2:
+ * 3 to 1 each time; North keeps losing and starting. After round 9: South wins 3 to 1.
+ * 3 + 8 = 11 moves. */
+static void test_congkak_match_2x1(void) {
+  mc_rules r = mk_rules(MC_CONGKAK, 2, 1);
+  r.match = true;
+  mc_game *g = mc_game_new(&r);
+  mc_result res;
+  uint8_t legal[MC_MAX_HOUSES];
+  CHECK_INT(mc_game_play(g, 2, NULL), 0);
+  CHECK_POS(mc_game_pos(g), "1 0 (1) 1 1 (0) south");
+  CHECK_INT(mc_game_play(g, 1, NULL), 0);
+  CHECK_POS(mc_game_pos(g), "0 0 (3) 0 1 (0) north");
+  CHECK_INT(mc_game_play(g, 2, the_trace()), 0);
+  CHECK_TRACE(the_trace(), 2, "pick4:1 sow5 end1 refill1:1<2 refill0:1<2 refill4:1<5 burn3");
+  CHECK_POS(mc_game_pos(g), "1 1 (1) x 1 (0) north round 2 first north");
+  CHECK_INT(mc_game_legal(g, legal), 1);
+  CHECK_INT(legal[0], 2);
+  CHECK_INT(mc_game_play(g, 1, NULL), MC_EILLEGAL);
+  char want[64];
+  for (int round = 2; round <= 9; round++) {
+    snprintf(want, sizeof want, "1 1 (1) x 1 (0) north round %d first north", round);
+    CHECK_POS(mc_game_pos(g), want);
+    CHECK_INT(mc_game_play(g, 2, the_trace()), 0);
+    if (round == 2) {
+      /* No second burn of pit 3. */
+      CHECK_TRACE(the_trace(), 2,
+                  "pick4:1 sow5 sweep0:1>2 sweep1:1>2 end2 refill1:1<2 refill0:1<2 refill4:1<5");
+    }
+  }
+  CHECK(mc_game_over(g, &res));
+  CHECK_RESULT(&res, MC_WIN_SOUTH, MC_REASON_NO_SEEDS, 3, 1);
+  CHECK_PITS(mc_game_pos(g), "0 0 (3) x 0 (1)");
+  CHECK_INT(mc_game_ply(g), 11);
+  CHECK_INT(mc_game_mover(g, 10), MC_NORTH);
+  mc_game_free(g);
+}
+
+/* Ending from outside the board: the score is the stores as they are. */
+static void test_finish(void) {
+  mc_rules r = mk_rules(MC_KALAH, 6, 4);
+  mc_game *g = mc_game_new(&r);
+  mc_result res;
+  uint8_t legal[MC_MAX_HOUSES];
+  snapshot before, after;
+  CHECK_INT(mc_game_play(g, 3, NULL), 0);
+  take(g, &before);
+  CHECK_INT(mc_game_finish(g, MC_REASON_NONE, MC_WIN_NORTH), MC_EINVAL);
+  CHECK_INT(mc_game_finish(g, MC_REASON_NO_SEEDS, MC_WIN_NORTH), MC_EINVAL);
+  CHECK_INT(mc_game_finish(g, MC_REASON_MAJORITY, MC_WIN_NORTH), MC_EINVAL);
+  CHECK_INT(mc_game_finish(g, MC_REASON_CANNOT_FEED, MC_WIN_NORTH), MC_EINVAL);
+  CHECK_INT(mc_game_finish(g, MC_REASON_REPETITION, MC_WIN_NORTH), MC_EINVAL);
+  CHECK_INT(mc_game_finish(g, (mc_reason)9, MC_WIN_NORTH), MC_EINVAL);
+  CHECK_INT(mc_game_finish(g, MC_REASON_RESIGNATION, (mc_winner)3), MC_EINVAL);
+  take(g, &after);
+  CHECK(same_snapshot(&before, &after));
+  CHECK_INT(mc_game_finish(g, MC_REASON_RESIGNATION, MC_WIN_NORTH), 0);
+  CHECK(mc_game_over(g, &res));
+  CHECK_RESULT(&res, MC_WIN_NORTH, MC_REASON_RESIGNATION, 1, 0);
+  CHECK_INT(mc_game_play(g, 1, NULL), MC_EOVER);
+  CHECK_INT(mc_game_legal(g, legal), 0);
+  CHECK_INT(mc_game_finish(g, MC_REASON_TIMEOUT, MC_WIN_SOUTH), MC_EOVER);
+  CHECK_INT(mc_game_ply(g), 1);
+  mc_game_free(g);
+
+  const mc_reason reasons[] = {MC_REASON_TIMEOUT, MC_REASON_AGREEMENT, MC_REASON_ABANDONED};
+  const mc_winner winners[] = {MC_WIN_SOUTH, MC_DRAW, MC_WIN_NORTH};
+  for (int i = 0; i < 3; i++) {
+    g = mc_game_new(&r);
+    CHECK_INT(mc_game_finish(g, reasons[i], winners[i]), 0);
+    CHECK(mc_game_over(g, &res));
+    CHECK_RESULT(&res, winners[i], reasons[i], 0, 0);
+    mc_game_free(g);
+  }
+}
+
+/* A copy is independent of its original, both ways. */
+static void test_copy(void) {
+  mc_rules r = mk_rules(MC_OWARE, 1, 1);
+  mc_game *g = mc_game_new(&r);
+  CHECK_INT(mc_game_play(g, 1, NULL), 0);
+  CHECK_INT(mc_game_play(g, 1, NULL), 0);
+  mc_game *c = mc_game_copy(g);
+  CHECK(c != NULL);
+  snapshot a, b;
+  take(g, &a);
+  take(c, &b);
+  CHECK(same_snapshot(&a, &b));
+  /* The copy carries the repetition history: three more moves end it as well. */
+  for (int i = 0; i < 3; i++) {
+    CHECK_INT(mc_game_play(c, 1, NULL), 0);
+  }
+  CHECK(mc_game_over(c, NULL));
+  take(g, &b);
+  CHECK(same_snapshot(&a, &b));
+  CHECK(!mc_game_over(g, NULL));
+  mc_game *c2 = mc_game_copy(g);
+  CHECK_INT(mc_game_finish(g, MC_REASON_AGREEMENT, MC_DRAW), 0);
+  CHECK(!mc_game_over(c2, NULL));
+  CHECK_INT(mc_game_ply(c2), 2);
+  mc_game_free(g);
+  mc_game_free(c);
+  CHECK_INT(mc_game_play(c2, 1, NULL), 0);
+  CHECK_INT(mc_game_ply(c2), 3);
+  mc_game_free(c2);
+}
+
+/* Bad rules give no game. */
+static void test_bad_rules(void) {
+  mc_rules r = mk_rules(MC_KALAH, 10, 4);
+  CHECK(mc_game_new(&r) == NULL);
+  r = mk_rules(MC_OWARE, 6, 4);
+  r.lap_capture = true;
+  CHECK(mc_game_new(&r) == NULL);
+}
+
+/* A Kalah 1x1 game ends after its single move (a 1-1 draw). */
+static void test_kalah_1x1(void) {
+  mc_rules r = mk_rules(MC_KALAH, 1, 1);
+  mc_game *g = mc_game_new(&r);
+  mc_result res;
+  CHECK_INT(mc_game_play(g, 1, NULL), 0);
+  CHECK(mc_game_over(g, &res));
+  CHECK_RESULT(&res, MC_DRAW, MC_REASON_NO_SEEDS, 1, 1);
+  mc_game_free(g);
+}
+
+int main(void) {
+  test_moves_and_movers();
+  test_errors_leave_game_unchanged();
+  test_repetition();
+  test_congkak_match_1x1();
+  test_congkak_match_2x1();
+  test_finish();
+  test_copy();
+  test_bad_rules();
+  test_kalah_1x1();
+  return check_exit("game");
+}
