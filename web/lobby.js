@@ -18,6 +18,9 @@ export class LobbyView {
     this.build();
     this.offs.push(conn.on('lobby', (m) => { if (Array.isArray(m.rooms)) { this.rooms = m.rooms; this.renderRooms(); } }));
     this.offs.push(conn.on('online', () => { this.watch(); this.renderForm(); }));
+    this.offs.push(conn.on('welcome', (w) => {
+      if (this.nameInput && !this.nameInput.value && document.activeElement !== this.nameInput) this.nameInput.value = w.name || '';
+    }));
     this.offs.push(onLang(() => this.build()));
     if (conn.ready) this.watch();
   }

@@ -107,7 +107,7 @@ export class RoomView {
       h('header', { class: 'room-head' },
         h('div', {}, E.title, E.sub),
         h('div', { class: 'room-share' }, E.spect, E.code, E.copy)),
-      h('section', { class: 'play-area' },
+      E.area = h('section', { class: 'play-area' },
         E.farBar,
         E.wrap = h('div', { class: 'board-wrap' }, E.boardEl, E.overlay),
         E.nearBar,
@@ -197,7 +197,7 @@ export class RoomView {
     E.spectN.textContent = nSpect === null ? '' : t('room.spectators', { n: nSpect });
     E.spect.hidden = nSpect === null;
     this.board.setup(s.game, s.houses, bottom);
-    E.wrap.style.setProperty('--m', String(s.houses));
+    E.area.style.setProperty('--m', String(s.houses));
     const seat = this.seatOf(s);
     const play = !animatingFrom && this.canPlay(s);
     this.board.show(s.pits, { burnt: burntSet(s), legal: play ? s.legal || [] : [], seat: play ? seat : null, last: animatingFrom ? null : s.last });

@@ -154,11 +154,70 @@ test('a replay of an unknown game shows a clear state', async () => {
   const p = await page();
   p.allowed.push(/Failed to load resource: the server responded with a status of 404/);
   const res = await p.goto(server.base + '/g/nosuchgame');
-  if (!res || !(res.headers()['content-type'] || '').includes('text/html')) {
+  if (!res || res.status() !== 200) {
     // The server does not serve the client at /g/ID yet: the same page answers at /?g=ID.
     await p.goto(server.base + '/?g=nosuchgame');
   }
   await p.locator('.notfound[data-state]').waitFor();
   assert.equal(await p.locator('.notfound').getAttribute('data-state'), 'missing');
   noProblems(p);
+});
+
+test('live lobby, clock, keys, chat, draw offer and answer, rematch and resignation', async () => {
+  const a = await page();
+  const b = await page();
+  await b.goto(server.base + '/');
+  await b.locator('.rooms').waitFor();
+  await a.goto(server.base + '/');
+  const code = await createRoom(a, { game: 'kalah', houses: 4, seeds: 3, visibility: 'public', clock: 2 });
+  // The public room shows up in the other person's live lobby; joining it starts the game.
+  const row = b.locator(`.rooms a[href="/r/${code}"]`);
+  await row.waitFor();
+  await row.click();
+  await b.waitForURL(new RegExp('/r/' + code + '$'));
+  for (const p of [a, b]) await p.locator('.clock:not([hidden])').first().waitFor();
+  assert.match(await a.locator('.clock').first().textContent(), /^[23]:\d\d$/);
+  for (const p of [a, b]) await setSpeed(p, 'off');
+
+  // The player to move plays with the keyboard.
+  const mover = (await a.locator('.board .house.legal').count()) ? a : b;
+  await mover.locator('.board .house.legal').first().waitFor();
+  const before = await mover.locator('.moves .mv').count();
+  const key = await mover.locator('.board .house.legal').first().getAttribute('data-pit');
+  const house = Number(key) < 4 ? Number(key) + 1 : Number(key) - 4;
+  await mover.keyboard.press(String(house));
+  await mover.waitForFunction((n) => document.querySelectorAll('.moves .mv').length === n + 1, before);
+
+  // Chat both ways.
+  await a.fill('.chat-form input', 'Good luck!');
+  await a.press('.chat-form input', 'Enter');
+  await b.locator('.chat-log .msg p', { hasText: 'Good luck!' }).waitFor();
+
+  // A draw offer declined, then one accepted.
+  await a.getByRole('button', { name: en['room.offer_draw'] }).click();
+  await b.locator('.offer', { hasText: en['draw.decline'] }).waitFor();
+  await b.getByRole('button', { name: en['draw.decline'] }).click();
+  await b.locator('.offer').waitFor({ state: 'hidden' });
+  await a.getByRole('button', { name: en['room.offer_draw'] }).click();
+  await b.getByRole('button', { name: en['draw.accept'] }).click();
+  for (const p of [a, b]) {
+    await p.locator('.overlay.over h2', { hasText: en['result.draw'] }).waitFor();
+    assert.equal(await p.locator('.overlay.over .reason').textContent(), en['reason.agreement']);
+  }
+
+  // Rematch: both ask, a new game starts with the seats swapped.
+  const seatA = (await a.locator('.pbar.near').getAttribute('class')).match(/seat-\w+/)[0];
+  await a.locator('.overlay.over').getByRole('button', { name: en['room.rematch'] }).click();
+  await b.locator('.overlay.over').getByRole('button', { name: en['rematch.accept'] }).click();
+  for (const p of [a, b]) await p.locator('.overlay.over').waitFor({ state: 'hidden' });
+  const seatA2 = (await a.locator('.pbar.near').getAttribute('class')).match(/seat-\w+/)[0];
+  assert.notEqual(seatA2, seatA, 'seats are swapped in the rematch');
+
+  // Resignation, confirmed in a dialog.
+  await b.getByRole('button', { name: en['room.resign'] }).click();
+  await b.locator('dialog[open]').getByRole('button', { name: en['room.resign'] }).click();
+  await a.locator('.overlay.over h2', { hasText: en['result.you_won'] }).waitFor();
+  assert.equal(await a.locator('.overlay.over .reason').textContent(), en['reason.resignation']);
+  await b.locator('.overlay.over h2', { hasText: en['result.you_lost'] }).waitFor();
+  noProblems(a, b);
 });

@@ -25,7 +25,7 @@ export function startServer() {
     const timer = setTimeout(() => reject(new Error('server did not report its port:\n' + log)), 15000);
     const onData = (d) => {
       log += d;
-      const m = log.match(/(?:port[ =:]+|listening[^\n]*?:)(\d{2,5})\b/i);
+      const m = log.match(/listening[^\n]*?:(\d{2,5})\b/i) || log.match(/\bport[ =:]+([1-9]\d{1,4})\b/i);
       if (m) {
         clearTimeout(timer);
         const port = Number(m[1]);
