@@ -50,6 +50,13 @@ class Conn {
       if (!msg || typeof msg.type !== 'string') return;
       if (msg.type === 'welcome') return this.welcome(msg);
       if (msg.type === 'error' && msg.code === 'hello_required') return;
+      if (msg.type === 'error' && !this.ready && (msg.request === 'hello' || msg.field === 'name' || msg.field === 'token')) {
+        // The saved name or token was refused: start again as a fresh guest rather than stay stuck.
+        if (msg.field === 'token') store(TOKEN, null);
+        else this.name = '';
+        ws.send(JSON.stringify({ type: 'hello', ...(storage(TOKEN, null) ? { token: storage(TOKEN, null) } : {}) }));
+        return;
+      }
       if (msg.id !== undefined && this.pending.has(msg.id)) {
         const p = this.pending.get(msg.id);
         this.pending.delete(msg.id);

@@ -190,7 +190,7 @@ export class RoomView {
     this.bottom = bottom;
     E.title.textContent = gameTitle(s.game) + ' · ' + t('room.board_size', { m: s.houses, n: s.seeds });
     const c = s.clock && s.clock.initial_ms !== undefined ? clockLabel(s.clock) : null;
-    E.sub.textContent = [optionsText(s.game, s.options), c, t(s.visibility === 'private' ? 'create.private' : s.visibility === 'public' ? 'create.public' : '')]
+    E.sub.textContent = [optionsText(s.game, s.options), c, (s.local || s.you === 'both') ? t('opp.local') : t(s.visibility === 'private' ? 'create.private' : s.visibility === 'public' ? 'create.public' : '')]
       .filter((x) => x && x.length).join(' · ');
     document.title = gameTitle(s.game) + ' · ' + this.code + ' · Mancala Online';
     const nSpect = typeof s.spectators === 'number' ? s.spectators : Array.isArray(s.spectators) ? s.spectators.length : null;

@@ -221,3 +221,20 @@ test('live lobby, clock, keys, chat, draw offer and answer, rematch and resignat
   await b.locator('.overlay.over h2', { hasText: en['result.you_lost'] }).waitFor();
   noProblems(a, b);
 });
+
+// Stops the shared server: keep this test last.
+test('an offline banner shows while the server is away and goes once it is back', async () => {
+  const p = await page({ width: 360, height: 640 });
+  // Chromium itself logs each refused reconnection attempt while the server is down.
+  p.allowed.push(/WebSocket connection to .* failed/);
+  await p.goto(server.base + '/');
+  await p.waitForFunction(() => document.getElementById('who').textContent.length > 0);
+  const port = server.port;
+  await server.stop();
+  await p.locator('#offline').waitFor({ state: 'visible', timeout: 10000 });
+  await shot(p, 'offline');
+  server = await startServer({ port });
+  await p.locator('#offline').waitFor({ state: 'hidden', timeout: 30000 });
+  await p.locator('.rooms').waitFor();
+  noProblems(p);
+});

@@ -14,10 +14,10 @@ export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 // Starts MANCALA_SERVER with --port 0 and resolves once its log names the port it listens on.
-export function startServer() {
+export function startServer({ port = 0 } = {}) {
   const bin = process.env.MANCALA_SERVER;
   if (!bin) throw new Error('MANCALA_SERVER is not set: the path of the mancala-server binary');
-  const args = ['--port', '0', '--bind', '127.0.0.1', '--web', WEB];
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--web', WEB];
   const child = bin.endsWith('.mjs') || bin.endsWith('.js') ? spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
     : spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, MANCALA_DATA: fs.mkdtempSync('/tmp/mancala-e2e-data-') } });
   let log = '';
