@@ -1,0 +1,311 @@
+/* Durable storage: players, rooms, games and every move, in SQLite.
+ *
+ * Persistence listens; it does not steer. Room logic calls the event functions below (a player
+ * was created, a room changed, a game started, a move was played, a game ended) and keeps
+ * playing; the store never calls back into the rooms and the rules engine never includes this
+ * header. Another backend (Redis, a shared database for several processes) can implement the
+ * same functions.
+ *
+ * Batching. The first write of a loop turn begins a transaction; srv_store_commit(), called once
+ * per loop turn from a uv_prepare_t before any state frame is sent, makes the whole turn durable
+ * with a single fsync (make it durable before acknowledging). When a write or the commit fails,
+ * the batch is rolled back and srv_store_failed() lists what was lost, so the rooms can refuse
+ * those moves instead of announcing them.
+ *
+ * Durability (synchronous = FULL, the default): in WAL mode a commit returns after the WAL is
+ * fsync'ed, so a committed move survives a process crash (kill -9) and a power loss or kernel
+ * crash. With SRV_STORE_SYNC_NORMAL the WAL is fsync'ed only at checkpoints: a committed move
+ * survives a process crash, but a power loss can lose the last transactions (never corrupts).
+ * Since commits are batched per loop turn, FULL costs one fsync per turn, not per move; the
+ * benchmark (bench/store_bench.c) measures both.
+ *
+ * One process at a time: the database is opened in exclusive locking mode, so a second server on
+ * the same data directory is refused (SRV_STORE_ELOCKED) instead of recovering the same games.
+ *
+ * Every function returns 0 (or a count) or a negative SRV_STORE_E* code, and never exits. A
+ * store is not thread-safe: the loop thread owns it. Times are Unix milliseconds.
+ */
+#ifndef SRV_STORE_H
+#define SRV_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mc_game.h"
+#include "mc_rules.h"
+
+/* Error codes, far from the engine's MC_E* and the server's SRV_E* values. */
+enum {
+  SRV_STORE_EINVAL = -201,   /* A bad argument (NULL, out of range, bad rules). */
+  SRV_STORE_ENOMEM = -202,   /* Out of memory. */
+  SRV_STORE_EIO = -203,      /* I/O error, including a directory that cannot be created. */
+  SRV_STORE_EFULL = -204,    /* The disk or the database is full. */
+  SRV_STORE_EACCES = -205,   /* The file or directory cannot be read or written (permissions). */
+  SRV_STORE_EREADONLY = -206, /* The database can only be opened read-only. */
+  SRV_STORE_ELOCKED = -207,  /* Another process holds the database. */
+  SRV_STORE_ECORRUPT = -208, /* Not a database, or a damaged or foreign one. */
+  SRV_STORE_ENEWER = -209,   /* The schema is newer than this program knows. */
+  SRV_STORE_ENOTFOUND = -210, /* No such game, room or player. */
+  SRV_STORE_ECONFLICT = -211, /* A constraint failed (a move recorded twice...). */
+  SRV_STORE_EBADROW = -212,  /* A stored row does not replay (see srv_store_replay()). */
+  SRV_STORE_EINTERNAL = -213 /* Anything else SQLite reports. */
+};
+
+/* The schema version this code creates and migrates to (PRAGMA user_version). */
+#define SRV_STORE_SCHEMA_VERSION 2
+
+/* The database file inside the data directory. */
+#define SRV_STORE_FILE "mancala.db"
+
+/* Sizes of the text fields of the row structs, NUL included. */
+#define SRV_STORE_ID_SIZE 33    /* Player ids (the server uses 16 hex digits). */
+#define SRV_STORE_NAME_SIZE 97  /* Display names: 24 characters of up to 4 bytes. */
+#define SRV_STORE_CODE_SIZE 17  /* Room codes (the server uses 6 characters). */
+#define SRV_STORE_ERR_SIZE 256  /* Error messages. */
+
+typedef struct srv_store srv_store;
+
+typedef enum srv_store_sync {
+  SRV_STORE_SYNC_FULL = 0, /* Default: a commit survives power loss. */
+  SRV_STORE_SYNC_NORMAL = 1 /* A commit survives a process crash only. */
+} srv_store_sync;
+
+typedef struct srv_store_config {
+  srv_store_sync sync;
+  int busy_timeout_ms; /* How long open waits for a lock held by someone else; < 0: 1000. */
+  int64_t max_bytes;   /* Size quota of the database file; 0: none. Past it writes fail with
+                        * SRV_STORE_EFULL, as on a full disk. */
+} srv_store_config;
+
+/* A player. token_hash is the SHA-256 of the token (the token itself is never stored). */
+typedef struct srv_store_player {
+  char id[SRV_STORE_ID_SIZE];
+  char name[SRV_STORE_NAME_SIZE];
+  uint8_t token_hash[32];
+  int64_t created_ms;
+} srv_store_player;
+
+/* A seat of a room or game: a player, the computer, or nobody (empty id and name). */
+typedef struct srv_store_seat {
+  char player[SRV_STORE_ID_SIZE]; /* Player id; "" for the computer or a free seat. */
+  char name[SRV_STORE_NAME_SIZE]; /* The name shown when the game was played. */
+  int computer;                   /* 0: a person; 1..6: the computer at that level. */
+} srv_store_seat;
+
+/* (The SRV_STORE_ROOM_* names belong to the server's event seam in srv_room.h.) */
+typedef enum srv_store_status {
+  SRV_STORE_STATUS_WAITING = 0,
+  SRV_STORE_STATUS_PLAYING = 1,
+  SRV_STORE_STATUS_FINISHED = 2
+} srv_store_status;
+
+/* A room. settings is the caller's own text (the server stores its room options as JSON); the
+ * store keeps it verbatim. In the structs that the store returns, settings is owned by them. */
+typedef struct srv_store_room {
+  char code[SRV_STORE_CODE_SIZE];
+  const char *settings;
+  srv_store_seat seats[2]; /* mc_seat order: south, north. */
+  srv_store_status status;
+  int64_t game;            /* The room's current game id, 0 when none (filled by the store). */
+} srv_store_room;
+
+/* One move. ply is the number of moves played before it (0 for the first move), which is the
+ * `ply` of the state the mover saw. clock_ms is the mover's clock after the move (increment
+ * included), or -1 without a clock. */
+typedef struct srv_store_move {
+  int ply;
+  int seat; /* mc_seat */
+  int house; /* 1..m on the mover's side */
+  int64_t clock_ms;
+  int64_t at_ms;
+} srv_store_move;
+
+/* A game with its moves. In results of the store the struct and its moves array are owned by
+ * whoever holds the enclosing result (free with the matching *_free function). */
+typedef struct srv_store_game {
+  int64_t id; /* Permanent id (never reused), 0 before srv_store_game_start(). */
+  char room[SRV_STORE_CODE_SIZE];
+  int game_no; /* 1 for the first game of the room, 2 after a rematch... */
+  mc_rules rules;
+  srv_store_seat seats[2];
+  bool clocked;
+  int64_t initial_ms, increment_ms;
+  int64_t started_ms;
+  /* The result: ended_ms is 0 while the game goes on. */
+  int64_t ended_ms;
+  mc_winner winner;
+  mc_reason reason;
+  int score[2];
+  /* The moves in ply order. In a recent-games list only n_moves is set (moves is NULL). */
+  size_t n_moves;
+  srv_store_move *moves;
+} srv_store_game;
+
+/* Everything needed to rebuild the server after a restart: every room still open with its
+ * current unfinished game (when any), and the players seated in them. */
+typedef struct srv_store_recovery {
+  size_t n_rooms;
+  srv_store_room *rooms;
+  size_t n_games;
+  srv_store_game *games; /* Unfinished games, each with room set; ordered by id. */
+  size_t n_players;
+  srv_store_player *players;
+} srv_store_recovery;
+
+/* A list of games, newest first, without their moves. */
+typedef struct srv_store_game_list {
+  size_t n;
+  srv_store_game *games;
+} srv_store_game_list;
+
+/* One write of a batch that did not become durable. */
+typedef enum srv_store_op_kind {
+  SRV_STORE_OP_PLAYER = 0,
+  SRV_STORE_OP_ROOM,
+  SRV_STORE_OP_GAME_START,
+  SRV_STORE_OP_MOVE,
+  SRV_STORE_OP_GAME_FINISH
+} srv_store_op_kind;
+
+typedef struct srv_store_op {
+  srv_store_op_kind kind;
+  char key[SRV_STORE_CODE_SIZE + SRV_STORE_ID_SIZE]; /* Room code, or player id for PLAYER. */
+  int64_t game; /* GAME_START, MOVE, GAME_FINISH */
+  int ply;      /* MOVE */
+} srv_store_op;
+
+/* What a bad stored move looks like to the caller of srv_store_replay(). */
+typedef struct srv_store_bad_row {
+  size_t index;     /* Index of the first bad row in game->moves. */
+  int ply, seat, house;
+  int err;          /* The engine's MC_E* code, or 0 for a mismatch of ply or seat. */
+  char message[SRV_STORE_ERR_SIZE];
+} srv_store_bad_row;
+
+/* ---- Opening and closing -------------------------------------------------------------------- */
+
+/* Fills *config with the defaults (synchronous FULL, busy timeout 1000 ms, no quota). */
+void srv_store_config_init(srv_store_config *config);
+
+/* Opens (creating when missing) the directory dir and the database SRV_STORE_FILE in it, turns on
+ * WAL, exclusive locking and the synchronous setting of config (borrowed; NULL: defaults), checks
+ * the schema and applies the pending migrations in one transaction. On success *out is a new
+ * store (free with srv_store_close()) and 0 is returned. On error *out is NULL, a negative code is
+ * returned and, when err is not NULL, a sentence naming the path is written into err
+ * (SRV_STORE_ERR_SIZE bytes): an unreadable, read-only, locked, corrupt or newer-schema database
+ * is refused, never repaired or downgraded. */
+int srv_store_open(const char *dir, const srv_store_config *config, srv_store **out, char *err);
+
+/* Rolls back an open batch (it was never acknowledged), finalises every statement and closes the
+ * database. NULL is allowed. */
+void srv_store_close(srv_store *store);
+
+/* Returns the message of the last error of store (borrowed, valid until the next call), or "". */
+const char *srv_store_last_error(const srv_store *store);
+
+/* Returns a static English sentence for a SRV_STORE_E* code. Never NULL. */
+const char *srv_store_strerror(int err);
+
+/* Returns the database file path (borrowed, valid while store lives). */
+const char *srv_store_path(const srv_store *store);
+
+/* ---- Events: each joins the current batch (beginning it on the first write) ---------------- */
+
+/* Records a new player or a changed name (all fields borrowed). */
+int srv_store_player_put(srv_store *store, const srv_store_player *player);
+
+/* Records a room as it is now: settings, seats and status (borrowed). A code seen before is
+ * overwritten (room codes are reused after a room closes; its games keep their own copy). */
+int srv_store_room_put(srv_store *store, const srv_store_room *room);
+
+/* Records that room code closed: its row is deleted and it will not be recovered (its games
+ * stay in the archive). */
+int srv_store_room_closed(srv_store *store, const char *code);
+
+/* Records a new game (borrowed; id, result and moves are ignored) and makes it the current game of
+ * its room. On success *id is its new permanent id, valid at once for srv_store_move_add()
+ * (it only becomes durable with the batch). */
+int srv_store_game_start(srv_store *store, const srv_store_game *game, int64_t *id);
+
+/* Records one accepted move of game id (borrowed). A second move with the same ply is
+ * SRV_STORE_ECONFLICT and leaves the batch intact. */
+int srv_store_move_add(srv_store *store, int64_t game, const srv_store_move *move);
+
+/* Records the result of game id. */
+int srv_store_game_finish(srv_store *store, int64_t game, mc_winner winner, mc_reason reason,
+                          const int score[2], int64_t ended_ms);
+
+/* Records the time player id was last seen (schema 2). */
+int srv_store_player_seen(srv_store *store, const char *id, int64_t seen_ms);
+
+/* ---- Batches -------------------------------------------------------------------------------- */
+
+/* Returns true when a batch is open (some write since the last commit). */
+bool srv_store_pending(const srv_store *store);
+
+/* Commits the open batch, if any. Returns 0 when every write since the last commit is durable.
+ * Otherwise the batch is rolled back, a negative code is returned and srv_store_failed() lists the
+ * writes that were lost: the rooms must refuse those moves and must not send their states. */
+int srv_store_commit(srv_store *store);
+
+/* Rolls back the open batch; its writes are listed by srv_store_failed(). */
+void srv_store_rollback(srv_store *store);
+
+/* Returns the writes lost by the last failed commit or rollback (borrowed, valid until the next
+ * write, commit or rollback) and sets *n to their count; NULL with *n = 0 when none. */
+const srv_store_op *srv_store_failed(const srv_store *store, size_t *n);
+
+/* Counters for /metrics (cumulative since open). */
+typedef struct srv_store_stats {
+  uint64_t commits, failed_commits, writes;
+  uint64_t commit_ns_total, commit_ns_max;
+} srv_store_stats;
+
+void srv_store_get_stats(const srv_store *store, srv_store_stats *stats);
+
+/* ---- Reads ---------------------------------------------------------------------------------- */
+
+/* Reads what a restart needs (see srv_store_recovery) into a new *out (free with
+ * srv_store_recovery_free()). Rows that cannot even be decoded (unknown game, bad board) make the
+ * call fail with SRV_STORE_ECORRUPT; moves are returned as stored: check them with
+ * srv_store_replay(). */
+int srv_store_recover(srv_store *store, srv_store_recovery **out);
+
+void srv_store_recovery_free(srv_store_recovery *recovery);
+
+/* Reads the player with that token hash into *out. Returns 0 or SRV_STORE_ENOTFOUND. */
+int srv_store_player_by_token(srv_store *store, const uint8_t token_hash[32],
+                              srv_store_player *out);
+
+/* Reads game id with all its moves into a new *out (free with srv_store_game_free()). Returns 0
+ * or SRV_STORE_ENOTFOUND. Unfinished games are returned too (ended_ms == 0): the caller decides
+ * whether to show them. */
+int srv_store_game_get(srv_store *store, int64_t id, srv_store_game **out);
+
+void srv_store_game_free(srv_store_game *game);
+
+/* Reads at most limit (1..100) finished games of player id, newest first, into a new *out (free
+ * with srv_store_game_list_free()); an unknown player gives an empty list. */
+int srv_store_player_games(srv_store *store, const char *id, int limit,
+                           srv_store_game_list **out);
+
+void srv_store_game_list_free(srv_store_game_list *list);
+
+/* ---- Replay --------------------------------------------------------------------------------- */
+
+/* Rebuilds game (borrowed) by playing its stored moves through the engine: a new *out (free with
+ * mc_game_free()) and 0, or, for the first row whose ply is not its index, whose seat is not the
+ * side to move, or whose house the engine refuses (illegal, out of range, after the end),
+ * SRV_STORE_EBADROW with *bad filled (when not NULL) and *out NULL: a bad row is never trusted.
+ * Results from outside the board (resignation...) are applied with mc_game_finish() when
+ * apply_result is true and the game ended. Other errors: SRV_STORE_EINVAL, SRV_STORE_ENOMEM. */
+int srv_store_replay(const srv_store_game *game, bool apply_result, mc_game **out,
+                     srv_store_bad_row *bad);
+
+/* Returns the clocks of game as they were after its last stored move: each seat's clock_ms after
+ * its own last move, else initial_ms. Recovery restarts the clock of the side to move from these,
+ * so the downtime is not charged. Returns 0, or SRV_STORE_EINVAL without a clock. */
+int srv_store_clocks(const srv_store_game *game, int64_t left_ms[2]);
+
+#endif

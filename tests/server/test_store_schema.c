@@ -1,0 +1,300 @@
+/* Opening the store: schema creation, migration from version 1, and every database the store must
+ * refuse with a clear message (newer schema, foreign, corrupt, unreadable, read-only, locked). */
+#include "store_util.h"
+
+/* The version 1 schema exactly as it shipped, written out by hand: migration 1 -> 2 must take a
+ * real version 1 file, not one that the current code made. */
+static const char *const v1_ddl =
+    "CREATE TABLE players (id TEXT PRIMARY KEY, name TEXT NOT NULL, token_hash BLOB NOT NULL,"
+    "  created_ms INTEGER NOT NULL);"
+    "CREATE UNIQUE INDEX players_token ON players(token_hash);"
+    "CREATE TABLE rooms (code TEXT PRIMARY KEY, settings TEXT NOT NULL,"
+    "  south TEXT, south_name TEXT NOT NULL, south_computer INTEGER NOT NULL,"
+    "  north TEXT, north_name TEXT NOT NULL, north_computer INTEGER NOT NULL,"
+    "  status TEXT NOT NULL CHECK (status IN ('waiting', 'playing', 'finished')), game INTEGER);"
+    "CREATE TABLE games (id INTEGER PRIMARY KEY AUTOINCREMENT, room TEXT NOT NULL,"
+    "  game_no INTEGER NOT NULL, game TEXT NOT NULL, houses INTEGER NOT NULL,"
+    "  seeds INTEGER NOT NULL, options TEXT NOT NULL,"
+    "  south TEXT, south_name TEXT NOT NULL, south_computer INTEGER NOT NULL,"
+    "  north TEXT, north_name TEXT NOT NULL, north_computer INTEGER NOT NULL,"
+    "  clock_initial_ms INTEGER, clock_increment_ms INTEGER, started_ms INTEGER NOT NULL,"
+    "  ended_ms INTEGER, result TEXT, reason TEXT, score_south INTEGER, score_north INTEGER);"
+    "CREATE TABLE moves (game INTEGER NOT NULL REFERENCES games(id), ply INTEGER NOT NULL,"
+    "  seat INTEGER NOT NULL, house INTEGER NOT NULL, clock_ms INTEGER, at_ms INTEGER NOT NULL,"
+    "  PRIMARY KEY (game, ply)) WITHOUT ROWID;"
+    "PRAGMA user_version = 1; PRAGMA application_id = 1296256065;";
+
+static void test_create_from_empty(void) {
+  char dir[256], sub[320], err[SRV_STORE_ERR_SIZE];
+  tmp_dir(dir, sizeof dir);
+  /* Two missing levels: both are created. */
+  snprintf(sub, sizeof sub, "%s/data/db", dir);
+  srv_store *s = NULL;
+  CHECK_INT(open_store(sub, SRV_STORE_SYNC_FULL, &s, err), 0);
+  CHECK(s != NULL);
+  CHECK(!srv_store_pending(s));
+  CHECK_STR(srv_store_last_error(s), "");
+  srv_store_close(s);
+  CHECK_INT(raw_int(sub, "PRAGMA user_version"), SRV_STORE_SCHEMA_VERSION);
+  CHECK_INT(raw_int(sub, "PRAGMA application_id"), 0x4d434c41);
+  CHECK_INT(raw_int(sub, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN "
+                         "('players', 'rooms', 'games', 'moves')"),
+            4);
+  /* WAL is a property of the file: it stays on after close. */
+  char path[512];
+  db_path(sub, path, sizeof path);
+  sqlite3 *db = NULL;
+  sqlite3_stmt *st = NULL;
+  sqlite3_open(path, &db);
+  sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st, NULL);
+  CHECK_INT(sqlite3_step(st), SQLITE_ROW);
+  CHECK_STR((const char *)sqlite3_column_text(st, 0), "wal");
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  /* Opening again changes nothing. */
+  CHECK_INT(open_store(sub, SRV_STORE_SYNC_NORMAL, &s, err), 0);
+  srv_store_close(s);
+  CHECK_INT(raw_int(sub, "PRAGMA user_version"), SRV_STORE_SCHEMA_VERSION);
+  rm_tree(dir);
+}
+
+static void test_migrate_from_v1(void) {
+  char dir[256], err[SRV_STORE_ERR_SIZE];
+  tmp_dir(dir, sizeof dir);
+  raw_exec(dir, v1_ddl);
+  /* A finished game of version 1 with its moves and a player. */
+  raw_exec(dir,
+           "INSERT INTO players VALUES ('p1', 'Ana', x'" "0101010101010101010101010101010101010101"
+           "010101010101010101010101', 1764374400000);"
+           "INSERT INTO rooms VALUES ('ABCDEF', '{}', 'p1', 'Ana', 0, NULL, 'Bot', 3, 'finished', 1);"
+           "INSERT INTO games VALUES (1, 'ABCDEF', 1, 'kalah', 2, 1, '', 'p1', 'Ana', 0, NULL, 'Bot',"
+           "  3, NULL, NULL, 1764374400000, 1764374460000, 'south', 'no_seeds', 3, 1);"
+           "INSERT INTO moves VALUES (1, 0, 0, 2, NULL, 1764374410000), (1, 1, 0, 1, NULL, 1764374420000);");
+  CHECK_INT(raw_int(dir, "PRAGMA user_version"), 1);
+  srv_store *s = NULL;
+  CHECK_INT(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), 0);
+  if (s == NULL) {
+    fprintf(stderr, "%s\n", err);
+    rm_tree(dir);
+    return;
+  }
+  /* Version 1 data reads back through version 2 code. */
+  srv_store_game *g = NULL;
+  CHECK_INT(srv_store_game_get(s, 1, &g), 0);
+  if (g != NULL) {
+    CHECK_INT(g->n_moves, 2);
+    CHECK_INT(g->rules.houses, 2);
+    CHECK_INT(g->reason, MC_REASON_NO_SEEDS);
+    CHECK_STR(g->seats[1].name, "Bot");
+    CHECK_INT(g->seats[1].computer, 3);
+    mc_game *game = NULL;
+    CHECK_INT(srv_store_replay(g, true, &game, NULL), 0);
+    CHECK(game != NULL && mc_game_over(game, NULL));
+    mc_game_free(game);
+  }
+  srv_store_game_free(g);
+  srv_store_game_list *list = NULL;
+  CHECK_INT(srv_store_player_games(s, "p1", 10, &list), 0);
+  CHECK(list != NULL && list->n == 1 && list->games[0].n_moves == 2);
+  srv_store_game_list_free(list);
+  /* The version 2 column works. */
+  CHECK_INT(srv_store_player_seen(s, "p1", 1764374500000LL), 0);
+  CHECK_INT(srv_store_commit(s), 0);
+  srv_store_close(s);
+  CHECK_INT(raw_int(dir, "PRAGMA user_version"), 2);
+  CHECK_INT(raw_int(dir, "SELECT seen_ms FROM players WHERE id = 'p1'"), 1764374500000LL);
+  CHECK_INT(raw_int(dir, "SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name IN "
+                         "('games_south', 'games_north')"),
+            2);
+  /* The recent-games query uses the new indexes. */
+  CHECK_INT(raw_int(dir, "SELECT count(*) FROM games INDEXED BY games_south "
+                         "WHERE south = 'p1' AND ended_ms IS NOT NULL"),
+            1);
+  rm_tree(dir);
+}
+
+static void test_newer_schema_refused(void) {
+  char dir[256], err[SRV_STORE_ERR_SIZE];
+  tmp_dir(dir, sizeof dir);
+  raw_exec(dir, v1_ddl);
+  raw_exec(dir, "PRAGMA user_version = 3");
+  srv_store *s = (srv_store *)1;
+  CHECK_INT(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), SRV_STORE_ENEWER);
+  CHECK(s == NULL);
+  CHECK(strstr(err, "schema version 3") != NULL);
+  CHECK(strstr(err, "mancala.db") != NULL);
+  /* Refused means untouched. */
+  CHECK_INT(raw_int(dir, "PRAGMA user_version"), 3);
+  rm_tree(dir);
+}
+
+static void test_foreign_refused(void) {
+  char dir[256], err[SRV_STORE_ERR_SIZE];
+  tmp_dir(dir, sizeof dir);
+  raw_exec(dir, "CREATE TABLE t (x); INSERT INTO t VALUES (1);");
+  srv_store *s = NULL;
+  CHECK_INT(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), SRV_STORE_ECORRUPT);
+  CHECK(strstr(err, "another program") != NULL);
+  CHECK_INT(raw_int(dir, "SELECT count(*) FROM t"), 1);
+  rm_tree(dir);
+}
+
+static void write_file(const char *path, const char *data, size_t len) {
+  FILE *f = fopen(path, "wb");
+  if (f == NULL || fwrite(data, 1, len, f) != len) {
+    perror(path);
+    abort();
+  }
+  fclose(f);
+}
+
+static void test_corrupt_refused(void) {
+  char dir[256], path[512], err[SRV_STORE_ERR_SIZE];
+  tmp_dir(dir, sizeof dir);
+  db_path(dir, path, sizeof path);
+  char junk[8192];
+  for (size_t i = 0; i < sizeof junk; i++)
+    junk[i] = (char)(i * 7 + 13);
+  write_file(path, junk, sizeof junk);
+  srv_store *s = NULL;
+  CHECK_INT(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), SRV_STORE_ECORRUPT);
+  CHECK(s == NULL);
+  CHECK(strstr(err, path) != NULL);
+  CHECK(strstr(err, "not a database") != NULL);
+  rm_tree(dir);
+
+  /* A real database whose header page was overwritten in the middle. */
+  tmp_dir(dir, sizeof dir);
+  db_path(dir, path, sizeof path);
+  CHECK_INT(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), 0);
+  srv_store_close(s);
+  FILE *f = fopen(path, "r+b");
+  CHECK(f != NULL);
+  if (f) {
+    fseek(f, 0, SEEK_SET);
+    fwrite(junk, 1, 100, f);
+    fclose(f);
+  }
+  CHECK_INT(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), SRV_STORE_ECORRUPT);
+  CHECK(err[0] != '\0');
+  rm_tree(dir);
+}
+
+/* Run as an unprivileged user: returns 0 when opening arg's directory is refused with a
+ * permission or read-only error and a message, 1 when it opened, 2 for another error. */
+static int open_refused(void *arg) {
+  char err[SRV_STORE_ERR_SIZE];
+  srv_store *s = NULL;
+  int rc = open_store((const char *)arg, SRV_STORE_SYNC_FULL, &s, err);
+  if (rc == 0) {
+    srv_store_close(s);
+    return 1;
+  }
+  fprintf(stderr, "  (expected) %s\n", err);
+  return (rc == SRV_STORE_EACCES || rc == SRV_STORE_EREADONLY) && err[0] ? 0 : 2;
+}
+
+static void test_permissions_refused(void) {
+  char dir[256], path[512], err[SRV_STORE_ERR_SIZE];
+  srv_store *s = NULL;
+
+  /* A read-only database file. */
+  tmp_dir(dir, sizeof dir);
+  db_path(dir, path, sizeof path);
+  CHECK_INT(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), 0);
+  srv_store_close(s);
+  chmod(path, 0444);
+  int rc = run_unprivileged(open_refused, dir);
+  if (rc < 0)
+    printf("skipped: no unprivileged user to test permissions with\n");
+  else
+    CHECK_INT(rc, 0);
+
+  /* An unreadable one. */
+  chmod(path, 0);
+  rc = run_unprivileged(open_refused, dir);
+  if (rc >= 0)
+    CHECK_INT(rc, 0);
+  rm_tree(dir);
+
+  /* A read-only directory with no database yet. */
+  tmp_dir(dir, sizeof dir);
+  chmod(dir, 0555);
+  rc = run_unprivileged(open_refused, dir);
+  if (rc >= 0)
+    CHECK_INT(rc, 0);
+  rm_tree(dir);
+
+  /* A read-only directory holding a writable database owned by the user: the write-ahead log
+   * cannot be created next to it. */
+  tmp_dir(dir, sizeof dir);
+  db_path(dir, path, sizeof path);
+  CHECK_INT(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), 0);
+  srv_store_close(s);
+  struct passwd *pw = getpwnam("nobody");
+  if (pw != NULL && geteuid() == 0 && chown(path, pw->pw_uid, pw->pw_gid) == 0) {
+    chmod(dir, 0555);
+    rc = run_unprivileged(open_refused, dir);
+    if (rc >= 0)
+      CHECK_INT(rc, 0);
+  }
+  rm_tree(dir);
+
+  /* The data directory is a file. */
+  tmp_dir(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/file", dir);
+  write_file(path, "x", 1);
+  CHECK_INT(open_store(path, SRV_STORE_SYNC_FULL, &s, err), SRV_STORE_EIO);
+  CHECK(strstr(err, "data directory") != NULL);
+  rm_tree(dir);
+}
+
+static void test_locked_refused(void) {
+  char dir[256], path[512], err[SRV_STORE_ERR_SIZE];
+  tmp_dir(dir, sizeof dir);
+  db_path(dir, path, sizeof path);
+  srv_store *s = NULL, *t = NULL;
+  CHECK_INT(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), 0);
+  /* A second server on the same directory. */
+  CHECK_INT(open_store(dir, SRV_STORE_SYNC_FULL, &t, err), SRV_STORE_ELOCKED);
+  CHECK(t == NULL);
+  CHECK(strstr(err, "locked") != NULL);
+  srv_store_close(s);
+
+  /* Another program holding an exclusive transaction. */
+  sqlite3 *db = NULL;
+  CHECK_INT(sqlite3_open(path, &db), SQLITE_OK);
+  CHECK_INT(sqlite3_exec(db, "BEGIN EXCLUSIVE; DELETE FROM rooms;", NULL, NULL, NULL), SQLITE_OK);
+  CHECK_INT(open_store(dir, SRV_STORE_SYNC_FULL, &t, err), SRV_STORE_ELOCKED);
+  CHECK(t == NULL);
+  CHECK(strstr(err, path) != NULL);
+  sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+  sqlite3_close(db);
+  /* Released: it opens. */
+  CHECK_INT(open_store(dir, SRV_STORE_SYNC_FULL, &t, err), 0);
+  srv_store_close(t);
+  rm_tree(dir);
+}
+
+static void test_bad_arguments(void) {
+  char err[SRV_STORE_ERR_SIZE];
+  srv_store *s = NULL;
+  CHECK_INT(srv_store_open("", NULL, &s, err), SRV_STORE_EINVAL);
+  CHECK_INT(srv_store_open(NULL, NULL, &s, NULL), SRV_STORE_EINVAL);
+  CHECK_INT(srv_store_open("/tmp", NULL, NULL, err), SRV_STORE_EINVAL);
+  srv_store_close(NULL);
+  CHECK_STR(srv_store_strerror(SRV_STORE_ENEWER), "the database schema is newer than this program");
+  CHECK_STR(srv_store_strerror(12345), "unknown storage error");
+}
+
+int main(void) {
+  test_create_from_empty();
+  test_migrate_from_v1();
+  test_newer_schema_refused();
+  test_foreign_refused();
+  test_corrupt_refused();
+  test_permissions_refused();
+  test_locked_refused();
+  test_bad_arguments();
+  return check_exit("store_schema");
+}
