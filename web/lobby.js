@@ -19,10 +19,11 @@ export class LobbyView {
     this.offs.push(conn.on('lobby', (m) => { if (Array.isArray(m.rooms)) { this.rooms = m.rooms; this.renderRooms(); } }));
     this.offs.push(conn.on('online', () => { this.watch(); this.renderForm(); }));
     this.offs.push(conn.on('welcome', (w) => {
+      this.fetchArchive();
       if (this.nameInput && !this.nameInput.value && document.activeElement !== this.nameInput) this.nameInput.value = w.name || '';
     }));
     this.offs.push(onLang(() => this.build()));
-    if (conn.ready) this.watch();
+    if (conn.ready) { this.watch(); this.fetchArchive(); }
   }
 
   destroy() {
@@ -204,9 +205,24 @@ export class LobbyView {
     }
   }
 
+  // With the durable archive (welcome.features.storage), finished games come from the server with
+  // their replay ids; otherwise this browser's own list is all there is.
+  async fetchArchive() {
+    if (!conn.features || !conn.features.storage || !conn.me || !conn.me.player || this.archiveFor === conn.me.player) return;
+    this.archiveFor = conn.me.player;
+    try {
+      const res = await fetch('/api/players/' + encodeURIComponent(conn.me.player) + '/games', { headers: { accept: 'application/json' } });
+      if (!res.ok) return;
+      const data = await res.json();
+      this.archive = Array.isArray(data.games) ? data.games : [];
+      this.renderRecent();
+    } catch { /* the local list stays */ }
+  }
+
   renderRecent() {
     const box = this.recentBox;
     clear(box);
+    if (this.archive && this.archive.length) return this.renderArchive(box);
     const list = recentGames();
     if (!list.length) { box.append(h('p', { class: 'empty-note' }, t('lobby.no_recent'))); return; }
     for (const g of list.slice(0, 8)) {
@@ -216,6 +232,24 @@ export class LobbyView {
         h('span', { class: 'rr-game ' + g.game }, gameTitle(g.game)),
         h('span', { class: 'rr-info' }, h('b', {}, vs), h('small', {}, new Date(g.at).toLocaleString([], { dateStyle: 'short', timeStyle: 'short' }) + ' · ' + g.room)),
         h('span', { class: 'rr-status ' + (g.result || g.status) }, res)));
+    }
+  }
+
+  renderArchive(box) {
+    const me = conn.me && conn.me.player;
+    for (const g of this.archive.slice(0, 8)) {
+      const seat = g.seat === 'north' ? 'north' : 'south';
+      const other = seat === 'south' ? 'north' : 'south';
+      const opp = g.players && g.players[other];
+      const mine = g.seat === 'both' ? null : seat;
+      const result = !g.result ? null : g.result === 'draw' ? 'draw' : !mine ? g.result : g.result === mine ? 'win' : 'loss';
+      const vs = g.seat === 'both' ? t('opp.local') : opp ? t('recent.vs', { name: opp.name || '?' }) : '';
+      box.append(h('a', { class: 'recent-row', href: '/g/' + g.id, 'data-link': '', dataset: { player: me || '' } },
+        h('span', { class: 'rr-game ' + g.game }, gameTitle(g.game)),
+        h('span', { class: 'rr-info' }, h('b', {}, vs),
+          h('small', {}, [g.started ? new Date(g.started).toLocaleString([], { dateStyle: 'short', timeStyle: 'short' }) : null, t('room.board_size', { m: g.houses, n: g.seeds }),
+            Array.isArray(g.score) ? g.score.join(' : ') : null].filter(Boolean).join(' · '))),
+        h('span', { class: 'rr-status ' + (result || 'playing') }, result ? t('recent.' + result) : t('status.playing_short'))));
     }
   }
 }

@@ -105,7 +105,9 @@ export class ReplayView {
       h('span', { class: 'ply' }, String(i + 1)), h('span', { class: 'mdot ' + (mv.seat || '') }), h('span', { class: 'who' }, mv.seat ? this.playerName(mv.seat) : ''),
       h('b', {}, t('room.house_n', { n: mv.house ?? mv })))));
     this.slider = h('input', { type: 'range', min: '0', max: String(this.positions ? this.positions.length - 1 : 0), value: '0', 'aria-label': t('replay.position'), oninput: (e) => this.go(Number(e.target.value)) });
-    const res = r.result || {};
+    // The archive record (durable games issue) has result as the winner's name and reason beside
+    // it; a result object in the state's shape is accepted too.
+    const res = typeof r.result === 'string' ? { winner: r.result, reason: r.reason, score: r.score } : (r.result || {});
     const btn = (label, key, f) => h('button', { class: 'btn small', type: 'button', 'aria-label': t(key), title: t(key), onclick: f }, label);
     this.main.append(h('div', { class: 'room replay' },
       h('header', { class: 'room-head' }, h('div', {},
@@ -118,9 +120,14 @@ export class ReplayView {
           btn(icon('first'), 'replay.first', () => this.go(0)), btn(icon('back'), 'replay.back', () => this.go(this.ply - 1)),
           this.slider,
           btn(icon('fwd'), 'replay.forward', () => this.go(this.ply + 1)), btn(icon('last'), 'replay.last', () => this.go(this.positions.length - 1)),
-          this.plyLabel) : h('p', { class: 'status-line' }, t('replay.no_positions'))),
+          this.plyLabel) : h('p', { class: 'status-line' }, t('replay.no_positions')),
+        Array.isArray(res.score) ? h('div', { class: 'final-score' },
+          h('span', { class: 'fs south' }, h('b', {}, String(res.score[0])), h('small', {}, this.playerName('south'))),
+          h('span', { class: 'fs-sep' }, ':'),
+          h('span', { class: 'fs north' }, h('b', {}, String(res.score[1])), h('small', {}, this.playerName('north')))) : null),
       h('aside', { class: 'side' }, h('section', { class: 'card panel' }, h('h2', {}, t('room.moves')), this.list))));
     if (this.positions) this.draw();
     else if (Array.isArray(r.pits)) this.board.show(r.pits, {});
+    else boardEl.parentElement.hidden = true;
   }
 }
