@@ -1,4 +1,4 @@
-# mancala_store: durable storage (SQLite), a static library
+# mancala_store: durable storage (SQLite) and the game archive (JSON and text), a static library
 # of its own so that its unit tests and the benchmark link it without the network code. The
 # server links it too. Included from tests/CMakeLists.txt (and later server/CMakeLists.txt),
 # guarded by if(NOT TARGET mancala_store).
@@ -13,6 +13,7 @@ endif()
 
 add_library(mancala_store STATIC
   ${CMAKE_CURRENT_LIST_DIR}/srv_store.c
+  ${CMAKE_CURRENT_LIST_DIR}/srv_archive.c
 )
 target_include_directories(mancala_store PUBLIC ${CMAKE_CURRENT_LIST_DIR})
 target_link_libraries(mancala_store PUBLIC mancala_engine PkgConfig::SQLITE PkgConfig::JANSSON)

@@ -1,0 +1,269 @@
+/* The game archive: JSON and text records of stored games (see srv_archive.h). */
+#include "srv_archive.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "mc_text.h"
+
+/* Builders that take ownership of their values (jansson's *_new) and remember a failure, so that
+ * a record is built without checking every call. */
+typedef struct builder {
+  bool failed;
+} builder;
+
+static void put(builder *b, json_t *obj, const char *key, json_t *value) {
+  if (obj == NULL || value == NULL || json_object_set_new(obj, key, value) != 0)
+    b->failed = true;
+}
+
+static void append(builder *b, json_t *arr, json_t *value) {
+  if (arr == NULL || value == NULL || json_array_append_new(arr, value) != 0)
+    b->failed = true;
+}
+
+/* The options of rules with their values, as the protocol's create takes them. */
+static json_t *options_json(builder *b, const mc_rules *r) {
+  json_t *o = json_object();
+  switch (r->kind) {
+  case MC_KALAH:
+    put(b, o, "empty_capture", json_boolean(r->empty_capture));
+    break;
+  case MC_OWARE:
+    put(b, o, "grand_slam", json_string(mc_grand_slam_name(r->grand_slam)));
+    break;
+  case MC_CONGKAK:
+    put(b, o, "lap_capture", json_boolean(r->lap_capture));
+    put(b, o, "rounds", json_string(r->match ? "match" : "single"));
+    break;
+  }
+  return o;
+}
+
+static json_t *seat_json(builder *b, const srv_store_seat *s) {
+  if (s->player[0] == '\0' && s->name[0] == '\0' && s->computer == 0)
+    return json_null();
+  json_t *o = json_object();
+  put(b, o, "id", s->player[0] ? json_string(s->player) : json_null());
+  put(b, o, "name", json_string(s->name));
+  put(b, o, "computer", json_boolean(s->computer > 0));
+  put(b, o, "level", s->computer > 0 ? json_integer(s->computer) : json_null());
+  return o;
+}
+
+/* The fields a game record and a games list share. */
+static void summary_fields(builder *b, json_t *o, const srv_store_game *g) {
+  put(b, o, "id", json_integer(g->id));
+  put(b, o, "game", json_string(mc_kind_name(g->rules.kind)));
+  put(b, o, "houses", json_integer(g->rules.houses));
+  put(b, o, "seeds", json_integer(g->rules.seeds));
+  put(b, o, "options", options_json(b, &g->rules));
+  json_t *players = json_object();
+  put(b, players, "south", seat_json(b, &g->seats[MC_SOUTH]));
+  put(b, players, "north", seat_json(b, &g->seats[MC_NORTH]));
+  put(b, o, "players", players);
+  json_t *clock = json_null();
+  if (g->clocked) {
+    clock = json_object();
+    put(b, clock, "initial_ms", json_integer(g->initial_ms));
+    put(b, clock, "increment_ms", json_integer(g->increment_ms));
+  }
+  put(b, o, "clock", clock);
+  bool ended = g->ended_ms != 0;
+  put(b, o, "result", ended ? json_string(mc_winner_name(g->winner)) : json_null());
+  put(b, o, "reason", ended ? json_string(mc_reason_name(g->reason)) : json_null());
+  put(b, o, "score", ended ? json_pack("[ii]", g->score[0], g->score[1]) : json_null());
+  put(b, o, "started", json_integer(g->started_ms));
+  put(b, o, "ended", ended ? json_integer(g->ended_ms) : json_null());
+  put(b, o, "ply", json_integer((json_int_t)g->n_moves));
+}
+
+/* Replays game and formats the engine's record into a new string. */
+static int record_text(const srv_store_game *g, char **out, srv_store_bad_row *bad) {
+  mc_game *game = NULL;
+  int rc = srv_store_replay(g, false, &game, bad);
+  if (rc != 0)
+    return rc;
+  int len = mc_record_format(game, NULL, 0);
+  char *text = len >= 0 ? malloc((size_t)len + 1) : NULL;
+  if (text == NULL || mc_record_format(game, text, (size_t)len + 1) != len) {
+    free(text);
+    mc_game_free(game);
+    return len < 0 ? SRV_STORE_EINVAL : SRV_STORE_ENOMEM;
+  }
+  mc_game_free(game);
+  *out = text;
+  return 0;
+}
+
+json_t *srv_archive_game_json(const srv_store_game *g, srv_store_bad_row *bad) {
+  if (g == NULL)
+    return NULL;
+  char *record = NULL;
+  if (record_text(g, &record, bad) != 0)
+    return NULL;
+  builder b = {false};
+  json_t *o = json_object();
+  summary_fields(&b, o, g);
+  put(&b, o, "room", json_string(g->room));
+  put(&b, o, "game_no", json_integer(g->game_no));
+  json_t *moves = json_array();
+  for (size_t i = 0; i < g->n_moves; i++) {
+    const srv_store_move *m = &g->moves[i];
+    json_t *mv = json_object();
+    put(&b, mv, "ply", json_integer(m->ply));
+    put(&b, mv, "seat", json_string(mc_seat_name((mc_seat)m->seat)));
+    put(&b, mv, "house", json_integer(m->house));
+    put(&b, mv, "clock_ms", m->clock_ms >= 0 ? json_integer(m->clock_ms) : json_null());
+    put(&b, mv, "at", json_integer(m->at_ms));
+    append(&b, moves, mv);
+  }
+  put(&b, o, "moves", moves);
+  put(&b, o, "record", json_string(record));
+  free(record);
+  if (b.failed) {
+    json_decref(o);
+    return NULL;
+  }
+  return o;
+}
+
+/* A growing string; a failed append marks it failed. */
+typedef struct strbuf {
+  char *data;
+  size_t len, cap;
+  bool failed;
+} strbuf;
+
+static void sb_add(strbuf *sb, const char *text, size_t n) {
+  if (sb->failed)
+    return;
+  if (sb->len + n + 1 > sb->cap) {
+    size_t cap = sb->cap ? sb->cap : 256;
+    while (cap < sb->len + n + 1)
+      cap *= 2;
+    char *p = realloc(sb->data, cap);
+    if (p == NULL) {
+      sb->failed = true;
+      return;
+    }
+    sb->data = p;
+    sb->cap = cap;
+  }
+  memcpy(sb->data + sb->len, text, n);
+  sb->len += n;
+  sb->data[sb->len] = '\0';
+}
+
+/* Appends [name "value"] and a newline, escaping '\' and '"'; control characters (which names
+ * never hold) become spaces so a tag stays on one line. */
+static void sb_tag(strbuf *sb, const char *name, const char *value) {
+  sb_add(sb, "[", 1);
+  sb_add(sb, name, strlen(name));
+  sb_add(sb, " \"", 2);
+  for (const char *p = value; *p; p++) {
+    if (*p == '\\' || *p == '"')
+      sb_add(sb, "\\", 1);
+    sb_add(sb, (unsigned char)*p < 0x20 ? " " : p, 1);
+  }
+  sb_add(sb, "\"]\n", 3);
+}
+
+/* Writes a player's tag value: the name, "Computer (level N)" for the computer, or "?". */
+static void seat_tag(strbuf *sb, const char *tag, const srv_store_seat *s) {
+  char text[SRV_STORE_NAME_SIZE + 32];
+  if (s->name[0])
+    snprintf(text, sizeof text, "%s", s->name);
+  else if (s->computer > 0)
+    snprintf(text, sizeof text, "Computer (level %d)", s->computer);
+  else
+    snprintf(text, sizeof text, "?");
+  sb_tag(sb, tag, text);
+}
+
+int srv_archive_game_text(const srv_store_game *g, char **out, srv_store_bad_row *bad) {
+  if (g == NULL || out == NULL)
+    return SRV_STORE_EINVAL;
+  *out = NULL;
+  char *record = NULL;
+  int rc = record_text(g, &record, bad);
+  if (rc != 0)
+    return rc;
+  strbuf sb = {NULL, 0, 0, false};
+  char text[160];
+  sb_tag(&sb, "Event", "Mancala Online");
+  sb_tag(&sb, "Site", g->room);
+  snprintf(text, sizeof text, "%lld", (long long)g->id);
+  sb_tag(&sb, "Id", text);
+  time_t t = (time_t)(g->started_ms / 1000);
+  struct tm tm;
+  if (gmtime_r(&t, &tm) != NULL)
+    strftime(text, sizeof text, "%Y.%m.%d", &tm);
+  else
+    snprintf(text, sizeof text, "????.??.??");
+  sb_tag(&sb, "Date", text);
+  sb_tag(&sb, "Game", mc_kind_name(g->rules.kind));
+  snprintf(text, sizeof text, "%dx%d", g->rules.houses, g->rules.seeds);
+  sb_tag(&sb, "Board", text);
+  /* The options words of the engine's rules line ("-" when none). */
+  char rules[128];
+  mc_rules_format(&g->rules, rules, sizeof rules);
+  const char *opts = strchr(rules, ' ');
+  opts = opts ? strchr(opts + 1, ' ') : NULL;
+  sb_tag(&sb, "Options", opts ? opts + 1 : "-");
+  seat_tag(&sb, "South", &g->seats[MC_SOUTH]);
+  seat_tag(&sb, "North", &g->seats[MC_NORTH]);
+  if (g->clocked)
+    snprintf(text, sizeof text, "%lld+%lld", (long long)(g->initial_ms / 1000),
+             (long long)(g->increment_ms / 1000));
+  else
+    snprintf(text, sizeof text, "-");
+  sb_tag(&sb, "TimeControl", text);
+  bool ended = g->ended_ms != 0;
+  sb_tag(&sb, "Result", ended ? mc_winner_name(g->winner) : "*");
+  sb_tag(&sb, "Reason", ended ? mc_reason_name(g->reason) : "*");
+  if (ended)
+    snprintf(text, sizeof text, "%d-%d", g->score[0], g->score[1]);
+  else
+    snprintf(text, sizeof text, "*");
+  sb_tag(&sb, "Score", text);
+  sb_add(&sb, "\n", 1);
+  sb_add(&sb, record, strlen(record));
+  free(record);
+  if (sb.failed) {
+    free(sb.data);
+    return SRV_STORE_ENOMEM;
+  }
+  *out = sb.data;
+  return 0;
+}
+
+json_t *srv_archive_player_games_json(const char *player_id, const srv_store_game_list *list) {
+  if (player_id == NULL || list == NULL)
+    return NULL;
+  builder b = {false};
+  json_t *o = json_object();
+  put(&b, o, "player", json_string(player_id));
+  json_t *games = json_array();
+  for (size_t i = 0; i < list->n; i++) {
+    const srv_store_game *g = &list->games[i];
+    json_t *item = json_object();
+    summary_fields(&b, item, g);
+    bool south = strcmp(g->seats[MC_SOUTH].player, player_id) == 0;
+    bool north = strcmp(g->seats[MC_NORTH].player, player_id) == 0;
+    put(&b, item, "seat",
+        south && north ? json_string("both")
+        : south        ? json_string("south")
+        : north        ? json_string("north")
+                       : json_null());
+    append(&b, games, item);
+  }
+  put(&b, o, "games", games);
+  if (b.failed) {
+    json_decref(o);
+    return NULL;
+  }
+  return o;
+}

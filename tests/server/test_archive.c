@@ -1,0 +1,231 @@
+/* The archive: JSON and text records of a hand-made game, escaping, games in progress, rows that
+ * do not replay, and a player's recent games read from a real database. */
+#include "store_util.h"
+
+#include <jansson.h>
+
+#include "mc_text.h"
+#include "srv_archive.h"
+
+/* Kalah 2x1 worked by hand: South plays 2 (into the store: again), then 1 (the last seed lands in
+ * the empty house 2 facing North's house 1: captures 1 + 1). South's side is empty, North sweeps
+ * its last seed: South wins 3-1, no_seeds. */
+static srv_store_game hand_game(srv_store_move moves[2]) {
+  srv_store_game g = mk_game("K7QX2M", MC_KALAH, mk_seat("p1", "Ana"), mk_seat("p2", "Bo"));
+  g.id = 12;
+  g.rules.houses = 2;
+  g.rules.seeds = 1;
+  g.clocked = true;
+  g.initial_ms = 300000;
+  g.increment_ms = 2000;
+  g.started_ms = 1795910400000LL; /* 2026-11-29 00:00:00 UTC */
+  g.ended_ms = 1795910460000LL;
+  g.winner = MC_WIN_SOUTH;
+  g.reason = MC_REASON_NO_SEEDS;
+  g.score[0] = 3;
+  g.score[1] = 1;
+  moves[0] = (srv_store_move){0, 0, 2, 301000, 1795910410000LL};
+  moves[1] = (srv_store_move){1, 0, 1, 302000, 1795910420000LL};
+  g.n_moves = 2;
+  g.moves = moves;
+  return g;
+}
+
+static void check_json(json_t *j, const char *expected) {
+  char *text = j ? json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+  CHECK_STR(text, expected);
+  free(text);
+}
+
+static void test_game_json(void) {
+  srv_store_move moves[2];
+  srv_store_game g = hand_game(moves);
+  json_t *j = srv_archive_game_json(&g, NULL);
+  CHECK(j != NULL);
+  check_json(j,
+             "{\"clock\":{\"increment_ms\":2000,\"initial_ms\":300000},"
+             "\"ended\":1795910460000,\"game\":\"kalah\",\"game_no\":1,\"houses\":2,\"id\":12,"
+             "\"moves\":[{\"at\":1795910410000,\"clock_ms\":301000,\"house\":2,\"ply\":0,"
+             "\"seat\":\"south\"},{\"at\":1795910420000,\"clock_ms\":302000,\"house\":1,"
+             "\"ply\":1,\"seat\":\"south\"}],"
+             "\"options\":{\"empty_capture\":false},"
+             "\"players\":{\"north\":{\"computer\":false,\"id\":\"p2\",\"level\":null,"
+             "\"name\":\"Bo\"},\"south\":{\"computer\":false,\"id\":\"p1\",\"level\":null,"
+             "\"name\":\"Ana\"}},"
+             "\"ply\":2,\"reason\":\"no_seeds\",\"record\":\"kalah 2x1\\n2 1\\n\","
+             "\"result\":\"south\",\"room\":\"K7QX2M\",\"score\":[3,1],\"seeds\":1,"
+             "\"started\":1795910400000}");
+  json_decref(j);
+
+  /* In progress, no clock, the computer in the north seat, Oware options. */
+  g.ended_ms = 0;
+  g.clocked = false;
+  g.n_moves = 0;
+  g.rules.kind = MC_OWARE;
+  g.rules.grand_slam = MC_GS_FORBIDDEN;
+  g.seats[1] = mk_seat("", "Computer");
+  g.seats[1].computer = 3;
+  j = srv_archive_game_json(&g, NULL);
+  CHECK(j != NULL);
+  if (j) {
+    check_json(json_object_get(j, "options"), "{\"grand_slam\":\"forbidden\"}");
+    check_json(json_object_get(json_object_get(j, "players"), "north"),
+               "{\"computer\":true,\"id\":null,\"level\":3,\"name\":\"Computer\"}");
+    CHECK(json_is_null(json_object_get(j, "result")));
+    CHECK(json_is_null(json_object_get(j, "score")));
+    CHECK(json_is_null(json_object_get(j, "ended")));
+    CHECK(json_is_null(json_object_get(j, "clock")));
+    CHECK_STR(json_string_value(json_object_get(j, "record")), "oware 2x1 grand_slam=forbidden\n\n");
+  }
+  json_decref(j);
+}
+
+static void test_game_text(void) {
+  srv_store_move moves[2];
+  srv_store_game g = hand_game(moves);
+  char *text = NULL;
+  CHECK_INT(srv_archive_game_text(&g, &text, NULL), 0);
+  CHECK_STR(text, "[Event \"Mancala Online\"]\n"
+                  "[Site \"K7QX2M\"]\n"
+                  "[Id \"12\"]\n"
+                  "[Date \"2026.11.29\"]\n"
+                  "[Game \"kalah\"]\n"
+                  "[Board \"2x1\"]\n"
+                  "[Options \"-\"]\n"
+                  "[South \"Ana\"]\n"
+                  "[North \"Bo\"]\n"
+                  "[TimeControl \"300+2\"]\n"
+                  "[Result \"south\"]\n"
+                  "[Reason \"no_seeds\"]\n"
+                  "[Score \"3-1\"]\n"
+                  "\n"
+                  "kalah 2x1\n"
+                  "2 1\n");
+  /* The body is the engine's record: it parses back to the same game. */
+  const char *body = text ? strstr(text, "\n\n") : NULL;
+  CHECK(body != NULL);
+  if (body) {
+    mc_game *back = NULL;
+    mc_result res;
+    CHECK_INT(mc_record_parse(body + 2, &back, NULL), 0);
+    CHECK(back != NULL && mc_game_over(back, &res) && res.winner == MC_WIN_SOUTH &&
+          res.score[0] == 3 && res.score[1] == 1);
+    mc_game_free(back);
+  }
+  free(text);
+
+  /* Quotes and backslashes in names are escaped; options and unfinished games. */
+  snprintf(g.seats[0].name, sizeof g.seats[0].name, "A\"na\\");
+  g.seats[1] = mk_seat("", "");
+  g.seats[1].computer = 2;
+  g.rules.empty_capture = true;
+  g.ended_ms = 0;
+  g.clocked = false;
+  CHECK_INT(srv_archive_game_text(&g, &text, NULL), 0);
+  CHECK(text && strstr(text, "[South \"A\\\"na\\\\\"]\n") != NULL);
+  CHECK(text && strstr(text, "[North \"Computer (level 2)\"]\n") != NULL);
+  CHECK(text && strstr(text, "[Options \"empty_capture\"]\n") != NULL);
+  CHECK(text && strstr(text, "[TimeControl \"-\"]\n") != NULL);
+  CHECK(text && strstr(text, "[Result \"*\"]\n[Reason \"*\"]\n[Score \"*\"]\n") != NULL);
+  CHECK(text && strstr(text, "\n\nkalah 2x1 empty_capture\n2 1\n") != NULL);
+  free(text);
+}
+
+static void test_bad_rows(void) {
+  srv_store_move moves[2];
+  srv_store_game g = hand_game(moves);
+  moves[1].house = 2; /* Empty after the first move. */
+  srv_store_bad_row bad;
+  char *text = (char *)1;
+  CHECK_INT(srv_archive_game_text(&g, &text, &bad), SRV_STORE_EBADROW);
+  CHECK(text == NULL);
+  CHECK_INT(bad.index, 1);
+  CHECK_INT(bad.err, MC_EILLEGAL);
+  CHECK(srv_archive_game_json(&g, &bad) == NULL);
+  CHECK_INT(bad.index, 1);
+  CHECK_INT(srv_archive_game_text(NULL, &text, NULL), SRV_STORE_EINVAL);
+  CHECK(srv_archive_game_json(NULL, NULL) == NULL);
+}
+
+/* Three finished games of Ana (two against Bo, one local game where she held both seats), one in
+ * progress, and one of other players, in a real database. */
+static void test_player_games(void) {
+  char dir[256], err[SRV_STORE_ERR_SIZE];
+  tmp_dir(dir, sizeof dir);
+  srv_store *s = NULL;
+  CHECK_INT(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), 0);
+  struct {
+    const char *south, *north;
+    bool finish;
+  } plan[] = {{"pa", "pb", true}, {"pb", "pa", true}, {"pc", "pd", true},
+              {"pa", "pa", true}, {"pa", "pb", false}};
+  int64_t ids[5];
+  for (int i = 0; i < 5; i++) {
+    srv_store_game g = mk_game("ROOM01", MC_KALAH, mk_seat(plan[i].south, plan[i].south),
+                               mk_seat(plan[i].north, plan[i].north));
+    g.game_no = i + 1;
+    g.started_ms += i * 60000;
+    CHECK_INT(srv_store_game_start(s, &g, &ids[i]), 0);
+    mc_game *live = mc_game_new(&g.rules);
+    for (int k = 0; k <= i; k++)
+      CHECK(play_and_store(s, ids[i], live, k) > 0);
+    mc_game_free(live);
+    int score[2] = {i, 2};
+    if (plan[i].finish)
+      CHECK_INT(srv_store_game_finish(s, ids[i], MC_WIN_NORTH, MC_REASON_TIMEOUT, score,
+                                      g.started_ms + 30000),
+                0);
+  }
+  CHECK_INT(srv_store_commit(s), 0);
+  srv_store_game_list *list = NULL;
+  CHECK_INT(srv_store_player_games(s, "pa", 2, &list), 0);
+  json_t *j = list ? srv_archive_player_games_json("pa", list) : NULL;
+  CHECK(list != NULL && list->n == 2 && j != NULL);
+  if (j) {
+    json_t *games = json_object_get(j, "games");
+    CHECK_STR(json_string_value(json_object_get(j, "player")), "pa");
+    CHECK_INT(json_array_size(games), 2);
+    /* Newest first: the local game, then the one she played as North. */
+    json_t *g0 = json_array_get(games, 0), *g1 = json_array_get(games, 1);
+    CHECK_INT(json_integer_value(json_object_get(g0, "id")), ids[3]);
+    CHECK_STR(json_string_value(json_object_get(g0, "seat")), "both");
+    CHECK_INT(json_integer_value(json_object_get(g0, "ply")), 4);
+    CHECK_STR(json_string_value(json_object_get(g0, "reason")), "timeout");
+    CHECK_INT(json_integer_value(json_object_get(g1, "id")), ids[1]);
+    CHECK_STR(json_string_value(json_object_get(g1, "seat")), "north");
+    check_json(json_object_get(g1, "score"), "[1,2]");
+    CHECK(json_object_get(g1, "moves") == NULL);
+  }
+  json_decref(j);
+  srv_store_game_list_free(list);
+  CHECK_INT(srv_store_player_games(s, "pa", 100, &list), 0);
+  CHECK(list != NULL && list->n == 3);
+  srv_store_game_list_free(list);
+  /* Nobody: an empty list. */
+  CHECK_INT(srv_store_player_games(s, "nobody", 10, &list), 0);
+  j = list ? srv_archive_player_games_json("nobody", list) : NULL;
+  check_json(j, "{\"games\":[],\"player\":\"nobody\"}");
+  json_decref(j);
+  srv_store_game_list_free(list);
+  CHECK_INT(srv_store_player_games(s, "pa", 0, &list), SRV_STORE_EINVAL);
+  /* A stored game, read back, archives the same as the live one. */
+  srv_store_game *g = NULL;
+  char *text = NULL;
+  CHECK_INT(srv_store_game_get(s, ids[1], &g), 0);
+  CHECK(g != NULL && srv_archive_game_text(g, &text, NULL) == 0);
+  CHECK(text && strstr(text, "[Result \"north\"]\n[Reason \"timeout\"]\n[Score \"1-2\"]\n"));
+  CHECK(text && strstr(text, "[Date \"2025.11.29\"]\n"));
+  free(text);
+  srv_store_game_free(g);
+  CHECK_INT(srv_store_game_get(s, 999, &g), SRV_STORE_ENOTFOUND);
+  srv_store_close(s);
+  rm_tree(dir);
+}
+
+int main(void) {
+  test_game_json();
+  test_game_text();
+  test_bad_rows();
+  test_player_games();
+  return check_exit("archive");
+}
