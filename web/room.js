@@ -190,7 +190,7 @@ export class RoomView {
     this.bottom = bottom;
     E.title.textContent = gameTitle(s.game) + ' · ' + t('room.board_size', { m: s.houses, n: s.seeds });
     const c = s.clock && s.clock.initial_ms !== undefined ? clockLabel(s.clock) : null;
-    E.sub.textContent = [optionsText(s.game, s.options), c, (s.local || s.you === 'both') ? t('opp.local') : t(s.visibility === 'private' ? 'create.private' : s.visibility === 'public' ? 'create.public' : '')]
+    E.sub.textContent = [optionsText(s.game, s.options), c, (s.local || s.you === 'both') ? t('opp.local') : (s.players && ['south', 'north'].some((x) => s.players[x] && s.players[x].computer)) ? t('opp.computer') : t(s.visibility === 'private' ? 'create.private' : s.visibility === 'public' ? 'create.public' : '')]
       .filter((x) => x && x.length).join(' · ');
     document.title = gameTitle(s.game) + ' · ' + this.code + ' · Mancala Online';
     const nSpect = typeof s.spectators === 'number' ? s.spectators : Array.isArray(s.spectators) ? s.spectators.length : null;
@@ -203,14 +203,18 @@ export class RoomView {
     this.board.show(s.pits, { burnt: burntSet(s), legal: play ? s.legal || [] : [], seat: play ? seat : null, last: animatingFrom ? null : s.last });
     this.renderBar(E.nearBar, s, bottom);
     this.renderBar(E.farBar, s, bottom === 'south' ? 'north' : 'south');
+    this.tickClocks();
     if (!animatingFrom) this.renderStatus(s);
     this.renderOverlay(s);
     this.renderActions();
     this.renderMoves();
   }
 
-  renderBar(bar, s, seat) {
+  renderBar(bar, drawn, seat) {
     clear(bar);
+    // Who sits where, who is connected and whose clock runs come from the newest state; the store
+    // count follows the pits on the board (they lag while a move is being animated).
+    const s = this.latest && this.latest.room === drawn.room ? { ...this.latest, pits: drawn.pits, houses: drawn.houses } : drawn;
     const p = s.players && s.players[seat];
     const mine = s.you === seat;
     const turn = s.status === 'playing' && s.turn === seat;
