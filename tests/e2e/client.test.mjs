@@ -3,6 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, launch, newPage, shot, createRoom, setSpeed, playToEnd } from './harness.mjs';
+import WebSocket from 'ws';
 import fr from '../../web/lang-fr.js';
 import en from '../../web/lang-en.js';
 
@@ -13,6 +14,16 @@ async function page(opts) {
   const p = await newPage(browser, opts);
   pages.push(p);
   return p;
+}
+
+// What the server's welcome advertises (features.computer decides whether the computer is offered).
+function welcome() {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(server.base.replace('http', 'ws') + '/ws', 'mancala.v1');
+    ws.on('open', () => ws.send(JSON.stringify({ type: 'hello', name: 'probe' })));
+    ws.on('message', (d) => { const m = JSON.parse(d); if (m.type === 'welcome') { ws.close(); resolve(m); } });
+    ws.on('error', reject);
+  });
 }
 
 function noProblems(...ps) {
@@ -38,6 +49,19 @@ test('lobby renders, with screenshots at both sizes', async () => {
     await p.locator('.rooms').waitFor();
     await p.waitForFunction(() => !document.querySelector('.rooms').textContent.includes('…'));
     await shot(p, 'lobby');
+    const w = await welcome();
+    assert.equal(await p.locator('label[for="f-opponent-computer"]').count(), w.features && w.features.computer ? 1 : 0,
+      'the computer is offered exactly when welcome advertises it');
+    // A game on the default board, on one screen, a few moves in.
+    await createRoom(p, { game: 'kalah', opponent: 'local' });
+    await setSpeed(p, 'off');
+    for (let i = 0; i < 3; i++) {
+      await p.locator('.board .house.legal').first().click();
+      await p.waitForFunction((n) => document.querySelectorAll('.moves .mv').length === n, i + 1);
+    }
+    await setSpeed(p, 'normal');
+    await shot(p, 'room-default-board');
+    await p.goto(server.base + '/');
     await p.goto(server.base + '/?how=kalah');
     await p.locator('.how-card h1').waitFor();
     assert.match(await p.locator('.how-card h1').textContent(), /Kalah/);
@@ -55,6 +79,9 @@ test('two people play a whole private Kalah game by clicking; a spectator watche
   const code = await createRoom(a, { game: 'kalah', houses: 3, seeds: 2, visibility: 'private' });
   await a.locator('.overlay.waiting').waitFor();
   const link = await a.locator('.invite input').inputValue();
+  await a.locator('.invite button').click();
+  await a.locator('.toast', { hasText: en['room.copied'] }).waitFor();
+  assert.equal(await a.evaluate(() => navigator.clipboard.readText()), link);
   assert.equal(link, server.base + '/r/' + code);
   await shot(a, 'room-waiting');
 
@@ -219,6 +246,24 @@ test('live lobby, clock, keys, chat, draw offer and answer, rematch and resignat
   await a.locator('.overlay.over h2', { hasText: en['result.you_won'] }).waitFor();
   assert.equal(await a.locator('.overlay.over .reason').textContent(), en['reason.resignation']);
   await b.locator('.overlay.over h2', { hasText: en['result.you_lost'] }).waitFor();
+  noProblems(a, b);
+});
+
+test('quick play pairs two people in the same room', async () => {
+  const a = await page();
+  const b = await page({ width: 360, height: 640 });
+  await a.goto(server.base + '/');
+  await a.locator('button[data-quick="oware"]').click();
+  await a.waitForURL(/\/r\/[A-Z2-9]{6}$/);
+  await a.locator('.overlay.waiting').waitFor();
+  await b.goto(server.base + '/');
+  await b.locator('button[data-quick="oware"]').click();
+  await b.waitForURL(a.url());
+  for (const p of [a, b]) await p.locator('.overlay.waiting').waitFor({ state: 'hidden' });
+  assert.equal(await a.locator('.room-title').textContent(), en['game.oware'] + ' · 6 × 4');
+  await a.getByRole('button', { name: en['room.resign'] }).click();
+  await a.locator('dialog[open]').getByRole('button', { name: en['room.resign'] }).click();
+  await b.locator('.overlay.over h2', { hasText: en['result.you_won'] }).waitFor();
   noProblems(a, b);
 });
 
