@@ -235,6 +235,22 @@ static void test_rule7_burnt_never_captured(void) {
   CHECK_TRACE(the_trace(), 3, "pick1:1 sow2");
 }
 
+/* Rule 7: a burnt house stays burnt for the rest of the match, even when its owner could fill it.
+ * Round 2, North house 1 (pit 4) burnt. South house 3 (pit 2, 1 seed) sows its store; South has no
+ * seeds: the round ends, North sweeps 2: 9 to 9, a draw; North moved first in round 2, so South
+ * starts round 3. South fills 3 houses; North 9 fills pits 6 and 5 and keeps 3 in its store.
+ * Before: 0 0 1 (8) x 0 2 (7)   After: 3 3 3 (0) x 3 3 (3) south round 3 first south */
+static void test_rule7_burnt_stays_burnt(void) {
+  mc_rules r = congkak(0, 1);
+  mc_pos p;
+  mc_result res;
+  PLAY(&r, "0 0 1 (8) x 0 2 (7) south round 2 first north", 3, 0, &p, &res);
+  CHECK_POS(&p, "3 3 3 (0) x 3 3 (3) south round 3 first south");
+  CHECK_TRACE(the_trace(), 3,
+              "pick2:1 sow3 sweep6:2>7 end2 refill2:3<3 refill1:3<3 refill0:3<3 refill6:3<7 "
+              "refill5:3<7");
+}
+
 /* Rule 7: after a drawn round, the player who moved second in it moves first.
  * Round 1 (South first): stores end 9 and 9; everybody refills 3 houses: North starts round 2.
  * Round 2 (North first): the same draw: South starts round 3. */
@@ -353,6 +369,7 @@ int main(void) {
   test_rule7_burnt_skipped();
   test_rule7_burnt_never_captured();
   test_rule7_drawn_round();
+  test_rule7_burnt_stays_burnt();
   test_rule7_match_end_cannot_fill();
   test_rule7_match_end_round_9();
   test_rule8_end_repetition();

@@ -211,6 +211,68 @@ static void test_congkak_match_2x1(void) {
   mc_game_free(g);
 }
 
+/* A whole Congkak match on 3x2 (12 seeds; pits: S 0 1 2, store 3, N 4 5 6, store 7; pit k faces
+ * pit 6 - k) that ends because North cannot fill a house. Moves "1 2 1 3 2 3 2":
+ * 1. South 1 (pit 0, 2): 1, 2 (2 -> 3): relay 3: 3 (store), 4, 5 (-> 3): relay 3: 6, 7 skipped,
+ *    0, 1 (3 -> 4): relay 4: 2, 3 (store), 4, 5 (relayed, empty; North's): stays.
+ *    -> 1 0 1 (2) 4 1 3 (0) north
+ * 2. North 2 (pit 5, 1): 6 (3 -> 4): relay 4: 7 (store), 0, 1, 2 (1 -> 2): relay 2: 3 skipped, 4,
+ *    5 (its emptied origin) facing pit 1 with 1: capture 2.  -> 2 0 0 (2) 5 0 0 (3) south
+ * 3. South 1 (pit 0, 2): 1, 2 (empty own house) facing pit 4 with 5: capture 6 (store 8). North has
+ *    no seeds: round 1 ends, pit 1 swept (9 to 3). Refill n = 2: South pits 2, 1, 0 (3 left);
+ *    North pit 6 (1 left), pits 5 and 4 burnt. North lost: it starts round 2.
+ *    -> 2 2 2 (3) x x 2 (1) north round 2 first north
+ * 4. North 3 (pit 6, 2): 7 (store), 0 (2 -> 3): relay 3: 1, 2, 3 skipped, 4 and 5 burnt: skipped,
+ *    6 (its emptied origin) facing pit 0, just emptied: no capture.
+ *    -> 0 3 3 (3) x x 1 (2) south round 2 first north
+ * 5. South 2 (pit 1, 3): 2, 3 (store), burnt 4 and 5 skipped, 6 (1 -> 2): relay 2: 7 skipped, 0,
+ *    1 (emptied origin) facing burnt pit 5: no capture. North has no seeds: round 2 ends, South
+ *    sweeps 1 + 1 + 4 (10 to 2). Refill: South 3 houses (4 left), North pit 6 (0 left); 4 and 5
+ *    stay burnt (no new burn).  -> 2 2 2 (4) x x 2 (0) north round 3 first north
+ * 6. North 3 as in 4.  -> 0 3 3 (4) x x 1 (1) south round 3 first north
+ * 7. South 2 as in 5: round 3 ends 11 to 1; North cannot fill a house of 2: South wins the match.
+ *    -> 0 0 0 (11) x x 0 (1) */
+static void test_congkak_match_3x2(void) {
+  mc_rules r = mk_rules(MC_CONGKAK, 3, 2);
+  r.match = true;
+  mc_game *g = mc_game_new(&r);
+  mc_result res;
+  struct {
+    int house;
+    const char *pos;
+    const char *trace;
+  } steps[] = {
+      {1, "1 0 1 (2) 4 1 3 (0) north",
+       "pick0:2 sow1 sow2 relay2:3 sow3 sow4 sow5 relay5:3 sow6 sow0 sow1 relay1:4 sow2 sow3 sow4 "
+       "sow5"},
+      {2, "2 0 0 (2) 5 0 0 (3) south",
+       "pick5:1 sow6 relay6:4 sow7 sow0 sow1 sow2 relay2:2 sow4 sow5 cap1:1>7 cap5:1>7"},
+      {1, "2 2 2 (3) x x 2 (1) north round 2 first north",
+       "pick0:2 sow1 sow2 cap2:1>3 cap4:5>3 sweep1:1>3 end1 refill2:2<3 refill1:2<3 refill0:2<3 "
+       "refill6:2<7 burn5 burn4"},
+      {3, "0 3 3 (3) x x 1 (2) south round 2 first north",
+       "pick6:2 sow7 sow0 relay0:3 sow1 sow2 sow6"},
+      {2, "2 2 2 (4) x x 2 (0) north round 3 first north",
+       "pick1:3 sow2 sow3 sow6 relay6:2 sow0 sow1 sweep0:1>3 sweep1:1>3 sweep2:4>3 end2 "
+       "refill2:2<3 refill1:2<3 refill0:2<3 refill6:2<7"},
+      {3, "0 3 3 (4) x x 1 (1) south round 3 first north", NULL},
+  };
+  for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+    CHECK_INT(mc_game_play(g, steps[i].house, the_trace()), 0);
+    CHECK_POS(mc_game_pos(g), steps[i].pos);
+    if (steps[i].trace != NULL) {
+      CHECK_TRACE(the_trace(), 3, steps[i].trace);
+    }
+    CHECK(!mc_game_over(g, NULL));
+  }
+  CHECK_INT(mc_game_play(g, 2, NULL), 0);
+  CHECK(mc_game_over(g, &res));
+  CHECK_RESULT(&res, MC_WIN_SOUTH, MC_REASON_NO_SEEDS, 11, 1);
+  CHECK_PITS(mc_game_pos(g), "0 0 0 (11) x x 0 (1)");
+  CHECK_INT(mc_game_ply(g), 7);
+  mc_game_free(g);
+}
+
 /* Ending from outside the board: the score is the stores as they are. */
 static void test_finish(void) {
   mc_rules r = mk_rules(MC_KALAH, 6, 4);
@@ -306,6 +368,7 @@ int main(void) {
   test_repetition();
   test_congkak_match_1x1();
   test_congkak_match_2x1();
+  test_congkak_match_3x2();
   test_finish();
   test_copy();
   test_bad_rules();
