@@ -42,7 +42,7 @@ function diagram(game) {
   svg.append(h('svg:path', { d: bottomPath, stroke: '#ffcf70', 'stroke-width': '2.5', fill: 'none', 'marker-end': `url(#arr-${game})` }));
   const topPath = cw ? `M${xs},14 L${xe},14` : `M${xe},14 L${xs},14`;
   svg.append(h('svg:path', { d: topPath, stroke: '#ffcf70', 'stroke-width': '2.5', fill: 'none', 'stroke-dasharray': '5 4', 'marker-end': `url(#arr-${game})` }));
-  svg.append(h('svg:text', { x: String(myStoreX), y: String(H + 18), 'text-anchor': 'middle', fill: '#ffcf70', 'font-size': '13', 'font-weight': '700' }, t('how.your_store')));
+  svg.append(h('svg:text', { x: String(cw ? 4 : W - 4), y: String(H + 18), 'text-anchor': cw ? 'start' : 'end', fill: '#ffcf70', 'font-size': '13', 'font-weight': '700' }, t('how.your_store')));
   svg.append(h('svg:text', { x: String(W / 2), y: String(H + 18), 'text-anchor': 'middle', fill: '#f3e6d0', 'font-size': '13' }, t('how.your_houses')));
   return svg;
 }

@@ -177,6 +177,13 @@ test('switching the language changes the text and is remembered', async () => {
   noProblems(p);
 });
 
+test('a room code that does not exist says so', async () => {
+  const p = await page();
+  await p.goto(server.base + '/r/ZZZZZZ');
+  await p.locator('.notfound h1', { hasText: en['room.not_found_title'] }).waitFor();
+  noProblems(p);
+});
+
 test('a replay of an unknown game shows a clear state', async () => {
   const p = await page();
   p.allowed.push(/Failed to load resource: the server responded with a status of 404/);
