@@ -2,6 +2,7 @@
 // Debian's chromium driven by playwright-core, console error collection and screenshots.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -18,8 +19,12 @@ export function startServer({ port = 0 } = {}) {
   const bin = process.env.MANCALA_SERVER;
   if (!bin) throw new Error('MANCALA_SERVER is not set: the path of the mancala-server binary');
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--web', WEB];
-  const child = bin.endsWith('.mjs') || bin.endsWith('.js') ? spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
-    : spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, MANCALA_DATA: fs.mkdtempSync('/tmp/mancala-e2e-data-') } });
+  // A fresh data directory per server, removed when it stops.
+  const data = fs.mkdtempSync(path.join(os.tmpdir(), 'mancala-e2e-data-'));
+  const env = { ...process.env, MANCALA_DATA: data };
+  const child = bin.endsWith('.mjs') || bin.endsWith('.js') ? spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env })
+    : spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
+  const cleanup = () => fs.rmSync(data, { recursive: true, force: true });
   let log = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('server did not report its port:\n' + log)), 15000);
@@ -31,13 +36,18 @@ export function startServer({ port = 0 } = {}) {
         const port = Number(m[1]);
         resolve({
           port, base: `http://127.0.0.1:${port}`, get log() { return log; },
-          stop: () => new Promise((res) => { if (child.exitCode !== null) return res(); child.once('exit', res); child.kill('SIGTERM'); setTimeout(() => child.kill('SIGKILL'), 5000).unref(); }),
+          stop: () => new Promise((res) => {
+            if (child.exitCode !== null) { cleanup(); return res(); }
+            child.once('exit', () => { cleanup(); res(); });
+            child.kill('SIGTERM');
+            setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+          }),
         });
       }
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error('server exited with ' + code + ':\n' + log)); });
+    child.once('exit', (code) => { clearTimeout(timer); cleanup(); reject(new Error('server exited with ' + code + ':\n' + log)); });
   });
 }
 
