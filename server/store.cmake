@@ -17,3 +17,7 @@ add_library(mancala_store STATIC
 )
 target_include_directories(mancala_store PUBLIC ${CMAKE_CURRENT_LIST_DIR})
 target_link_libraries(mancala_store PUBLIC mancala_engine PkgConfig::SQLITE PkgConfig::JANSSON)
+
+# The storage benchmark (not a test): bin/store-bench. Run it from a Release build.
+add_executable(store-bench ${PROJECT_SOURCE_DIR}/bench/store_bench.c)
+target_link_libraries(store-bench PRIVATE mancala_store)
