@@ -324,6 +324,7 @@ export class RoomView {
     if (s.status === 'finished' && player) {
       E.actions.append(this.rematchButton(s));
     }
+    E.actions.append(h('a', { class: 'btn small ghost', href: '/?how=' + s.game, target: '_blank', rel: 'noopener' }, t('nav.how')));
     E.actions.append(h('a', { class: 'btn small ghost', href: '/', 'data-link': '' }, t('room.back_lobby')));
   }
 
@@ -348,8 +349,10 @@ export class RoomView {
         h('div', { class: 'spinner', 'aria-hidden': 'true' }),
         h('h2', {}, t('room.waiting_title')),
         h('p', {}, t('room.waiting_body')),
-        h('div', { class: 'invite' }, h('input', { class: 'input mono', readonly: true, value: link, 'aria-label': t('room.invite_link') }),
+        h('div', { class: 'invite' }, h('input', { class: 'input mono', readonly: true, value: link, 'aria-label': t('room.invite_link'), onfocus: (e) => e.target.select() }),
           h('button', { class: 'btn primary', type: 'button', onclick: () => this.copyLink() }, t('room.copy_link')))));
+      // Show the end of the link (the room code) rather than its start.
+      requestAnimationFrame(() => { const inp = O.querySelector('.invite input'); if (inp) inp.scrollLeft = inp.scrollWidth; });
       return;
     }
     if (s.status === 'finished' && s.result && !this.dismissed?.[s.ply + ':' + s.result.reason]) {
