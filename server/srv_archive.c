@@ -83,7 +83,7 @@ static void summary_fields(builder *b, json_t *o, const srv_store_game *g) {
 /* Replays game and formats the engine's record into a new string. */
 static int record_text(const srv_store_game *g, char **out, srv_store_bad_row *bad) {
   mc_game *game = NULL;
-  int rc = srv_store_replay(g, false, &game, bad);
+  int rc = srv_store_replay(g, true, &game, bad);
   if (rc != 0)
     return rc;
   int len = mc_record_format(game, NULL, 0);

@@ -1223,10 +1223,26 @@ int srv_store_replay(const srv_store_game *g, bool apply_result, mc_game **out,
     }
   }
   /* A result from the board must agree with the stored one; one from outside is applied. */
-  if (apply_result && g->ended_ms != 0 && !mc_game_over(game, NULL) &&
-      mc_game_finish(game, g->reason, g->winner) != 0) {
+  mc_result res;
+  const char *why = NULL;
+  if (apply_result && g->ended_ms != 0) {
+    if (mc_game_over(game, &res)) {
+      if (res.reason != g->reason || res.winner != g->winner)
+        why = "differs from the result on the board";
+    } else if (mc_game_finish(game, g->reason, g->winner) != 0) {
+      why = "cannot end a game in progress";
+    }
+  }
+  if (why != NULL) {
+    if (bad != NULL) {
+      memset(bad, 0, sizeof *bad);
+      bad->index = g->n_moves;
+      bad->ply = -1;
+      snprintf(bad->message, sizeof bad->message, "game %lld: the stored result %s/%s %s",
+               (long long)g->id, mc_winner_name(g->winner), mc_reason_name(g->reason), why);
+    }
     mc_game_free(game);
-    return SRV_STORE_EINVAL;
+    return SRV_STORE_EBADROW;
   }
   *out = game;
   return 0;

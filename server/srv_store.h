@@ -224,7 +224,7 @@ int srv_store_room_put(srv_store *store, const srv_store_room *room);
 int srv_store_room_closed(srv_store *store, const char *code);
 
 /* Records a new game (borrowed; id, result and moves are ignored) and makes it the current game of
- * its room. On success *id is its new permanent id, valid at once for srv_store_move_add()
+ * its room (put the room first). On success *id is its new permanent id, valid at once for srv_store_move_add()
  * (it only becomes durable with the batch). */
 int srv_store_game_start(srv_store *store, const srv_store_game *game, int64_t *id);
 
@@ -298,8 +298,10 @@ void srv_store_game_list_free(srv_store_game_list *list);
  * mc_game_free()) and 0, or, for the first row whose ply is not its index, whose seat is not the
  * side to move, or whose house the engine refuses (illegal, out of range, after the end),
  * SRV_STORE_EBADROW with *bad filled (when not NULL) and *out NULL: a bad row is never trusted.
- * Results from outside the board (resignation...) are applied with mc_game_finish() when
- * apply_result is true and the game ended. Other errors: SRV_STORE_EINVAL, SRV_STORE_ENOMEM. */
+ * When apply_result is true and the game ended, the stored result is checked too: a result from
+ * the board must match it, one from outside the board (resignation...) is applied with
+ * mc_game_finish(); a mismatch is SRV_STORE_EBADROW with bad->index == n_moves and bad->ply -1.
+ * Other errors: SRV_STORE_EINVAL, SRV_STORE_ENOMEM. */
 int srv_store_replay(const srv_store_game *game, bool apply_result, mc_game **out,
                      srv_store_bad_row *bad);
 

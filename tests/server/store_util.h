@@ -46,8 +46,9 @@ static inline void rm_tree(const char *path) {
       if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
         continue;
       char child[1024];
-      snprintf(child, sizeof child, "%s/%s", path, e->d_name);
-      rm_tree(child);
+      int n = snprintf(child, sizeof child, "%s/%s", path, e->d_name);
+      if (n > 0 && (size_t)n < sizeof child)
+        rm_tree(child);
     }
     if (d != NULL)
       closedir(d);

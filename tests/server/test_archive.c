@@ -143,6 +143,22 @@ static void test_bad_rows(void) {
   CHECK_INT(bad.err, MC_EILLEGAL);
   CHECK(srv_archive_game_json(&g, &bad) == NULL);
   CHECK_INT(bad.index, 1);
+  /* A stored result that the board contradicts. */
+  moves[1].house = 1;
+  g.winner = MC_WIN_NORTH;
+  mc_game *back = (mc_game *)1;
+  CHECK_INT(srv_store_replay(&g, true, &back, &bad), SRV_STORE_EBADROW);
+  CHECK(back == NULL);
+  CHECK_INT(bad.index, 2);
+  CHECK(strstr(bad.message, "differs from the result on the board") != NULL);
+  /* Without checking the result it replays. */
+  CHECK_INT(srv_store_replay(&g, false, &back, &bad), 0);
+  mc_game_free(back);
+  /* A board result for a game the board has not ended. */
+  g.n_moves = 1;
+  g.reason = MC_REASON_NO_SEEDS;
+  CHECK_INT(srv_store_replay(&g, true, &back, &bad), SRV_STORE_EBADROW);
+  CHECK(strstr(bad.message, "cannot end a game in progress") != NULL);
   CHECK_INT(srv_archive_game_text(NULL, &text, NULL), SRV_STORE_EINVAL);
   CHECK(srv_archive_game_json(NULL, NULL) == NULL);
 }
