@@ -247,6 +247,10 @@ static result run(const bench_opts *o, mode m, srv_store_sync sync, long moves) 
     unlink(path);
     snprintf(path, sizeof path, "%s/%s-wal", dir, SRV_STORE_FILE);
     unlink(path);
+    snprintf(path, sizeof path, "%s/%s-shm", dir, SRV_STORE_FILE);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/%s", dir, SRV_STORE_LOCK_FILE);
+    unlink(path);
     rmdir(dir);
   }
   for (int i = 0; i < o->games; i++)

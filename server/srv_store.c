@@ -6,6 +6,7 @@
 #include "srv_store.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -148,6 +149,7 @@ static const struct {
 struct srv_store {
   sqlite3 *db;
   char *path;
+  int lock_fd; /* DIR/mancala.lock, write-locked while the store is open; -1 when none. */
   store_stmts st;
   bool in_txn;
   /* The writes of the open batch, so that a lost batch can be reported. */
@@ -401,12 +403,8 @@ static int open_db(srv_store *store, const srv_store_config *config) {
     return SRV_STORE_EREADONLY;
   }
   sqlite3_busy_timeout(store->db, config->busy_timeout_ms < 0 ? 1000 : config->busy_timeout_ms);
-  /* Exclusive locking: one server per data directory. It also keeps the WAL index in the heap
-   * (no -shm file). */
   char mode[16];
-  rc = sqlite3_exec(store->db, "PRAGMA locking_mode = EXCLUSIVE", NULL, NULL, NULL);
-  if (rc == SQLITE_OK)
-    rc = exec_text(store->db, "PRAGMA journal_mode = WAL", mode, sizeof mode);
+  rc = exec_text(store->db, "PRAGMA journal_mode = WAL", mode, sizeof mode);
   if (rc != SQLITE_OK)
     return db_fail(store, rc, "cannot turn on write-ahead logging");
   if (strcmp(mode, "wal") != 0) {
@@ -447,6 +445,38 @@ static int prepare_all(srv_store *store) {
   return 0;
 }
 
+/* Takes the directory lock (see srv_store.h) without waiting. */
+static int lock_dir(srv_store *store, const char *dir) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s", dir, SRV_STORE_LOCK_FILE);
+  store->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0640);
+  if (store->lock_fd < 0) {
+    int e = errno;
+    set_error(store->error, "%s: cannot open the lock file: %s", path, strerror(e));
+    return e == EROFS ? SRV_STORE_EREADONLY
+           : e == EACCES || e == EPERM ? SRV_STORE_EACCES
+                                       : SRV_STORE_EIO;
+  }
+  struct flock fl;
+  memset(&fl, 0, sizeof fl);
+  fl.l_type = F_WRLCK;
+  fl.l_whence = SEEK_SET;
+  if (fcntl(store->lock_fd, F_SETLK, &fl) == 0)
+    return 0;
+  int e = errno;
+  if (e != EACCES && e != EAGAIN) {
+    set_error(store->error, "%s: cannot lock: %s", path, strerror(e));
+    return SRV_STORE_EIO;
+  }
+  memset(&fl, 0, sizeof fl);
+  fl.l_type = F_WRLCK;
+  fl.l_whence = SEEK_SET;
+  long pid = fcntl(store->lock_fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK ? (long)fl.l_pid : 0;
+  set_error(store->error, "%s: %s: another server (process %ld) is using this data directory",
+            dir, srv_store_strerror(SRV_STORE_ELOCKED), pid);
+  return SRV_STORE_ELOCKED;
+}
+
 int srv_store_open(const char *dir, const srv_store_config *config, srv_store **out, char *err) {
   if (out == NULL)
     return SRV_STORE_EINVAL;
@@ -478,6 +508,7 @@ int srv_store_open(const char *dir, const srv_store_config *config, srv_store **
     return SRV_STORE_ENOMEM;
   }
   snprintf(store->path, len, "%s/%s", dir, SRV_STORE_FILE);
+  store->lock_fd = -1;
   int rc = 0;
   /* Unreadable or unwritable files get a plain message before SQLite says anything. */
   if (access(store->path, F_OK) == 0 && access(store->path, R_OK) != 0) {
@@ -487,10 +518,13 @@ int srv_store_open(const char *dir, const srv_store_config *config, srv_store **
     rc = SRV_STORE_EREADONLY;
     set_error(store->error, "%s: the database file is read-only: %s", store->path,
               strerror(errno));
-  } else if (access(store->path, F_OK) != 0 && access(dir, W_OK | X_OK) != 0) {
+  } else if (access(dir, W_OK | X_OK) != 0) {
+    /* SQLite creates the write-ahead log next to the database, and we the lock file. */
     rc = errno == EROFS ? SRV_STORE_EREADONLY : SRV_STORE_EACCES;
-    set_error(store->error, "%s: cannot create the database: %s", store->path, strerror(errno));
+    set_error(store->error, "%s: the data directory is not writable: %s", dir, strerror(errno));
   }
+  if (rc == 0)
+    rc = lock_dir(store, dir);
   if (rc == 0)
     rc = open_db(store, config);
   if (rc == 0)
@@ -516,6 +550,8 @@ void srv_store_close(srv_store *store) {
   for (size_t i = 0; i < STMT_COUNT; i++)
     sqlite3_finalize(stmts[i]);
   sqlite3_close(store->db);
+  if (store->lock_fd >= 0)
+    close(store->lock_fd); /* Releases the directory lock. */
   free(store->ops);
   free(store->failed);
   free(store->path);

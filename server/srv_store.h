@@ -19,8 +19,11 @@
  * Since commits are batched per loop turn, FULL costs one fsync per turn, not per move; the
  * benchmark (bench/store_bench.c) measures both.
  *
- * One process at a time: the database is opened in exclusive locking mode, so a second server on
- * the same data directory is refused (SRV_STORE_ELOCKED) instead of recovering the same games.
+ * One server per data directory: open takes a POSIX record lock on DIR/mancala.lock and holds it
+ * until close, so a second server on the same directory is refused (SRV_STORE_ELOCKED) instead of
+ * recovering the same games. The database itself stays in SQLite's normal locking mode, so the
+ * sqlite3 tool (".backup") or a WAL replicator can read it while the server runs. (Record locks
+ * belong to the process: open one store per directory per process.)
  *
  * Every function returns 0 (or a count) or a negative SRV_STORE_E* code, and never exits. A
  * store is not thread-safe: the loop thread owns it. Times are Unix milliseconds.
@@ -57,6 +60,8 @@ enum {
 
 /* The database file inside the data directory. */
 #define SRV_STORE_FILE "mancala.db"
+/* The lock file that keeps a second server out of the data directory. */
+#define SRV_STORE_LOCK_FILE "mancala.lock"
 
 /* Sizes of the text fields of the row structs, NUL included. */
 #define SRV_STORE_ID_SIZE 33    /* Player ids (the server uses 16 hex digits). */
@@ -189,7 +194,7 @@ typedef struct srv_store_bad_row {
 void srv_store_config_init(srv_store_config *config);
 
 /* Opens (creating when missing) the directory dir and the database SRV_STORE_FILE in it, turns on
- * WAL, exclusive locking and the synchronous setting of config (borrowed; NULL: defaults), checks
+ * the directory lock, WAL and the synchronous setting of config (borrowed; NULL: defaults), checks
  * the schema and applies the pending migrations in one transaction. On success *out is a new
  * store (free with srv_store_close()) and 0 is returned. On error *out is NULL, a negative code is
  * returned and, when err is not NULL, a sentence naming the path is written into err

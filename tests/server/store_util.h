@@ -102,6 +102,24 @@ static inline int open_store(const char *dir, srv_store_sync sync, srv_store **o
   return srv_store_open(dir, &cfg, out, err);
 }
 
+/* Runs this test program (self: argv[0]) again as a child process (a fresh process image: another server, as far
+ * as locks go, that inherits no heap) with the arguments flag and arg, and returns its exit
+ * status, or -1 when it could not run. */
+static inline int run_self(const char *self, const char *flag, const char *arg) {
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid < 0)
+    return -1;
+  if (pid == 0) {
+    execl(self, self, flag, arg, (char *)NULL);
+    _exit(127);
+  }
+  int status = 0;
+  if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) == 127)
+    return -1;
+  return WEXITSTATUS(status);
+}
+
 /* Runs fn(arg) in a child process that runs as nobody when this process is root (root ignores
  * file permissions, so permission checks need someone else). Returns fn's result (a small
  * non-negative number), or -1 when no unprivileged user is available. */
