@@ -12,7 +12,7 @@ set -eu
 mode=${1:-build}
 
 runtime="libuv1 libwebsockets17 libwebsockets-evlib-uv libjansson4 libsqlite3-0 ca-certificates curl"
-build="build-essential cmake pkg-config libuv1-dev libwebsockets-dev libwebsockets-evlib-uv libjansson-dev libsqlite3-dev"
+build="build-essential cmake pkg-config libuv1-dev libwebsockets-dev libwebsockets-evlib-uv libjansson-dev libsqlite3-dev libssl-dev"
 test="valgrind chromium nginx openssl shellcheck curl"
 
 case "$mode" in
