@@ -94,8 +94,8 @@ static void test_bad_positions(void) {
   CHECK_INT(mc_pos_check(&ok, &kalah), 0);
   CHECK_INT(mc_pos_check(&okm, &match), 0);
 
-  mc_pos bad[16];
-  const mc_rules *rules[16];
+  mc_pos bad[20];
+  const mc_rules *rules[20];
   int n = 0;
   /* Wrong number of houses for the rules. */
   bad[n] = mk_pos("4 4 4 4 4 (0) 4 4 4 4 4 (0) south");
@@ -115,13 +115,19 @@ static void test_bad_positions(void) {
   bad[n] = okm;
   bad[n].pits[4] = 3;
   rules[n++] = &match;
-  /* A burnt store, and a burnt bit past the ring. */
+  /* A burnt store (South's, North's), and a burnt bit past the ring. */
   bad[n] = mk_pos("3 3 3 (0) 3 3 3 (3) north round 2 first north");
   bad[n].burnt = 1u << 3;
   rules[n++] = &match;
   bad[n] = mk_pos("3 3 3 (0) 3 3 3 (3) north round 2 first north");
+  bad[n].burnt = 1u << 7;
+  rules[n++] = &match;
+  bad[n] = mk_pos("3 3 3 (0) 3 3 3 (3) north round 2 first north");
   bad[n].burnt = 1u << 8;
   rules[n++] = &match;
+  /* More seeds than a store can count (pits are bytes). */
+  bad[n] = mk_pos("200 200 200 200 200 200 (0) 4 4 4 4 4 4 (0) south");
+  rules[n++] = &kalah;
   /* Seats and rounds out of range. */
   bad[n] = ok;
   bad[n].turn = 2;

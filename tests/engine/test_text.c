@@ -232,6 +232,8 @@ static void test_pos_errors(void) {
   POS_ERROR("(0) (0) south", -1);
   POS_ERROR("4 4 0 4 4 0 south", -1);
   POS_ERROR("1 1 1 1 1 1 1 1 1 1 (0) 1 1 1 1 1 1 1 1 1 1 (0) south", -1);
+  /* A total that no store could count. */
+  POS_ERROR("200 200 (0) 0 0 (0) south", -1);
 }
 
 /* ---- Moves ---- */
@@ -408,6 +410,15 @@ static void test_records(void) {
     err.offset = 9999;
     CHECK_INT(mc_record_parse(bad[i].text, &back, &err), bad[i].code);
     CHECK_INT(err.offset, bad[i].offset);
+    CHECK(back == (mc_game *)&dummy);
+  }
+  /* The layout is two lines, each ending with a newline: anything else is malformed. */
+  const char *layouts[] = {"kalah 6x4\n3 6 1", "kalah 6x4", "kalah 6x4\n3\n6\n", ""};
+  for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++) {
+    back = (mc_game *)&dummy;
+    err.offset = 9999;
+    CHECK_INT(mc_record_parse(layouts[i], &back, &err), MC_ESYNTAX);
+    CHECK(err.offset <= strlen(layouts[i]));
     CHECK(back == (mc_game *)&dummy);
   }
 }
