@@ -82,11 +82,17 @@ int main(int argc, char **argv) {
   }
   app.dispatch.rooms = app.rooms;
   app.dispatch.ident = app.ident;
-  uv_signal_init(&app.loop, &app.sigint);
-  uv_signal_init(&app.loop, &app.sigterm);
+  if ((rc = uv_signal_init(&app.loop, &app.sigint)) != 0 ||
+      (rc = uv_signal_init(&app.loop, &app.sigterm)) != 0) {
+    srv_log_error("main", "uv_signal_init: %s", uv_strerror(rc));
+    return 1;
+  }
   app.sigint.data = app.sigterm.data = SRV_OWN_TAG;
-  uv_signal_start(&app.sigint, on_signal, SIGINT);
-  uv_signal_start(&app.sigterm, on_signal, SIGTERM);
+  if ((rc = uv_signal_start(&app.sigint, on_signal, SIGINT)) != 0 ||
+      (rc = uv_signal_start(&app.sigterm, on_signal, SIGTERM)) != 0) {
+    srv_log_error("main", "uv_signal_start: %s", uv_strerror(rc));
+    return 1;
+  }
 
   int status = 0;
   if (srv_net_start(app.net, &app.dispatch) != 0) {
