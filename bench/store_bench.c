@@ -30,9 +30,9 @@
 
 typedef struct bench_opts {
   const char *dir;
-  int games;     /* Concurrent games. */
-  int turn;      /* Moves per loop turn (one commit each when batched). */
-  long moves;    /* Moves per batched mode. */
+  int games;      /* Concurrent games. */
+  int turn;       /* Moves per loop turn (one commit each when batched). */
+  long moves;     /* Moves per batched mode. */
   long unbatched; /* Moves per unbatched mode (each costs a commit). */
 } bench_opts;
 
@@ -147,7 +147,8 @@ static result run(const bench_opts *o, mode m, srv_store_sync sync, long moves) 
   mc_rules rules;
   mc_rules_init(&rules, MC_KALAH);
   slot *slots = calloc((size_t)o->games, sizeof *slots);
-  double *commit_ms = calloc((size_t)(moves / (m == PER_MOVE ? 1 : o->turn) + 2), sizeof *commit_ms);
+  double *commit_ms =
+      calloc((size_t)(moves / (m == PER_MOVE ? 1 : o->turn) + 2), sizeof *commit_ms);
   if (slots == NULL || commit_ms == NULL) {
     fprintf(stderr, "store-bench: out of memory\n");
     exit(1);
@@ -194,8 +195,9 @@ static result run(const bench_opts *o, mode m, srv_store_sync sync, long moves) 
       uint8_t legal[MC_MAX_HOUSES];
       int n = mc_game_legal(s->game, legal);
       int seat = mc_game_pos(s->game)->turn;
-      srv_store_move mv = {s->ply_base + (int)mc_game_ply(s->game), seat, legal[rng() % (uint64_t)n],
-                           300000 - (int64_t)(rng() % 100000), wall_ms()};
+      srv_store_move mv = {s->ply_base + (int)mc_game_ply(s->game), seat,
+                           legal[rng() % (uint64_t)n], 300000 - (int64_t)(rng() % 100000),
+                           wall_ms()};
       if (mc_game_play(s->game, mv.house, NULL) != 0) {
         fprintf(stderr, "store-bench: engine refused a legal move\n");
         exit(1);
@@ -295,8 +297,9 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--unbatched") == 0)
       o.unbatched = parse_long("--unbatched", next, 0), i++;
     else {
-      fprintf(stderr,
-              "usage: store-bench [--dir DIR] [--games N] [--turn N] [--moves N] [--unbatched N]\n");
+      fprintf(
+          stderr,
+          "usage: store-bench [--dir DIR] [--games N] [--turn N] [--moves N] [--unbatched N]\n");
       return 2;
     }
   }

@@ -76,9 +76,9 @@ static const char *const migrations[SRV_STORE_SCHEMA_VERSION] = {
     "CREATE INDEX games_north ON games(north, id) WHERE ended_ms IS NOT NULL;",
 };
 
-#define GAME_COLUMNS                                                                              \
-  "id, room, game_no, game, houses, seeds, options, south, south_name, south_computer, north, "   \
-  "north_name, north_computer, clock_initial_ms, clock_increment_ms, started_ms, ended_ms, "      \
+#define GAME_COLUMNS                                                                               \
+  "id, room, game_no, game, houses, seeds, options, south, south_name, south_computer, north, "    \
+  "north_name, north_computer, clock_initial_ms, clock_increment_ms, started_ms, ended_ms, "       \
   "result, reason, score_south, score_north"
 
 /* Every statement the store runs after open, prepared once. */
@@ -95,7 +95,8 @@ static const struct {
   size_t offset;
   const char *sql;
 } stmt_sql[] = {
-#define S(field, text) {offsetof(store_stmts, field), text}
+#define S(field, text)                                                                             \
+  { offsetof(store_stmts, field), text }
     S(begin, "BEGIN IMMEDIATE"),
     S(commit, "COMMIT"),
     S(rollback, "ROLLBACK"),
@@ -118,29 +119,25 @@ static const struct {
       "INSERT INTO games (room, game_no, game, houses, seeds, options, south, south_name, "
       "south_computer, north, north_name, north_computer, clock_initial_ms, clock_increment_ms, "
       "started_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"),
-    S(game_finish,
-      "UPDATE games SET ended_ms = ?2, result = ?3, reason = ?4, score_south = ?5, "
-      "score_north = ?6 WHERE id = ?1"),
+    S(game_finish, "UPDATE games SET ended_ms = ?2, result = ?3, reason = ?4, score_south = ?5, "
+                   "score_north = ?6 WHERE id = ?1"),
     S(game_get, "SELECT " GAME_COLUMNS " FROM games WHERE id = ?1"),
     S(game_moves,
       "SELECT ply, seat, house, clock_ms, at_ms FROM moves WHERE game = ?1 ORDER BY ply"),
     S(move_insert, "INSERT INTO moves (game, ply, seat, house, clock_ms, at_ms) "
-                        "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
+                   "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
     S(player_games,
       "SELECT " GAME_COLUMNS ", (SELECT count(*) FROM moves WHERE moves.game = games.id) "
       "FROM games WHERE id IN ("
       "  SELECT id FROM games WHERE south = ?1 AND ended_ms IS NOT NULL "
       "  UNION SELECT id FROM games WHERE north = ?1 AND ended_ms IS NOT NULL) "
       "ORDER BY id DESC LIMIT ?2"),
-    S(recover_rooms,
-      "SELECT code, settings, south, south_name, south_computer, north, north_name, "
-      "north_computer, status, game FROM rooms ORDER BY code"),
-    S(recover_games,
-      "SELECT " GAME_COLUMNS " FROM games WHERE id IN (SELECT game FROM rooms) "
-      "AND ended_ms IS NULL ORDER BY id"),
-    S(recover_players,
-      "SELECT id, name, token_hash, created_ms FROM players WHERE id IN "
-      "(SELECT south FROM rooms UNION SELECT north FROM rooms) ORDER BY id"),
+    S(recover_rooms, "SELECT code, settings, south, south_name, south_computer, north, north_name, "
+                     "north_computer, status, game FROM rooms ORDER BY code"),
+    S(recover_games, "SELECT " GAME_COLUMNS " FROM games WHERE id IN (SELECT game FROM rooms) "
+                     "AND ended_ms IS NULL ORDER BY id"),
+    S(recover_players, "SELECT id, name, token_hash, created_ms FROM players WHERE id IN "
+                       "(SELECT south FROM rooms UNION SELECT north FROM rooms) ORDER BY id"),
 #undef S
 };
 
@@ -437,8 +434,8 @@ static int open_db(srv_store *store, const srv_store_config *config) {
 static int prepare_all(srv_store *store) {
   for (size_t i = 0; i < sizeof stmt_sql / sizeof stmt_sql[0]; i++) {
     sqlite3_stmt **slot = (sqlite3_stmt **)((char *)&store->st + stmt_sql[i].offset);
-    int rc = sqlite3_prepare_v3(store->db, stmt_sql[i].sql, -1, SQLITE_PREPARE_PERSISTENT, slot,
-                                NULL);
+    int rc =
+        sqlite3_prepare_v3(store->db, stmt_sql[i].sql, -1, SQLITE_PREPARE_PERSISTENT, slot, NULL);
     if (rc != SQLITE_OK)
       return db_fail(store, rc, "cannot prepare a statement");
   }
@@ -453,7 +450,7 @@ static int lock_dir(srv_store *store, const char *dir) {
   if (store->lock_fd < 0) {
     int e = errno;
     set_error(store->error, "%s: cannot open the lock file: %s", path, strerror(e));
-    return e == EROFS ? SRV_STORE_EREADONLY
+    return e == EROFS                  ? SRV_STORE_EREADONLY
            : e == EACCES || e == EPERM ? SRV_STORE_EACCES
                                        : SRV_STORE_EIO;
   }
@@ -472,8 +469,8 @@ static int lock_dir(srv_store *store, const char *dir) {
   fl.l_type = F_WRLCK;
   fl.l_whence = SEEK_SET;
   long pid = fcntl(store->lock_fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK ? (long)fl.l_pid : 0;
-  set_error(store->error, "%s: %s: another server (process %ld) is using this data directory",
-            dir, srv_store_strerror(SRV_STORE_ELOCKED), pid);
+  set_error(store->error, "%s: %s: another server (process %ld) is using this data directory", dir,
+            srv_store_strerror(SRV_STORE_ELOCKED), pid);
   return SRV_STORE_ELOCKED;
 }
 
@@ -496,9 +493,9 @@ int srv_store_open(const char *dir, const srv_store_config *config, srv_store **
   if (e != 0) {
     set_error(err, "%s: cannot create the data directory: %s", dir, strerror(e));
     return e == EACCES || e == EPERM || e == EROFS ? SRV_STORE_EACCES
-           : e == ENOMEM                          ? SRV_STORE_ENOMEM
-           : e == ENOSPC                          ? SRV_STORE_EFULL
-                                                  : SRV_STORE_EIO;
+           : e == ENOMEM                           ? SRV_STORE_ENOMEM
+           : e == ENOSPC                           ? SRV_STORE_EFULL
+                                                   : SRV_STORE_EIO;
   }
   srv_store *store = calloc(1, sizeof *store);
   size_t len = strlen(dir) + sizeof("/" SRV_STORE_FILE);
@@ -516,8 +513,7 @@ int srv_store_open(const char *dir, const srv_store_config *config, srv_store **
     set_error(store->error, "%s: cannot read the database file: %s", store->path, strerror(errno));
   } else if (access(store->path, F_OK) == 0 && access(store->path, W_OK) != 0) {
     rc = SRV_STORE_EREADONLY;
-    set_error(store->error, "%s: the database file is read-only: %s", store->path,
-              strerror(errno));
+    set_error(store->error, "%s: the database file is read-only: %s", store->path, strerror(errno));
   } else if (access(dir, W_OK | X_OK) != 0) {
     /* SQLite creates the write-ahead log next to the database, and we the lock file. */
     rc = errno == EROFS ? SRV_STORE_EREADONLY : SRV_STORE_EACCES;
@@ -1051,8 +1047,7 @@ void srv_store_game_list_free(srv_store_game_list *list) {
   free(list);
 }
 
-int srv_store_player_games(srv_store *store, const char *id, int limit,
-                           srv_store_game_list **out) {
+int srv_store_player_games(srv_store *store, const char *id, int limit, srv_store_game_list **out) {
   if (store == NULL || id == NULL || out == NULL || limit < 1 || limit > 100)
     return SRV_STORE_EINVAL;
   *out = NULL;

@@ -40,19 +40,19 @@
 
 /* Error codes, far from the engine's MC_E* and the server's SRV_E* values. */
 enum {
-  SRV_STORE_EINVAL = -201,   /* A bad argument (NULL, out of range, bad rules). */
-  SRV_STORE_ENOMEM = -202,   /* Out of memory. */
-  SRV_STORE_EIO = -203,      /* I/O error, including a directory that cannot be created. */
-  SRV_STORE_EFULL = -204,    /* The disk or the database is full. */
-  SRV_STORE_EACCES = -205,   /* The file or directory cannot be read or written (permissions). */
+  SRV_STORE_EINVAL = -201,    /* A bad argument (NULL, out of range, bad rules). */
+  SRV_STORE_ENOMEM = -202,    /* Out of memory. */
+  SRV_STORE_EIO = -203,       /* I/O error, including a directory that cannot be created. */
+  SRV_STORE_EFULL = -204,     /* The disk or the database is full. */
+  SRV_STORE_EACCES = -205,    /* The file or directory cannot be read or written (permissions). */
   SRV_STORE_EREADONLY = -206, /* The database can only be opened read-only. */
-  SRV_STORE_ELOCKED = -207,  /* Another process holds the database. */
-  SRV_STORE_ECORRUPT = -208, /* Not a database, or a damaged or foreign one. */
-  SRV_STORE_ENEWER = -209,   /* The schema is newer than this program knows. */
+  SRV_STORE_ELOCKED = -207,   /* Another process holds the database. */
+  SRV_STORE_ECORRUPT = -208,  /* Not a database, or a damaged or foreign one. */
+  SRV_STORE_ENEWER = -209,    /* The schema is newer than this program knows. */
   SRV_STORE_ENOTFOUND = -210, /* No such game, room or player. */
   SRV_STORE_ECONFLICT = -211, /* A constraint failed (a move recorded twice...). */
-  SRV_STORE_EBADROW = -212,  /* A stored row does not replay (see srv_store_replay()). */
-  SRV_STORE_EINTERNAL = -213 /* Anything else SQLite reports. */
+  SRV_STORE_EBADROW = -212,   /* A stored row does not replay (see srv_store_replay()). */
+  SRV_STORE_EINTERNAL = -213  /* Anything else SQLite reports. */
 };
 
 /* The schema version this code creates and migrates to (PRAGMA user_version). */
@@ -64,15 +64,15 @@ enum {
 #define SRV_STORE_LOCK_FILE "mancala.lock"
 
 /* Sizes of the text fields of the row structs, NUL included. */
-#define SRV_STORE_ID_SIZE 33    /* Player ids (the server uses 16 hex digits). */
-#define SRV_STORE_NAME_SIZE 97  /* Display names: 24 characters of up to 4 bytes. */
-#define SRV_STORE_CODE_SIZE 17  /* Room codes (the server uses 6 characters). */
-#define SRV_STORE_ERR_SIZE 256  /* Error messages. */
+#define SRV_STORE_ID_SIZE 33   /* Player ids (the server uses 16 hex digits). */
+#define SRV_STORE_NAME_SIZE 97 /* Display names: 24 characters of up to 4 bytes. */
+#define SRV_STORE_CODE_SIZE 17 /* Room codes (the server uses 6 characters). */
+#define SRV_STORE_ERR_SIZE 256 /* Error messages. */
 
 typedef struct srv_store srv_store;
 
 typedef enum srv_store_sync {
-  SRV_STORE_SYNC_FULL = 0, /* Default: a commit survives power loss. */
+  SRV_STORE_SYNC_FULL = 0,  /* Default: a commit survives power loss. */
   SRV_STORE_SYNC_NORMAL = 1 /* A commit survives a process crash only. */
 } srv_store_sync;
 
@@ -112,7 +112,7 @@ typedef struct srv_store_room {
   const char *settings;
   srv_store_seat seats[2]; /* mc_seat order: south, north. */
   srv_store_status status;
-  int64_t game;            /* The room's current game id, 0 when none (filled by the store). */
+  int64_t game; /* The room's current game id, 0 when none (filled by the store). */
 } srv_store_room;
 
 /* One move. ply is the number of moves played before it (0 for the first move), which is the
@@ -120,7 +120,7 @@ typedef struct srv_store_room {
  * included), or -1 without a clock. */
 typedef struct srv_store_move {
   int ply;
-  int seat; /* mc_seat */
+  int seat;  /* mc_seat */
   int house; /* 1..m on the mover's side */
   int64_t clock_ms;
   int64_t at_ms;
@@ -176,15 +176,15 @@ typedef enum srv_store_op_kind {
 typedef struct srv_store_op {
   srv_store_op_kind kind;
   char key[SRV_STORE_CODE_SIZE + SRV_STORE_ID_SIZE]; /* Room code, or player id for PLAYER. */
-  int64_t game; /* GAME_START, MOVE, GAME_FINISH */
-  int ply;      /* MOVE */
+  int64_t game;                                      /* GAME_START, MOVE, GAME_FINISH */
+  int ply;                                           /* MOVE */
 } srv_store_op;
 
 /* What a bad stored move looks like to the caller of srv_store_replay(). */
 typedef struct srv_store_bad_row {
-  size_t index;     /* Index of the first bad row in game->moves. */
+  size_t index; /* Index of the first bad row in game->moves. */
   int ply, seat, house;
-  int err;          /* The engine's MC_E* code, or 0 for a mismatch of ply or seat. */
+  int err; /* The engine's MC_E* code, or 0 for a mismatch of ply or seat. */
   char message[SRV_STORE_ERR_SIZE];
 } srv_store_bad_row;
 
@@ -217,6 +217,12 @@ const char *srv_store_path(const srv_store *store);
 
 /* ---- Events: each joins the current batch (beginning it on the first write) ---------------- */
 
+/* Every event function returns 0 when the write joined the batch (it becomes durable with the next
+ * srv_store_commit()), or a negative code when it was not recorded: refuse what it stood for
+ * (the move) and log srv_store_last_error(). When the failure cost the whole batch (disk full,
+ * I/O error), the batch is rolled back at once and the earlier writes of the turn are reported by
+ * the next commit; later writes of the same turn start a new batch. */
+
 /* Records a new player or a changed name (all fields borrowed). */
 int srv_store_player_put(srv_store *store, const srv_store_player *player);
 
@@ -224,24 +230,24 @@ int srv_store_player_put(srv_store *store, const srv_store_player *player);
  * overwritten (room codes are reused after a room closes; its games keep their own copy). */
 int srv_store_room_put(srv_store *store, const srv_store_room *room);
 
-/* Records that room code closed: its row is deleted and it will not be recovered (its games
- * stay in the archive). */
+/* Records that room code (borrowed) closed: its row is deleted and it will not be recovered (its
+ * games stay in the archive). */
 int srv_store_room_closed(srv_store *store, const char *code);
 
 /* Records a new game (borrowed; id, result and moves are ignored) and makes it the current game of
- * its room (put the room first). On success *id is its new permanent id, valid at once for srv_store_move_add()
- * (it only becomes durable with the batch). */
+ * its room (put the room first). On success *id is its new permanent id, valid at once for
+ * srv_store_move_add() (it only becomes durable with the batch). */
 int srv_store_game_start(srv_store *store, const srv_store_game *game, int64_t *id);
 
 /* Records one accepted move of game id (borrowed). A second move with the same ply is
  * SRV_STORE_ECONFLICT and leaves the batch intact. */
 int srv_store_move_add(srv_store *store, int64_t game, const srv_store_move *move);
 
-/* Records the result of game id. */
+/* Records the result of game id (score borrowed: South, North). */
 int srv_store_game_finish(srv_store *store, int64_t game, mc_winner winner, mc_reason reason,
                           const int score[2], int64_t ended_ms);
 
-/* Records the time player id was last seen (schema 2). */
+/* Records the time player id (borrowed) was last seen (schema 2). */
 int srv_store_player_seen(srv_store *store, const char *id, int64_t seen_ms);
 
 /* ---- Batches -------------------------------------------------------------------------------- */
@@ -249,16 +255,18 @@ int srv_store_player_seen(srv_store *store, const char *id, int64_t seen_ms);
 /* Returns true when a batch is open (some write since the last commit). */
 bool srv_store_pending(const srv_store *store);
 
-/* Commits the open batch, if any. Returns 0 when every write since the last commit is durable.
- * Otherwise the batch is rolled back, a negative code is returned and srv_store_failed() lists the
- * writes that were lost: the rooms must refuse those moves and must not send their states. */
+/* Commits the open batch, if any. Returns 0 when every write accepted since the last commit is
+ * durable. Otherwise a negative code is returned and srv_store_failed() lists the accepted writes
+ * that were lost (the commit itself failed and was rolled back, or an earlier write of the turn
+ * cost the batch): the rooms must take those moves back and must not send their states. */
 int srv_store_commit(srv_store *store);
 
 /* Rolls back the open batch; its writes are listed by srv_store_failed(). */
 void srv_store_rollback(srv_store *store);
 
-/* Returns the writes lost by the last failed commit or rollback (borrowed, valid until the next
- * write, commit or rollback) and sets *n to their count; NULL with *n = 0 when none. */
+/* Returns the writes lost by the last failed commit or the last rollback (borrowed, valid until
+ * the next write, commit or rollback), in the order they were made, and sets *n to their count;
+ * NULL with *n = 0 when none. */
 const srv_store_op *srv_store_failed(const srv_store *store, size_t *n);
 
 /* Counters for /metrics (cumulative since open). */
@@ -267,6 +275,7 @@ typedef struct srv_store_stats {
   uint64_t commit_ns_total, commit_ns_max;
 } srv_store_stats;
 
+/* Copies the counters into *stats (caller-owned). */
 void srv_store_get_stats(const srv_store *store, srv_store_stats *stats);
 
 /* ---- Reads ---------------------------------------------------------------------------------- */
@@ -277,9 +286,11 @@ void srv_store_get_stats(const srv_store *store, srv_store_stats *stats);
  * srv_store_replay(). */
 int srv_store_recover(srv_store *store, srv_store_recovery **out);
 
+/* Frees recovery and everything in it. NULL is allowed. */
 void srv_store_recovery_free(srv_store_recovery *recovery);
 
-/* Reads the player with that token hash into *out. Returns 0 or SRV_STORE_ENOTFOUND. */
+/* Reads the player with that token hash (borrowed, 32 bytes) into *out (caller-owned). Returns 0
+ * or SRV_STORE_ENOTFOUND. For a token the server no longer has in memory. */
 int srv_store_player_by_token(srv_store *store, const uint8_t token_hash[32],
                               srv_store_player *out);
 
@@ -288,13 +299,14 @@ int srv_store_player_by_token(srv_store *store, const uint8_t token_hash[32],
  * whether to show them. */
 int srv_store_game_get(srv_store *store, int64_t id, srv_store_game **out);
 
+/* Frees a game from srv_store_game_get() and its moves. NULL is allowed. */
 void srv_store_game_free(srv_store_game *game);
 
-/* Reads at most limit (1..100) finished games of player id, newest first, into a new *out (free
- * with srv_store_game_list_free()); an unknown player gives an empty list. */
-int srv_store_player_games(srv_store *store, const char *id, int limit,
-                           srv_store_game_list **out);
+/* Reads at most limit (1..100) finished games of player id (borrowed), newest first, into a new
+ * *out (free with srv_store_game_list_free()); an unknown player gives an empty list. */
+int srv_store_player_games(srv_store *store, const char *id, int limit, srv_store_game_list **out);
 
+/* Frees a list from srv_store_player_games(). NULL is allowed. */
 void srv_store_game_list_free(srv_store_game_list *list);
 
 /* ---- Replay --------------------------------------------------------------------------------- */
@@ -310,9 +322,10 @@ void srv_store_game_list_free(srv_store_game_list *list);
 int srv_store_replay(const srv_store_game *game, bool apply_result, mc_game **out,
                      srv_store_bad_row *bad);
 
-/* Returns the clocks of game as they were after its last stored move: each seat's clock_ms after
- * its own last move, else initial_ms. Recovery restarts the clock of the side to move from these,
- * so the downtime is not charged. Returns 0, or SRV_STORE_EINVAL without a clock. */
+/* Writes into left_ms (South, North) the clocks of game (borrowed) as they were after its last
+ * stored move: each seat's clock_ms after its own last move, else initial_ms. Recovery restarts
+ * the clock of the side to move from these, so the downtime is not charged. Returns 0, or
+ * SRV_STORE_EINVAL without a clock. */
 int srv_store_clocks(const srv_store_game *game, int64_t left_ms[2]);
 
 #endif

@@ -4,8 +4,8 @@
 #ifndef STORE_TEST_UTIL_H
 #define STORE_TEST_UTIL_H
 
-#include <errno.h>
 #include <dirent.h>
+#include <errno.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,7 +68,8 @@ static inline void raw_exec(const char *dir, const char *sql) {
   sqlite3 *db = NULL;
   char *msg = NULL;
   db_path(dir, path, sizeof path);
-  if (sqlite3_open(path, &db) != SQLITE_OK || sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+  if (sqlite3_open(path, &db) != SQLITE_OK ||
+      sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
     fprintf(stderr, "raw_exec(%s): %s\n", sql, msg ? msg : sqlite3_errmsg(db));
     abort();
   }
@@ -82,7 +83,8 @@ static inline long long raw_int(const char *dir, const char *sql) {
   sqlite3_stmt *st = NULL;
   long long v = -1;
   db_path(dir, path, sizeof path);
-  if (sqlite3_open(path, &db) != SQLITE_OK || sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+  if (sqlite3_open(path, &db) != SQLITE_OK ||
+      sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
     fprintf(stderr, "raw_int(%s): %s\n", sql, sqlite3_errmsg(db));
     abort();
   }
@@ -93,7 +95,8 @@ static inline long long raw_int(const char *dir, const char *sql) {
   return v;
 }
 
-/* Opens a store on dir with a short busy timeout; returns the code and leaves the message in err. */
+/* Opens a store on dir with a short busy timeout; returns the code and leaves the message in err.
+ */
 static inline int open_store(const char *dir, srv_store_sync sync, srv_store **out, char *err) {
   srv_store_config cfg;
   srv_store_config_init(&cfg);
@@ -102,9 +105,9 @@ static inline int open_store(const char *dir, srv_store_sync sync, srv_store **o
   return srv_store_open(dir, &cfg, out, err);
 }
 
-/* Runs this test program (self: argv[0]) again as a child process (a fresh process image: another server, as far
- * as locks go, that inherits no heap) with the arguments flag and arg, and returns its exit
- * status, or -1 when it could not run. */
+/* Runs this test program (self: argv[0]) again as a child process (a fresh process image: another
+ * server, as far as locks go, that inherits no heap) with the arguments flag and arg, and returns
+ * its exit status, or -1 when it could not run. */
 static inline int run_self(const char *self, const char *flag, const char *arg) {
   fflush(NULL);
   pid_t pid = fork();

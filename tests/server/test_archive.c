@@ -42,19 +42,18 @@ static void test_game_json(void) {
   srv_store_game g = hand_game(moves);
   json_t *j = srv_archive_game_json(&g, NULL);
   CHECK(j != NULL);
-  check_json(j,
-             "{\"clock\":{\"increment_ms\":2000,\"initial_ms\":300000},"
-             "\"ended\":1795910460000,\"game\":\"kalah\",\"game_no\":1,\"houses\":2,\"id\":12,"
-             "\"moves\":[{\"at\":1795910410000,\"clock_ms\":301000,\"house\":2,\"ply\":0,"
-             "\"seat\":\"south\"},{\"at\":1795910420000,\"clock_ms\":302000,\"house\":1,"
-             "\"ply\":1,\"seat\":\"south\"}],"
-             "\"options\":{\"empty_capture\":false},"
-             "\"players\":{\"north\":{\"computer\":false,\"id\":\"p2\",\"level\":null,"
-             "\"name\":\"Bo\"},\"south\":{\"computer\":false,\"id\":\"p1\",\"level\":null,"
-             "\"name\":\"Ana\"}},"
-             "\"ply\":2,\"reason\":\"no_seeds\",\"record\":\"kalah 2x1\\n2 1\\n\","
-             "\"result\":\"south\",\"room\":\"K7QX2M\",\"score\":[3,1],\"seeds\":1,"
-             "\"started\":1795910400000}");
+  check_json(j, "{\"clock\":{\"increment_ms\":2000,\"initial_ms\":300000},"
+                "\"ended\":1795910460000,\"game\":\"kalah\",\"game_no\":1,\"houses\":2,\"id\":12,"
+                "\"moves\":[{\"at\":1795910410000,\"clock_ms\":301000,\"house\":2,\"ply\":0,"
+                "\"seat\":\"south\"},{\"at\":1795910420000,\"clock_ms\":302000,\"house\":1,"
+                "\"ply\":1,\"seat\":\"south\"}],"
+                "\"options\":{\"empty_capture\":false},"
+                "\"players\":{\"north\":{\"computer\":false,\"id\":\"p2\",\"level\":null,"
+                "\"name\":\"Bo\"},\"south\":{\"computer\":false,\"id\":\"p1\",\"level\":null,"
+                "\"name\":\"Ana\"}},"
+                "\"ply\":2,\"reason\":\"no_seeds\",\"record\":\"kalah 2x1\\n2 1\\n\","
+                "\"result\":\"south\",\"room\":\"K7QX2M\",\"score\":[3,1],\"seeds\":1,"
+                "\"started\":1795910400000}");
   json_decref(j);
 
   /* In progress, no clock, the computer in the north seat, Oware options. */
@@ -75,7 +74,8 @@ static void test_game_json(void) {
     CHECK(json_is_null(json_object_get(j, "score")));
     CHECK(json_is_null(json_object_get(j, "ended")));
     CHECK(json_is_null(json_object_get(j, "clock")));
-    CHECK_STR(json_string_value(json_object_get(j, "record")), "oware 2x1 grand_slam=forbidden\n\n");
+    CHECK_STR(json_string_value(json_object_get(j, "record")),
+              "oware 2x1 grand_slam=forbidden\n\n");
   }
   json_decref(j);
 }
@@ -173,8 +173,11 @@ static void test_player_games(void) {
   struct {
     const char *south, *north;
     bool finish;
-  } plan[] = {{"pa", "pb", true}, {"pb", "pa", true}, {"pc", "pd", true},
-              {"pa", "pa", true}, {"pa", "pb", false}};
+  } plan[] = {{"pa", "pb", true},
+              {"pb", "pa", true},
+              {"pc", "pd", true},
+              {"pa", "pa", true},
+              {"pa", "pb", false}};
   int64_t ids[5];
   for (int i = 0; i < 5; i++) {
     srv_store_game g = mk_game("ROOM01", MC_KALAH, mk_seat(plan[i].south, plan[i].south),

@@ -63,13 +63,16 @@ static void test_migrate_from_v1(void) {
   tmp_dir(dir, sizeof dir);
   raw_exec(dir, v1_ddl);
   /* A finished game of version 1 with its moves and a player. */
-  raw_exec(dir,
-           "INSERT INTO players VALUES ('p1', 'Ana', x'" "0101010101010101010101010101010101010101"
-           "010101010101010101010101', 1764374400000);"
-           "INSERT INTO rooms VALUES ('ABCDEF', '{}', 'p1', 'Ana', 0, NULL, 'Bot', 3, 'finished', 1);"
-           "INSERT INTO games VALUES (1, 'ABCDEF', 1, 'kalah', 2, 1, '', 'p1', 'Ana', 0, NULL, 'Bot',"
-           "  3, NULL, NULL, 1764374400000, 1764374460000, 'south', 'no_seeds', 3, 1);"
-           "INSERT INTO moves VALUES (1, 0, 0, 2, NULL, 1764374410000), (1, 1, 0, 1, NULL, 1764374420000);");
+  raw_exec(
+      dir,
+      "INSERT INTO players VALUES ('p1', 'Ana', x'"
+      "0101010101010101010101010101010101010101"
+      "010101010101010101010101', 1764374400000);"
+      "INSERT INTO rooms VALUES ('ABCDEF', '{}', 'p1', 'Ana', 0, NULL, 'Bot', 3, 'finished', 1);"
+      "INSERT INTO games VALUES (1, 'ABCDEF', 1, 'kalah', 2, 1, '', 'p1', 'Ana', 0, NULL, 'Bot',"
+      "  3, NULL, NULL, 1764374400000, 1764374460000, 'south', 'no_seeds', 3, 1);"
+      "INSERT INTO moves VALUES (1, 0, 0, 2, NULL, 1764374410000), (1, 1, 0, 1, NULL, "
+      "1764374420000);");
   CHECK_INT(raw_int(dir, "PRAGMA user_version"), 1);
   srv_store *s = NULL;
   CHECK_INT(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), 0);
