@@ -45,7 +45,8 @@ export function t(key, vars) {
   if (s === undefined) return key;
   if (typeof s === 'object') {
     const n = vars && typeof vars.n === 'number' ? vars.n : 0;
-    const form = new Intl.PluralRules(current).select(n);
+    // An explicit "zero" form wins for 0 (Portuguese says "0 sementes" where CLDR gives "one").
+    const form = n === 0 && s.zero ? 'zero' : new Intl.PluralRules(current).select(n);
     s = s[form] ?? s.other;
   }
   if (vars) s = s.replace(/\{(\w+)\}/g, (m, k) => (k in vars ? String(vars[k]) : m));
