@@ -3,7 +3,7 @@
 import { h, append, clear, toast, confirmDialog, fmtClock, clockLabel, storage, store, icon } from './ui.js';
 import { t, onLang } from './i18n.js';
 import { conn } from './net.js';
-import { Board, burntSet, houseNumber } from './board.js';
+import { Board, burntSet } from './board.js';
 import { errorText, rememberGame, gameTitle, optionsText } from './common.js';
 
 const SPEEDS = { slow: 420, normal: 220, fast: 90, off: 0 };
@@ -19,7 +19,6 @@ export class RoomView {
     this.pending = null;   // {house, ply} of a move sent and not yet answered
     this.drawFrame = null;
     this.role = storage('mc.role.' + this.code, null);
-    this.chatSeen = 0;
     this.offs = [];
     this.build();
     this.offs.push(conn.on('state', (s) => { if (s.room && s.room.toUpperCase() === this.code) this.push(s); }));
@@ -27,7 +26,7 @@ export class RoomView {
     this.offs.push(conn.on('draw', (d) => { if (!d.room || d.room.toUpperCase() === this.code) { this.drawFrame = d; this.renderActions(); } }));
     this.offs.push(conn.on('online', () => this.join()));
     this.offs.push(conn.on('closed', (c) => {
-      if (c.room && c.room.toUpperCase() === this.code) { this.closed = true; toast(t('room.closed'), 'error', 6000); this.renderActions(); }
+      if (c.room && c.room.toUpperCase() === this.code) { toast(t('room.closed'), 'error', 6000); }
     }));
     this.offs.push(onLang(() => this.relabel()));
     this.onKey = (e) => this.key(e);
