@@ -86,7 +86,7 @@ typedef struct store_stmts {
   sqlite3_stmt *begin, *commit, *rollback;
   sqlite3_stmt *player_put, *player_seen, *player_by_token;
   sqlite3_stmt *room_put, *room_delete, *room_set_game;
-  sqlite3_stmt *game_insert, *game_finish, *game_get, *game_moves, *move_insert;
+  sqlite3_stmt *game_insert, *game_finish, *game_get, *game_moves, *move_insert, *move_truncate;
   sqlite3_stmt *player_games;
   sqlite3_stmt *recover_rooms, *recover_games, *recover_players;
 } store_stmts;
@@ -126,6 +126,7 @@ static const struct {
       "SELECT ply, seat, house, clock_ms, at_ms FROM moves WHERE game = ?1 ORDER BY ply"),
     S(move_insert, "INSERT INTO moves (game, ply, seat, house, clock_ms, at_ms) "
                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
+    S(move_truncate, "DELETE FROM moves WHERE game = ?1 AND ply >= ?2"),
     S(player_games,
       "SELECT " GAME_COLUMNS ", (SELECT count(*) FROM moves WHERE moves.game = games.id) "
       "FROM games WHERE id IN ("
@@ -860,6 +861,20 @@ int srv_store_move_add(srv_store *store, int64_t game, const srv_store_move *mov
   srv_store_op op;
   op_init(&op, SRV_STORE_OP_MOVE, "", game, move->ply);
   return write_end(store, step_done(s), &op, "cannot store a move");
+}
+
+int srv_store_moves_truncate(srv_store *store, int64_t game, int from_ply) {
+  if (store == NULL || game <= 0 || from_ply < 0)
+    return SRV_STORE_EINVAL;
+  int rc = write_begin(store);
+  if (rc != 0)
+    return rc;
+  sqlite3_stmt *s = store->st.move_truncate;
+  sqlite3_bind_int64(s, 1, game);
+  sqlite3_bind_int(s, 2, from_ply);
+  srv_store_op op;
+  op_init(&op, SRV_STORE_OP_MOVE, "", game, from_ply);
+  return write_end(store, step_done(s), &op, "cannot drop moves");
 }
 
 int srv_store_game_finish(srv_store *store, int64_t game, mc_winner winner, mc_reason reason,

@@ -250,6 +250,11 @@ int srv_store_game_finish(srv_store *store, int64_t game, mc_winner winner, mc_r
 /* Records the time player id (borrowed) was last seen (schema 2). */
 int srv_store_player_seen(srv_store *store, const char *id, int64_t seen_ms);
 
+/* Deletes the moves of game from ply from_ply on. For recovery after srv_store_replay() found a
+ * bad row: the game resumes from the valid moves before it (log what is dropped first), and the
+ * next move can take that ply again. */
+int srv_store_moves_truncate(srv_store *store, int64_t game, int from_ply);
+
 /* ---- Batches -------------------------------------------------------------------------------- */
 
 /* Returns true when a batch is open (some write since the last commit). */

@@ -215,6 +215,22 @@ static void check_tampered(const char *sql, size_t index, int engine_err, const 
     CHECK(strstr(bad.message, words) != NULL);
     if (strstr(bad.message, words) == NULL)
       fprintf(stderr, "  message: %s\n", bad.message);
+    /* The recovery policy: resume from the valid moves before the bad row, dropping the rest. */
+    srv_store_game prefix = r->games[0];
+    prefix.n_moves = bad.index;
+    CHECK_INT(srv_store_replay(&prefix, true, &back, NULL), 0);
+    CHECK(back != NULL && mc_game_ply(back) == index);
+    mc_game_free(back);
+    CHECK_INT(srv_store_moves_truncate(s, prefix.id, (int)bad.index), 0);
+    CHECK_INT(srv_store_commit(s), 0);
+    srv_store_recovery_free(r);
+    r = NULL;
+    CHECK_INT(srv_store_recover(s, &r), 0);
+    CHECK(r != NULL && r->n_games == 1 && r->games[0].n_moves == index);
+    if (r != NULL && r->n_games == 1) {
+      CHECK_INT(srv_store_replay(&r->games[0], true, &back, NULL), 0);
+      mc_game_free(back);
+    }
   }
   srv_store_recovery_free(r);
   srv_store_close(s);
