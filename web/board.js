@@ -65,6 +65,8 @@ export class Board {
     clear(this.root);
     this.root.className = 'board ' + (cw ? 'cw' : 'ccw') + (this.mini ? ' mini' : '');
     this.root.style.setProperty('--m', String(m));
+    if (!this.mini) { this.root.setAttribute('role', 'group'); this.root.setAttribute('aria-label', t('game.' + game)); }
+    else this.root.setAttribute('aria-hidden', 'true');
     this.board = this.root;
     this.els = []; this.counts = [];
     const top = bottom === 'south' ? 'north' : 'south';
