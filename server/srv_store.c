@@ -598,18 +598,20 @@ static void batch_lost(srv_store *store) {
   if (store->in_txn && !sqlite3_get_autocommit(store->db))
     step_done(store->st.rollback);
   store->in_txn = false;
-  if (grow((void **)&store->failed, &store->cap_failed, store->n_failed + store->n_ops,
-           sizeof *store->failed) == 0) {
+  /* write_begin() made the room. */
+  if (store->n_ops > 0)
     memcpy(store->failed + store->n_failed, store->ops, store->n_ops * sizeof *store->ops);
-    store->n_failed += store->n_ops;
-  }
+  store->n_failed += store->n_ops;
   store->n_ops = 0;
 }
 
-/* Begins the batch when none is open; reserves room for one more op. */
+/* Begins the batch when none is open; reserves room for one more op, in the batch and in the
+ * failed list, so that losing the batch never needs memory (a lost write is always reported). */
 static int write_begin(srv_store *store) {
   failed_expire(store);
-  if (grow((void **)&store->ops, &store->cap_ops, store->n_ops + 1, sizeof *store->ops) != 0)
+  if (grow((void **)&store->ops, &store->cap_ops, store->n_ops + 1, sizeof *store->ops) != 0 ||
+      grow((void **)&store->failed, &store->cap_failed, store->n_failed + store->n_ops + 1,
+           sizeof *store->failed) != 0)
     return SRV_STORE_ENOMEM;
   if (store->in_txn)
     return 0;

@@ -90,6 +90,10 @@ static void test_rollback_leaves_nothing(void) {
   tmp_dir(dir, sizeof dir);
   srv_store *s = NULL;
   CHECK_INT(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), 0);
+  /* Nothing to roll back. */
+  srv_store_rollback(s);
+  size_t none = 9;
+  CHECK(srv_store_failed(s, &none) == NULL && none == 0);
   int64_t ids[GAMES];
   mc_game *live[GAMES];
   write_games(s, ids, live);
