@@ -4,6 +4,7 @@
 #include <libwebsockets.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -58,7 +59,7 @@ static void lws_emit(int level, const char *line) {
 }
 
 void srv_log_hook_lws(void) {
-  int mask = LLL_ERR;
+  int mask = getenv("MANCALA_LWS_DEBUG") ? 0xfff : LLL_ERR;
   if (threshold >= SRV_LOG_DEBUG)
     mask |= LLL_WARN;
   lws_set_log_level(mask, lws_emit);

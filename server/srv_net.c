@@ -18,12 +18,17 @@
 #define PROTOCOL_NAME "mancala.v1"
 #define SHUTDOWN_GRACE_MS 1000
 #define CLOSE_TRY_AGAIN_LATER 1013
+#define CLOSE_ACK_S 5
+/* The close opcode of lws_write(): lws keeps it private (LWS_WRITE_CLOSE = 4) in favour of
+ * lws_close_reason(), which cannot be used here (see conn_writeable()). */
+#define WRITE_CLOSE ((enum lws_write_protocol)4)
 
 /* One queued outgoing message: the payload follows the node, after LWS_PRE bytes of headroom. */
 typedef struct out_msg {
   struct out_msg *next;
   size_t len;
-  srv_event_type type;          /* States and lobby lists can be superseded. */
+  srv_event_type type;          /* States and lobby lists can be superseded... */
+  bool reply;                   /* ...unless they answer a request (the client waits for it). */
   char room[SRV_CODE_LEN + 1];  /* For states: the room. */
   unsigned char buf[];          /* LWS_PRE + len bytes. */
 } out_msg;
@@ -35,6 +40,7 @@ typedef struct conn {
   bool open;     /* Registered with the rooms: counted and identified by address. */
   bool closing;  /* Close with close_code once the queue is written. */
   bool doomed;   /* Dropped: killed asynchronously, nothing more is queued. */
+  bool close_sent; /* The close frame is on its way. */
   int close_code;
   const char *close_reason;
   out_msg *head, *tail;
@@ -154,12 +160,14 @@ static void conn_drop(srv_net *net, conn *c, const char *why) {
 }
 
 static void queue_push(srv_net *net, conn *c, out_msg *m) {
-  /* A newer full state of a room, or a newer lobby list, supersedes an unsent older one. */
+  /* A newer full state of a room, or a newer lobby list, supersedes an unsent older one, unless
+   * that one is the reply to a request. */
   if (m->type == SRV_EV_STATE || m->type == SRV_EV_LOBBY) {
     out_msg **pp = &c->head, *prev = NULL;
     while (*pp != NULL) {
       out_msg *o = *pp;
-      if (o->type == m->type && (m->type == SRV_EV_LOBBY || strcmp(o->room, m->room) == 0)) {
+      if (o->type == m->type && !o->reply &&
+          (m->type == SRV_EV_LOBBY || strcmp(o->room, m->room) == 0)) {
         *pp = o->next;
         if (c->tail == o)
           c->tail = prev;
@@ -207,6 +215,7 @@ void srv_net_send(void *ud, srv_client *to, const srv_event *ev) {
   json_decref(root);
   m->len = len;
   m->type = ev->type;
+  m->reply = ev->id != NULL && ev->id->kind != SRV_ID_NONE;
   m->room[0] = '\0';
   if (ev->type == SRV_EV_STATE)
     snprintf(m->room, sizeof m->room, "%s", ev->u.state->room);
@@ -244,10 +253,21 @@ static int conn_writeable(conn *c) {
       lws_callback_on_writable(c->wsi);
     return 0;
   }
-  if (c->closing) {
+  if (c->closing && !c->close_sent) {
+    /* We write the close frame ourselves. Returning -1 after lws_close_reason() would start the
+     * handshake, but lws 4.1.6 on libuv then kills the socket at once ("uv repeat test") and the
+     * peer sees 1006. The peer's answering close ends the connection (WS_PEER_INITIATED_CLOSE);
+     * a peer that never answers is cut after CLOSE_ACK_S. */
+    unsigned char frame[LWS_PRE + 2 + 64];
     const char *r = c->close_reason ? c->close_reason : "";
-    lws_close_reason(c->wsi, (enum lws_close_status)c->close_code, (unsigned char *)r, strlen(r));
-    return -1;
+    size_t rlen = strlen(r) < 64 ? strlen(r) : 64;
+    frame[LWS_PRE] = (unsigned char)(c->close_code >> 8);
+    frame[LWS_PRE + 1] = (unsigned char)(c->close_code & 0xff);
+    memcpy(frame + LWS_PRE + 2, r, rlen);
+    c->close_sent = true;
+    if (lws_write(c->wsi, frame + LWS_PRE, 2 + rlen, WRITE_CLOSE) < 0)
+      return -1;
+    lws_set_timeout(c->wsi, PENDING_TIMEOUT_CLOSE_ACK, CLOSE_ACK_S);
   }
   return 0; /* A spurious writeable callback. */
 }
@@ -398,6 +418,9 @@ static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
     return 0;
   case LWS_CALLBACK_SERVER_WRITEABLE:
     return conn_writeable(c);
+  case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
+    /* After our own close frame, the peer's is the answer: the handshake is complete. */
+    return c->close_sent ? -1 : 0;
   case LWS_CALLBACK_CLOSED:
     if (net != NULL && c->wsi != NULL)
       conn_closed(net, c);

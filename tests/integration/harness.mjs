@@ -1,0 +1,163 @@
+// Integration test harness: the real mancala-server on a free port of 127.0.0.1, and WebSocket
+// clients that speak protocol v1 with the `ws` package. MANCALA_SERVER names the binary (ctest sets
+// it); without it the sanitized build in build-server/ is used.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import WebSocket from 'ws';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const WEB = path.resolve(here, '../../web');
+const BIN = process.env.MANCALA_SERVER || path.resolve(here, '../../build-server/bin/mancala-server');
+
+// Generous limits by default so that tests are not rate limited unless they mean it.
+const FAST = ['--rate', '100000', '--burst', '100000'];
+
+// Starts the server with extra args; resolves once it logs its port.
+export function startServer(args = [], { fast = true } = {}) {
+  const data = fs.mkdtempSync(path.join(os.tmpdir(), 'mancala-it-'));
+  const all = ['--port', '0', '--bind', '127.0.0.1', '--web', WEB, '--data', data, ...(fast ? FAST : []), ...args];
+  // MANCALA_VALGRIND=1 runs the server under valgrind: any error or leak makes the exit non-zero.
+  const child = process.env.MANCALA_VALGRIND
+    ? spawn('valgrind', ['--error-exitcode=99', '--leak-check=full', '--show-leak-kinds=definite,indirect',
+      '--errors-for-leak-kinds=definite,indirect', '--track-fds=no', BIN, ...all], { stdio: ['ignore', 'ignore', 'pipe'] })
+    : spawn(BIN, all, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => {
+    fs.rmSync(data, { recursive: true, force: true });
+    resolve({ code, signal });
+  }));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('no port in the log:\n' + log)), 60000);
+    child.stderr.on('data', (d) => {
+      log += d;
+      const m = log.match(/listening on http:\/\/127\.0\.0\.1:(\d+)\//);
+      if (m && timer) {
+        clearTimeout(timer);
+        const port = Number(m[1]);
+        resolve({
+          port, child, exited,
+          url: `ws://127.0.0.1:${port}/ws`,
+          http: `http://127.0.0.1:${port}`,
+          get log() { return log; },
+          // SIGTERM; resolves with {code, signal}. A leak or a crash under the sanitizers is a
+          // non-zero code, so every test checks a clean exit.
+          async stop() {
+            if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+            const kill = setTimeout(() => child.kill('SIGKILL'), 15000);
+            const r = await exited;
+            clearTimeout(kill);
+            return r;
+          },
+        });
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}:\n${log}`)));
+  });
+}
+
+// A protocol client: every frame received goes to an inbox; next() takes the first match.
+export class Client {
+  constructor(ws) {
+    this.ws = ws;
+    this.inbox = [];
+    this.waiters = [];
+    this.nextId = 1;
+    this.closed = new Promise((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+    ws.on('message', (data) => {
+      const msg = JSON.parse(data.toString());
+      this.inbox.push(msg);
+      this.wake();
+    });
+  }
+
+  static async connect(server, { name, token, hello = true, protocol = 'mancala.v1' } = {}) {
+    const ws = new WebSocket(server.url, protocol);
+    const c = new Client(ws);
+    await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+    if (hello) {
+      const h = { type: 'hello' };
+      if (name !== undefined) h.name = name;
+      if (token !== undefined) h.token = token;
+      c.me = await c.request(h);
+      if (c.me.type !== 'welcome') throw new Error('no welcome: ' + JSON.stringify(c.me));
+    }
+    return c;
+  }
+
+  wake() {
+    for (const w of [...this.waiters]) {
+      const i = this.inbox.findIndex(w.pred);
+      if (i >= 0) {
+        const [msg] = this.inbox.splice(i, 1);
+        this.waiters.splice(this.waiters.indexOf(w), 1);
+        clearTimeout(w.timer);
+        w.resolve(msg);
+      }
+    }
+  }
+
+  send(obj) { this.ws.send(typeof obj === 'string' ? obj : JSON.stringify(obj)); }
+
+  // Resolves with the first frame (taken out of the inbox) that pred accepts.
+  next(pred = () => true, ms = 10000) {
+    const p = typeof pred === 'string' ? (m) => m.type === pred : pred;
+    const i = this.inbox.findIndex(p);
+    if (i >= 0) return Promise.resolve(this.inbox.splice(i, 1)[0]);
+    return new Promise((resolve, reject) => {
+      const w = { pred: p, resolve };
+      w.timer = setTimeout(() => {
+        this.waiters.splice(this.waiters.indexOf(w), 1);
+        reject(new Error(`timeout waiting; inbox: ${JSON.stringify(this.inbox).slice(0, 2000)}`));
+      }, ms);
+      this.waiters.push(w);
+    });
+  }
+
+  // Sends obj with a fresh id and resolves with the frame that echoes it (a reply or an error).
+  request(obj, ms = 10000) {
+    const id = this.nextId++;
+    this.send({ ...obj, id });
+    return this.next((m) => m.id === id, ms);
+  }
+
+  // The next state of room that pred accepts.
+  state(room, pred = () => true, ms = 10000) {
+    return this.next((m) => m.type === 'state' && m.room === room && pred(m), ms);
+  }
+
+  // Drops every frame received so far.
+  drain() { this.inbox.length = 0; }
+
+  close() { this.ws.close(); return this.closed; }
+}
+
+// Creates a room with a (South) and joins it with b; resolves with the code and the first states.
+export async function pair(a, b, fields = {}) {
+  const joined = await a.request({ type: 'create', game: 'kalah', seat: 'south', ...fields });
+  if (joined.type !== 'joined') throw new Error(JSON.stringify(joined));
+  const room = joined.room;
+  const j2 = await b.request({ type: 'join', room });
+  if (j2.type !== 'joined') throw new Error(JSON.stringify(j2));
+  const st = await b.state(room, (s) => s.status === 'playing');
+  await a.state(room, (s) => s.status === 'playing');
+  return { room, state: st };
+}
+
+// Plays the first legal house until the game ends; seats maps "south"/"north" to clients.
+export async function playOut(room, seats, first) {
+  let st = first;
+  let moves = 0;
+  while (st.status === 'playing') {
+    const mover = seats[st.turn];
+    const reply = await mover.request({ type: 'move', room, house: st.legal[0], ply: st.ply });
+    if (reply.type !== 'state') throw new Error('move refused: ' + JSON.stringify(reply));
+    st = reply;
+    moves++;
+  }
+  return { state: st, moves };
+}
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));

@@ -1,0 +1,107 @@
+// The process: HTTP routes on the same port, options, and a clean exit on SIGTERM.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { test } from 'node:test';
+import { Client, pair, startServer } from './harness.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const BIN = process.env.MANCALA_SERVER || path.resolve(here, '../../build-server/bin/mancala-server');
+
+test('HTTP: the client at / and /r/CODE, /healthz and /metrics', async () => {
+  const server = await startServer();
+  try {
+    const a = await Client.connect(server, { name: 'Ana' });
+    const b = await Client.connect(server, { name: 'Bob' });
+    const { room } = await pair(a, b);
+    await a.request({ type: 'move', room, house: 1, ply: 0 });
+    await a.request({ type: 'create', game: 'oware', seat: 'north' });
+    await a.request({ type: 'dance' });
+
+    const h = await fetch(server.http + '/healthz');
+    assert.equal(h.status, 200);
+    assert.match(h.headers.get('content-type'), /application\/json/);
+    const health = await h.json();
+    assert.equal(health.status, 'ok');
+    assert.equal(typeof health.version, 'string');
+    assert.equal(typeof health.uptime_s, 'number');
+    assert.equal(health.rooms, 2);
+    assert.equal(health.connections, 2);
+
+    const m = await fetch(server.http + '/metrics');
+    assert.equal(m.status, 200);
+    assert.match(m.headers.get('content-type'), /text\/plain/);
+    const text = await m.text();
+    const metric = (re) => Number(text.match(re)[1]);
+    assert.equal(metric(/^mancala_connections (\d+)$/m), 2);
+    assert.equal(metric(/^mancala_players (\d+)$/m), 2);
+    assert.equal(metric(/^mancala_rooms\{status="waiting"\} (\d+)$/m), 1);
+    assert.equal(metric(/^mancala_rooms\{status="playing"\} (\d+)$/m), 1);
+    assert.equal(metric(/^mancala_games_started_total\{game="kalah"\} (\d+)$/m), 1);
+    assert.equal(metric(/^mancala_moves_total (\d+)$/m), 1);
+    assert.equal(metric(/^mancala_errors_total\{code="unknown_type"\} (\d+)$/m), 1);
+    assert.ok(metric(/^mancala_message_seconds_count (\d+)$/m) >= 6);
+    assert.match(text, /^mancala_message_seconds_bucket\{le="\+Inf"\} \d+$/m);
+    assert.match(text, /^mancala_dropped_messages_total \d+$/m);
+    await b.request({ type: 'resign', room });
+    const text2 = await (await fetch(server.http + '/metrics')).text();
+    assert.match(text2, /^mancala_games_finished_total\{game="kalah",reason="resignation"\} 1$/m);
+
+    const page = await fetch(server.http + '/');
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get('content-type'), /text\/html/);
+    const html = await page.text();
+    const byCode = await fetch(server.http + '/r/' + room);
+    assert.equal(byCode.status, 200);
+    assert.equal(await byCode.text(), html);
+    assert.equal((await fetch(server.http + '/no-such-file.js')).status, 404);
+    await a.close();
+    await b.close();
+  } finally {
+    assert.deepEqual(await server.stop(), { code: 0, signal: null });
+  }
+});
+
+test('SIGTERM: clients are told, closed with 1001, and the process exits 0', async () => {
+  const server = await startServer();
+  const a = await Client.connect(server, { name: 'Ana' });
+  const b = await Client.connect(server, { name: 'Bob' });
+  await pair(a, b, { clock: { initial_ms: 60000, increment_ms: 0 } });
+  const watcher = await Client.connect(server, { name: 'Wes' });
+  await watcher.request({ type: 'lobby' });
+  const exit = server.stop();
+  for (const c of [a, b, watcher]) {
+    const bye = await c.next('bye');
+    assert.equal(bye.reason, 'shutdown');
+    assert.equal((await c.closed).code, 1001);
+  }
+  assert.deepEqual(await exit, { code: 0, signal: null });
+  assert.match(server.log, /stopped cleanly/);
+});
+
+test('options: --help, bad values exit 2, environment variables', () => {
+  const help = spawnSync(BIN, ['--help'], { encoding: 'utf8' });
+  assert.equal(help.status, 0);
+  for (const flag of ['--port', '--bind', '--data', '--web', '--log-level', '--abandon-ms', 'MANCALA_PORT'])
+    assert.ok(help.stdout.includes(flag), flag);
+  for (const args of [['--port', 'x'], ['--port', '70000'], ['--log-level', 'loud'], ['--nope'], ['--port']]) {
+    const r = spawnSync(BIN, args, { encoding: 'utf8' });
+    assert.equal(r.status, 2, args.join(' '));
+    assert.ok(r.stderr.length > 0);
+  }
+  const env = spawnSync(BIN, [], { encoding: 'utf8', env: { ...process.env, MANCALA_PORT: '-5' } });
+  assert.equal(env.status, 2);
+  assert.match(env.stderr, /MANCALA_PORT/);
+});
+
+test('a port in use: a message and exit 1', async () => {
+  const server = await startServer();
+  try {
+    const r = spawnSync(BIN, ['--port', String(server.port), '--bind', '127.0.0.1'], { encoding: 'utf8', timeout: 20000 });
+    assert.equal(r.status, 1, r.stderr);
+    assert.match(r.stderr, /cannot listen/);
+  } finally {
+    assert.deepEqual(await server.stop(), { code: 0, signal: null });
+  }
+});

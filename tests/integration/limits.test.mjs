@@ -1,0 +1,118 @@
+// Abuse and overload: rate limiting, oversize frames, slow readers, connection limits.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import WebSocket from 'ws';
+import { Client, pair, sleep, startServer } from './harness.mjs';
+
+test('flooding gets rate_limited errors, then close 1008; others are unaffected', async () => {
+  const server = await startServer(['--rate', '5', '--burst', '10'], { fast: false });
+  try {
+    const calm = await Client.connect(server, { name: 'Calm' });
+    const c = await Client.connect(server, { name: 'Flood' });
+    for (let i = 0; i < 40; i++) c.send({ type: 'lobby', watch: false, id: i });
+    const closed = await c.closed;
+    assert.equal(closed.code, 1008);
+    const limited = c.inbox.filter((m) => m.type === 'error' && m.code === 'rate_limited');
+    assert.ok(limited.length >= 1, 'some rate_limited errors');
+    assert.ok(limited.every((m) => typeof m.id === 'number'), 'rate_limited echoes the id');
+    assert.ok(c.inbox.filter((m) => m.type === 'lobby').length >= 8, 'the burst was served');
+    // A client under the limit is served normally.
+    assert.equal((await calm.request({ type: 'lobby', watch: false })).type, 'lobby');
+    await calm.close();
+  } finally {
+    assert.deepEqual(await server.stop(), { code: 0, signal: null });
+  }
+});
+
+test('a frame over 4 KiB gets too_large and close 1009; 4 KiB is fine', async () => {
+  const server = await startServer();
+  try {
+    const c = await Client.connect(server, { name: 'Big' });
+    const pad = (n) => JSON.stringify({ type: 'lobby', watch: false, pad: 'x'.repeat(n) });
+    const exact = pad(4096 - pad(0).length);
+    assert.equal(Buffer.byteLength(exact), 4096);
+    c.send(exact);
+    assert.equal((await c.next('lobby')).rooms.length, 0);
+    c.send(pad(5000));
+    const e = await c.next('error');
+    assert.equal(e.code, 'too_large');
+    assert.equal((await c.closed).code, 1009);
+    // A binary frame is not JSON text.
+    const d = await Client.connect(server, { name: 'Bin' });
+    d.ws.send(Buffer.from('{"type":"lobby"}'), { binary: true });
+    assert.equal((await d.next('error')).code, 'bad_json');
+    await d.close();
+  } finally {
+    assert.deepEqual(await server.stop(), { code: 0, signal: null });
+  }
+});
+
+test('a client that does not read is dropped without slowing anyone else', async () => {
+  const server = await startServer(['--send-queue', '64', '--send-queue-kib', '64']);
+  try {
+    const a = await Client.connect(server, { name: 'Ana' });
+    const b = await Client.connect(server, { name: 'Bob' });
+    const slow = await Client.connect(server, { name: 'Slow' });
+    const { room } = await pair(a, b);
+    await slow.request({ type: 'join', room, role: 'spectator' });
+    slow.ws._socket.pause(); // Stop reading: the kernel buffers fill, then the server's queue.
+    const text = 'y'.repeat(290);
+    let dropped = false;
+    let worst = 0;
+    for (let round = 0; round < 3000 && !dropped; round++) {
+      const t0 = Date.now();
+      for (let i = 0; i < 20; i++) a.send({ type: 'chat', room, text });
+      // The others keep getting everything promptly.
+      const echo = await a.request({ type: 'chat', room, text: 'ping' });
+      assert.equal(echo.type, 'chat');
+      worst = Math.max(worst, Date.now() - t0);
+      a.drain();
+      b.drain();
+      if (round % 20 === 19) dropped = (await (await fetch(server.http + '/healthz')).json()).connections === 2;
+    }
+    assert.ok(worst < 2000, `a round took ${worst} ms`);
+    assert.ok(dropped, 'the slow reader was dropped');
+    const m = await (await fetch(server.http + '/metrics')).text();
+    const n = Number(m.match(/^mancala_dropped_messages_total (\d+)$/m)[1]);
+    assert.ok(n > 0);
+    // The players' game goes on.
+    const st = await a.request({ type: 'move', room, house: 1, ply: 0 });
+    assert.equal(st.type, 'state');
+    slow.ws._socket.resume();
+    await slow.closed;
+    await a.close();
+    await b.close();
+  } finally {
+    assert.deepEqual(await server.stop(), { code: 0, signal: null });
+  }
+});
+
+test('connections per address: the one too many gets too_many_connections and close 1013', async () => {
+  const server = await startServer(['--max-per-ip', '2']);
+  try {
+    const a = await Client.connect(server, { name: 'A' });
+    const b = await Client.connect(server, { name: 'B' });
+    const c = await Client.connect(server, { hello: false });
+    const e = await c.next('error');
+    assert.equal(e.code, 'too_many_connections');
+    assert.equal((await c.closed).code, 1013);
+    await a.close();
+    await sleep(100);
+    const d = await Client.connect(server, { name: 'D' });
+    assert.equal(d.me.type, 'welcome');
+    await b.close();
+    await d.close();
+  } finally {
+    assert.deepEqual(await server.stop(), { code: 0, signal: null });
+  }
+});
+
+test('only /ws with a WebSocket upgrade is a WebSocket', async () => {
+  const server = await startServer();
+  try {
+    const ws = new WebSocket(`ws://127.0.0.1:${server.port}/other`, 'mancala.v1');
+    await assert.rejects(new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); }));
+  } finally {
+    assert.deepEqual(await server.stop(), { code: 0, signal: null });
+  }
+});

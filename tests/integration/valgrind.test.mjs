@@ -1,0 +1,32 @@
+// The server under valgrind (run when not built with the sanitizers): start, a few clients play,
+// chat, watch the lobby and drop out, then SIGTERM; valgrind must report no error and no leak.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Client, pair, playOut, sleep, startServer } from './harness.mjs';
+
+test('valgrind: a short session and a clean exit', { timeout: 300000 }, async () => {
+  process.env.MANCALA_VALGRIND = '1';
+  const server = await startServer(['--abandon-ms', '300']);
+  const a = await Client.connect(server, { name: 'Ana' });
+  const b = await Client.connect(server, { name: 'Bob' });
+  const s = await Client.connect(server, { name: 'Sue' });
+  await s.request({ type: 'lobby' });
+  const { room, state } = await pair(a, b, { game: 'oware', clock: { initial_ms: 600000, increment_ms: 1000 } });
+  await s.request({ type: 'join', room, role: 'spectator' });
+  await a.request({ type: 'chat', room, text: 'hello' });
+  await playOut(room, { south: a, north: b }, state);
+  await a.request({ type: 'rematch', room });
+  await b.request({ type: 'rematch', room });
+  const local = await s.request({ type: 'create', game: 'congkak', opponent: 'local', houses: 3, seeds: 2 });
+  await s.request({ type: 'move', room: local.room, house: 1, ply: 0 });
+  a.send('not json');
+  const c = await Client.connect(server, { name: 'Gone' });
+  const joined = await c.request({ type: 'create', game: 'kalah', seat: 'south' });
+  const d = await Client.connect(server, { name: 'Dee' });
+  await d.request({ type: 'join', room: joined.room });
+  await c.close(); // Abandons on its own turn: the countdown ends that game.
+  await sleep(800);
+  const r = await server.stop();
+  assert.deepEqual(r, { code: 0, signal: null }, server.log.split('\n').filter((l) => l.startsWith('==')).join('\n'));
+  assert.match(server.log, /ERROR SUMMARY: 0 errors/);
+});
