@@ -634,8 +634,11 @@ int srv_net_port(const srv_net *net) {
   return net->port;
 }
 
+/* Counts the handles that are not ours, closing ones included: until its close callback has run,
+ * a handle still belongs to the loop, and lws's live inside the context that the second
+ * lws_context_destroy() frees. */
 static void count_lws_handle(uv_handle_t *h, void *arg) {
-  if (h->data != SRV_OWN_TAG && !uv_is_closing(h))
+  if (h->data != SRV_OWN_TAG)
     (*(int *)arg)++;
 }
 
