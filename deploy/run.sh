@@ -1,6 +1,7 @@
 #!/bin/sh
-# The run command: installs the build packages, builds a release into build/ and starts the
-# program with its embedded defaults. Extra arguments go to the program.
+# The run command: installs the build packages, builds a release into build/ and starts the game
+# server on its defaults (http://localhost:8080, the web client from this tree's web/). Extra
+# arguments go to mancala-server (see build/bin/mancala-server --help).
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -9,8 +10,4 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cmake -S "$top" -B "$top/build" -DCMAKE_BUILD_TYPE=Release -DMANCALA_TESTS=OFF
 cmake --build "$top/build" -j "$(nproc)"
 
-# Until the game server lands, the rules engine's command-line tool is what there is to run.
-if [ "$#" -eq 0 ]; then
-  set -- perft kalah 8
-fi
-exec "$top/build/bin/mancala" "$@"
+exec "$top/build/bin/mancala-server" "$@"
