@@ -112,7 +112,10 @@ static void writer(const char *dir, srv_store_sync sync, int ack_fd, unsigned se
 static void test_kill_nine(void) {
   char dir[256];
   tmp_dir(dir, sizeof dir);
-  srand((unsigned)time(NULL));
+  /* Random kill times; MANCALA_SEED repeats a run (the seed is printed). */
+  const char *env = getenv("MANCALA_SEED");
+  unsigned seed = env ? (unsigned)strtoul(env, NULL, 10) : (unsigned)time(NULL);
+  srand(seed);
   long long acked = 0;
   int acks_seen = 0;
   for (int round = 0; round < KILLS; round++) {
@@ -189,7 +192,7 @@ static void test_kill_nine(void) {
     srv_store_game_free(g);
   }
   srv_store_close(s);
-  printf("%d kills, %lld moves stored, %lld games, %d acknowledged turns\n", KILLS,
+  printf("seed %u: %d kills, %lld moves stored, %lld games, %d acknowledged turns\n", seed, KILLS,
          stored_moves(dir), games, acks_seen);
   rm_tree(dir);
 }
