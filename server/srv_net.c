@@ -467,6 +467,10 @@ static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void
   srv_net *net = vh ? lws_get_vhost_user(vh) : NULL;
   http_req *req = user;
   switch (reason) {
+  case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
+  case LWS_CALLBACK_ESTABLISHED:
+    /* A WebSocket without the mancala.v1 subprotocol lands on this first protocol: drop it. */
+    return -1;
   case LWS_CALLBACK_HTTP: {
     char uri[256];
     if (net == NULL || lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) <= 0)

@@ -107,11 +107,23 @@ test('connections per address: the one too many gets too_many_connections and cl
   }
 });
 
-test('only /ws with a WebSocket upgrade is a WebSocket', async () => {
+test('only /ws with the mancala.v1 subprotocol is a WebSocket', async () => {
   const server = await startServer();
   try {
     const ws = new WebSocket(`ws://127.0.0.1:${server.port}/other`, 'mancala.v1');
     await assert.rejects(new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); }));
+    // Without the subprotocol: closed at once, never served.
+    const bare = new WebSocket(`ws://127.0.0.1:${server.port}/ws`);
+    bare.on('error', () => {});
+    bare.on('open', () => bare.send(JSON.stringify({ type: 'hello' })));
+    let got = 0;
+    bare.on('message', () => got++);
+    await new Promise((resolve) => bare.once('close', resolve));
+    assert.equal(got, 0);
+    const other = new WebSocket(`ws://127.0.0.1:${server.port}/ws`, 'chat');
+    other.on('error', () => {});
+    await new Promise((resolve) => other.once('close', resolve));
+    assert.equal(other.readyState, WebSocket.CLOSED);
   } finally {
     assert.deepEqual(await server.stop(), { code: 0, signal: null });
   }
