@@ -128,3 +128,26 @@ test('only /ws with the mancala.v1 subprotocol is a WebSocket', async () => {
     assert.deepEqual(await server.stop(), { code: 0, signal: null });
   }
 });
+
+test('keepalive: the server pings; a connection that never answers is dropped', async () => {
+  const server = await startServer(['--ping-s', '1', '--hangup-s', '3']);
+  try {
+    const live = await Client.connect(server, { name: 'Live' });
+    let pings = 0;
+    live.ws.on('ping', () => pings++);
+    const ws = new WebSocket(server.url, 'mancala.v1', { autoPong: false });
+    const silent = new Client(ws);
+    await new Promise((resolve) => ws.once('open', resolve));
+    silent.send({ type: 'hello', name: 'Silent' });
+    const t0 = Date.now();
+    await silent.closed;
+    const waited = Date.now() - t0;
+    assert.ok(waited >= 2000 && waited < 8000, `dropped after ${waited} ms`);
+    assert.ok(pings >= 1, 'the live client was pinged');
+    assert.equal(live.ws.readyState, WebSocket.OPEN);
+    assert.equal((await live.request({ type: 'lobby', watch: false })).type, 'lobby');
+    await live.close();
+  } finally {
+    assert.deepEqual(await server.stop(), { code: 0, signal: null });
+  }
+});
