@@ -36,6 +36,7 @@ typedef struct out_msg {
 /* Per WebSocket connection (lws allocates it zeroed, frees it after LWS_CALLBACK_CLOSED). */
 typedef struct conn {
   struct lws *wsi;
+  struct srv_net *net; /* Set when established: CLOSED must not depend on the vhost lookup. */
   srv_client client;
   bool open;     /* Registered with the rooms: counted and identified by address. */
   bool closing;  /* Close with close_code once the queue is written. */
@@ -276,6 +277,7 @@ static int conn_writeable(conn *c) {
 
 static void conn_open(srv_net *net, conn *c, struct lws *wsi) {
   c->wsi = wsi;
+  c->net = net;
   srv_client_init(&c->client, c);
   lws_get_peer_simple(wsi, c->ip, sizeof c->ip);
   c->tokens = net->cfg.burst;
@@ -422,8 +424,8 @@ static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
     /* After our own close frame, the peer's is the answer: the handshake is complete. */
     return c->close_sent ? -1 : 0;
   case LWS_CALLBACK_CLOSED:
-    if (net != NULL && c->wsi != NULL)
-      conn_closed(net, c);
+    if (c->net != NULL)
+      conn_closed(c->net, c);
     return 0;
   default:
     return 0;

@@ -70,6 +70,10 @@ test('SIGTERM: clients are told, closed with 1001, and the process exits 0', asy
   await pair(a, b, { clock: { initial_ms: 60000, increment_ms: 0 } });
   const watcher = await Client.connect(server, { name: 'Wes' });
   await watcher.request({ type: 'lobby' });
+  // One that does not read at all: it cannot hold the shutdown up.
+  const deaf = await Client.connect(server, { name: 'Deaf' });
+  deaf.ws._socket.pause();
+  const t0 = Date.now();
   const exit = server.stop();
   for (const c of [a, b, watcher]) {
     const bye = await c.next('bye');
@@ -77,7 +81,9 @@ test('SIGTERM: clients are told, closed with 1001, and the process exits 0', asy
     assert.equal((await c.closed).code, 1001);
   }
   assert.deepEqual(await exit, { code: 0, signal: null });
+  assert.ok(Date.now() - t0 < 10000);
   assert.match(server.log, /stopped cleanly/);
+  deaf.ws.terminate();
 });
 
 test('options: --help, bad values exit 2, environment variables', () => {

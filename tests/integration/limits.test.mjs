@@ -70,7 +70,7 @@ test('a client that does not read is dropped without slowing anyone else', async
       b.drain();
       if (round % 20 === 19) dropped = (await (await fetch(server.http + '/healthz')).json()).connections === 2;
     }
-    assert.ok(worst < 2000, `a round took ${worst} ms`);
+    assert.ok(worst < 5000, `a round took ${worst} ms`);
     assert.ok(dropped, 'the slow reader was dropped');
     const m = await (await fetch(server.http + '/metrics')).text();
     const n = Number(m.match(/^mancala_dropped_messages_total (\d+)$/m)[1]);

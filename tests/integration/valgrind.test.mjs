@@ -26,7 +26,11 @@ test('valgrind: a short session and a clean exit', { timeout: 300000 }, async ()
   await d.request({ type: 'join', room: joined.room });
   await c.close(); // Abandons on its own turn: the countdown ends that game.
   await sleep(800);
+  const deaf = await Client.connect(server, { name: 'Deaf' }); // Killed at shutdown, not closed.
+  await deaf.request({ type: 'join', room, role: 'spectator' });
+  deaf.ws._socket.pause();
   const r = await server.stop();
+  deaf.ws.terminate();
   assert.deepEqual(r, { code: 0, signal: null }, server.log.split('\n').filter((l) => l.startsWith('==')).join('\n'));
   assert.match(server.log, /ERROR SUMMARY: 0 errors/);
 });
