@@ -115,11 +115,14 @@ static void test_bad_positions(void) {
   bad[n] = okm;
   bad[n].pits[4] = 3;
   rules[n++] = &match;
+  bad[n] = mk_pos("3 3 3 (0) 3 3 3 (3) north round 2 first north");
+  bad[n].burnt = 1u << 0;
+  rules[n++] = &match;
   /* A burnt store (South's, North's), and a burnt bit past the ring. */
   bad[n] = mk_pos("3 3 3 (0) 3 3 3 (3) north round 2 first north");
   bad[n].burnt = 1u << 3;
   rules[n++] = &match;
-  bad[n] = mk_pos("3 3 3 (0) 3 3 3 (3) north round 2 first north");
+  bad[n] = mk_pos("3 3 3 (3) 3 3 3 (0) north round 2 first north");
   bad[n].burnt = 1u << 7;
   rules[n++] = &match;
   bad[n] = mk_pos("3 3 3 (0) 3 3 3 (3) north round 2 first north");

@@ -136,6 +136,42 @@ static void test_repetition(void) {
   mc_game_free(g);
 }
 
+/* Oware 6 after a capture: the history starts afresh at the first position after the change of
+ * the stores, and that position counts as an occurrence. Oware 2x1 (pits: S 0 1, store 2, N 3 4,
+ * store 5; sowing ring 0 1 3 4), moves "1 2 2 1 1 2" then "1 1 2 2" three times:
+ *  1. S1 (pit 0): 1 (1 -> 2).                          -> 0 2 (0) 1 1 (0) north
+ *  2. N2 (pit 4): 0 (0 -> 1).                          -> 1 2 (0) 1 0 (0) south
+ *  3. S2 (pit 1, 2): 3 (1 -> 2), 4 (0 -> 1): no capture. -> 1 0 (0) 2 1 (0) north
+ *  4. N1 (pit 3, 2): 4, 0 (1 -> 2): would take all of South's seeds: a grand slam, no capture.
+ *                                                      -> 2 0 (0) 0 2 (0) south
+ *  5. S1 (pit 0, 2): 1, 3 (0 -> 1).                    -> 0 1 (0) 1 2 (0) north
+ *  6. N2 (pit 4, 2): 0 (0 -> 1), 1 (1 -> 2): capture 2 (pit 0 holds 1: stop); South keeps 1.
+ *     P = 1 0 (0) 1 0 (2) south, the first position after the change.
+ *  7. S1: 1.   8. N1: 4.   9. S2: 3 (North must then feed: only N2 reaches pit 0).  10. N2: 0.
+ *     -> P again (second time); 11-14 the same: P for the third time: the game ends, each side
+ *     takes its houses: South 0 + 1, North 2 + 1: North wins 3 to 1. */
+static void test_repetition_after_capture(void) {
+  mc_rules r = mk_rules(MC_OWARE, 2, 1);
+  mc_game *g = mc_game_new(&r);
+  mc_result res;
+  const int moves[] = {1, 2, 2, 1, 1, 2, 1, 1, 2, 2, 1, 1, 2, 2};
+  const char *after[] = {"0 2 (0) 1 1 (0) north", "1 2 (0) 1 0 (0) south", "1 0 (0) 2 1 (0) north",
+                         "2 0 (0) 0 2 (0) south", "0 1 (0) 1 2 (0) north", "1 0 (0) 1 0 (2) south",
+                         "0 1 (0) 1 0 (2) north", "0 1 (0) 0 1 (2) south", "0 0 (0) 1 1 (2) north",
+                         "1 0 (0) 1 0 (2) south"};
+  for (int i = 0; i < 13; i++) {
+    CHECK_INT(mc_game_play(g, moves[i], NULL), 0);
+    CHECK(!mc_game_over(g, NULL));
+    CHECK_POS(mc_game_pos(g), after[i < 10 ? i : i - 4]);
+  }
+  CHECK_INT(mc_game_play(g, moves[13], the_trace()), 0);
+  CHECK_TRACE_EXACT(the_trace(), 2, "pick4:1 sow0 sweep0:1>2 sweep3:1>5");
+  CHECK(mc_game_over(g, &res));
+  CHECK_RESULT(&res, MC_WIN_NORTH, MC_REASON_REPETITION, 1, 3);
+  CHECK_PITS(mc_game_pos(g), "0 0 (1) 0 0 (3)");
+  mc_game_free(g);
+}
+
 /* A whole Congkak match on 1x1: each round South or North sows its one seed into its store, has no
  * seeds, and the round ends 1 to 1 (the other player's seed swept into their store). Both refill
  * their single house. The player who moved second starts the next round: North in round 2, South
@@ -366,6 +402,7 @@ int main(void) {
   test_moves_and_movers();
   test_errors_leave_game_unchanged();
   test_repetition();
+  test_repetition_after_capture();
   test_congkak_match_1x1();
   test_congkak_match_2x1();
   test_congkak_match_3x2();
