@@ -208,6 +208,37 @@ static void test_rule4_forced_feeding(void) {
   CHECK_LEGAL(&r, "12 0 0 0 0 1 (17) 0 0 0 0 0 0 (18) south", "16");
 }
 
+/* Rules 3 and 4 together: every feeding move counts, and the forbidden grand slam filters them.
+ * Oware 2x2 (pits: S 0 1, store 2, N 3 4, store 5), North empty: South must feed.
+ * House 1 (pit 0, 3 seeds): 1, 3, 4 (0 -> 1): feeds, no capture.
+ * House 2 (pit 1, 5 seeds): 3, 4, 0, origin skipped, 3, 4: North 2 2, both captured = every North
+ *   seed: a grand slam that feeds.
+ * no_capture: both legal; house 2 captures nothing: 4 0 (0) 2 2 (0), North to move.
+ * forbidden: only house 1 (not a grand slam): 0 6 (0) 1 1 (0).
+ * capture: house 2 takes 4 (exactly half, no majority); North has no seeds: South takes the 4 on
+ *   its side: South 8 to 0. */
+static void test_rule4_feeding_grand_slam(void) {
+  const char *before = "3 5 (0) 0 0 (0) south";
+  mc_rules r = mk_rules(MC_OWARE, 2, 2);
+  mc_pos p;
+  mc_result res;
+  CHECK_LEGAL(&r, before, "12");
+  PLAY(&r, before, 2, 0, &p, &res);
+  CHECK_POS(&p, "4 0 (0) 2 2 (0) north");
+  CHECK_TRACE_EXACT(the_trace(), 2, "pick1:5 sow3 sow4 sow0 sow3 sow4");
+  r.grand_slam = MC_GS_FORBIDDEN;
+  CHECK_LEGAL(&r, before, "1");
+  PLAY(&r, before, 1, 0, &p, &res);
+  CHECK_POS(&p, "0 6 (0) 1 1 (0) north");
+  r.grand_slam = MC_GS_CAPTURE;
+  CHECK_LEGAL(&r, before, "12");
+  PLAY(&r, before, 2, 1, &p, &res);
+  CHECK_PITS(&p, "0 0 (8) 0 0 (0)");
+  CHECK_RESULT(&res, MC_WIN_SOUTH, MC_REASON_NO_SEEDS, 8, 0);
+  CHECK_TRACE_EXACT(the_trace(), 2,
+                    "pick1:5 sow3 sow4 sow0 sow3 sow4 cap4:2>2 cap3:2>2 sweep0:4>2");
+}
+
 /* Rule 4, edge case: no feeding move possible: the mover takes every seed on the board.
  * North house 6 (pit 12, 1 seed) sows pit 0 (3 -> 4: no capture). South is to move and North's
  * houses are empty; South house 1 (4 seeds: 1..4) and house 2 (1 seed: pit 2) cannot reach them.
@@ -342,6 +373,7 @@ int main(void) {
   test_rule3_grand_slam_modes();
   test_rule4_forced_feeding();
   test_rule4_cannot_feed();
+  test_rule4_feeding_grand_slam();
   test_rule5_majority();
   test_rule5_exact_half_draw();
   test_rule6_end_repetition();
