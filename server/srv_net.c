@@ -29,6 +29,7 @@ typedef struct out_msg {
   size_t len;
   srv_event_type type;          /* States and lobby lists can be superseded... */
   bool reply;                   /* ...unless they answer a request (the client waits for it). */
+  uint64_t turn;                /* The loop turn that queued it: held until that turn is released. */
   char room[SRV_CODE_LEN + 1];  /* For states: the room. */
   unsigned char buf[];          /* LWS_PRE + len bytes. */
 } out_msg;
@@ -54,6 +55,8 @@ typedef struct conn {
   int strikes;
   char ip[64];
   struct conn *prev, *next;
+  bool held;                         /* In the list of connections with unreleased frames. */
+  struct conn *held_prev, *held_next;
 } conn;
 
 /* Per HTTP request with a generated body. */
@@ -86,6 +89,10 @@ struct srv_net {
   ip_count *ips;
   size_t nips, capips;
   uv_prepare_t prepare;
+  uint64_t turn;  /* Frames queued now belong to this turn; earlier turns are released. */
+  conn *held;     /* Connections with frames of the current turn. */
+  void (*turn_hook)(void *arg);
+  void *turn_hook_arg;
   uv_timer_t stop_timer;
   bool stopping, destroyed_once;
   uint64_t stop_started;
@@ -160,6 +167,30 @@ static void conn_drop(srv_net *net, conn *c, const char *why) {
   lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
 }
 
+static void held_add(srv_net *net, conn *c) {
+  if (c->held)
+    return;
+  c->held = true;
+  c->held_prev = NULL;
+  c->held_next = net->held;
+  if (net->held)
+    net->held->held_prev = c;
+  net->held = c;
+}
+
+static void held_remove(srv_net *net, conn *c) {
+  if (!c->held)
+    return;
+  if (c->held_prev)
+    c->held_prev->held_next = c->held_next;
+  else
+    net->held = c->held_next;
+  if (c->held_next)
+    c->held_next->held_prev = c->held_prev;
+  c->held = false;
+  c->held_prev = c->held_next = NULL;
+}
+
 static void queue_push(srv_net *net, conn *c, out_msg *m) {
   /* A newer full state of a room, or a newer lobby list, supersedes an unsent older one, unless
    * that one is the reply to a request. */
@@ -194,7 +225,9 @@ static void queue_push(srv_net *net, conn *c, out_msg *m) {
     conn_drop(net, c, "outgoing queue full");
     return;
   }
-  lws_callback_on_writable(c->wsi);
+  /* Not written yet: the frame waits for the end of this loop turn (see on_prepare()). */
+  m->turn = net->turn;
+  held_add(net, c);
 }
 
 void srv_net_send(void *ud, srv_client *to, const srv_event *ev) {
@@ -238,6 +271,8 @@ static void conn_error(srv_net *net, conn *c, int err, const srv_req_id *id, int
 static int conn_writeable(conn *c) {
   if (c->doomed)
     return -1;
+  if (c->head != NULL && c->head->turn >= c->net->turn)
+    return 0; /* Not released yet: on_prepare() asks for this callback again. */
   if (c->head != NULL) {
     out_msg *m = c->head;
     c->head = m->next;
@@ -250,7 +285,7 @@ static int conn_writeable(conn *c) {
     free(m);
     if (!ok)
       return -1;
-    if (c->head != NULL || c->closing)
+    if ((c->head != NULL && c->head->turn < c->net->turn) || (c->head == NULL && c->closing))
       lws_callback_on_writable(c->wsi);
     return 0;
   }
@@ -309,6 +344,7 @@ static void conn_closed(srv_net *net, conn *c) {
     c->open = false;
   }
   queue_clear(c);
+  held_remove(net, c);
   free(c->rx);
   c->rx = NULL;
   if (c->prev)
@@ -543,11 +579,27 @@ srv_net *srv_net_new(uv_loop_t *loop, const srv_config *cfg, const char *version
   return net;
 }
 
+/* The loop boundary, once per loop turn before the loop polls (Redis' beforeSleep): the lobby
+ * goes out coalesced, the turn hook runs (durable storage commits there), and only then are the
+ * frames queued during the turn released to the sockets: nothing is sent before it is durable. */
 static void on_prepare(uv_prepare_t *h) {
   srv_net *net = (srv_net *)((char *)h - offsetof(srv_net, prepare));
-  /* The loop boundary: coalesced lobby updates go out once per iteration. */
   if (net->dispatch != NULL)
     srv_rooms_flush(net->dispatch->rooms);
+  if (net->turn_hook != NULL)
+    net->turn_hook(net->turn_hook_arg);
+  net->turn++;
+  while (net->held != NULL) {
+    conn *c = net->held;
+    held_remove(net, c);
+    if (!c->doomed)
+      lws_callback_on_writable(c->wsi);
+  }
+}
+
+void srv_net_set_turn_hook(srv_net *net, void (*fn)(void *arg), void *arg) {
+  net->turn_hook = fn;
+  net->turn_hook_arg = arg;
 }
 
 int srv_net_start(srv_net *net, srv_dispatch *d) {

@@ -27,6 +27,11 @@ void srv_net_send(void *ud, srv_client *to, const srv_event *ev);
  * SRV_EINTERNAL after logging why (then call srv_net_stop() and run the loop to clean up). */
 int srv_net_start(srv_net *net, srv_dispatch *d);
 
+/* Sets fn(arg) (or clears it with NULL), called once per loop turn at the loop boundary: after the
+ * lobby flush and before the frames queued during the turn are released to the sockets. Durable
+ * storage commits the turn's moves here, so that nothing is sent before it is stored. */
+void srv_net_set_turn_hook(srv_net *net, void (*fn)(void *arg), void *arg);
+
 /* Returns the port actually listened on (useful with --port 0), or -1. */
 int srv_net_port(const srv_net *net);
 
