@@ -35,13 +35,14 @@ typedef struct opt {
   const char *help;
 } opt;
 
-#define INT_OPT(f, e, field, lo, hi, d, h)                                                        \
-  {f, e, OPT_INT, offsetof(srv_config, field), 0, lo, hi, d, NULL, h}
-#define STR_OPT(f, e, field, d, h)                                                                \
-  {f, e, OPT_STR, offsetof(srv_config, field), sizeof(((srv_config *)0)->field), 0, 0, 0, d, h}
+#define INT_OPT(f, e, field, lo, hi, d, h)                                                         \
+  { f, e, OPT_INT, offsetof(srv_config, field), 0, lo, hi, d, NULL, h }
+#define STR_OPT(f, e, field, d, h)                                                                 \
+  { f, e, OPT_STR, offsetof(srv_config, field), sizeof(((srv_config *)0)->field), 0, 0, 0, d, h }
 
 static const opt options[] = {
-    INT_OPT("port", "MANCALA_PORT", port, 0, 65535, 8080, "TCP port for HTTP and WebSocket; 0 picks a free port"),
+    INT_OPT("port", "MANCALA_PORT", port, 0, 65535, 8080,
+            "TCP port for HTTP and WebSocket; 0 picks a free port"),
     STR_OPT("bind", "MANCALA_BIND", bind, "0.0.0.0", "address to listen on"),
     STR_OPT("data", "MANCALA_DATA", data, "./data", "directory for durable storage"),
     STR_OPT("web", "MANCALA_WEB", web, NULL, "directory of the web client's files"),
@@ -51,9 +52,10 @@ static const opt options[] = {
             "an absent player loses after this long on their own turn"),
     INT_OPT("idle-room-ms", "MANCALA_IDLE_ROOM_MS", idle_room_ms, 100, 86400000, 600000,
             "a room nobody is in is closed after this long"),
-    INT_OPT("finished-room-ms", "MANCALA_FINISHED_ROOM_MS", finished_room_ms, 100, 86400000,
-            600000, "a finished room is kept this long for a rematch"),
-    INT_OPT("ping-s", "MANCALA_PING_S", ping_s, 1, 3600, 30, "idle seconds before a WebSocket ping"),
+    INT_OPT("finished-room-ms", "MANCALA_FINISHED_ROOM_MS", finished_room_ms, 100, 86400000, 600000,
+            "a finished room is kept this long for a rematch"),
+    INT_OPT("ping-s", "MANCALA_PING_S", ping_s, 1, 3600, 30,
+            "idle seconds before a WebSocket ping"),
     INT_OPT("hangup-s", "MANCALA_HANGUP_S", hangup_s, 2, 7200, 75,
             "idle seconds before a silent connection is dropped (more than --ping-s)"),
     INT_OPT("max-connections", "MANCALA_MAX_CONNECTIONS", max_connections, 1, 1000000, 10000,
@@ -62,8 +64,10 @@ static const opt options[] = {
             "WebSocket connections per client address"),
     INT_OPT("rooms-per-player", "MANCALA_ROOMS_PER_PLAYER", rooms_per_player, 1, 10000, 10,
             "unfinished rooms one player may be seated in"),
-    INT_OPT("max-rooms", "MANCALA_MAX_ROOMS", max_rooms, 1, 10000000, 100000, "rooms in memory at once"),
-    INT_OPT("rate", "MANCALA_RATE", rate, 1, 1000000, 10, "messages per second per connection, on average"),
+    INT_OPT("max-rooms", "MANCALA_MAX_ROOMS", max_rooms, 1, 10000000, 100000,
+            "rooms in memory at once"),
+    INT_OPT("rate", "MANCALA_RATE", rate, 1, 1000000, 10,
+            "messages per second per connection, on average"),
     INT_OPT("burst", "MANCALA_BURST", burst, 1, 1000000, 30, "messages per connection at once"),
     INT_OPT("send-queue", "MANCALA_SEND_QUEUE", send_queue, 4, 1000000, 256,
             "outgoing messages queued per connection before it is dropped"),
@@ -197,8 +201,10 @@ int srv_config_load(srv_config *cfg, int argc, char **argv, FILE *err) {
 
 void srv_config_help(FILE *out, const char *prog) {
   fprintf(out, "Usage: %s [OPTION]...\n", prog);
-  fprintf(out, "Mancala Online game server %s: protocol v1 over WebSockets, the web client over HTTP.\n\n",
-          MANCALA_VERSION);
+  fprintf(
+      out,
+      "Mancala Online game server %s: protocol v1 over WebSockets, the web client over HTTP.\n\n",
+      MANCALA_VERSION);
   fprintf(out, "Every option can also be set with its environment variable; a flag wins.\n\n");
   for (size_t i = 0; i < N_OPTIONS; i++) {
     const opt *o = &options[i];
@@ -227,7 +233,8 @@ void srv_config_log(const srv_config *cfg) {
     const opt *o = &options[i];
     const char *base = (const char *)cfg + o->off;
     if (o->type == OPT_INT)
-      n += (size_t)snprintf(line + n, sizeof line - n, "%s%s=%d", n ? " " : "", o->flag, *(const int *)base);
+      n += (size_t)snprintf(line + n, sizeof line - n, "%s%s=%d", n ? " " : "", o->flag,
+                            *(const int *)base);
     else if (o->type == OPT_STR && strcmp(o->flag, "web") != 0 && strcmp(o->flag, "data") != 0)
       n += (size_t)snprintf(line + n, sizeof line - n, "%s%s=%s", n ? " " : "", o->flag, base);
   }

@@ -42,10 +42,10 @@ static int handle_hello(srv_dispatch *d, srv_client *c, const srv_cmd *cmd) {
 typedef int (*room_handler)(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
 
 static const room_handler handlers[SRV_CMD_COUNT] = {
-    [SRV_CMD_CREATE] = srv_room_create, [SRV_CMD_JOIN] = srv_room_join,
-    [SRV_CMD_QUICK] = srv_room_quick,   [SRV_CMD_LEAVE] = srv_room_leave,
-    [SRV_CMD_LOBBY] = srv_room_lobby,   [SRV_CMD_MOVE] = srv_room_move,
-    [SRV_CMD_RESIGN] = srv_room_resign, [SRV_CMD_DRAW] = srv_room_draw,
+    [SRV_CMD_CREATE] = srv_room_create,   [SRV_CMD_JOIN] = srv_room_join,
+    [SRV_CMD_QUICK] = srv_room_quick,     [SRV_CMD_LEAVE] = srv_room_leave,
+    [SRV_CMD_LOBBY] = srv_room_lobby,     [SRV_CMD_MOVE] = srv_room_move,
+    [SRV_CMD_RESIGN] = srv_room_resign,   [SRV_CMD_DRAW] = srv_room_draw,
     [SRV_CMD_REMATCH] = srv_room_rematch, [SRV_CMD_CHAT] = srv_room_chat,
 };
 

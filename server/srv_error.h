@@ -5,30 +5,30 @@
 #ifndef SRV_ERROR_H
 #define SRV_ERROR_H
 
-#define SRV_ERRORS(X)                                                                             \
-  X(BADJSON, "bad_json", "The frame is not a JSON object.")                                       \
-  X(BADREQ, "bad_request", "A field is missing, mistyped or out of range.")                      \
-  X(UNKTYPE, "unknown_type", "Unknown message type.")                                             \
-  X(TOOLARGE, "too_large", "The frame is larger than 4 KiB.")                                     \
-  X(RATE, "rate_limited", "Too many messages: slow down.")                                        \
-  X(HELLO, "hello_required", "Send hello first.")                                                 \
-  X(AGAIN, "already_identified", "hello was already sent on this connection.")                   \
-  X(NOTFOUND, "not_found", "No room with that code.")                                             \
-  X(FULL, "room_full", "Both seats of the room are taken.")                                       \
-  X(NOTMEMBER, "not_in_room", "You have not joined this room.")                                   \
-  X(NOTPLAYER, "not_a_player", "Spectators cannot do that.")                                      \
-  X(NOTPLAYING, "not_playing", "The game has not started.")                                       \
-  X(TURN, "not_your_turn", "It is not your turn.")                                                \
-  X(ILLEGAL, "illegal_move", "That move is not legal.")                                           \
-  X(OVER, "game_over", "The game is over.")                                                       \
-  X(STALE, "stale", "The move was made for an earlier position.")                                 \
-  X(NOOFFER, "no_draw_offer", "Your opponent has not offered a draw.")                            \
-  X(NOTOVER, "not_finished", "The game is still going on.")                                       \
-  X(UNSUPPORTED, "unsupported", "This server does not support that yet.")                         \
-  X(ROOMS, "too_many_rooms", "You are seated in too many rooms.")                                 \
-  X(CONNS, "too_many_connections", "Too many connections: try again later.")                      \
-  X(SERVERFULL, "server_full", "The server cannot take more rooms right now.")                    \
-  X(NOMEM, "out_of_memory", "The server ran out of memory.")                                        \
+#define SRV_ERRORS(X)                                                                              \
+  X(BADJSON, "bad_json", "The frame is not a JSON object.")                                        \
+  X(BADREQ, "bad_request", "A field is missing, mistyped or out of range.")                        \
+  X(UNKTYPE, "unknown_type", "Unknown message type.")                                              \
+  X(TOOLARGE, "too_large", "The frame is larger than 4 KiB.")                                      \
+  X(RATE, "rate_limited", "Too many messages: slow down.")                                         \
+  X(HELLO, "hello_required", "Send hello first.")                                                  \
+  X(AGAIN, "already_identified", "hello was already sent on this connection.")                     \
+  X(NOTFOUND, "not_found", "No room with that code.")                                              \
+  X(FULL, "room_full", "Both seats of the room are taken.")                                        \
+  X(NOTMEMBER, "not_in_room", "You have not joined this room.")                                    \
+  X(NOTPLAYER, "not_a_player", "Spectators cannot do that.")                                       \
+  X(NOTPLAYING, "not_playing", "The game has not started.")                                        \
+  X(TURN, "not_your_turn", "It is not your turn.")                                                 \
+  X(ILLEGAL, "illegal_move", "That move is not legal.")                                            \
+  X(OVER, "game_over", "The game is over.")                                                        \
+  X(STALE, "stale", "The move was made for an earlier position.")                                  \
+  X(NOOFFER, "no_draw_offer", "Your opponent has not offered a draw.")                             \
+  X(NOTOVER, "not_finished", "The game is still going on.")                                        \
+  X(UNSUPPORTED, "unsupported", "This server does not support that yet.")                          \
+  X(ROOMS, "too_many_rooms", "You are seated in too many rooms.")                                  \
+  X(CONNS, "too_many_connections", "Too many connections: try again later.")                       \
+  X(SERVERFULL, "server_full", "The server cannot take more rooms right now.")                     \
+  X(NOMEM, "out_of_memory", "The server ran out of memory.")                                       \
   X(INTERNAL, "internal", "Internal server error.")
 
 enum {
@@ -36,7 +36,7 @@ enum {
 #define SRV_ERROR_ENUM(sym, code, text) SRV_E##sym,
   SRV_ERRORS(SRV_ERROR_ENUM)
 #undef SRV_ERROR_ENUM
-  SRV_E_END_
+      SRV_E_END_
 };
 
 /* Number of distinct error values (for per-code metrics). */

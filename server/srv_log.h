@@ -29,10 +29,10 @@ void srv_log(srv_log_level level, const char *module, const char *fmt, ...)
 #define srv_log_error(mod, ...) srv_log(SRV_LOG_ERROR, mod, __VA_ARGS__)
 #define srv_log_warn(mod, ...) srv_log(SRV_LOG_WARN, mod, __VA_ARGS__)
 #define srv_log_info(mod, ...) srv_log(SRV_LOG_INFO, mod, __VA_ARGS__)
-#define srv_log_debug(mod, ...)                                                                   \
-  do {                                                                                            \
-    if (srv_log_enabled(SRV_LOG_DEBUG))                                                           \
-      srv_log(SRV_LOG_DEBUG, mod, __VA_ARGS__);                                                   \
+#define srv_log_debug(mod, ...)                                                                    \
+  do {                                                                                             \
+    if (srv_log_enabled(SRV_LOG_DEBUG))                                                            \
+      srv_log(SRV_LOG_DEBUG, mod, __VA_ARGS__);                                                    \
   } while (0)
 
 /* Routes libwebsockets' own log lines into this log (errors and warnings at most). */

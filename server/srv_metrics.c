@@ -103,11 +103,13 @@ char *srv_metrics_prometheus(const srv_metrics_gauges *g) {
     return NULL;
   b.p[0] = '\0';
   static const char *const status[] = {"waiting", "playing", "finished"};
-  put(&b, "# HELP mancala_connections Open WebSocket connections.\n"
-          "# TYPE mancala_connections gauge\nmancala_connections %ld\n",
+  put(&b,
+      "# HELP mancala_connections Open WebSocket connections.\n"
+      "# TYPE mancala_connections gauge\nmancala_connections %ld\n",
       g->connections);
-  put(&b, "# HELP mancala_players Players in memory (with a connection or a seat).\n"
-          "# TYPE mancala_players gauge\nmancala_players %ld\n",
+  put(&b,
+      "# HELP mancala_players Players in memory (with a connection or a seat).\n"
+      "# TYPE mancala_players gauge\nmancala_players %ld\n",
       g->players);
   put(&b, "# HELP mancala_rooms Rooms by status.\n# TYPE mancala_rooms gauge\n");
   for (int s = 0; s < 3; s++)
@@ -115,7 +117,8 @@ char *srv_metrics_prometheus(const srv_metrics_gauges *g) {
   put(&b, "# HELP mancala_games_started_total Games started, by game.\n"
           "# TYPE mancala_games_started_total counter\n");
   for (int k = 0; k < N_KINDS; k++)
-    put(&b, "mancala_games_started_total{game=\"%s\"} %llu\n", mc_kind_name((mc_kind)k), m.started[k]);
+    put(&b, "mancala_games_started_total{game=\"%s\"} %llu\n", mc_kind_name((mc_kind)k),
+        m.started[k]);
   put(&b, "# HELP mancala_games_finished_total Games finished, by game and reason.\n"
           "# TYPE mancala_games_finished_total counter\n");
   for (int k = 0; k < N_KINDS; k++) {
@@ -123,16 +126,19 @@ char *srv_metrics_prometheus(const srv_metrics_gauges *g) {
       put(&b, "mancala_games_finished_total{game=\"%s\",reason=\"%s\"} %llu\n",
           mc_kind_name((mc_kind)k), mc_reason_name((mc_reason)r), m.finished[k][r]);
   }
-  put(&b, "# HELP mancala_moves_total Moves accepted.\n# TYPE mancala_moves_total counter\n"
-          "mancala_moves_total %llu\n",
+  put(&b,
+      "# HELP mancala_moves_total Moves accepted.\n# TYPE mancala_moves_total counter\n"
+      "mancala_moves_total %llu\n",
       m.moves);
   put(&b, "# HELP mancala_errors_total Error frames sent, by code.\n"
           "# TYPE mancala_errors_total counter\n");
   for (int i = 0; i < SRV_ERROR_COUNT; i++)
-    put(&b, "mancala_errors_total{code=\"%s\"} %llu\n", srv_err_code(i + SRV_E_BASE_ + 1), m.errors[i]);
-  put(&b, "# HELP mancala_dropped_messages_total Outgoing messages never sent: superseded by a "
-          "newer state or dropped with a connection that did not read.\n"
-          "# TYPE mancala_dropped_messages_total counter\nmancala_dropped_messages_total %llu\n",
+    put(&b, "mancala_errors_total{code=\"%s\"} %llu\n", srv_err_code(i + SRV_E_BASE_ + 1),
+        m.errors[i]);
+  put(&b,
+      "# HELP mancala_dropped_messages_total Outgoing messages never sent: superseded by a "
+      "newer state or dropped with a connection that did not read.\n"
+      "# TYPE mancala_dropped_messages_total counter\nmancala_dropped_messages_total %llu\n",
       m.dropped);
   put(&b, "# HELP mancala_message_seconds Time to handle one incoming message.\n"
           "# TYPE mancala_message_seconds histogram\n");
@@ -153,11 +159,12 @@ char *srv_metrics_prometheus(const srv_metrics_gauges *g) {
 }
 
 char *srv_metrics_health(const srv_metrics_gauges *g, const char *version, uint64_t uptime_ms) {
-  json_t *o = json_pack("{s:s,s:s,s:I,s:I,s:I,s:I,s:I,s:I}", "status", "ok", "version", version,
-                        "uptime_s", (json_int_t)(uptime_ms / 1000), "uptime_ms", (json_int_t)uptime_ms,
-                        "rooms", (json_int_t)(g->rooms[0] + g->rooms[1] + g->rooms[2]), "connections",
-                        (json_int_t)g->connections, "players", (json_int_t)g->players, "games_playing",
-                        (json_int_t)g->rooms[1]);
+  json_t *o =
+      json_pack("{s:s,s:s,s:I,s:I,s:I,s:I,s:I,s:I}", "status", "ok", "version", version, "uptime_s",
+                (json_int_t)(uptime_ms / 1000), "uptime_ms", (json_int_t)uptime_ms, "rooms",
+                (json_int_t)(g->rooms[0] + g->rooms[1] + g->rooms[2]), "connections",
+                (json_int_t)g->connections, "players", (json_int_t)g->players, "games_playing",
+                (json_int_t)g->rooms[1]);
   if (o == NULL)
     return NULL;
   char *s = json_dumps(o, JSON_COMPACT);

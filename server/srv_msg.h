@@ -34,11 +34,7 @@ typedef enum srv_draw_action {
   SRV_DRAW_ACCEPT = 1,
   SRV_DRAW_DECLINE = 2
 } srv_draw_action;
-typedef enum srv_status {
-  SRV_WAITING = 0,
-  SRV_PLAYING = 1,
-  SRV_FINISHED = 2
-} srv_status;
+typedef enum srv_status { SRV_WAITING = 0, SRV_PLAYING = 1, SRV_FINISHED = 2 } srv_status;
 
 /* "you" and "seat" values beyond the two mc_seat ones. */
 #define SRV_SEAT_BOTH 2
@@ -83,9 +79,9 @@ typedef struct srv_req_id {
 typedef struct srv_cmd {
   srv_cmd_type type;
   srv_req_id id;
-  bool has_name;               /* hello */
-  char name[SRV_NAME_SIZE];    /* hello: trimmed, 1..24 characters, no control characters */
-  bool has_token;              /* hello */
+  bool has_name;            /* hello */
+  char name[SRV_NAME_SIZE]; /* hello: trimmed, 1..24 characters, no control characters */
+  bool has_token;           /* hello */
   char token[SRV_TOKEN_CHARS + 1];
   srv_room_opts opts;          /* create, quick */
   char room[SRV_CODE_LEN + 1]; /* join, leave, move...: upper case; "" when not a valid code */
@@ -111,8 +107,8 @@ typedef struct srv_state_view {
   const srv_room_opts *opts;
   const mc_game *game; /* Position, ply, moves and result come from here. */
   srv_status status;
-  int game_no;         /* 1 for the first game of the room, +1 per rematch. */
-  int you;             /* MC_SOUTH, MC_NORTH, SRV_SEAT_BOTH or SRV_SEAT_SPECTATOR. */
+  int game_no; /* 1 for the first game of the room, +1 per rematch. */
+  int you;     /* MC_SOUTH, MC_NORTH, SRV_SEAT_BOTH or SRV_SEAT_SPECTATOR. */
   srv_seat_view seats[2];
   int spectators;
   bool clocked;
@@ -125,9 +121,9 @@ typedef struct srv_state_view {
   size_t trace_len;
   bool has_result;
   mc_result result;
-  int draw_offer;    /* The seat offering a draw, or -1. */
-  bool rematch[2];   /* Which seats asked for a rematch. */
-  int abandon_seat;  /* The absent seat whose abandonment countdown runs, or -1. */
+  int draw_offer;   /* The seat offering a draw, or -1. */
+  bool rematch[2];  /* Which seats asked for a rematch. */
+  int abandon_seat; /* The absent seat whose abandonment countdown runs, or -1. */
   int64_t abandon_ms;
 } srv_state_view;
 
@@ -183,7 +179,7 @@ typedef struct srv_event {
     } chat;
     struct {
       int err;
-      const char *field; /* bad_request: the offending field, or NULL. */
+      const char *field;   /* bad_request: the offending field, or NULL. */
       const char *request; /* The request's type when known, or NULL. */
     } error;
     struct {

@@ -27,11 +27,11 @@
 typedef struct out_msg {
   struct out_msg *next;
   size_t len;
-  srv_event_type type;          /* States and lobby lists can be superseded... */
-  bool reply;                   /* ...unless they answer a request (the client waits for it). */
-  uint64_t turn;                /* The loop turn that queued it: held until that turn is released. */
-  char room[SRV_CODE_LEN + 1];  /* For states: the room. */
-  unsigned char buf[];          /* LWS_PRE + len bytes. */
+  srv_event_type type;         /* States and lobby lists can be superseded... */
+  bool reply;                  /* ...unless they answer a request (the client waits for it). */
+  uint64_t turn;               /* The loop turn that queued it: held until that turn is released. */
+  char room[SRV_CODE_LEN + 1]; /* For states: the room. */
+  unsigned char buf[];         /* LWS_PRE + len bytes. */
 } out_msg;
 
 /* Per WebSocket connection (lws allocates it zeroed, frees it after LWS_CALLBACK_CLOSED). */
@@ -39,15 +39,15 @@ typedef struct conn {
   struct lws *wsi;
   struct srv_net *net; /* Set when established: CLOSED must not depend on the vhost lookup. */
   srv_client client;
-  bool open;     /* Registered with the rooms: counted and identified by address. */
-  bool closing;  /* Close with close_code once the queue is written. */
-  bool doomed;   /* Dropped: killed asynchronously, nothing more is queued. */
+  bool open;       /* Registered with the rooms: counted and identified by address. */
+  bool closing;    /* Close with close_code once the queue is written. */
+  bool doomed;     /* Dropped: killed asynchronously, nothing more is queued. */
   bool close_sent; /* The close frame is on its way. */
   int close_code;
   const char *close_reason;
   out_msg *head, *tail;
   size_t qlen, qbytes;
-  char *rx;      /* A message being reassembled from fragments. */
+  char *rx; /* A message being reassembled from fragments. */
   size_t rxlen;
   bool rx_over;
   double tokens;
@@ -55,7 +55,7 @@ typedef struct conn {
   int strikes;
   char ip[64];
   struct conn *prev, *next;
-  bool held;                         /* In the list of connections with unreleased frames. */
+  bool held; /* In the list of connections with unreleased frames. */
   struct conn *held_prev, *held_next;
 } conn;
 
@@ -89,8 +89,8 @@ struct srv_net {
   ip_count *ips;
   size_t nips, capips;
   uv_prepare_t prepare;
-  uint64_t turn;  /* Frames queued now belong to this turn; earlier turns are released. */
-  conn *held;     /* Connections with frames of the current turn. */
+  uint64_t turn; /* Frames queued now belong to this turn; earlier turns are released. */
+  conn *held;    /* Connections with frames of the current turn. */
   void (*turn_hook)(void *arg);
   void *turn_hook_arg;
   uv_timer_t stop_timer;
@@ -489,10 +489,11 @@ static int http_reply(struct lws *wsi, http_req *req, unsigned status, const cha
   memcpy(req->body + LWS_PRE, text, len);
   req->len = len;
   free(text);
-  unsigned char head[LWS_PRE + 512], *start = head + LWS_PRE, *p = start, *end = head + sizeof head - 1;
+  unsigned char head[LWS_PRE + 512], *start = head + LWS_PRE, *p = start,
+                                     *end = head + sizeof head - 1;
   if (lws_add_http_common_headers(wsi, status, type, len, &p, end) ||
-      lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CACHE_CONTROL, (const unsigned char *)"no-store",
-                                   8, &p, end) ||
+      lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CACHE_CONTROL,
+                                   (const unsigned char *)"no-store", 8, &p, end) ||
       lws_finalize_write_http_header(wsi, start, &p, end))
     return -1;
   lws_callback_on_writable(wsi);
@@ -617,9 +618,10 @@ int srv_net_start(srv_net *net, srv_dispatch *d) {
   static char origin[1100];
   snprintf(origin, sizeof origin, "%s", webdir);
 
-  net->protocols[0] = (struct lws_protocols){"http", http_callback, sizeof(http_req), 0, 0, NULL, 0};
-  net->protocols[1] = (struct lws_protocols){PROTOCOL_NAME, ws_callback, sizeof(conn), SRV_FRAME_MAX,
-                                             0, NULL, 0};
+  net->protocols[0] =
+      (struct lws_protocols){"http", http_callback, sizeof(http_req), 0, 0, NULL, 0};
+  net->protocols[1] =
+      (struct lws_protocols){PROTOCOL_NAME, ws_callback, sizeof(conn), SRV_FRAME_MAX, 0, NULL, 0};
   memset(&net->protocols[2], 0, sizeof net->protocols[2]);
 
   static const char *const types[][2] = {{".mjs", "text/javascript"},
@@ -665,7 +667,8 @@ int srv_net_start(srv_net *net, srv_dispatch *d) {
   info.fd_limit_per_thread = (unsigned)net->cfg.max_connections + 256;
   net->context = lws_create_context(&info);
   if (net->context == NULL) {
-    srv_log_error("net", "cannot create the libwebsockets context (is libwebsockets-evlib-uv installed?)");
+    srv_log_error("net",
+                  "cannot create the libwebsockets context (is libwebsockets-evlib-uv installed?)");
     return SRV_EINTERNAL;
   }
   info.port = net->cfg.port;

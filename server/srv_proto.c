@@ -321,23 +321,29 @@ static int store_text(srv_cmd *cmd, json_t *v, const char **field) {
   return copy_text(v, cmd->text, sizeof cmd->text, 1, SRV_CHAT_MAX);
 }
 
-#define CREATE_FIELDS                                                                             \
-  {"game", J_STRING, 1, store_game}, {"houses", J_INTEGER, 0, store_houses},                      \
-      {"seeds", J_INTEGER, 0, store_seeds}, {"options", J_OBJECT, 0, store_options},              \
-      {"visibility", J_STRING, 0, store_visibility}, {"seat", J_STRING, 0, store_seat},           \
-      {"clock", J_OBJECT_OR_NULL, 0, store_clock}, {"opponent", J_STRING, 0, store_opponent},     \
-      {"level", J_INTEGER, 0, store_level }
-#define ROOM_FIELD {"room", J_STRING, 1, store_room}
+#define CREATE_FIELDS                                                                              \
+  {"game", J_STRING, 1, store_game}, {"houses", J_INTEGER, 0, store_houses},                       \
+      {"seeds", J_INTEGER, 0, store_seeds}, {"options", J_OBJECT, 0, store_options},               \
+      {"visibility", J_STRING, 0, store_visibility}, {"seat", J_STRING, 0, store_seat},            \
+      {"clock", J_OBJECT_OR_NULL, 0, store_clock}, {"opponent", J_STRING, 0, store_opponent}, {    \
+    "level", J_INTEGER, 0, store_level                                                             \
+  }
+#define ROOM_FIELD                                                                                 \
+  { "room", J_STRING, 1, store_room }
 
 /* The message table: every request type with its fields, in the order they are checked. */
 static const msg_spec messages[] = {
-    {"hello", SRV_CMD_HELLO, {{"name", J_STRING, 0, store_name}, {"token", J_STRING, 0, store_token}}},
+    {"hello",
+     SRV_CMD_HELLO,
+     {{"name", J_STRING, 0, store_name}, {"token", J_STRING, 0, store_token}}},
     {"create", SRV_CMD_CREATE, {CREATE_FIELDS}},
     {"join", SRV_CMD_JOIN, {ROOM_FIELD, {"role", J_STRING, 0, store_role}}},
     {"quick", SRV_CMD_QUICK, {CREATE_FIELDS}},
     {"leave", SRV_CMD_LEAVE, {ROOM_FIELD}},
     {"lobby", SRV_CMD_LOBBY, {{"watch", J_BOOL, 0, store_watch}}},
-    {"move", SRV_CMD_MOVE, {ROOM_FIELD, {"house", J_INTEGER, 1, store_house}, {"ply", J_INTEGER, 0, store_ply}}},
+    {"move",
+     SRV_CMD_MOVE,
+     {ROOM_FIELD, {"house", J_INTEGER, 1, store_house}, {"ply", J_INTEGER, 0, store_ply}}},
     {"resign", SRV_CMD_RESIGN, {ROOM_FIELD}},
     {"draw", SRV_CMD_DRAW, {ROOM_FIELD, {"action", J_STRING, 1, store_action}}},
     {"rematch", SRV_CMD_REMATCH, {ROOM_FIELD}},
@@ -585,7 +591,8 @@ static json_t *state_json(const srv_event *ev) {
   json_object_set_new(o, "status", json_string(status_names[v->status]));
   json_object_set_new(o, "ply", json_integer((json_int_t)mc_game_ply(v->game)));
   bool playing = v->status == SRV_PLAYING;
-  json_object_set_new(o, "turn", playing ? json_string(mc_seat_name((mc_seat)pos->turn)) : json_null());
+  json_object_set_new(o, "turn",
+                      playing ? json_string(mc_seat_name((mc_seat)pos->turn)) : json_null());
   json_t *pits = json_array();
   for (int k = 0; k < 2 * m + 2; k++)
     json_array_append_new(pits, json_integer(pos->pits[k]));
@@ -636,7 +643,8 @@ static json_t *state_json(const srv_event *ev) {
   else
     json_object_set_new(o, "result", json_null());
   /* Additions to protocol v1 (docs/protocol.md). */
-  json_object_set_new(o, "visibility", json_string(v->opts->visibility == SRV_PRIVATE ? "private" : "public"));
+  json_object_set_new(o, "visibility",
+                      json_string(v->opts->visibility == SRV_PRIVATE ? "private" : "public"));
   json_object_set_new(o, "local", json_boolean(v->opts->opponent == SRV_OPP_LOCAL));
   json_object_set_new(o, "game_no", json_integer(v->game_no));
   json_object_set_new(o, "spectators", json_integer(v->spectators));
@@ -656,10 +664,12 @@ static json_t *state_json(const srv_event *ev) {
                                            "house", (int)mv[i]));
   json_object_set_new(o, "moves", moves);
   json_object_set_new(o, "draw_offer", seat_or_null(v->draw_offer));
-  json_object_set_new(o, "rematch", json_pack("{s:b,s:b}", "south", v->rematch[0], "north", v->rematch[1]));
+  json_object_set_new(o, "rematch",
+                      json_pack("{s:b,s:b}", "south", v->rematch[0], "north", v->rematch[1]));
   if (v->abandon_seat >= 0)
-    json_object_set_new(o, "abandon", json_pack("{s:s,s:I}", "seat", mc_seat_name((mc_seat)v->abandon_seat),
-                                                "ms", (json_int_t)v->abandon_ms));
+    json_object_set_new(o, "abandon",
+                        json_pack("{s:s,s:I}", "seat", mc_seat_name((mc_seat)v->abandon_seat), "ms",
+                                  (json_int_t)v->abandon_ms));
   else
     json_object_set_new(o, "abandon", json_null());
   return o;
@@ -676,10 +686,10 @@ static json_t *lobby_json(const srv_event *ev) {
     set_board(r, e->room, e->opts);
     json_object_set_new(r, "code", json_string(e->room));
     json_object_set_new(r, "clock", clock_settings_json(e->opts));
-    json_object_set_new(r, "players", json_pack("{s:o,s:o}", "south",
-                                                e->names[0] ? json_string(e->names[0]) : json_null(),
-                                                "north",
-                                                e->names[1] ? json_string(e->names[1]) : json_null()));
+    json_object_set_new(r, "players",
+                        json_pack("{s:o,s:o}", "south",
+                                  e->names[0] ? json_string(e->names[0]) : json_null(), "north",
+                                  e->names[1] ? json_string(e->names[1]) : json_null()));
     json_object_set_new(r, "status", json_string(status_names[e->status]));
     json_object_set_new(r, "spectators", json_integer(e->spectators));
     json_array_append_new(rooms, r);
@@ -701,16 +711,19 @@ json_t *srv_proto_encode(const srv_event *ev) {
       json_object_set_new(o, "token", json_string(ev->u.welcome.token));
     json_object_set_new(o, "protocol", json_integer(1));
     json_object_set_new(o, "resumed", json_boolean(ev->u.welcome.resumed));
-    json_object_set_new(o, "features", json_pack("{s:b,s:b,s:b}", "computer", 0, "local", 1, "storage", 0));
-    json_object_set_new(o, "limits", json_pack("{s:i,s:i,s:i}", "frame_bytes", SRV_FRAME_MAX,
-                                               "chat_chars", SRV_CHAT_MAX, "name_chars", 24));
+    json_object_set_new(o, "features",
+                        json_pack("{s:b,s:b,s:b}", "computer", 0, "local", 1, "storage", 0));
+    json_object_set_new(o, "limits",
+                        json_pack("{s:i,s:i,s:i}", "frame_bytes", SRV_FRAME_MAX, "chat_chars",
+                                  SRV_CHAT_MAX, "name_chars", 24));
     return o;
   case SRV_EV_JOINED:
     o = new_message("joined", ev->id);
     if (o == NULL)
       return NULL;
     json_object_set_new(o, "room", json_string(ev->u.joined.room));
-    json_object_set_new(o, "role", json_string(ev->u.joined.role == SRV_ROLE_PLAYER ? "player" : "spectator"));
+    json_object_set_new(o, "role",
+                        json_string(ev->u.joined.role == SRV_ROLE_PLAYER ? "player" : "spectator"));
     json_object_set_new(o, "seat", seat_or_null(ev->u.joined.seat));
     return o;
   case SRV_EV_LEFT:

@@ -100,14 +100,16 @@ static void store_event(srv_room *room, srv_store_kind kind, int seat, int house
   srv_rooms *rooms = room->rooms;
   if (rooms->store.event == NULL)
     return;
-  srv_store_event ev = {kind, room->code, &room->opts, room->game, {room->seat[0], room->seat[1]},
-                        room->game_no, seat, house, {0, 0}};
+  srv_store_event ev = {
+      kind,          room->code, &room->opts, room->game, {room->seat[0], room->seat[1]},
+      room->game_no, seat,       house,       {0, 0}};
   uint64_t now = rooms->time->now(rooms->time);
   for (int s = 0; s < 2; s++)
     ev.clock_ms[s] = room->opts.clocked ? srv_clock_left(&room->clock, s, now) : 0;
   int rc = rooms->store.event(rooms->store.ud, &ev);
   if (rc < 0)
-    srv_log_warn("room", "%s: storage refused event %d: %s", room->code, (int)kind, srv_err_code(rc));
+    srv_log_warn("room", "%s: storage refused event %d: %s", room->code, (int)kind,
+                 srv_err_code(rc));
 }
 
 /* Returns the seat(s) the client's player holds here: a seat, SRV_SEAT_BOTH, or
@@ -736,8 +738,9 @@ int srv_room_move(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
     return rc == MC_EINVAL ? SRV_EILLEGAL : srv_err_from_engine(rc);
   }
   if (played != room->game) {
-    srv_store_event sev = {SRV_STORE_MOVE, room->code, &room->opts, played,
-                           {room->seat[0], room->seat[1]}, room->game_no, turn, cmd->house, {0, 0}};
+    srv_store_event sev = {
+        SRV_STORE_MOVE, room->code, &room->opts, played, {room->seat[0], room->seat[1]},
+        room->game_no,  turn,       cmd->house,  {0, 0}};
     for (int s = 0; s < 2; s++)
       sev.clock_ms[s] = room->opts.clocked ? srv_clock_left(&room->clock, s, now) : 0;
     rc = rooms->store.event(rooms->store.ud, &sev);

@@ -25,11 +25,11 @@ typedef struct srv_member srv_member;
  * per-connection data); initialise with srv_client_init() and hand back with
  * srv_rooms_client_gone() before freeing. */
 typedef struct srv_client {
-  srv_player *player;  /* NULL until hello. The client holds one reference (player->conns). */
-  srv_member *rooms;   /* Memberships (room internal). */
+  srv_player *player; /* NULL until hello. The client holds one reference (player->conns). */
+  srv_member *rooms;  /* Memberships (room internal). */
   bool lobby_watch;
   struct srv_client *watch_prev, *watch_next;
-  void *conn;          /* The owner's data; rooms never touch it. */
+  void *conn; /* The owner's data; rooms never touch it. */
 } srv_client;
 
 /* Where events go: send() must not call back into the rooms (queue, do not close). */
@@ -51,9 +51,9 @@ typedef struct srv_room_limits {
  * the room is left as it was and the mover gets the error. Other returns are logged only. */
 typedef enum srv_store_kind {
   SRV_STORE_ROOM_OPENED = 0,
-  SRV_STORE_SEATED,      /* seats[] changed */
+  SRV_STORE_SEATED, /* seats[] changed */
   SRV_STORE_GAME_STARTED,
-  SRV_STORE_MOVE,        /* seat played house; game is the position after it */
+  SRV_STORE_MOVE, /* seat played house; game is the position after it */
   SRV_STORE_GAME_FINISHED,
   SRV_STORE_ROOM_CLOSED
 } srv_store_kind;
@@ -65,7 +65,7 @@ typedef struct srv_store_event {
   const mc_game *game;
   const srv_player *seats[2];
   int game_no;
-  int seat, house;    /* SRV_STORE_MOVE */
+  int seat, house;     /* SRV_STORE_MOVE */
   int64_t clock_ms[2]; /* Clock left after the move, when clocked. */
 } srv_store_event;
 

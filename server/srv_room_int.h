@@ -26,13 +26,13 @@ struct srv_room {
   bool idle_armed;
   int abandon_seat; /* Seat whose abandonment countdown runs, or -1. */
   uint64_t abandon_deadline;
-  int draw_offer;   /* Seat offering a draw, or -1. */
+  int draw_offer; /* Seat offering a draw, or -1. */
   bool rematch[2];
   int last_seat, last_house;
   mc_step *trace;
   size_t trace_len;
-  uint64_t serial;  /* Creation order: quick pairing takes the oldest. */
-  srv_room *hnext;  /* Hash chain. */
+  uint64_t serial;       /* Creation order: quick pairing takes the oldest. */
+  srv_room *hnext;       /* Hash chain. */
   srv_room *prev, *next; /* Creation order. */
 };
 

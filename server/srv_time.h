@@ -41,8 +41,6 @@ void srv_time_init_uv(srv_time *t, uv_loop_t *loop);
  * next loop iteration). */
 int srv_time_uv_live(void);
 
-
-
 /* Every uv handle the server itself owns has this as its data pointer, so that shutdown can tell
  * its own handles from those of libwebsockets. */
 extern char srv_own_tag;

@@ -14,13 +14,13 @@ static int dec(const char *json) {
 }
 
 /* Decoding must fail with err and name field (NULL: no field). */
-#define BAD(json, err, fld)                                                                       \
-  do {                                                                                            \
-    CHECK_INT(dec(json), err);                                                                    \
-    if ((fld) == NULL)                                                                            \
-      CHECK(perr.field == NULL);                                                                  \
-    else                                                                                          \
-      CHECK_STR(perr.field, (const char *)(fld));                                                 \
+#define BAD(json, err, fld)                                                                        \
+  do {                                                                                             \
+    CHECK_INT(dec(json), err);                                                                     \
+    if ((fld) == NULL)                                                                             \
+      CHECK(perr.field == NULL);                                                                   \
+    else                                                                                           \
+      CHECK_STR(perr.field, (const char *)(fld));                                                  \
   } while (0)
 
 static void test_frames(void) {
@@ -52,7 +52,8 @@ static void test_ids(void) {
   CHECK_INT(cmd.id.kind, SRV_ID_NONE);
   BAD("{\"type\":\"lobby\",\"id\":1.5}", SRV_EBADREQ, "id");
   BAD("{\"type\":\"lobby\",\"id\":{}}", SRV_EBADREQ, "id");
-  BAD("{\"type\":\"lobby\",\"id\":\"0123456789012345678901234567890123456789012345678901234567890123456789\"}",
+  BAD("{\"type\":\"lobby\",\"id\":"
+      "\"0123456789012345678901234567890123456789012345678901234567890123456789\"}",
       SRV_EBADREQ, "id");
   /* The id is known even when the rest is bad, so the error can echo it. */
   CHECK_INT(dec("{\"type\":\"move\",\"id\":7,\"room\":\"ABCDEF\"}"), SRV_EBADREQ);
@@ -129,11 +130,15 @@ static void test_create(void) {
   CHECK_INT(cmd.opts.increment_ms, 2000);
   CHECK_INT(cmd.opts.opponent, SRV_OPP_LOCAL);
   CHECK_INT(cmd.opts.level, 3);
-  CHECK_INT(dec("{\"type\":\"create\",\"game\":\"congkak\",\"options\":{\"lap_capture\":true,\"rounds\":\"match\"},\"clock\":null}"), 0);
+  CHECK_INT(dec("{\"type\":\"create\",\"game\":\"congkak\",\"options\":{\"lap_capture\":true,"
+                "\"rounds\":\"match\"},\"clock\":null}"),
+            0);
   CHECK(cmd.opts.rules.lap_capture);
   CHECK(cmd.opts.rules.match);
   CHECK(!cmd.opts.clocked);
-  CHECK_INT(dec("{\"type\":\"create\",\"game\":\"kalah\",\"options\":{\"empty_capture\":true},\"clock\":{\"initial_ms\":1000}}"), 0);
+  CHECK_INT(dec("{\"type\":\"create\",\"game\":\"kalah\",\"options\":{\"empty_capture\":true},"
+                "\"clock\":{\"initial_ms\":1000}}"),
+            0);
   CHECK(cmd.opts.rules.empty_capture);
   CHECK_INT(cmd.opts.increment_ms, 0);
   /* Unknown fields are ignored (forward compatibility). */
@@ -150,23 +155,36 @@ static void test_create(void) {
   BAD("{\"type\":\"create\",\"game\":\"kalah\",\"seeds\":0}", SRV_EBADREQ, "seeds");
   BAD("{\"type\":\"create\",\"game\":\"kalah\",\"seeds\":13}", SRV_EBADREQ, "seeds");
   BAD("{\"type\":\"create\",\"game\":\"kalah\",\"options\":[]}", SRV_EBADREQ, "options");
-  BAD("{\"type\":\"create\",\"game\":\"kalah\",\"options\":{\"grand_slam\":\"capture\"}}", SRV_EBADREQ, "options.grand_slam");
-  BAD("{\"type\":\"create\",\"game\":\"kalah\",\"options\":{\"empty_capture\":1}}", SRV_EBADREQ, "options.empty_capture");
-  BAD("{\"type\":\"create\",\"game\":\"oware\",\"options\":{\"grand_slam\":\"sometimes\"}}", SRV_EBADREQ, "options.grand_slam");
-  BAD("{\"type\":\"create\",\"game\":\"congkak\",\"options\":{\"rounds\":\"three\"}}", SRV_EBADREQ, "options.rounds");
-  BAD("{\"type\":\"create\",\"game\":\"congkak\",\"options\":{\"speed\":1}}", SRV_EBADREQ, "options.speed");
-  BAD("{\"type\":\"create\",\"game\":\"kalah\",\"visibility\":\"secret\"}", SRV_EBADREQ, "visibility");
+  BAD("{\"type\":\"create\",\"game\":\"kalah\",\"options\":{\"grand_slam\":\"capture\"}}",
+      SRV_EBADREQ, "options.grand_slam");
+  BAD("{\"type\":\"create\",\"game\":\"kalah\",\"options\":{\"empty_capture\":1}}", SRV_EBADREQ,
+      "options.empty_capture");
+  BAD("{\"type\":\"create\",\"game\":\"oware\",\"options\":{\"grand_slam\":\"sometimes\"}}",
+      SRV_EBADREQ, "options.grand_slam");
+  BAD("{\"type\":\"create\",\"game\":\"congkak\",\"options\":{\"rounds\":\"three\"}}", SRV_EBADREQ,
+      "options.rounds");
+  BAD("{\"type\":\"create\",\"game\":\"congkak\",\"options\":{\"speed\":1}}", SRV_EBADREQ,
+      "options.speed");
+  BAD("{\"type\":\"create\",\"game\":\"kalah\",\"visibility\":\"secret\"}", SRV_EBADREQ,
+      "visibility");
   BAD("{\"type\":\"create\",\"game\":\"kalah\",\"seat\":\"east\"}", SRV_EBADREQ, "seat");
   BAD("{\"type\":\"create\",\"game\":\"kalah\",\"clock\":5}", SRV_EBADREQ, "clock");
   BAD("{\"type\":\"create\",\"game\":\"kalah\",\"clock\":{}}", SRV_EBADREQ, "clock.initial_ms");
-  BAD("{\"type\":\"create\",\"game\":\"kalah\",\"clock\":{\"initial_ms\":50}}", SRV_EBADREQ, "clock.initial_ms");
-  BAD("{\"type\":\"create\",\"game\":\"kalah\",\"clock\":{\"initial_ms\":1000,\"increment_ms\":-1}}", SRV_EBADREQ, "clock.increment_ms");
-  BAD("{\"type\":\"create\",\"game\":\"kalah\",\"clock\":{\"initial_ms\":1000,\"increment_ms\":\"1\"}}", SRV_EBADREQ, "clock.increment_ms");
+  BAD("{\"type\":\"create\",\"game\":\"kalah\",\"clock\":{\"initial_ms\":50}}", SRV_EBADREQ,
+      "clock.initial_ms");
+  BAD("{\"type\":\"create\",\"game\":\"kalah\",\"clock\":{\"initial_ms\":1000,\"increment_ms\":-1}"
+      "}",
+      SRV_EBADREQ, "clock.increment_ms");
+  BAD("{\"type\":\"create\",\"game\":\"kalah\",\"clock\":{\"initial_ms\":1000,\"increment_ms\":"
+      "\"1\"}}",
+      SRV_EBADREQ, "clock.increment_ms");
   BAD("{\"type\":\"create\",\"game\":\"kalah\",\"opponent\":\"robot\"}", SRV_EBADREQ, "opponent");
   BAD("{\"type\":\"create\",\"game\":\"kalah\",\"level\":0}", SRV_EBADREQ, "level");
   BAD("{\"type\":\"create\",\"game\":\"kalah\",\"level\":7}", SRV_EBADREQ, "level");
   /* quick takes the same fields. */
-  CHECK_INT(dec("{\"type\":\"quick\",\"game\":\"oware\",\"clock\":{\"initial_ms\":60000,\"increment_ms\":0}}"), 0);
+  CHECK_INT(dec("{\"type\":\"quick\",\"game\":\"oware\",\"clock\":{\"initial_ms\":60000,"
+                "\"increment_ms\":0}}"),
+            0);
   CHECK_INT(cmd.type, SRV_CMD_QUICK);
   BAD("{\"type\":\"quick\"}", SRV_EBADREQ, "game");
 }

@@ -65,11 +65,12 @@ static void test_create_join_play(void) {
   CHECK_STR(status_of(&b), "playing");
   CHECK_STR(field_s(&b, "state", "turn"), "south");
   CHECK_STR(field_s(&b, "state", "you"), "north");
-  CHECK_STR(path_s(&a, "state", "players", "north") , ""); /* An object, not a string. */
+  CHECK_STR(path_s(&a, "state", "players", "north"), ""); /* An object, not a string. */
   CHECK_INT(json_array_size(json_object_get(state_of(&a), "legal")), 6);
 
   connect_as(&w, &s, "Sue");
-  CHECK_INT(runf(&w, &s, "{\"type\":\"join\",\"room\":\"%s\",\"role\":\"player\"}", room), SRV_EFULL);
+  CHECK_INT(runf(&w, &s, "{\"type\":\"join\",\"room\":\"%s\",\"role\":\"player\"}", room),
+            SRV_EFULL);
   CHECK_INT(runf(&w, &s, "{\"type\":\"join\",\"room\":\"%s\",\"role\":\"spectator\"}", room), 0);
   CHECK_STR(field_s(&s, "joined", "role"), "spectator");
   CHECK(json_is_null(json_object_get(last_of(&s, "joined"), "seat")));
@@ -84,12 +85,15 @@ static void test_create_join_play(void) {
   connect_as(&w, &x, "Xan");
   CHECK_INT(runf(&w, &x, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1}", room), SRV_ENOTMEMBER);
   CHECK_INT(runf(&w, &x, "{\"type\":\"move\",\"room\":\"ABCDEF\",\"house\":1}"), SRV_ENOTFOUND);
-  CHECK_INT(runf(&w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":3}", room), SRV_ESTALE);
+  CHECK_INT(runf(&w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":3}", room),
+            SRV_ESTALE);
   CHECK_INT(runf(&w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":7}", room), SRV_EILLEGAL);
   CHECK_INT(field_i(&a, "state", "ply"), 0);
 
   /* South 3: 4 seeds land in 4, 5, 6 and the store: an extra turn. */
-  CHECK_INT(runf(&w, &a, "{\"type\":\"move\",\"id\":\"m1\",\"room\":\"%s\",\"house\":3,\"ply\":0}", room), 0);
+  CHECK_INT(
+      runf(&w, &a, "{\"type\":\"move\",\"id\":\"m1\",\"room\":\"%s\",\"house\":3,\"ply\":0}", room),
+      0);
   CHECK_STR(field_s(&a, "state", "id"), "m1");
   CHECK(json_object_get(state_of(&b), "id") == NULL);
   CHECK_INT(field_i(&b, "state", "ply"), 1);
@@ -105,18 +109,22 @@ static void test_create_join_play(void) {
   CHECK_INT(json_integer_value(json_array_get(pits, 6)), 1);
   CHECK_INT(json_array_size(json_object_get(state_of(&s), "moves")), 1);
   /* The retried move is stale, not played twice. */
-  CHECK_INT(runf(&w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":3,\"ply\":0}", room), SRV_ESTALE);
-  CHECK_INT(runf(&w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":3,\"ply\":1}", room), SRV_EILLEGAL);
+  CHECK_INT(runf(&w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":3,\"ply\":0}", room),
+            SRV_ESTALE);
+  CHECK_INT(runf(&w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":3,\"ply\":1}", room),
+            SRV_EILLEGAL);
   CHECK_INT(runf(&w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":1}", room), 0);
   CHECK_STR(field_s(&b, "state", "turn"), "north");
 
   /* Chat reaches everyone, with the sender's name. */
-  CHECK_INT(runf(&w, &s, "{\"type\":\"chat\",\"id\":3,\"room\":\"%s\",\"text\":\"nice\"}", room), 0);
+  CHECK_INT(runf(&w, &s, "{\"type\":\"chat\",\"id\":3,\"room\":\"%s\",\"text\":\"nice\"}", room),
+            0);
   CHECK_STR(field_s(&a, "chat", "from"), "Sue");
   CHECK_STR(field_s(&b, "chat", "text"), "nice");
   CHECK_INT(field_i(&s, "chat", "id"), 3);
   CHECK(field_i(&a, "chat", "at") > 1700000000000LL);
-  CHECK_INT(runf(&w, &x, "{\"type\":\"chat\",\"room\":\"%s\",\"text\":\"hi\"}", room), SRV_ENOTMEMBER);
+  CHECK_INT(runf(&w, &x, "{\"type\":\"chat\",\"room\":\"%s\",\"text\":\"hi\"}", room),
+            SRV_ENOTMEMBER);
 
   /* Resign: North gives up, South wins. */
   CHECK_INT(runf(&w, &s, "{\"type\":\"resign\",\"room\":\"%s\"}", room), SRV_ENOTPLAYER);
@@ -126,7 +134,8 @@ static void test_create_join_play(void) {
   CHECK_STR(path_s(&s, "state", "result", "reason"), "resignation");
   CHECK_INT(runf(&w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1}", room), SRV_EOVER);
   CHECK_INT(runf(&w, &a, "{\"type\":\"resign\",\"room\":\"%s\"}", room), SRV_EOVER);
-  CHECK_INT(runf(&w, &a, "{\"type\":\"draw\",\"room\":\"%s\",\"action\":\"offer\"}", room), SRV_EOVER);
+  CHECK_INT(runf(&w, &a, "{\"type\":\"draw\",\"room\":\"%s\",\"action\":\"offer\"}", room),
+            SRV_EOVER);
   disconnect(&w, &a);
   disconnect(&w, &b);
   disconnect(&w, &s);
@@ -140,7 +149,10 @@ static void test_game_to_the_end(void) {
   tclient a, b;
   connect_as(&w, &a, "Ana");
   connect_as(&w, &b, "Bob");
-  CHECK_INT(run(&w, &a, "{\"type\":\"create\",\"game\":\"kalah\",\"houses\":1,\"seeds\":1,\"seat\":\"south\"}"), 0);
+  CHECK_INT(
+      run(&w, &a,
+          "{\"type\":\"create\",\"game\":\"kalah\",\"houses\":1,\"seeds\":1,\"seat\":\"south\"}"),
+      0);
   const char *room = joined_code(&a);
   CHECK_INT(runf(&w, &b, "{\"type\":\"join\",\"room\":\"%s\"}", room), 0);
   /* South's only seed reaches the store; South's side is empty: North sweeps 1. A draw. */
@@ -162,7 +174,8 @@ static void test_clocks(void) {
   world w;
   world_init(&w, NULL);
   tclient a, b;
-  const char *room = start_pair(&w, &a, &b, ",\"clock\":{\"initial_ms\":1000,\"increment_ms\":500}");
+  const char *room =
+      start_pair(&w, &a, &b, ",\"clock\":{\"initial_ms\":1000,\"increment_ms\":500}");
   /* The clock of the first mover starts when the game starts. */
   CHECK_STR(path_s(&a, "state", "clock", "running"), "south");
   CHECK_INT(clock_ms(&a, "south"), 1000);
@@ -214,7 +227,8 @@ static void test_reconnect_and_abandon(void) {
   /* South moves: now North's countdown runs. */
   CHECK_INT(runf(&w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1}", room), 0);
   CHECK_STR(path_s(&a, "state", "abandon", "seat"), "north");
-  CHECK_INT(json_integer_value(json_object_get(json_object_get(state_of(&a), "abandon"), "ms")), 60000);
+  CHECK_INT(json_integer_value(json_object_get(json_object_get(state_of(&a), "abandon"), "ms")),
+            60000);
   fake_advance(&w.time, 59999);
   CHECK_STR(status_of(&a), "playing");
   fake_advance(&w.time, 1);
@@ -260,11 +274,13 @@ static void test_draw(void) {
   tclient a, b;
   char room[8];
   snprintf(room, sizeof room, "%s", start_pair(&w, &a, &b, ""));
-  CHECK_INT(runf(&w, &b, "{\"type\":\"draw\",\"room\":\"%s\",\"action\":\"accept\"}", room), SRV_ENOOFFER);
+  CHECK_INT(runf(&w, &b, "{\"type\":\"draw\",\"room\":\"%s\",\"action\":\"accept\"}", room),
+            SRV_ENOOFFER);
   CHECK_INT(runf(&w, &a, "{\"type\":\"draw\",\"room\":\"%s\",\"action\":\"offer\"}", room), 0);
   CHECK_STR(field_s(&b, "state", "draw_offer"), "south");
   /* The one who offered cannot accept their own offer. */
-  CHECK_INT(runf(&w, &a, "{\"type\":\"draw\",\"room\":\"%s\",\"action\":\"accept\"}", room), SRV_ENOOFFER);
+  CHECK_INT(runf(&w, &a, "{\"type\":\"draw\",\"room\":\"%s\",\"action\":\"accept\"}", room),
+            SRV_ENOOFFER);
   CHECK_INT(runf(&w, &b, "{\"type\":\"draw\",\"room\":\"%s\",\"action\":\"decline\"}", room), 0);
   CHECK(json_is_null(json_object_get(state_of(&a), "draw_offer")));
   /* An offer survives the offerer's own move, and ends with the opponent's. */
@@ -393,7 +409,8 @@ static void test_quick_and_lobby(void) {
   CHECK_STR(json_string_value(json_object_get(r0, "status")), "waiting");
   CHECK_STR(json_string_value(json_object_get(r0, "game")), "kalah");
   /* A different game or clock does not pair. */
-  CHECK_INT(run(&w, &c, "{\"type\":\"quick\",\"game\":\"kalah\",\"clock\":{\"initial_ms\":60000}}"), 0);
+  CHECK_INT(run(&w, &c, "{\"type\":\"quick\",\"game\":\"kalah\",\"clock\":{\"initial_ms\":60000}}"),
+            0);
   CHECK(strcmp(joined_code(&c), room) != 0);
   CHECK_STR(status_of(&c), "waiting");
   /* Same table: paired with the oldest waiting room. */
@@ -415,8 +432,11 @@ static void test_quick_and_lobby(void) {
   srv_rooms_flush(w.rooms);
   CHECK_INT(count_of(&watcher, "lobby"), lobbies);
   /* quick refuses a computer or a local opponent. */
-  CHECK_INT(run(&w, &a, "{\"type\":\"quick\",\"game\":\"kalah\",\"opponent\":\"computer\"}"), SRV_EUNSUPPORTED);
-  CHECK_INT(run(&w, &a, "{\"type\":\"create\",\"game\":\"kalah\",\"opponent\":\"computer\",\"level\":2}"), SRV_EUNSUPPORTED);
+  CHECK_INT(run(&w, &a, "{\"type\":\"quick\",\"game\":\"kalah\",\"opponent\":\"computer\"}"),
+            SRV_EUNSUPPORTED);
+  CHECK_INT(
+      run(&w, &a, "{\"type\":\"create\",\"game\":\"kalah\",\"opponent\":\"computer\",\"level\":2}"),
+      SRV_EUNSUPPORTED);
   disconnect(&w, &a);
   disconnect(&w, &b);
   disconnect(&w, &c);
