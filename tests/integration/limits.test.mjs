@@ -107,6 +107,20 @@ test('connections per address: the one too many gets too_many_connections and cl
   }
 });
 
+test('connections in total: the one too many gets too_many_connections', async () => {
+  const server = await startServer(['--max-connections', '1']);
+  try {
+    const a = await Client.connect(server, { name: 'A' });
+    const b = await Client.connect(server, { hello: false });
+    assert.equal((await b.next('error')).code, 'too_many_connections');
+    assert.equal((await b.closed).code, 1013);
+    assert.equal((await a.request({ type: 'lobby', watch: false })).type, 'lobby');
+    await a.close();
+  } finally {
+    assert.deepEqual(await server.stop(), { code: 0, signal: null });
+  }
+});
+
 test('only /ws with the mancala.v1 subprotocol is a WebSocket', async () => {
   const server = await startServer();
   try {
