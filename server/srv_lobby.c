@@ -5,10 +5,15 @@
 #include "srv_error.h"
 #include "srv_room_int.h"
 
-/* A room is listed when it is public, for two people, and not finished. */
+/* A room is listed when it is public, for two people, and not finished; a waiting room only while
+ * its waiting player is there (nobody should sit down in front of an empty chair). */
 int room_listed(const srv_room *room) {
-  return room->opts.visibility == SRV_PUBLIC && room->opts.opponent == SRV_OPP_HUMAN &&
-         room->status != SRV_FINISHED;
+  if (room->opts.visibility != SRV_PUBLIC || room->opts.opponent != SRV_OPP_HUMAN ||
+      room->status == SRV_FINISHED)
+    return 0;
+  if (room->status == SRV_WAITING)
+    return room_seat_connected(room, MC_SOUTH) || room_seat_connected(room, MC_NORTH);
+  return 1;
 }
 
 void room_lobby_changed(srv_room *room) {

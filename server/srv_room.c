@@ -127,7 +127,7 @@ int room_you(const srv_room *room, const srv_client *c) {
 }
 
 /* A seat is connected when one of its player's connections is in the room. */
-static bool seat_connected(const srv_room *room, int seat) {
+bool room_seat_connected(const srv_room *room, int seat) {
   if (room->seat[seat] == NULL)
     return false;
   for (srv_member *m = room->members; m != NULL; m = m->rnext) {
@@ -158,7 +158,7 @@ static void state_view(const srv_room *room, const srv_client *c, srv_state_view
   v->you = room_you(room, c);
   for (int s = 0; s < 2; s++) {
     v->seats[s].player = room->seat[s];
-    v->seats[s].connected = seat_connected(room, s);
+    v->seats[s].connected = room_seat_connected(room, s);
     v->seats[s].computer = false;
   }
   v->spectators = room_spectators(room);
@@ -227,7 +227,7 @@ void room_presence(srv_room *room) {
   int absent = -1;
   if (room->status == SRV_PLAYING && room->opts.opponent != SRV_OPP_LOCAL) {
     int turn = mc_game_pos(room->game)->turn;
-    if (!seat_connected(room, turn))
+    if (!room_seat_connected(room, turn))
       absent = turn;
   }
   if (absent != room->abandon_seat) {
@@ -550,6 +550,7 @@ void srv_rooms_identify(srv_rooms *rooms, srv_client *c, srv_player *player, boo
       continue;
     send_joined(r, c, NULL);
     room_presence(r);
+    room_lobby_changed(r);
     room_broadcast(r, NULL, NULL);
   }
 }
@@ -560,6 +561,7 @@ static void leave_member(srv_member *m, bool free_waiting_seat) {
   srv_room *room = m->room;
   srv_player *p = m->client->player;
   member_unlink(m);
+  room_lobby_changed(room); /* Presence and spectators show in the lobby. */
   if (free_waiting_seat && room->status == SRV_WAITING && p != NULL) {
     bool still_here = false;
     for (srv_member *o = room->members; o != NULL; o = o->rnext)

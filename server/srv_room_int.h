@@ -56,6 +56,7 @@ void room_send(srv_rooms *rooms, srv_client *to, const srv_event *ev);
 void room_send_state(srv_room *room, srv_client *c, const srv_req_id *id);
 void room_broadcast(srv_room *room, const srv_client *requester, const srv_req_id *id);
 int room_you(const srv_room *room, const srv_client *c);
+bool room_seat_connected(const srv_room *room, int seat);
 int room_spectators(const srv_room *room);
 void room_presence(srv_room *room);
 void room_finish(srv_room *room, mc_reason reason, mc_winner winner);

@@ -425,6 +425,25 @@ static void test_quick_and_lobby(void) {
   /* Joining a private room by its code works. */
   CHECK_INT(runf(&w, &watcher, "{\"type\":\"join\",\"room\":\"%s\"}", priv), 0);
   CHECK_STR(status_of(&d), "playing");
+  /* A waiting room whose player went away is not offered to anyone. */
+  tclient e;
+  connect_as(&w, &e, "Eve");
+  CHECK_INT(run(&w, &e, "{\"type\":\"create\",\"game\":\"oware\"}"), 0);
+  char eve[8];
+  snprintf(eve, sizeof eve, "%s", joined_code(&e));
+  srv_rooms_flush(w.rooms);
+  CHECK_INT(json_array_size(json_object_get(last_of(&watcher, "lobby"), "rooms")), 3);
+  srv_player *evep = e.c.player;
+  evep->conns++;
+  disconnect(&w, &e);
+  srv_rooms_flush(w.rooms);
+  CHECK_INT(json_array_size(json_object_get(last_of(&watcher, "lobby"), "rooms")), 2);
+  evep->conns--;
+  reconnect_as(&w, &e, evep);
+  srv_rooms_flush(w.rooms);
+  CHECK_INT(json_array_size(json_object_get(last_of(&watcher, "lobby"), "rooms")), 3);
+  CHECK_STR(joined_code(&e), eve);
+  disconnect(&w, &e);
   /* Unwatch. */
   CHECK_INT(run(&w, &watcher, "{\"type\":\"lobby\",\"watch\":false}"), 0);
   lobbies = count_of(&watcher, "lobby");
