@@ -1,6 +1,8 @@
 /* The option table and its parser. */
 #include "srv_config.h"
 
+#include "srv_addr.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <stddef.h>
@@ -73,6 +75,9 @@ static const opt options[] = {
             "outgoing messages queued per connection before it is dropped"),
     INT_OPT("send-queue-kib", "MANCALA_SEND_QUEUE_KIB", send_queue_kib, 16, 1048576, 4096,
             "outgoing KiB queued per connection before it is dropped"),
+    STR_OPT("trust-proxy", "MANCALA_TRUST_PROXY", trust_proxy, "127.0.0.1,::1",
+            "reverse proxies whose X-Forwarded-For names the client: addresses and CIDR blocks, "
+            "comma-separated, or none"),
     {"help", NULL, OPT_HELP, 0, 0, 0, 0, 0, NULL, "print this help and exit"},
 };
 
@@ -144,6 +149,13 @@ void srv_config_defaults(srv_config *cfg) {
 }
 
 static int check_relations(const srv_config *cfg, FILE *err) {
+  srv_addr_list proxies;
+  if (srv_addr_list_parse(cfg->trust_proxy, &proxies) != 0) {
+    fprintf(err,
+            "mancala-server: --trust-proxy: \"%s\" is not a list of addresses or CIDR blocks\n",
+            cfg->trust_proxy);
+    return -1;
+  }
   if (cfg->hangup_s <= cfg->ping_s) {
     fprintf(err, "mancala-server: --hangup-s (%d) must be more than --ping-s (%d)\n", cfg->hangup_s,
             cfg->ping_s);

@@ -28,6 +28,7 @@ typedef struct srv_config {
   int burst;               /* Messages a connection may send at once. */
   int send_queue;          /* Outgoing messages queued per connection before it is dropped. */
   int send_queue_kib;      /* Outgoing bytes (KiB) queued per connection before it is dropped. */
+  char trust_proxy[512];   /* Proxies whose X-Forwarded-For names the client (srv_addr.h). */
 } srv_config;
 
 /* Fills *cfg with the defaults. */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "srv_addr.h"
 #include "srv_error.h"
 #include "srv_log.h"
 #include "srv_metrics.h"
@@ -73,6 +74,7 @@ typedef struct ip_count {
 struct srv_net {
   uv_loop_t *loop;
   srv_config cfg;
+  srv_addr_list proxies;
   const char *version;
   srv_dispatch *dispatch;
   struct lws_context *context;
@@ -314,7 +316,10 @@ static void conn_open(srv_net *net, conn *c, struct lws *wsi) {
   c->wsi = wsi;
   c->net = net;
   srv_client_init(&c->client, c);
-  lws_get_peer_simple(wsi, c->ip, sizeof c->ip);
+  char peer[64] = "", xff[512];
+  lws_get_peer_simple(wsi, peer, sizeof peer);
+  bool has_xff = lws_hdr_copy(wsi, xff, sizeof xff, WSI_TOKEN_X_FORWARDED_FOR) > 0;
+  srv_addr_client(&net->proxies, peer, has_xff ? xff : NULL, c->ip, sizeof c->ip);
   c->tokens = net->cfg.burst;
   c->refill_ms = now_ms();
   c->next = net->conns;
@@ -566,6 +571,8 @@ srv_net *srv_net_new(uv_loop_t *loop, const srv_config *cfg, const char *version
     return NULL;
   net->loop = loop;
   net->cfg = *cfg;
+  if (srv_addr_list_parse(cfg->trust_proxy, &net->proxies) != 0)
+    net->proxies.n = 0; /* srv_config_load() already refused a bad list. */
   net->version = version;
   net->port = -1;
   net->started_ms = now_ms();

@@ -73,8 +73,8 @@ export class Client {
     });
   }
 
-  static async connect(server, { name, token, hello = true, protocol = 'mancala.v1' } = {}) {
-    const ws = new WebSocket(server.url, protocol);
+  static async connect(server, { name, token, hello = true, protocol = 'mancala.v1', headers } = {}) {
+    const ws = new WebSocket(server.url, protocol, headers ? { headers } : {});
     const c = new Client(ws);
     await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
     if (hello) {

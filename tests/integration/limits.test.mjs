@@ -107,6 +107,32 @@ test('connections per address: the one too many gets too_many_connections and cl
   }
 });
 
+test('behind a trusted proxy, connections count per X-Forwarded-For address', async () => {
+  const server = await startServer(['--max-per-ip', '1']); // 127.0.0.1 is trusted by default.
+  try {
+    const via = (ip) => Client.connect(server, { name: 'P', headers: { 'X-Forwarded-For': ip } });
+    const a = await via('198.51.100.1');
+    const b = await via('198.51.100.2');
+    const c = await Client.connect(server, { hello: false, headers: { 'X-Forwarded-For': '198.51.100.1' } });
+    assert.equal((await c.next('error')).code, 'too_many_connections');
+    await c.closed;
+    for (const x of [a, b]) await x.close();
+  } finally {
+    assert.deepEqual(await server.stop(), { code: 0, signal: null });
+  }
+  // Without trust, the header means nothing.
+  const strict = await startServer(['--max-per-ip', '1', '--trust-proxy', 'none']);
+  try {
+    const a = await Client.connect(strict, { name: 'P', headers: { 'X-Forwarded-For': '198.51.100.1' } });
+    const b = await Client.connect(strict, { hello: false, headers: { 'X-Forwarded-For': '198.51.100.2' } });
+    assert.equal((await b.next('error')).code, 'too_many_connections');
+    await b.closed;
+    await a.close();
+  } finally {
+    assert.deepEqual(await strict.stop(), { code: 0, signal: null });
+  }
+});
+
 test('connections in total: the one too many gets too_many_connections', async () => {
   const server = await startServer(['--max-connections', '1']);
   try {

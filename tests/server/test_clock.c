@@ -62,6 +62,10 @@ static void test_config(void) {
   CHECK_INT(load(&cfg, "--frobnicate 1"), -1);
   CHECK_INT(load(&cfg, "stray"), -1);
   CHECK_INT(load(&cfg, "--ping-s 30 --hangup-s 30"), -1);
+  CHECK_STR(cfg.trust_proxy, "127.0.0.1,::1");
+  CHECK_INT(load(&cfg, "--trust-proxy 10.0.0.0/8,fd00::/8"), 0);
+  CHECK_INT(load(&cfg, "--trust-proxy none"), 0);
+  CHECK_INT(load(&cfg, "--trust-proxy 10.0.0.0/99"), -1);
   setenv("MANCALA_PORT", "9000", 1);
   CHECK_INT(load(&cfg, ""), 0);
   CHECK_INT(cfg.port, 9000);
