@@ -516,6 +516,61 @@ static void test_leave_expiry_limits(void) {
   world_free(&w);
 }
 
+/* Plays the first legal house of the last state t saw. */
+static int play_first(world *w, tclient *t, const char *room) {
+  json_t *st = state_of(t);
+  long long house = json_integer_value(json_array_get(json_object_get(st, "legal"), 0));
+  long long ply = json_integer_value(json_object_get(st, "ply"));
+  return runf(w, t, "{\"type\":\"move\",\"room\":\"%s\",\"house\":%lld,\"ply\":%lld}", room, house,
+              ply);
+}
+
+static bool trace_has(tclient *t, const char *kind) {
+  json_t *trace = json_object_get(json_object_get(state_of(t), "last"), "trace");
+  for (size_t i = 0; i < json_array_size(trace); i++) {
+    if (strcmp(json_string_value(json_object_get(json_array_get(trace, i), "kind")), kind) == 0)
+      return true;
+  }
+  return false;
+}
+
+static void test_congkak_match(void) {
+  world w;
+  world_init(&w, NULL);
+  tclient a;
+  connect_as(&w, &a, "Ana");
+  CHECK_INT(run(&w, &a,
+                "{\"type\":\"create\",\"game\":\"congkak\",\"houses\":3,\"seeds\":2,"
+                "\"opponent\":\"local\",\"options\":{\"rounds\":\"match\"}}"),
+            0);
+  char room[8];
+  snprintf(room, sizeof room, "%s", joined_code(&a));
+  CHECK_STR(path_s(&a, "state", "options", "rounds"), "match");
+  CHECK_INT(field_i(&a, "state", "round"), 1);
+  /* First legal houses: the first round ends at ply 4 and South's house 1 burns. */
+  for (int i = 0; i < 4; i++)
+    CHECK_INT(play_first(&w, &a, room), 0);
+  CHECK_INT(field_i(&a, "state", "round"), 2);
+  json_t *burnt = json_object_get(state_of(&a), "burnt");
+  CHECK_INT(json_array_size(burnt), 1);
+  CHECK_INT(json_integer_value(json_array_get(burnt, 0)), 0);
+  CHECK(trace_has(&a, "round_end"));
+  CHECK(trace_has(&a, "refill"));
+  CHECK(trace_has(&a, "burn"));
+  /* A burnt house is not legal. */
+  json_t *legal = json_object_get(state_of(&a), "legal");
+  for (size_t i = 0; i < json_array_size(legal); i++)
+    CHECK(json_integer_value(json_array_get(legal, i)) != 1 ||
+          strcmp(field_s(&a, "state", "turn"), "south") != 0);
+  int guard = 0;
+  while (strcmp(status_of(&a), "playing") == 0 && guard++ < 1000)
+    CHECK_INT(play_first(&w, &a, room), 0);
+  CHECK_STR(status_of(&a), "finished");
+  CHECK_STR(path_s(&a, "state", "result", "reason"), "no_seeds");
+  disconnect(&w, &a);
+  world_free(&w);
+}
+
 static int store_calls[6];
 static int refuse_moves;
 
@@ -564,5 +619,6 @@ int main(void) {
   test_quick_and_lobby();
   test_leave_expiry_limits();
   test_store_seam();
+  test_congkak_match();
   return check_exit("server.room");
 }
