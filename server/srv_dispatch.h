@@ -19,7 +19,7 @@ typedef struct srv_dispatch {
 void srv_dispatch_frame(srv_dispatch *d, srv_client *c, const char *buf, size_t len);
 
 /* Sends an error frame for err to c (the one place errors become frames). id, field and request
- * may be NULL. */
+ * are borrowed and may be NULL. */
 void srv_dispatch_error(srv_dispatch *d, srv_client *c, int err, const srv_req_id *id,
                         const char *field, const char *request);
 

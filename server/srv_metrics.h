@@ -17,6 +17,8 @@ typedef struct srv_metrics_gauges {
   long rooms[3]; /* waiting, playing, finished */
 } srv_metrics_gauges;
 
+/* The counters. They cannot fail; unknown kinds, reasons and codes are ignored or counted as
+ * internal. srv_metrics_reset() zeroes everything (tests). */
 void srv_metrics_reset(void);
 void srv_metrics_game_started(mc_kind kind);
 void srv_metrics_game_finished(mc_kind kind, mc_reason reason);
@@ -26,10 +28,11 @@ void srv_metrics_dropped(unsigned long messages);
 void srv_metrics_handled(uint64_t ns); /* Time spent handling one incoming message. */
 
 /* Writes the Prometheus text exposition into a new malloc'd string (the caller frees it), with
- * the current gauges. Returns NULL when memory runs out. */
+ * the current gauges g (borrowed). Returns NULL when memory runs out. */
 char *srv_metrics_prometheus(const srv_metrics_gauges *g);
 
-/* Writes the /healthz JSON object into a new malloc'd string (the caller frees it). */
+/* Writes the /healthz JSON object into a new malloc'd string (the caller frees it); g and version
+ * are borrowed. Returns NULL when memory runs out. */
 char *srv_metrics_health(const srv_metrics_gauges *g, const char *version, uint64_t uptime_ms);
 
 #endif

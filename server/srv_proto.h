@@ -32,8 +32,7 @@ void srv_proto_peek_id(const char *buf, size_t len, srv_req_id *id);
 /* Returns the protocol name of a command type ("move"...), or NULL. Static storage. */
 const char *srv_proto_cmd_name(srv_cmd_type type);
 
-/* Returns a new JSON object for ev (the caller owns the reference), or NULL when memory runs out.
- */
+/* Returns a new reference to a JSON object for ev (borrowed), or NULL when memory runs out. */
 json_t *srv_proto_encode(const srv_event *ev);
 
 /* Returns nonzero when c is one of the 31 room code characters (either case). */
