@@ -160,7 +160,7 @@ char *srv_metrics_prometheus(const srv_metrics_gauges *g) {
 
 char *srv_metrics_health(const srv_metrics_gauges *g, const char *version, uint64_t uptime_ms) {
   json_t *o =
-      json_pack("{s:s,s:s,s:I,s:I,s:I,s:I,s:I,s:I}", "status", "ok", "version", version, "uptime_s",
+      json_pack("{s:s,s:s,s:I,s:I,s:I,s:I,s:I,s:I}", "status", "ok", "version", version, "uptime",
                 (json_int_t)(uptime_ms / 1000), "uptime_ms", (json_int_t)uptime_ms, "rooms",
                 (json_int_t)(g->rooms[0] + g->rooms[1] + g->rooms[2]), "connections",
                 (json_int_t)g->connections, "players", (json_int_t)g->players, "games_playing",

@@ -25,7 +25,7 @@ test('HTTP: the client at / and /r/CODE, /healthz and /metrics', async () => {
     const health = await h.json();
     assert.equal(health.status, 'ok');
     assert.equal(typeof health.version, 'string');
-    assert.equal(typeof health.uptime_s, 'number');
+    assert.equal(typeof health.uptime, 'number');
     assert.equal(health.rooms, 2);
     assert.equal(health.connections, 2);
 
