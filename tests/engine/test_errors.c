@@ -93,6 +93,11 @@ static void test_bad_positions(void) {
   mc_pos okm = mk_pos("3 3 3 (1) x 3 3 (2) north round 2 first north");
   CHECK_INT(mc_pos_check(&ok, &kalah), 0);
   CHECK_INT(mc_pos_check(&okm, &match), 0);
+  /* 255 seeds in all still fit a store; 256 do not. */
+  mc_pos full = mk_pos("0 0 0 0 0 0 (255) 0 0 0 0 0 0 (0) north");
+  CHECK_INT(mc_pos_check(&full, &kalah), 0);
+  full = mk_pos("0 0 0 0 0 0 (255) 1 0 0 0 0 0 (0) north");
+  CHECK_INT(mc_pos_check(&full, &kalah), MC_EINVAL);
 
   mc_pos bad[20];
   const mc_rules *rules[20];

@@ -455,8 +455,8 @@ static void test_names(void) {
   for (int i = 0; i < 9; i++) {
     CHECK_STR(mc_reason_name((mc_reason)i), reasons[i]);
   }
-  for (int i = 1; i < 9; i++) {
-    mc_reason re = MC_REASON_NONE;
+  for (int i = 0; i < 9; i++) {
+    mc_reason re = (mc_reason)7;
     CHECK_INT(mc_reason_parse(reasons[i], &re), 0);
     CHECK_INT(re, i);
   }
