@@ -175,7 +175,8 @@ expect_error 1 replay oware --houses 1 --seeds 1 "1 1 1 1 1 1"
 # The message names the offending place: the second move of "3 3" (0-based offset 2, 1-based 3).
 checks=$((checks + 1))
 "$tool" replay kalah "3 3" >/dev/null 2>"$tmp/err"
-grep -q '[23]' "$tmp/err" || fail "the message for \"3 3\" does not name its place: $(cat "$tmp/err")"
+grep -q '[23]' "$tmp/err" ||
+  fail "the message for \"3 3\" does not name its place: $(cat "$tmp/err")"
 
 printf 'cli: %d checks, %d failed\n' "$checks" "$failures"
 [ "$failures" -eq 0 ]

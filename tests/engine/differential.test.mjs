@@ -95,7 +95,9 @@ test('perft counts agree with the reference, every game, option and small board'
     const expected = want.map((c, i) => `${i + 1} ${c}`).join('\n') + '\n';
     compared++;
     if (out.status !== 0 || out.stdout !== expected) {
-      failures.push(`${describe(r)}: tool ${JSON.stringify(out.stdout)} reference ${JSON.stringify(expected)}`);
+      failures.push(
+        `${describe(r)}: tool ${JSON.stringify(out.stdout)} reference ${JSON.stringify(expected)}`,
+      );
     }
   }
   assert.ok(compared > 150);
@@ -158,10 +160,12 @@ test('replayed random games end in the same position, ply and result', () => {
     }
   }
   assert.ok(finished > 200, `only ${finished} of ${games} games finished`);
-  for (const reason of ['kalah no_seeds', 'oware majority', 'oware cannot_feed', 'congkak no_seeds']) {
+  const wanted = ['kalah no_seeds', 'oware majority', 'oware cannot_feed', 'congkak no_seeds'];
+  for (const reason of wanted) {
     assert.ok(reasons.has(reason), `no random game ended with ${reason}`);
   }
-  assert.deepEqual(failures.slice(0, 12), [], `${failures.length} of ${games} games differ:\n${failures.slice(0, 12).join('\n')}`);
+  const shown = failures.slice(0, 12);
+  assert.deepEqual(shown, [], `${failures.length} of ${games} games differ:\n${shown.join('\n')}`);
 });
 
 test('a move that the reference finds illegal is refused with exit status 1', () => {
@@ -193,5 +197,6 @@ test('a move that the reference finds illegal is refused with exit status 1', ()
     }
   }
   assert.ok(tried >= 100);
-  assert.deepEqual(failures.slice(0, 12), [], `${failures.length} of ${tried} differ:\n${failures.slice(0, 12).join('\n')}`);
+  const shown = failures.slice(0, 12);
+  assert.deepEqual(shown, [], `${failures.length} of ${tried} differ:\n${shown.join('\n')}`);
 });

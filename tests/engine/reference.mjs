@@ -41,7 +41,8 @@ export function startPos(r) {
 }
 
 function clonePos(p) {
-  return { m: p.m, pits: p.pits.slice(), turn: p.turn, round: p.round, first: p.first, burnt: p.burnt };
+  const { m, turn, round, first, burnt } = p;
+  return { m, pits: p.pits.slice(), turn, round, first, burnt };
 }
 
 const storeOf = (m, seat) => (seat === 0 ? m : 2 * m + 1);
