@@ -132,9 +132,7 @@ MC__INLINE int mc__play_kalah(mc_pos *p, const mc_rules *r, int house, mc_trace 
     MC__STEP(tr, MC_STEP_SOW, pos, 0, 1);
   }
 
-  if (pos == own) {
-    MC__STEP(tr, MC_STEP_EXTRA_TURN, own, 0, 0);
-  } else {
+  if (pos != own) {
     const int b = MC__BASE(m, s);
     if (p->pits[pos] == 1 && pos >= b && pos < b + m) {
       /* The last seed fell into an own house that was empty. */
@@ -161,6 +159,8 @@ MC__INLINE int mc__play_kalah(mc_pos *p, const mc_rules *r, int house, mc_trace 
       mc__result_by_stores(p, MC_REASON_NO_SEEDS, res);
     return 1;
   }
+  if (pos == own)
+    MC__STEP(tr, MC_STEP_EXTRA_TURN, own, 0, 0);
   return 0;
 }
 
@@ -355,9 +355,7 @@ MC__INLINE int mc__play_congkak(mc_pos *p, const mc_rules *r, int house, mc_trac
     MC__STEP(tr, MC_STEP_RELAY, pos, 0, k);
   }
 
-  if (pos == own) {
-    MC__STEP(tr, MC_STEP_EXTRA_TURN, own, 0, 0);
-  } else {
+  if (pos != own) {
     const int b = MC__BASE(m, s);
     if (pos >= b && pos < b + m) {
       /* Rule 4: an own house that was empty. Seeds only reach the store by this move's sowing,
@@ -375,8 +373,11 @@ MC__INLINE int mc__play_congkak(mc_pos *p, const mc_rules *r, int house, mc_trac
   }
 
   /* Rule 6: the round ends when the player to move has no seeds in their houses. */
-  if (mc__side_sum(p, m, p->turn) != 0)
+  if (mc__side_sum(p, m, p->turn) != 0) {
+    if (pos == own)
+      MC__STEP(tr, MC_STEP_EXTRA_TURN, own, 0, 0);
     return 0;
+  }
   if (mc__sweep_owners(p, tr) < 0)
     return MC_ELIMIT;
   return mc__congkak_round_end(p, r, tr, res);

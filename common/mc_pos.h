@@ -52,7 +52,8 @@ typedef enum mc_step_kind {
   MC_STEP_RELAY,      /* Congkak relay: `count` seeds lifted from `pit`; sowing goes on after it. */
   MC_STEP_CAPTURE,    /* `count` seeds taken from `pit` into store `store`. */
   MC_STEP_SWEEP,      /* Game or round end: `count` seeds of house `pit` into store `store`. */
-  MC_STEP_EXTRA_TURN, /* The mover moves again; `pit` is the mover's store. */
+  MC_STEP_EXTRA_TURN, /* The mover moves again (the last step; not when the move ends the game
+                       * or the round); `pit` is the mover's store. */
   MC_STEP_ROUND_END,  /* A Congkak match round ended; `count` is the round that ended. */
   MC_STEP_REFILL,     /* `count` seeds from store `store` into house `pit` for the next round. */
   MC_STEP_BURN        /* House `pit` is burnt for the rest of the match. */

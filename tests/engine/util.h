@@ -163,8 +163,8 @@ static inline void check_result_at(const char *file, int line, const mc_result *
  *   - a run of consecutive sweeps is sorted by pit and sweeps of 0 seeds are dropped;
  *   - with unordered_captures, a run of consecutive captures is sorted by pit (Kalah and Congkak
  *     take "the last seed and the facing seeds" in one breath; Oware's chain order is checked);
- *   - an extra turn step directly before the sweeps or round end that end the game or round is
- *     dropped (the mover never moves again, whether the engine reports the extra turn or not);
+ *   - there is no extra turn step when the move ends the game or the round (mc_pos.h): the mover
+ *     never moves again, so it is compared like every other step;
  *   - after a round end, the refill and burn steps are checked to go, on each side, from the house
  *     next to the store away (Congkak 7), then put in a canonical order (South then North).
  */
@@ -239,15 +239,6 @@ static inline int trace_text(const mc_trace *tr, int houses, int unordered_captu
       break;
     }
     n++;
-  }
-  /* Drop an extra turn that is directly followed by the final sweeps or the round end. */
-  for (size_t i = 0; i + 1 < n; i++) {
-    if (toks[i].kind == MC_STEP_EXTRA_TURN &&
-        (toks[i + 1].kind == MC_STEP_SWEEP || toks[i + 1].kind == MC_STEP_ROUND_END)) {
-      memmove(&toks[i], &toks[i + 1], (n - i - 1) * sizeof toks[0]);
-      n--;
-      break;
-    }
   }
   /* Sort runs. */
   for (size_t i = 0; i < n;) {
