@@ -2,6 +2,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <uv.h>
@@ -11,7 +12,9 @@
 #include "srv_ident.h"
 #include "srv_log.h"
 #include "srv_net.h"
+#include "srv_persist.h"
 #include "srv_room.h"
+#include "srv_store.h"
 #include "srv_time.h"
 
 #ifndef MANCALA_VERSION
@@ -27,12 +30,19 @@ static struct app {
   srv_rooms *rooms;
   srv_net *net;
   srv_dispatch dispatch;
+  srv_store *store;
+  srv_persist *persist;
 } app;
+
+static void drop_room_frames(void *ud, const char *code) {
+  srv_net_drop_room(ud, code);
+}
 
 static void on_stopped(void *arg) {
   struct app *a = arg;
-  /* lws is gone and every connection has left its rooms: free the rooms, close our handles, and
-   * let uv_run() return. */
+  /* lws is gone and every connection has left its rooms: make the last turn durable, free the
+   * rooms, close our handles, and let uv_run() return. */
+  srv_persist_turn(a->persist);
   srv_rooms_free(a->rooms);
   a->rooms = NULL;
   uv_close((uv_handle_t *)&a->sigint, NULL);
@@ -65,6 +75,18 @@ int main(int argc, char **argv) {
   srv_log_info("main", "mancala-server %s starting (pid %ld)", MANCALA_VERSION, (long)getpid());
   srv_config_log(&cfg);
 
+  /* Storage first: a database that cannot be used stops the server before anything else. */
+  srv_store_config scfg;
+  srv_store_config_init(&scfg);
+  scfg.sync = strcmp(cfg.sync, "normal") == 0 ? SRV_STORE_SYNC_NORMAL : SRV_STORE_SYNC_FULL;
+  scfg.max_bytes = (int64_t)cfg.data_max_kib * 1024;
+  char serr[SRV_STORE_ERR_SIZE] = "";
+  if ((rc = srv_store_open(cfg.data, &scfg, &app.store, serr)) != 0) {
+    srv_log_error("main", "cannot open the database: %s", serr[0] ? serr : srv_store_strerror(rc));
+    return 1;
+  }
+  srv_log_info("main", "storage: %s (synchronous %s)", srv_store_path(app.store), cfg.sync);
+
   if (uv_loop_init(&app.loop) != 0) {
     srv_log_error("main", "cannot create the event loop");
     return 1;
@@ -80,8 +102,25 @@ int main(int argc, char **argv) {
     srv_log_error("main", "out of memory");
     return 1;
   }
+  app.persist = srv_persist_new(app.store, app.ident, &app.time);
+  if (app.persist == NULL) {
+    srv_log_error("main", "out of memory");
+    return 1;
+  }
+  srv_persist_attach(app.persist, app.rooms, drop_room_frames, app.net);
+  srv_net_set_turn_hook(app.net, srv_persist_turn, app.persist);
+  srv_net_api api = {srv_persist_http, srv_persist_metrics, app.persist};
+  srv_net_set_api(app.net, &api);
   app.dispatch.rooms = app.rooms;
   app.dispatch.ident = app.ident;
+  app.dispatch.store.restore = srv_persist_restore;
+  app.dispatch.store.player = srv_persist_player;
+  app.dispatch.store.ud = app.persist;
+  /* Recovery before listening: every stored room and game is back before a client can ask. */
+  if (srv_persist_recover(app.persist) != 0) {
+    srv_log_error("main", "cannot recover the stored games from %s", srv_store_path(app.store));
+    return 1;
+  }
   if ((rc = uv_signal_init(&app.loop, &app.sigint)) != 0 ||
       (rc = uv_signal_init(&app.loop, &app.sigterm)) != 0) {
     srv_log_error("main", "uv_signal_init: %s", uv_strerror(rc));
@@ -103,7 +142,14 @@ int main(int argc, char **argv) {
   }
   uv_run(&app.loop, UV_RUN_DEFAULT);
 
+  srv_persist_free(app.persist);
   srv_ident_free(app.ident);
+  rc = srv_store_commit(app.store);
+  if (rc != 0) {
+    srv_log_error("main", "the last commit failed: %s", srv_store_strerror(rc));
+    status = 1;
+  }
+  srv_store_close(app.store);
   rc = uv_loop_close(&app.loop);
   if (rc != 0) {
     srv_log_error("main", "the loop still has handles at exit: %s", uv_strerror(rc));

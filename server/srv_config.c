@@ -47,6 +47,11 @@ static const opt options[] = {
             "TCP port for HTTP and WebSocket; 0 picks a free port"),
     STR_OPT("bind", "MANCALA_BIND", bind, "0.0.0.0", "address to listen on"),
     STR_OPT("data", "MANCALA_DATA", data, "./data", "directory for durable storage"),
+    STR_OPT("sync", "MANCALA_SYNC", sync, "full",
+            "full: an acknowledged move survives a power loss; normal: a process crash only"),
+    INT_OPT("data-max-kib", "MANCALA_DATA_MAX_KIB", data_max_kib, 0, 2147483647, 0,
+            "size quota of the database in KiB, 0 for none; past it moves are refused with "
+            "storage_error as on a full disk"),
     STR_OPT("web", "MANCALA_WEB", web, NULL, "directory of the web client's files"),
     {"log-level", "MANCALA_LOG_LEVEL", OPT_LEVEL, offsetof(srv_config, log_level), 0, 0, 0, 0,
      "info", "error, warn, info or debug"},
@@ -154,6 +159,10 @@ static int check_relations(const srv_config *cfg, FILE *err) {
     fprintf(err,
             "mancala-server: --trust-proxy: \"%s\" is not a list of addresses or CIDR blocks\n",
             cfg->trust_proxy);
+    return -1;
+  }
+  if (strcmp(cfg->sync, "full") != 0 && strcmp(cfg->sync, "normal") != 0) {
+    fprintf(err, "mancala-server: --sync: \"%s\" is not full or normal\n", cfg->sync);
     return -1;
   }
   if (cfg->hangup_s <= cfg->ping_s) {

@@ -14,6 +14,8 @@ static int handle_hello(srv_dispatch *d, srv_client *c, const srv_cmd *cmd) {
   if (c->player != NULL)
     return SRV_EAGAIN;
   srv_player *p = cmd->has_token ? srv_ident_find(d->ident, cmd->token) : NULL;
+  if (p == NULL && cmd->has_token && d->store.restore != NULL)
+    p = d->store.restore(d->store.ud, cmd->token); /* Known before a restart. */
   bool resumed = p != NULL;
   char token[SRV_TOKEN_CHARS + 1];
   if (p != NULL) {
@@ -30,10 +32,13 @@ static int handle_hello(srv_dispatch *d, srv_client *c, const srv_cmd *cmd) {
     if (rc != 0)
       return rc;
   }
+  if (d->store.player != NULL && (!resumed || cmd->has_name))
+    d->store.player(d->store.ud, p);
   srv_event ev = {.type = SRV_EV_WELCOME, .id = &cmd->id};
   ev.u.welcome.player = p;
   ev.u.welcome.token = token;
   ev.u.welcome.resumed = resumed;
+  ev.u.welcome.storage = d->store.restore != NULL;
   room_send(d->rooms, c, &ev);
   srv_rooms_identify(d->rooms, c, p, resumed);
   return 0;

@@ -10,9 +10,20 @@
 #include "srv_ident.h"
 #include "srv_room.h"
 
+/* Durable storage's part in hello (all NULL without storage). */
+typedef struct srv_dispatch_store {
+  /* A token unknown in memory: returns the player storage knows for it (borrowed, adopted into
+   * the registry), or NULL. */
+  srv_player *(*restore)(void *ud, const char *token);
+  /* A new player, or a name changed by hello: records it (player borrowed). Errors are logged. */
+  void (*player)(void *ud, const srv_player *player);
+  void *ud;
+} srv_dispatch_store;
+
 typedef struct srv_dispatch {
   srv_rooms *rooms;
   srv_ident *ident;
+  srv_dispatch_store store;
 } srv_dispatch;
 
 /* Handles one complete text frame (buf, len; borrowed) from c. Never fails: errors are sent. */

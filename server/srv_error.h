@@ -29,6 +29,7 @@
   X(CONNS, "too_many_connections", "Too many connections: try again later.")                       \
   X(SERVERFULL, "server_full", "The server cannot take more rooms right now.")                     \
   X(NOMEM, "out_of_memory", "The server ran out of memory.")                                       \
+  X(STORAGE, "storage_error", "The server could not store that; nothing changed. Try again.")      \
   X(INTERNAL, "internal", "Internal server error.")
 
 enum {

@@ -15,7 +15,7 @@ struct srv_ident {
   size_t count;
 };
 
-static int hash_token(const char *token, uint8_t out[32]) {
+int srv_ident_hash_token(const char *token, uint8_t out[32]) {
   unsigned int len = 0;
   if (EVP_Digest(token, strlen(token), out, &len, EVP_sha256(), NULL) != 1 || len != 32)
     return SRV_EINTERNAL;
@@ -99,7 +99,7 @@ int srv_ident_create(srv_ident *ident, const char *name, srv_player **out, char 
     return SRV_ENOMEM;
   char token[SRV_TOKEN_CHARS + 1];
   hex(secret, sizeof secret, token);
-  if ((err = hash_token(token, p->token_hash)) != 0) {
+  if ((err = srv_ident_hash_token(token, p->token_hash)) != 0) {
     free(p);
     return err;
   }
@@ -118,13 +118,45 @@ int srv_ident_create(srv_ident *ident, const char *name, srv_player **out, char 
 
 srv_player *srv_ident_find(srv_ident *ident, const char *token) {
   uint8_t hash[32];
-  if (hash_token(token, hash) != 0)
+  if (srv_ident_hash_token(token, hash) != 0)
     return NULL;
   for (srv_player *p = ident->buckets[bucket_of(ident, hash)]; p != NULL; p = p->next) {
     if (memcmp(p->token_hash, hash, sizeof hash) == 0)
       return p;
   }
   return NULL;
+}
+
+static srv_player *find_hash(srv_ident *ident, const uint8_t hash[32]) {
+  for (srv_player *p = ident->buckets[bucket_of(ident, hash)]; p != NULL; p = p->next) {
+    if (memcmp(p->token_hash, hash, 32) == 0)
+      return p;
+  }
+  return NULL;
+}
+
+int srv_ident_adopt(srv_ident *ident, const char *id, const char *name,
+                    const uint8_t token_hash[32], srv_player **out) {
+  if (strlen(id) != SRV_PLAYER_ID_CHARS || strspn(id, "0123456789abcdef") != SRV_PLAYER_ID_CHARS)
+    return SRV_EBADREQ;
+  srv_player *p = find_hash(ident, token_hash);
+  if (p != NULL) {
+    *out = p;
+    return 0;
+  }
+  if ((p = calloc(1, sizeof *p)) == NULL)
+    return SRV_ENOMEM;
+  memcpy(p->id, id, SRV_PLAYER_ID_CHARS + 1);
+  snprintf(p->name, sizeof p->name, "%s", name);
+  memcpy(p->token_hash, token_hash, 32);
+  if (ident->count >= ident->nbuckets)
+    grow(ident);
+  size_t k = bucket_of(ident, p->token_hash);
+  p->next = ident->buckets[k];
+  ident->buckets[k] = p;
+  ident->count++;
+  *out = p;
+  return 0;
 }
 
 void srv_ident_release(srv_ident *ident, srv_player *player) {

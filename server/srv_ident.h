@@ -42,6 +42,17 @@ int srv_ident_create(srv_ident *ident, const char *name, srv_player **out, char 
 /* Returns the player whose token is token (borrowed), or NULL. */
 srv_player *srv_ident_find(srv_ident *ident, const char *token);
 
+/* Writes the SHA-256 of token (borrowed) into out. Returns 0 or SRV_EINTERNAL. */
+int srv_ident_hash_token(const char *token, uint8_t out[32]);
+
+/* Durable storage gives back a player known before a restart: id, name and token_hash (all
+ * borrowed; id has SRV_PLAYER_ID_CHARS hex digits). When a player with that token hash is already
+ * in memory it is returned as it is; else a new player with no references is added. On success
+ * *out is that player (borrowed: owned by the registry) and 0 is returned; else SRV_EBADREQ for an
+ * id of the wrong shape or SRV_ENOMEM. */
+int srv_ident_adopt(srv_ident *ident, const char *id, const char *name,
+                    const uint8_t token_hash[32], srv_player **out);
+
 /* Frees player when nothing references it any more (conns and seats both zero). Call after every
  * decrement of conns or seats. */
 void srv_ident_release(srv_ident *ident, srv_player *player);

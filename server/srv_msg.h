@@ -125,6 +125,7 @@ typedef struct srv_state_view {
   bool rematch[2];  /* Which seats asked for a rematch. */
   int abandon_seat; /* The absent seat whose abandonment countdown runs, or -1. */
   int64_t abandon_ms;
+  int64_t game_id; /* The archive id of a finished game, 0: none. */
 } srv_state_view;
 
 /* One public room in the lobby list. */
@@ -157,6 +158,7 @@ typedef struct srv_event {
       const srv_player *player;
       const char *token; /* NULL when resuming: the client already has it. */
       bool resumed;
+      bool storage; /* Durable storage is on (features.storage). */
     } welcome;
     struct {
       const char *room;

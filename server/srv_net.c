@@ -83,7 +83,7 @@ struct srv_net {
   uint64_t started_ms;
   lws_retry_bo_t retry;
   struct lws_protocols protocols[3];
-  struct lws_http_mount mounts[4];
+  struct lws_http_mount mounts[6];
   struct lws_protocol_vhost_options mimetypes[5];
   char index_path[1100];
   conn *conns;
@@ -95,6 +95,7 @@ struct srv_net {
   conn *held;    /* Connections with frames of the current turn. */
   void (*turn_hook)(void *arg);
   void *turn_hook_arg;
+  srv_net_api api;
   uv_timer_t stop_timer;
   bool stopping, destroyed_once;
   uint64_t stop_started;
@@ -256,6 +257,33 @@ void srv_net_send(void *ud, srv_client *to, const srv_event *ev) {
   if (ev->type == SRV_EV_STATE)
     snprintf(m->room, sizeof m->room, "%s", ev->u.state->room);
   queue_push(net, c, m);
+}
+
+void srv_net_drop_room(srv_net *net, const char *code) {
+  for (conn *c = net->held; c != NULL; c = c->held_next) {
+    out_msg **pp = &c->head, *prev = NULL;
+    while (*pp != NULL) {
+      out_msg *o = *pp;
+      if (o->turn >= net->turn && o->type == SRV_EV_STATE && strcmp(o->room, code) == 0) {
+        *pp = o->next;
+        if (c->tail == o)
+          c->tail = prev;
+        c->qlen--;
+        c->qbytes -= o->len;
+        free(o);
+        continue;
+      }
+      prev = o;
+      pp = &o->next;
+    }
+  }
+}
+
+void srv_net_set_api(srv_net *net, const srv_net_api *api) {
+  if (api != NULL)
+    net->api = *api;
+  else
+    memset(&net->api, 0, sizeof net->api);
 }
 
 /* Sends an error (outside of a decoded command) and optionally closes after it. */
@@ -524,11 +552,33 @@ static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void
     if (strcmp(uri, "/healthz") == 0)
       return http_reply(wsi, req, HTTP_STATUS_OK, "application/json",
                         srv_metrics_health(&g, net->version, now_ms() - net->started_ms));
-    if (strcmp(uri, "/metrics") == 0)
+    if (strcmp(uri, "/metrics") == 0) {
+      char *text = srv_metrics_prometheus(&g);
+      char *extra = net->api.metrics ? net->api.metrics(net->api.ud) : NULL;
+      if (text != NULL && extra != NULL) {
+        size_t a = strlen(text), b = strlen(extra);
+        char *both = realloc(text, a + b + 1);
+        if (both != NULL) {
+          memcpy(both + a, extra, b + 1);
+          text = both;
+        }
+      }
+      free(extra);
       return http_reply(wsi, req, HTTP_STATUS_OK, "text/plain; version=0.0.4; charset=utf-8",
-                        srv_metrics_prometheus(&g));
-    if (strncmp(uri, "/r/", 3) == 0) {
-      /* /r/CODE: the same page as /, which reads the code from the address. */
+                        text);
+    }
+    if (strncmp(uri, "/api/", 5) == 0 && net->api.get != NULL) {
+      char arg[64];
+      const char *limit = lws_get_urlarg_by_name(wsi, "limit=", arg, (int)sizeof arg);
+      char *body = NULL;
+      const char *type = "application/json";
+      int status = net->api.get(net->api.ud, uri, limit, &body, &type);
+      if (body == NULL)
+        return -1;
+      return http_reply(wsi, req, (unsigned)status, type, body);
+    }
+    if (strncmp(uri, "/r/", 3) == 0 || (strncmp(uri, "/g/", 3) == 0 && net->api.get != NULL)) {
+      /* /r/CODE and /g/ID: the same page as /, which reads the code from the address. */
       int n = lws_serve_http_file(wsi, net->index_path, "text/html", NULL, 0);
       if (n < 0 || (n > 0 && lws_http_transaction_completed(wsi)))
         return -1;
@@ -641,8 +691,8 @@ int srv_net_start(srv_net *net, srv_dispatch *d) {
     net->mimetypes[i].name = types[i][0];
     net->mimetypes[i].value = types[i][1];
   }
-  static const char *const routes[] = {"/r", "/healthz", "/metrics"};
-  for (int i = 0; i < 3; i++) {
+  static const char *const routes[] = {"/r", "/healthz", "/metrics", "/api", "/g"};
+  for (int i = 0; i < 5; i++) {
     struct lws_http_mount *m = &net->mounts[i];
     memset(m, 0, sizeof *m);
     m->mount_next = &net->mounts[i + 1];
@@ -651,7 +701,7 @@ int srv_net_start(srv_net *net, srv_dispatch *d) {
     m->origin = "http";
     m->origin_protocol = LWSMPRO_CALLBACK;
   }
-  struct lws_http_mount *root = &net->mounts[3];
+  struct lws_http_mount *root = &net->mounts[5];
   memset(root, 0, sizeof *root);
   root->mountpoint = "/";
   root->mountpoint_len = 1;

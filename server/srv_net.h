@@ -32,6 +32,24 @@ int srv_net_start(srv_net *net, srv_dispatch *d);
  * storage commits the turn's moves here, so that nothing is sent before it is stored. */
 void srv_net_set_turn_hook(srv_net *net, void (*fn)(void *arg), void *arg);
 
+/* Drops the frames of room code (borrowed) queued during the current loop turn and not released
+ * yet (durable storage lost that turn's writes of the room; it sends the room's state again). */
+void srv_net_drop_room(srv_net *net, const char *code);
+
+/* HTTP routes of durable storage: GET /api/... and /g/ID (the web client's page). */
+typedef struct srv_net_api {
+  /* Answers GET uri (borrowed, without the query; limit is the "limit" query argument or NULL):
+   * returns the HTTP status and writes into *body a new malloc'd NUL-terminated body (the network
+   * layer frees it) and into *type its static content type; *body NULL: out of memory (500). */
+  int (*get)(void *ud, const char *uri, const char *limit, char **body, const char **type);
+  /* Extra Prometheus text for /metrics, a new malloc'd string, or NULL. */
+  char *(*metrics)(void *ud);
+  void *ud;
+} srv_net_api;
+
+/* Sets the routes of durable storage (api copied, NULL: none). Call before srv_net_start(). */
+void srv_net_set_api(srv_net *net, const srv_net_api *api);
+
 /* Returns the port actually listened on (useful with --port 0), or -1. */
 int srv_net_port(const srv_net *net);
 

@@ -580,6 +580,17 @@ static json_t *step_json(const mc_step *s) {
   return o;
 }
 
+json_t *srv_proto_trace_json(const mc_step *steps, size_t n) {
+  json_t *trace = json_array();
+  for (size_t i = 0; trace != NULL && i < n; i++) {
+    if (json_array_append_new(trace, step_json(&steps[i])) != 0) {
+      json_decref(trace);
+      return NULL;
+    }
+  }
+  return trace;
+}
+
 static json_t *state_json(const srv_event *ev) {
   const srv_state_view *v = ev->u.state;
   const mc_pos *pos = mc_game_pos(v->game);
@@ -647,6 +658,7 @@ static json_t *state_json(const srv_event *ev) {
                       json_string(v->opts->visibility == SRV_PRIVATE ? "private" : "public"));
   json_object_set_new(o, "local", json_boolean(v->opts->opponent == SRV_OPP_LOCAL));
   json_object_set_new(o, "game_no", json_integer(v->game_no));
+  json_object_set_new(o, "game_id", v->game_id > 0 ? json_integer(v->game_id) : json_null());
   json_object_set_new(o, "spectators", json_integer(v->spectators));
   json_object_set_new(o, "round", json_integer(pos->round));
   json_t *burnt = json_array();
@@ -712,7 +724,8 @@ json_t *srv_proto_encode(const srv_event *ev) {
     json_object_set_new(o, "protocol", json_integer(1));
     json_object_set_new(o, "resumed", json_boolean(ev->u.welcome.resumed));
     json_object_set_new(o, "features",
-                        json_pack("{s:b,s:b,s:b}", "computer", 0, "local", 1, "storage", 0));
+                        json_pack("{s:b,s:b,s:b}", "computer", 0, "local", 1, "storage",
+                                  ev->u.welcome.storage));
     json_object_set_new(o, "limits",
                         json_pack("{s:i,s:i,s:i}", "frame_bytes", SRV_FRAME_MAX, "chat_chars",
                                   SRV_CHAT_MAX, "name_chars", 24));

@@ -35,6 +35,10 @@ const char *srv_proto_cmd_name(srv_cmd_type type);
 /* Returns a new reference to a JSON object for ev (borrowed), or NULL when memory runs out. */
 json_t *srv_proto_encode(const srv_event *ev);
 
+/* Returns a new reference to the JSON array of n trace steps (borrowed), as in a state's
+ * last.trace, or NULL when memory runs out. */
+json_t *srv_proto_trace_json(const mc_step *steps, size_t n);
+
 /* Returns nonzero when c is one of the 31 room code characters (either case). */
 int srv_proto_code_char(int c);
 

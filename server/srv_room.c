@@ -102,7 +102,8 @@ static void store_event(srv_room *room, srv_store_kind kind, int seat, int house
     return;
   srv_store_event ev = {
       kind,          room->code, &room->opts, room->game, {room->seat[0], room->seat[1]},
-      room->game_no, seat,       house,       {0, 0}};
+      room->game_no, seat,       house,       {0, 0},     room->status,
+      &room->game_id};
   uint64_t now = rooms->time->now(rooms->time);
   for (int s = 0; s < 2; s++)
     ev.clock_ms[s] = room->opts.clocked ? srv_clock_left(&room->clock, s, now) : 0;
@@ -177,6 +178,7 @@ static void state_view(const srv_room *room, const srv_client *c, srv_state_view
   v->rematch[1] = room->rematch[1];
   v->abandon_seat = room->abandon_seat;
   v->abandon_ms = 0;
+  v->game_id = room->status == SRV_FINISHED ? room->game_id : 0;
   if (room->abandon_seat >= 0 && room->abandon_deadline > now)
     v->abandon_ms = (int64_t)(room->abandon_deadline - now);
 }
@@ -353,6 +355,7 @@ static void free_seat(srv_room *room, int seat) {
 /* Starts game number game_no + 1 with the seats as they are: South moves first. */
 static void start_game(srv_room *room) {
   room->game_no++;
+  room->game_id = 0;
   room->last_seat = -1;
   room->trace_len = 0;
   room->draw_offer = -1;
@@ -366,13 +369,22 @@ static void start_game(srv_room *room) {
   store_event(room, SRV_STORE_GAME_STARTED, -1, 0);
 }
 
-int room_new(srv_rooms *rooms, const srv_room_opts *opts, srv_room **out) {
+/* room_new(), or with code (not NULL) a room recovered under its old code, without any storage
+ * event. */
+static int room_make(srv_rooms *rooms, const srv_room_opts *opts, const char *code,
+                     srv_room **out) {
   if (rooms->count >= (size_t)rooms->limits.max_rooms)
     return SRV_ESERVERFULL;
+  if (code != NULL && (strlen(code) != SRV_CODE_LEN || srv_rooms_find(rooms, code) != NULL))
+    return SRV_EBADREQ;
   srv_room *room = calloc(1, sizeof *room);
   if (room == NULL)
     return SRV_ENOMEM;
-  int rc = new_code(rooms, room->code);
+  int rc = 0;
+  if (code != NULL)
+    memcpy(room->code, code, SRV_CODE_LEN + 1);
+  else
+    rc = new_code(rooms, room->code);
   if (rc != 0) {
     free(room);
     return rc;
@@ -414,9 +426,14 @@ int room_new(srv_rooms *rooms, const srv_room_opts *opts, srv_room **out) {
   rooms->tail = room;
   rooms->count++;
   room_lobby_changed(room);
-  store_event(room, SRV_STORE_ROOM_OPENED, -1, 0);
+  if (code == NULL)
+    store_event(room, SRV_STORE_ROOM_OPENED, -1, 0);
   *out = room;
   return 0;
+}
+
+int room_new(srv_rooms *rooms, const srv_room_opts *opts, srv_room **out) {
+  return room_make(rooms, opts, NULL, out);
 }
 
 static void member_unlink(srv_member *m) {
@@ -741,10 +758,12 @@ int srv_room_move(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
   }
   if (played != room->game) {
     srv_store_event sev = {
-        SRV_STORE_MOVE, room->code, &room->opts, played, {room->seat[0], room->seat[1]},
-        room->game_no,  turn,       cmd->house,  {0, 0}};
+        SRV_STORE_MOVE, room->code, &room->opts, played,       {room->seat[0], room->seat[1]},
+        room->game_no,  turn,       cmd->house,  {0, 0}, room->status, &room->game_id};
     for (int s = 0; s < 2; s++)
       sev.clock_ms[s] = room->opts.clocked ? srv_clock_left(&room->clock, s, now) : 0;
+    if (room->opts.clocked)
+      sev.clock_ms[turn] += room->opts.increment_ms; /* As srv_clock_moved() will. */
     rc = rooms->store.event(rooms->store.ud, &sev);
     if (rc < 0) {
       mc_game_free(played);
@@ -753,6 +772,9 @@ int srv_room_move(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
     mc_game_free(room->game);
     room->game = played;
   }
+  room->undo_clock = room->clock;
+  room->move_client = c;
+  room->move_id = cmd->id;
 
   /* Keep the trace of the last move for late joiners and reconnections. */
   size_t bytes = rooms->trace->len * sizeof(mc_step);
@@ -878,5 +900,134 @@ int srv_room_chat(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
     ev.id = m->client == c ? &cmd->id : NULL;
     room_send(rooms, m->client, &ev);
   }
+  return 0;
+}
+
+/* ---- Durable storage: recovery and lost writes --------------------------------------------- */
+
+int srv_rooms_restore(srv_rooms *rooms, const srv_room_restore *r) {
+  mc_game *game = r->game;
+  if (r->status > SRV_FINISHED || (r->status != SRV_WAITING && game == NULL) ||
+      (r->status == SRV_PLAYING && mc_game_over(game, NULL)) ||
+      (r->status == SRV_FINISHED && !mc_game_over(game, NULL))) {
+    mc_game_free(game);
+    return SRV_EBADREQ;
+  }
+  srv_room *room;
+  int rc = room_make(rooms, r->opts, r->code, &room);
+  if (rc != 0) {
+    mc_game_free(game);
+    return rc;
+  }
+  if (game != NULL) {
+    mc_game_free(room->game);
+    room->game = game;
+  }
+  room->game_no = r->game_no;
+  room->game_id = r->game_id;
+  for (int s = 0; s < 2; s++) {
+    if (r->seats[s] != NULL)
+      take_seat(room, s, r->seats[s]);
+  }
+  if (r->has_last) {
+    room->last_seat = r->last_seat;
+    room->last_house = r->last_house;
+  }
+  srv_clock_init(&room->clock, room->opts.initial_ms, room->opts.increment_ms);
+  if (room->opts.clocked) {
+    room->clock.left_ms[0] = r->clock_ms[0];
+    room->clock.left_ms[1] = r->clock_ms[1];
+  }
+  room->undo_clock = room->clock;
+  if (r->status != SRV_WAITING)
+    set_status(room, r->status);
+  if (r->status == SRV_PLAYING)
+    start_turn_clock(room);
+  else if (r->status == SRV_FINISHED)
+    arm(room, room->finished_timer, rooms->limits.finished_ms);
+  room_presence(room);
+  return 0;
+}
+
+/* Rebuilds the game of room without its moves from ply on: a new game of the room's rules with
+ * the first ply moves played again. Returns 0, or an engine error. */
+static int room_take_back(srv_room *room, int ply) {
+  size_t n = 0;
+  const uint8_t *moves = mc_game_moves(room->game, &n);
+  if (ply < 0 || (size_t)ply >= n)
+    return 0;
+  mc_game *g = mc_game_new(&room->opts.rules);
+  if (g == NULL)
+    return MC_ENOMEM;
+  for (int i = 0; i < ply; i++) {
+    int rc = mc_game_play(g, moves[i], NULL);
+    if (rc != 0) {
+      mc_game_free(g);
+      return rc;
+    }
+  }
+  room->last_seat = ply > 0 ? mc_game_mover(room->game, (size_t)ply - 1) : -1;
+  room->last_house = ply > 0 ? moves[ply - 1] : 0;
+  mc_game_free(room->game);
+  room->game = g;
+  return 0;
+}
+
+int srv_rooms_store_lost(srv_rooms *rooms, const char *code, int64_t game_id, int lost_ply,
+                         bool game_lost, int err) {
+  srv_room *room = srv_rooms_find(rooms, code);
+  if (room == NULL)
+    return SRV_ENOTFOUND;
+  bool undo = lost_ply >= 0 && game_id != 0 && game_id == room->game_id &&
+              (size_t)lost_ply < mc_game_ply(room->game);
+  int mover = -1;
+  if (undo) {
+    mover = mc_game_mover(room->game, (size_t)lost_ply);
+    int rc = room_take_back(room, lost_ply);
+    if (rc != 0) {
+      srv_log_error("room", "%s: cannot take back lost moves: %s", room->code, mc_strerror(rc));
+      undo = false;
+    }
+  }
+  if (undo) {
+    srv_log_warn("room", "%s: storage lost the moves from ply %d on: taken back", room->code,
+                 lost_ply);
+    room->trace_len = 0;
+    room->draw_offer = -1;
+    room->rematch[0] = room->rematch[1] = false;
+    disarm(room, room->finished_timer);
+    disarm(room, room->clock_timer);
+    if (room->status != SRV_PLAYING)
+      set_status(room, SRV_PLAYING);
+    /* The clocks as they were before the last lost move (the moves of one loop turn are
+     * microseconds apart). */
+    room->clock = room->undo_clock;
+    room->clock.running = -1;
+    start_turn_clock(room);
+  }
+  if (game_lost && game_id == room->game_id)
+    room->game_id = 0;
+  /* Record the room as it is now; a game whose start was lost is recorded again by the first
+   * event that finds its id 0. */
+  store_event(room, SRV_STORE_SEATED, -1, 0);
+  if (room->game_id == 0 && room->status != SRV_WAITING)
+    store_event(room, SRV_STORE_GAME_STARTED, -1, 0);
+  else if (room->status == SRV_FINISHED)
+    store_event(room, SRV_STORE_GAME_FINISHED, -1, 0); /* Its result may have been lost. */
+  if (mover >= 0 && err != 0) {
+    for (srv_member *m = room->members; m != NULL; m = m->rnext) {
+      if (m->client->player != room->seat[mover])
+        continue;
+      srv_event ev = {.type = SRV_EV_ERROR};
+      ev.id = m->client == room->move_client ? &room->move_id : NULL;
+      ev.u.error.err = err;
+      ev.u.error.request = "move";
+      srv_metrics_error(err);
+      room_send(rooms, m->client, &ev);
+    }
+  }
+  room_presence(room);
+  room_lobby_changed(room);
+  room_broadcast(room, NULL, NULL);
   return 0;
 }

@@ -66,13 +66,32 @@ typedef struct srv_store_event {
   const srv_player *seats[2];
   int game_no;
   int seat, house;     /* SRV_STORE_MOVE */
-  int64_t clock_ms[2]; /* Clock left after the move, when clocked. */
+  int64_t clock_ms[2]; /* Clock left after the move (the mover's increment included), clocked. */
+  srv_status status;   /* The room's status when the event happened. */
+  /* The permanent id of the room's current game, 0 while storage has not recorded it. Owned by the
+   * room; the listener writes the id it gave the game (SRV_STORE_GAME_STARTED, or any later event
+   * that finds it 0 and records the game then) and 0 when that record was lost. */
+  int64_t *game_id;
 } srv_store_event;
 
 typedef struct srv_store_hooks {
   int (*event)(void *ud, const srv_store_event *ev);
   void *ud;
 } srv_store_hooks;
+
+/* A room as durable storage gives it back after a restart (srv_rooms_restore()). */
+typedef struct srv_room_restore {
+  const char *code;           /* SRV_CODE_LEN characters (borrowed). */
+  const srv_room_opts *opts;  /* Borrowed (copied). */
+  srv_status status;          /* SRV_PLAYING needs game with a game in progress. */
+  int game_no;                /* Games played in the room so far (the current one included). */
+  int64_t game_id;            /* The current game's permanent id, 0: none. */
+  mc_game *game;              /* Steals it (also on error); NULL: a new game of opts' rules. */
+  srv_player *seats[2];       /* Borrowed; each gets one seat reference. NULL: a free seat. */
+  int64_t clock_ms[2];        /* Time left (South, North) when clocked. */
+  bool has_last;              /* The last move, for the state's "last" (no trace). */
+  int last_seat, last_house;
+} srv_room_restore;
 
 /* Returns a new room registry, or NULL when memory runs out. time, ident, sink and limits are
  * borrowed (copied for sink and limits) and must outlive it. */
@@ -85,6 +104,23 @@ void srv_rooms_free(srv_rooms *rooms);
 
 /* Sets (or with NULL clears) the storage listener; hooks is copied. */
 void srv_rooms_set_store(srv_rooms *rooms, const srv_store_hooks *hooks);
+
+/* Adds a room recovered from durable storage (r borrowed, r->game stolen), with nobody connected:
+ * the clock of the side to move starts now from r->clock_ms (the downtime is not charged), and
+ * the abandonment countdown and the idle timer run as after a disconnection; a finished room
+ * gets its expiry timer. No storage event is emitted. Returns 0, SRV_EBADREQ (bad code, bad
+ * status, a game over in a room said to be playing), SRV_ESERVERFULL or SRV_ENOMEM. */
+int srv_rooms_restore(srv_rooms *rooms, const srv_room_restore *r);
+
+/* Durable storage lost writes of room code (borrowed) that were already applied in memory: takes
+ * the game back to the position before move lost_ply of game game_id (lost_ply < 0: no move
+ * lost), forgets the game's id when game_lost (its start was lost), and records the room as it is
+ * now again. The mover of the first lost move gets err (answering that move's request when its
+ * connection is still in the room) and every member gets the state again. The states queued
+ * earlier in the turn must be dropped by the caller. Returns 0, or SRV_ENOTFOUND when the room
+ * is gone. */
+int srv_rooms_store_lost(srv_rooms *rooms, const char *code, int64_t game_id, int lost_ply,
+                         bool game_lost, int err);
 
 void srv_client_init(srv_client *c, void *conn);
 
