@@ -15,9 +15,10 @@ const BIN = process.env.MANCALA_SERVER || path.resolve(here, '../../build-server
 // Generous limits by default so that tests are not rate limited unless they mean it.
 const FAST = ['--rate', '100000', '--burst', '100000'];
 
-// Starts the server with extra args; resolves once it logs its port.
-export function startServer(args = [], { fast = true } = {}) {
-  const data = fs.mkdtempSync(path.join(os.tmpdir(), 'mancala-it-'));
+// Starts the server with extra args; resolves once it logs its port. Its data directory is a new
+// one removed at exit, unless `data` names one to keep (restart tests).
+export function startServer(args = [], { fast = true, data: keep } = {}) {
+  const data = keep || fs.mkdtempSync(path.join(os.tmpdir(), 'mancala-it-'));
   const all = ['--port', '0', '--bind', '127.0.0.1', '--web', WEB, '--data', data, ...(fast ? FAST : []), ...args];
   // MANCALA_VALGRIND=1 runs the server under valgrind: any error or leak makes the exit non-zero.
   const child = process.env.MANCALA_VALGRIND
@@ -26,7 +27,7 @@ export function startServer(args = [], { fast = true } = {}) {
     : spawn(BIN, all, { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => {
-    fs.rmSync(data, { recursive: true, force: true });
+    if (!keep) fs.rmSync(data, { recursive: true, force: true });
     resolve({ code, signal });
   }));
   return new Promise((resolve, reject) => {
