@@ -41,7 +41,7 @@ static uint64_t fake_now(srv_time *t) {
 static int64_t fake_wall(srv_time *t) {
   return ((fake_time *)t)->wall + (int64_t)((fake_time *)t)->now;
 }
-static srv_timer *fake_timer_new(srv_time *t, srv_timer_cb cb, void *arg) {
+static __attribute__((unused)) srv_timer *fake_timer_new(srv_time *t, srv_timer_cb cb, void *arg) {
   fake_time *f = (fake_time *)t;
   srv_timer *timer = calloc(1, sizeof *timer);
   timer->cb = cb;
@@ -50,14 +50,14 @@ static srv_timer *fake_timer_new(srv_time *t, srv_timer_cb cb, void *arg) {
   f->timers[f->ntimers++] = timer;
   return timer;
 }
-static void fake_timer_start(srv_timer *timer, uint64_t ms) {
+static __attribute__((unused)) void fake_timer_start(srv_timer *timer, uint64_t ms) {
   timer->armed = 1;
   timer->due = timer->owner->now + ms;
 }
-static void fake_timer_stop(srv_timer *timer) {
+static __attribute__((unused)) void fake_timer_stop(srv_timer *timer) {
   timer->armed = 0;
 }
-static void fake_timer_free(srv_timer *timer) {
+static __attribute__((unused)) void fake_timer_free(srv_timer *timer) {
   if (timer == NULL)
     return;
   fake_time *f = timer->owner;
@@ -70,7 +70,7 @@ static void fake_timer_free(srv_timer *timer) {
   free(timer);
 }
 
-static void fake_init(fake_time *f) {
+static __attribute__((unused)) void fake_init(fake_time *f) {
   memset(f, 0, sizeof *f);
   f->now = 1000000;
   f->wall = 1700000000000LL;
@@ -83,7 +83,7 @@ static void fake_init(fake_time *f) {
 }
 
 /* Advances time by ms, firing due timers in order (each at its own due time). */
-static void fake_advance(fake_time *f, uint64_t ms) {
+static __attribute__((unused)) void fake_advance(fake_time *f, uint64_t ms) {
   uint64_t target = f->now + ms;
   for (;;) {
     srv_timer *next = NULL;
@@ -112,7 +112,7 @@ typedef struct tclient {
   const char *label;
 } tclient;
 
-static void record(void *ud, srv_client *to, const srv_event *ev) {
+static __attribute__((unused)) void record(void *ud, srv_client *to, const srv_event *ev) {
   (void)ud;
   tclient *t = to->conn;
   json_t *j = srv_proto_encode(ev);
@@ -124,14 +124,14 @@ static void record(void *ud, srv_client *to, const srv_event *ev) {
   t->events[t->n++] = j;
 }
 
-static void tclient_clear(tclient *t) {
+static __attribute__((unused)) void tclient_clear(tclient *t) {
   for (int i = 0; i < t->n; i++)
     json_decref(t->events[i]);
   t->n = 0;
 }
 
 /* The last event of a type (borrowed), or NULL. */
-static json_t *last_of(tclient *t, const char *type) {
+static __attribute__((unused)) json_t *last_of(tclient *t, const char *type) {
   for (int i = t->n - 1; i >= 0; i--) {
     if (strcmp(json_string_value(json_object_get(t->events[i], "type")), type) == 0)
       return t->events[i];
@@ -139,7 +139,7 @@ static json_t *last_of(tclient *t, const char *type) {
   return NULL;
 }
 
-static int count_of(tclient *t, const char *type) {
+static __attribute__((unused)) int count_of(tclient *t, const char *type) {
   int n = 0;
   for (int i = 0; i < t->n; i++)
     n += strcmp(json_string_value(json_object_get(t->events[i], "type")), type) == 0;
@@ -147,20 +147,22 @@ static int count_of(tclient *t, const char *type) {
 }
 
 /* A string field of the last event of a type ("" when absent). */
-static const char *field_s(tclient *t, const char *type, const char *field) {
+static __attribute__((unused)) const char *field_s(tclient *t, const char *type,
+                                                   const char *field) {
   json_t *e = last_of(t, type);
   json_t *v = e ? json_object_get(e, field) : NULL;
   return json_is_string(v) ? json_string_value(v) : "";
 }
 
-static long long field_i(tclient *t, const char *type, const char *field) {
+static __attribute__((unused)) long long field_i(tclient *t, const char *type, const char *field) {
   json_t *e = last_of(t, type);
   json_t *v = e ? json_object_get(e, field) : NULL;
   return json_is_integer(v) ? json_integer_value(v) : -1;
 }
 
 /* A string at a path "a.b" inside the last event of a type. */
-static const char *path_s(tclient *t, const char *type, const char *a, const char *b) {
+static __attribute__((unused)) const char *path_s(tclient *t, const char *type, const char *a,
+                                                  const char *b) {
   json_t *e = last_of(t, type);
   json_t *v = e ? json_object_get(json_object_get(e, a), b) : NULL;
   return json_is_string(v) ? json_string_value(v) : "";
@@ -174,7 +176,7 @@ typedef struct world {
   srv_rooms *rooms;
 } world;
 
-static void world_init(world *w, const srv_room_limits *limits) {
+static __attribute__((unused)) void world_init(world *w, const srv_room_limits *limits) {
   static const srv_room_limits defaults = {60000, 600000, 600000, 10, 1000};
   fake_init(&w->time);
   w->ident = srv_ident_new();
@@ -182,13 +184,13 @@ static void world_init(world *w, const srv_room_limits *limits) {
   w->rooms = srv_rooms_new(&w->time.base, w->ident, &sink, limits ? limits : &defaults);
 }
 
-static void world_free(world *w) {
+static __attribute__((unused)) void world_free(world *w) {
   srv_rooms_free(w->rooms);
   srv_ident_free(w->ident);
 }
 
 /* Connects t and says hello as a new player named name. */
-static void connect_as(world *w, tclient *t, const char *name) {
+static __attribute__((unused)) void connect_as(world *w, tclient *t, const char *name) {
   memset(t, 0, sizeof *t);
   srv_client_init(&t->c, t);
   srv_player *p;
@@ -199,19 +201,19 @@ static void connect_as(world *w, tclient *t, const char *name) {
 }
 
 /* A second connection for the same player as other (a reconnection). */
-static void reconnect_as(world *w, tclient *t, srv_player *p) {
+static __attribute__((unused)) void reconnect_as(world *w, tclient *t, srv_player *p) {
   memset(t, 0, sizeof *t);
   srv_client_init(&t->c, t);
   srv_rooms_identify(w->rooms, &t->c, p, true);
 }
 
-static void disconnect(world *w, tclient *t) {
+static __attribute__((unused)) void disconnect(world *w, tclient *t) {
   srv_rooms_client_gone(w->rooms, &t->c);
   tclient_clear(t);
 }
 
 /* Decodes a JSON command (must be valid) and runs its handler; returns the handler's result. */
-static int run(world *w, tclient *t, const char *json) {
+static __attribute__((unused)) int run(world *w, tclient *t, const char *json) {
   srv_cmd cmd;
   srv_proto_error err;
   int rc = srv_proto_decode(json, strlen(json), &cmd, &err);
@@ -246,7 +248,8 @@ static int run(world *w, tclient *t, const char *json) {
 }
 
 /* runf: run with a printf-style command. */
-__attribute__((format(printf, 3, 4))) static int runf(world *w, tclient *t, const char *fmt, ...) {
+__attribute__((format(printf, 3, 4), unused)) static int runf(world *w, tclient *t, const char *fmt,
+                                                              ...) {
   char buf[1024];
   va_list ap;
   va_start(ap, fmt);
