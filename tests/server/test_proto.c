@@ -218,8 +218,8 @@ static void test_room_commands(void) {
   CHECK_INT(cmd.house, 3);
   CHECK(cmd.has_ply);
   CHECK_INT(cmd.ply, 12);
-  CHECK_INT(dec("{\"type\":\"move\",\"room\":\"ABCDEF\",\"house\":9}"), 0);
-  CHECK(!cmd.has_ply);
+  CHECK_INT(dec("{\"type\":\"move\",\"room\":\"ABCDEF\",\"house\":9,\"ply\":0}"), 0);
+  CHECK_INT(cmd.house, 9);
   BAD("{\"type\":\"move\",\"room\":\"ABCDEF\"}", SRV_EBADREQ, "house");
   BAD("{\"type\":\"move\",\"room\":\"ABCDEF\",\"house\":0}", SRV_EBADREQ, "house");
   BAD("{\"type\":\"move\",\"room\":\"ABCDEF\",\"house\":10}", SRV_EBADREQ, "house");

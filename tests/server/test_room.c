@@ -56,7 +56,8 @@ static void test_create_join_play(void) {
   CHECK(srv_rooms_find(w.rooms, room) != NULL);
 
   /* Moves before the game starts. */
-  CHECK_INT(runf(&w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1}", room), SRV_ENOTPLAYING);
+  CHECK_INT(runf(&w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":0}", room),
+            SRV_ENOTPLAYING);
 
   connect_as(&w, &b, "Bob");
   CHECK_INT(runf(&w, &b, "{\"type\":\"join\",\"room\":\"%s\"}", room), 0);
@@ -80,14 +81,19 @@ static void test_create_join_play(void) {
   CHECK_INT(runf(&w, &s, "{\"type\":\"join\",\"room\":\"%s\"}", "nope"), SRV_ENOTFOUND);
 
   /* Errors change nothing. */
-  CHECK_INT(runf(&w, &b, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1}", room), SRV_ETURN);
-  CHECK_INT(runf(&w, &s, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1}", room), SRV_ENOTPLAYER);
+  CHECK_INT(runf(&w, &b, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":0}", room),
+            SRV_ETURN);
+  CHECK_INT(runf(&w, &s, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":0}", room),
+            SRV_ENOTPLAYER);
   connect_as(&w, &x, "Xan");
-  CHECK_INT(runf(&w, &x, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1}", room), SRV_ENOTMEMBER);
-  CHECK_INT(runf(&w, &x, "{\"type\":\"move\",\"room\":\"ABCDEF\",\"house\":1}"), SRV_ENOTFOUND);
+  CHECK_INT(runf(&w, &x, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":0}", room),
+            SRV_ENOTMEMBER);
+  CHECK_INT(runf(&w, &x, "{\"type\":\"move\",\"room\":\"ABCDEF\",\"house\":1,\"ply\":0}"),
+            SRV_ENOTFOUND);
   CHECK_INT(runf(&w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":3}", room),
             SRV_ESTALE);
-  CHECK_INT(runf(&w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":7}", room), SRV_EILLEGAL);
+  CHECK_INT(runf(&w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":7,\"ply\":0}", room),
+            SRV_EILLEGAL);
   CHECK_INT(field_i(&a, "state", "ply"), 0);
 
   /* South 3: 4 seeds land in 4, 5, 6 and the store: an extra turn. */
@@ -132,7 +138,8 @@ static void test_create_join_play(void) {
   CHECK_STR(status_of(&a), "finished");
   CHECK_STR(path_s(&a, "state", "result", "winner"), "south");
   CHECK_STR(path_s(&s, "state", "result", "reason"), "resignation");
-  CHECK_INT(runf(&w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1}", room), SRV_EOVER);
+  CHECK_INT(runf(&w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":2}", room),
+            SRV_EOVER);
   CHECK_INT(runf(&w, &a, "{\"type\":\"resign\",\"room\":\"%s\"}", room), SRV_EOVER);
   CHECK_INT(runf(&w, &a, "{\"type\":\"draw\",\"room\":\"%s\",\"action\":\"offer\"}", room),
             SRV_EOVER);
@@ -180,7 +187,7 @@ static void test_clocks(void) {
   CHECK_STR(path_s(&a, "state", "clock", "running"), "south");
   CHECK_INT(clock_ms(&a, "south"), 1000);
   fake_advance(&w.time, 400);
-  CHECK_INT(runf(&w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1}", room), 0);
+  CHECK_INT(runf(&w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":0}", room), 0);
   CHECK_INT(clock_ms(&a, "south"), 1100); /* 1000 - 400 + 500 */
   CHECK_INT(clock_ms(&a, "north"), 1000);
   CHECK_STR(path_s(&a, "state", "clock", "running"), "north");
@@ -201,7 +208,8 @@ static void test_clocks(void) {
   world_init(&w, NULL);
   room = start_pair(&w, &a, &b, ",\"clock\":{\"initial_ms\":1000}");
   w.time.now += 1500; /* Time passes without the timer firing. */
-  CHECK_INT(runf(&w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1}", room), SRV_EOVER);
+  CHECK_INT(runf(&w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":0}", room),
+            SRV_EOVER);
   CHECK_STR(path_s(&b, "state", "result", "reason"), "timeout");
   CHECK_STR(path_s(&b, "state", "result", "winner"), "north");
   disconnect(&w, &a);
@@ -225,7 +233,7 @@ static void test_reconnect_and_abandon(void) {
   fake_advance(&w.time, 120000);
   CHECK_STR(status_of(&a), "playing");
   /* South moves: now North's countdown runs. */
-  CHECK_INT(runf(&w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1}", room), 0);
+  CHECK_INT(runf(&w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":0}", room), 0);
   CHECK_STR(path_s(&a, "state", "abandon", "seat"), "north");
   CHECK_INT(json_integer_value(json_object_get(json_object_get(state_of(&a), "abandon"), "ms")),
             60000);
@@ -256,7 +264,7 @@ static void test_reconnect_and_abandon(void) {
   CHECK(json_is_true(json_object_get(south, "connected")));
   fake_advance(&w.time, 60000);
   CHECK_STR(status_of(&b), "playing");
-  CHECK_INT(runf(&w, &a2, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1}", room), 0);
+  CHECK_INT(runf(&w, &a2, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":0}", room), 0);
   /* join on a seat you hold gives it back, from any connection of the player. */
   tclient a3;
   reconnect_as(&w, &a3, ana);
@@ -285,9 +293,9 @@ static void test_draw(void) {
   CHECK(json_is_null(json_object_get(state_of(&a), "draw_offer")));
   /* An offer survives the offerer's own move, and ends with the opponent's. */
   CHECK_INT(runf(&w, &a, "{\"type\":\"draw\",\"room\":\"%s\",\"action\":\"offer\"}", room), 0);
-  CHECK_INT(runf(&w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1}", room), 0);
+  CHECK_INT(runf(&w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":0}", room), 0);
   CHECK_STR(field_s(&b, "state", "draw_offer"), "south");
-  CHECK_INT(runf(&w, &b, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1}", room), 0);
+  CHECK_INT(runf(&w, &b, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":1}", room), 0);
   CHECK(json_is_null(json_object_get(state_of(&a), "draw_offer")));
   CHECK_INT(runf(&w, &b, "{\"type\":\"draw\",\"room\":\"%s\",\"action\":\"offer\"}", room), 0);
   CHECK_INT(runf(&w, &a, "{\"type\":\"draw\",\"room\":\"%s\",\"action\":\"accept\"}", room), 0);
@@ -324,8 +332,9 @@ static void test_rematch(void) {
   CHECK(json_is_null(json_object_get(state_of(&a), "result")));
   CHECK(json_is_null(json_object_get(state_of(&a), "last")));
   CHECK_INT(clock_ms(&a, "south"), 60000);
-  CHECK_INT(runf(&w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1}", room), SRV_ETURN);
-  CHECK_INT(runf(&w, &b, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1}", room), 0);
+  CHECK_INT(runf(&w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":0}", room),
+            SRV_ETURN);
+  CHECK_INT(runf(&w, &b, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":0}", room), 0);
   disconnect(&w, &a);
   disconnect(&w, &b);
   disconnect(&w, &s);
@@ -342,9 +351,9 @@ static void test_local(void) {
   CHECK_STR(field_s(&a, "joined", "seat"), "both");
   CHECK_STR(field_s(&a, "state", "you"), "both");
   CHECK_STR(status_of(&a), "playing");
-  CHECK_INT(runf(&w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":6}", room), 0);
+  CHECK_INT(runf(&w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":6,\"ply\":0}", room), 0);
   CHECK_STR(field_s(&a, "state", "turn"), "north");
-  CHECK_INT(runf(&w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":6}", room), 0);
+  CHECK_INT(runf(&w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":6,\"ply\":1}", room), 0);
   CHECK_STR(field_s(&a, "state", "turn"), "south");
   /* Draws in a local room: offered and accepted on the same screen. */
   CHECK_INT(runf(&w, &a, "{\"type\":\"draw\",\"room\":\"%s\",\"action\":\"offer\"}", room), 0);
@@ -590,17 +599,18 @@ static void test_store_seam(void) {
   snprintf(room, sizeof room, "%s", start_pair(&w, &a, &b, ""));
   CHECK_INT(store_calls[SRV_STORE_ROOM_OPENED], 1);
   CHECK_INT(store_calls[SRV_STORE_GAME_STARTED], 1);
-  CHECK_INT(runf(&w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1}", room), 0);
+  CHECK_INT(runf(&w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":0}", room), 0);
   CHECK_INT(store_calls[SRV_STORE_MOVE], 1);
   /* A refused move leaves the room as it was. */
   refuse_moves = 1;
   int before = b.n;
-  CHECK_INT(runf(&w, &b, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1}", room), SRV_EINTERNAL);
+  CHECK_INT(runf(&w, &b, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":1}", room),
+            SRV_EINTERNAL);
   CHECK_INT(b.n, before);
   CHECK_STR(field_s(&b, "state", "turn"), "north");
   CHECK_INT(field_i(&b, "state", "ply"), 1);
   refuse_moves = 0;
-  CHECK_INT(runf(&w, &b, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1}", room), 0);
+  CHECK_INT(runf(&w, &b, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":1}", room), 0);
   CHECK_INT(runf(&w, &b, "{\"type\":\"resign\",\"room\":\"%s\"}", room), 0);
   CHECK_INT(store_calls[SRV_STORE_GAME_FINISHED], 1);
   disconnect(&w, &a);
