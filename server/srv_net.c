@@ -86,6 +86,7 @@ struct srv_net {
   struct lws_http_mount mounts[6];
   struct lws_protocol_vhost_options mimetypes[5];
   char index_path[1100];
+  char web_origin[1100]; /* The file mount's origin: mounts must outlive the context. */
   conn *conns;
   long nconns;
   ip_count *ips;
@@ -672,8 +673,7 @@ int srv_net_start(srv_net *net, srv_dispatch *d) {
   char webdir[1100];
   snprintf(webdir, sizeof webdir, "%s", net->index_path);
   snprintf(net->index_path, sizeof net->index_path, "%.1000s/index.html", webdir);
-  static char origin[1100];
-  snprintf(origin, sizeof origin, "%s", webdir);
+  snprintf(net->web_origin, sizeof net->web_origin, "%s", webdir);
 
   net->protocols[0] =
       (struct lws_protocols){"http", http_callback, sizeof(http_req), 0, 0, NULL, 0};
@@ -705,7 +705,7 @@ int srv_net_start(srv_net *net, srv_dispatch *d) {
   memset(root, 0, sizeof *root);
   root->mountpoint = "/";
   root->mountpoint_len = 1;
-  root->origin = origin;
+  root->origin = net->web_origin;
   root->def = "index.html";
   root->origin_protocol = LWSMPRO_FILE;
   root->extra_mimetypes = net->mimetypes;
