@@ -343,7 +343,7 @@ static const msg_spec messages[] = {
     {"lobby", SRV_CMD_LOBBY, {{"watch", J_BOOL, 0, store_watch}}},
     {"move",
      SRV_CMD_MOVE,
-     {ROOM_FIELD, {"house", J_INTEGER, 1, store_house}, {"ply", J_INTEGER, 0, store_ply}}},
+     {ROOM_FIELD, {"house", J_INTEGER, 1, store_house}, {"ply", J_INTEGER, 1, store_ply}}},
     {"resign", SRV_CMD_RESIGN, {ROOM_FIELD}},
     {"draw", SRV_CMD_DRAW, {ROOM_FIELD, {"action", J_STRING, 1, store_action}}},
     {"rematch", SRV_CMD_REMATCH, {ROOM_FIELD}},

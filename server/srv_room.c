@@ -407,6 +407,8 @@ static int room_make(srv_rooms *rooms, const srv_room_opts *opts, const char *co
     return SRV_ENOMEM;
   }
   room->status = SRV_WAITING;
+  /* Until the game starts both clocks show the full time and neither runs. */
+  srv_clock_init(&room->clock, opts->initial_ms, opts->increment_ms);
   room->last_seat = -1;
   room->draw_offer = -1;
   room->abandon_seat = -1;
