@@ -32,8 +32,8 @@ static int handle_hello(srv_dispatch *d, srv_client *c, const srv_cmd *cmd) {
     if (rc != 0)
       return rc;
   }
-  if (d->store.player != NULL && (!resumed || cmd->has_name))
-    d->store.player(d->store.ud, p);
+  if (d->store.player != NULL)
+    d->store.player(d->store.ud, p); /* New, renamed, or lost with an earlier batch. */
   srv_event ev = {.type = SRV_EV_WELCOME, .id = &cmd->id};
   ev.u.welcome.player = p;
   ev.u.welcome.token = token;

@@ -15,7 +15,7 @@ typedef struct srv_dispatch_store {
   /* A token unknown in memory: returns the player storage knows for it (borrowed, adopted into
    * the registry), or NULL. */
   srv_player *(*restore)(void *ud, const char *token);
-  /* A new player, or a name changed by hello: records it (player borrowed). Errors are logged. */
+  /* Every hello: records the player (borrowed), new or known. Errors are logged. */
   void (*player)(void *ud, const srv_player *player);
   void *ud;
 } srv_dispatch_store;

@@ -137,7 +137,26 @@ static void seat_of(const srv_player *pl, srv_store_seat *out) {
   }
 }
 
+static int put_player(srv_persist *p, const srv_player *player) {
+  srv_store_player sp;
+  memset(&sp, 0, sizeof sp);
+  snprintf(sp.id, sizeof sp.id, "%s", player->id);
+  snprintf(sp.name, sizeof sp.name, "%s", player->name);
+  memcpy(sp.token_hash, player->token_hash, sizeof sp.token_hash);
+  sp.created_ms = wall_ms(p); /* Kept from the first record when the player is known. */
+  int rc = srv_store_player_put(p->store, &sp);
+  return rc < 0 ? store_fail(p, "cannot store player", player->id, rc) : 0;
+}
+
 static int put_room(srv_persist *p, const srv_store_event *ev) {
+  /* The seated players first: recovery needs them, even when their own record was lost. */
+  for (int s = 0; s < 2; s++) {
+    if (ev->seats[s] != NULL && (s == 0 || ev->seats[1] != ev->seats[0])) {
+      int rc = put_player(p, ev->seats[s]);
+      if (rc != 0)
+        return rc;
+    }
+  }
   srv_store_room r;
   memset(&r, 0, sizeof r);
   snprintf(r.code, sizeof r.code, "%s", ev->room);
@@ -255,16 +274,7 @@ srv_player *srv_persist_restore(void *ud, const char *token) {
 }
 
 void srv_persist_player(void *ud, const srv_player *player) {
-  srv_persist *p = ud;
-  srv_store_player sp;
-  memset(&sp, 0, sizeof sp);
-  snprintf(sp.id, sizeof sp.id, "%s", player->id);
-  snprintf(sp.name, sizeof sp.name, "%s", player->name);
-  memcpy(sp.token_hash, player->token_hash, sizeof sp.token_hash);
-  sp.created_ms = wall_ms(p);
-  int rc = srv_store_player_put(p->store, &sp);
-  if (rc < 0)
-    store_fail(p, "cannot store player", player->id, rc);
+  (void)put_player(ud, player);
 }
 
 /* ---- The turn's commit ---------------------------------------------------------------------- */
@@ -324,7 +334,7 @@ void srv_persist_turn(void *ud) {
   /* Group by room, in place: each room's ops are handled once. */
   for (size_t i = 0; i < n; i++) {
     if (p->lost[i].kind == SRV_STORE_OP_PLAYER) {
-      srv_log_warn("persist", "player %s was not stored; it is again at its next hello",
+      srv_log_warn("persist", "player %s was not stored; it is again at its next hello or seat",
                    p->lost[i].key);
       continue;
     }
