@@ -1002,10 +1002,15 @@ int srv_rooms_store_lost(srv_rooms *rooms, const char *code, int64_t game_id, in
     if (room->status != SRV_PLAYING)
       set_status(room, SRV_PLAYING);
     /* The clocks as they were before the last lost move (the moves of one loop turn are
-     * microseconds apart). */
+     * microseconds apart): the mover's clock runs on from when its turn began. */
     room->clock = room->undo_clock;
-    room->clock.running = -1;
-    start_turn_clock(room);
+    if (room->clock.running == mc_game_pos(room->game)->turn) {
+      uint64_t now = rooms->time->now(rooms->time);
+      arm(room, room->clock_timer, srv_clock_until_flag(&room->clock, now));
+    } else {
+      room->clock.running = -1;
+      start_turn_clock(room);
+    }
   }
   if (game_lost && game_id == room->game_id)
     room->game_id = 0;
