@@ -565,8 +565,7 @@ static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void
         }
       }
       free(extra);
-      return http_reply(wsi, req, HTTP_STATUS_OK, "text/plain; version=0.0.4; charset=utf-8",
-                        text);
+      return http_reply(wsi, req, HTTP_STATUS_OK, "text/plain; version=0.0.4; charset=utf-8", text);
     }
     if (strncmp(uri, "/api/", 5) == 0 && net->api.get != NULL) {
       char arg[64];

@@ -104,10 +104,10 @@ static int settings_parse(const char *text, srv_room_opts *o) {
   json_int_t initial = 0, increment = 0;
   int rc = SRV_EBADREQ;
   memset(o, 0, sizeof *o);
-  if (j != NULL && json_unpack(j, "{s:s,s:s,s:s,s:b,s:I,s:I,s:s,s:i}", "rules", &rules,
-                               "visibility", &vis, "seat", &seat, "clocked", &clocked,
-                               "initial_ms", &initial, "increment_ms", &increment, "opponent",
-                               &opp, "level", &level) == 0) {
+  if (j != NULL &&
+      json_unpack(j, "{s:s,s:s,s:s,s:b,s:I,s:I,s:s,s:i}", "rules", &rules, "visibility", &vis,
+                  "seat", &seat, "clocked", &clocked, "initial_ms", &initial, "increment_ms",
+                  &increment, "opponent", &opp, "level", &level) == 0) {
     mc_text_error terr;
     int v = name_index(vis, visibility_names, 2), s = name_index(seat, seat_names, 3),
         op = name_index(opp, opponent_names, 3);
@@ -643,8 +643,7 @@ static int player_route(srv_persist *p, const char *s, const char *limit_arg, ch
                         const char **type) {
   const char *slash = strchr(s, '/');
   if (slash == NULL || strcmp(slash, "/games") != 0 || slash == s ||
-      slash - s >= SRV_STORE_ID_SIZE ||
-      strspn(s, "0123456789abcdef") != (size_t)(slash - s))
+      slash - s >= SRV_STORE_ID_SIZE || strspn(s, "0123456789abcdef") != (size_t)(slash - s))
     return reply_error(404, "not_found", "No such route.", body, type);
   char id[SRV_STORE_ID_SIZE];
   memcpy(id, s, (size_t)(slash - s));
@@ -671,8 +670,7 @@ static int player_route(srv_persist *p, const char *s, const char *limit_arg, ch
   return 200;
 }
 
-int srv_persist_http(void *ud, const char *uri, const char *limit, char **body,
-                     const char **type) {
+int srv_persist_http(void *ud, const char *uri, const char *limit, char **body, const char **type) {
   srv_persist *p = ud;
   *body = NULL;
   if (strncmp(uri, "/api/games/", 11) == 0)

@@ -760,8 +760,9 @@ int srv_room_move(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
   }
   if (played != room->game) {
     srv_store_event sev = {
-        SRV_STORE_MOVE, room->code, &room->opts, played,       {room->seat[0], room->seat[1]},
-        room->game_no,  turn,       cmd->house,  {0, 0}, room->status, &room->game_id};
+        SRV_STORE_MOVE, room->code, &room->opts, played, {room->seat[0], room->seat[1]},
+        room->game_no,  turn,       cmd->house,  {0, 0}, room->status,
+        &room->game_id};
     for (int s = 0; s < 2; s++)
       sev.clock_ms[s] = room->opts.clocked ? srv_clock_left(&room->clock, s, now) : 0;
     if (room->opts.clocked)

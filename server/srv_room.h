@@ -81,15 +81,15 @@ typedef struct srv_store_hooks {
 
 /* A room as durable storage gives it back after a restart (srv_rooms_restore()). */
 typedef struct srv_room_restore {
-  const char *code;           /* SRV_CODE_LEN characters (borrowed). */
-  const srv_room_opts *opts;  /* Borrowed (copied). */
-  srv_status status;          /* SRV_PLAYING needs game with a game in progress. */
-  int game_no;                /* Games played in the room so far (the current one included). */
-  int64_t game_id;            /* The current game's permanent id, 0: none. */
-  mc_game *game;              /* Steals it (also on error); NULL: a new game of opts' rules. */
-  srv_player *seats[2];       /* Borrowed; each gets one seat reference. NULL: a free seat. */
-  int64_t clock_ms[2];        /* Time left (South, North) when clocked. */
-  bool has_last;              /* The last move, for the state's "last" (no trace). */
+  const char *code;          /* SRV_CODE_LEN characters (borrowed). */
+  const srv_room_opts *opts; /* Borrowed (copied). */
+  srv_status status;         /* SRV_PLAYING needs game with a game in progress. */
+  int game_no;               /* Games played in the room so far (the current one included). */
+  int64_t game_id;           /* The current game's permanent id, 0: none. */
+  mc_game *game;             /* Steals it (also on error); NULL: a new game of opts' rules. */
+  srv_player *seats[2];      /* Borrowed; each gets one seat reference. NULL: a free seat. */
+  int64_t clock_ms[2];       /* Time left (South, North) when clocked. */
+  bool has_last;             /* The last move, for the state's "last" (no trace). */
   int last_seat, last_house;
 } srv_room_restore;
 

@@ -78,8 +78,9 @@ static void test_lost_batch(void) {
   fake_advance(&e.w.time, 2000);
   long long north_before = field_i(&b, "state", "ply");
   CHECK_INT(north_before, 1);
-  CHECK_INT(runf(&e.w, &b, "{\"type\":\"move\",\"room\":\"%s\",\"house\":2,\"ply\":1,\"id\":7}", room),
-            0);
+  CHECK_INT(
+      runf(&e.w, &b, "{\"type\":\"move\",\"room\":\"%s\",\"house\":2,\"ply\":1,\"id\":7}", room),
+      0);
   CHECK_INT(field_i(&b, "state", "ply"), 2);
   srv_store_rollback(e.store);
   CHECK_INT(srv_rooms_store_lost(e.w.rooms, room, 1, 1, false, SRV_ESTORAGE), 0);
