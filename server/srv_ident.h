@@ -2,8 +2,9 @@
  *
  * A token is 32 bytes from the OS random source, sent to its owner once (in welcome) as 64 hex
  * digits; the server keeps only its SHA-256. A player lives while something references it: a
- * connection that said hello as that player, or a seat in a room. Durable storage (a later issue)
- * will keep players across restarts; until then a player is forgotten with its last reference.
+ * connection that said hello as that player, or a seat in a room; in memory a player is forgotten
+ * with its last reference. Durable storage (srv_persist.h) keeps players across restarts and gives
+ * them back with srv_ident_adopt().
  */
 #ifndef SRV_IDENT_H
 #define SRV_IDENT_H

@@ -46,9 +46,10 @@ typedef struct srv_room_limits {
   int max_rooms;        /* Rooms in memory. */
 } srv_room_limits;
 
-/* The storage seam: durable storage (a later issue) listens to these events. Everything is
- * borrowed for the duration of the call. For SRV_STORE_MOVE a negative return refuses the move:
- * the room is left as it was and the mover gets the error. Other returns are logged only. */
+/* The storage seam: durable storage (srv_persist.h) listens to these events. Everything is
+ * borrowed for the duration of the call, except game_id which the listener may write. For
+ * SRV_STORE_MOVE a negative return refuses the move: the room is left as it was and the mover gets
+ * the error. Other returns are logged only. */
 typedef enum srv_store_kind {
   SRV_STORE_ROOM_OPENED = 0,
   SRV_STORE_SEATED, /* seats[] changed */
