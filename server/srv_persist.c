@@ -673,6 +673,9 @@ static int player_route(srv_persist *p, const char *s, const char *limit_arg, ch
 int srv_persist_http(void *ud, const char *uri, const char *limit, char **body, const char **type) {
   srv_persist *p = ud;
   *body = NULL;
+  /* Reads share the store's connection and would see the turn's uncommitted writes: commit them
+   * first (a game never appears in the archive before it is durable). */
+  srv_persist_turn(p);
   if (strncmp(uri, "/api/games/", 11) == 0)
     return game_route(p, uri + 11, body, type);
   if (strncmp(uri, "/api/players/", 13) == 0)

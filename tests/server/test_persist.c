@@ -4,6 +4,7 @@
  * positions and clocks. */
 #include "harness.h"
 
+#include <sqlite3.h>
 #include <unistd.h>
 
 #include "srv_persist.h"
@@ -159,12 +160,59 @@ static void test_recovery(void) {
   env_close(&e);
 }
 
+/* A stored move the engine refuses is not trusted: the game resumes from the moves before it. */
+static void test_bad_row(void) {
+  env e;
+  env_open(&e);
+  tclient a, b;
+  connect_as(&e.w, &a, "Ana");
+  connect_as(&e.w, &b, "Bob");
+  CHECK_INT(runf(&e.w, &a, "{\"type\":\"create\",\"game\":\"kalah\",\"seat\":\"south\"}"), 0);
+  snprintf(room, sizeof room, "%s", field_s(&a, "joined", "room"));
+  CHECK_INT(runf(&e.w, &b, "{\"type\":\"join\",\"room\":\"%s\"}", room), 0);
+  CHECK_INT(runf(&e.w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":0}", room), 0);
+  CHECK_INT(runf(&e.w, &b, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":1}", room), 0);
+  CHECK_INT(runf(&e.w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":2,\"ply\":2}", room), 0);
+  disconnect(&e.w, &a);
+  disconnect(&e.w, &b);
+  env_close(&e);
+
+  /* North's move becomes an impossible house. */
+  char path[128];
+  snprintf(path, sizeof path, "%s/mancala.db", dir);
+  sqlite3 *db = NULL;
+  CHECK_INT(sqlite3_open(path, &db), SQLITE_OK);
+  CHECK_INT(sqlite3_exec(db,
+                         "UPDATE moves SET house = 8 WHERE ply = 1 AND "
+                         "game = (SELECT max(game) FROM moves)",
+                         NULL, NULL, NULL),
+            SQLITE_OK);
+  CHECK_INT(sqlite3_changes(db), 1);
+  sqlite3_close(db);
+
+  env_open(&e);
+  srv_room *r = srv_rooms_find(e.w.rooms, room);
+  CHECK(r != NULL);
+  if (r != NULL) {
+    CHECK_INT(srv_room_status(r), SRV_PLAYING);
+    CHECK_INT(mc_game_ply(srv_room_game(r)), 1);
+    CHECK_INT(mc_game_pos(srv_room_game(r))->turn, MC_NORTH);
+  }
+  env_close(&e);
+  /* The bad row and the move after it are gone from the store too. */
+  env_open(&e);
+  r = srv_rooms_find(e.w.rooms, room);
+  CHECK(r != NULL && mc_game_ply(srv_room_game(r)) == 1);
+  env_close(&e);
+}
+
 int main(void) {
   snprintf(dir, sizeof dir, "/tmp/mancala-persist-XXXXXX");
   if (mkdtemp(dir) == NULL)
     return 1;
   test_lost_batch();
   test_recovery();
+  test_bad_row();
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   if (system(cmd) != 0)
