@@ -19,7 +19,7 @@ export default {
   'game.congkak.blurb': 'The Malay relay game: keep sowing from where you land, clockwise around the board.',
 
   'lobby.title': 'Play mancala online',
-  'lobby.lead': 'Sow seeds, capture your opponent’s and fill your store. Play a friend, a stranger, the computer or someone next to you.',
+  'lobby.lead': 'Sow seeds, capture your opponent’s and fill your store. Play a friend, a stranger or someone next to you.',
   'lobby.your_name': 'Your name',
   'lobby.name_placeholder': 'Choose a name',
   'lobby.name_saved': 'You now play as {name}.',

@@ -19,7 +19,7 @@ export default {
   'game.congkak.blurb': 'Le jeu malais à relais : continuez de semer là où vous tombez, dans le sens des aiguilles d’une montre.',
 
   'lobby.title': 'Jouer au mancala en ligne',
-  'lobby.lead': 'Semez des graines, prenez celles de l’adversaire et remplissez votre grenier. Jouez avec un ami, un inconnu, l’ordinateur ou la personne à côté de vous.',
+  'lobby.lead': 'Semez des graines, prenez celles de l’adversaire et remplissez votre grenier. Jouez avec un ami, un inconnu ou la personne à côté de vous.',
   'lobby.your_name': 'Votre nom',
   'lobby.name_placeholder': 'Choisissez un nom',
   'lobby.name_saved': 'Vous jouez maintenant sous le nom {name}.',

@@ -19,7 +19,7 @@ export default {
   'game.congkak.blurb': 'Malajska gra sztafetowa: siej dalej od miejsca, w którym skończysz, zgodnie z ruchem wskazówek zegara.',
 
   'lobby.title': 'Graj w mankalę online',
-  'lobby.lead': 'Siej ziarna, zbijaj ziarna przeciwnika i napełniaj swój magazyn. Graj z przyjacielem, nieznajomym, komputerem albo z kimś obok.',
+  'lobby.lead': 'Siej ziarna, zbijaj ziarna przeciwnika i napełniaj swój magazyn. Graj z przyjacielem, nieznajomym albo z kimś obok.',
   'lobby.your_name': 'Twoje imię',
   'lobby.name_placeholder': 'Wybierz imię',
   'lobby.name_saved': 'Grasz teraz jako {name}.',

@@ -19,7 +19,7 @@ export default {
   'game.congkak.blurb': 'O jogo malaio de estafetas: continue a semear a partir de onde cai, no sentido dos ponteiros do relógio.',
 
   'lobby.title': 'Jogue mancala online',
-  'lobby.lead': 'Semeie sementes, capture as do adversário e encha o seu armazém. Jogue com um amigo, um desconhecido, o computador ou alguém ao seu lado.',
+  'lobby.lead': 'Semeie sementes, capture as do adversário e encha o seu armazém. Jogue com um amigo, um desconhecido ou alguém ao seu lado.',
   'lobby.your_name': 'O seu nome',
   'lobby.name_placeholder': 'Escolha um nome',
   'lobby.name_saved': 'Agora joga como {name}.',
