@@ -1,6 +1,8 @@
 // The process: HTTP routes on the same port, options, and a clean exit on SIGTERM.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
@@ -103,11 +105,15 @@ test('options: --help, bad values exit 2, environment variables', () => {
 
 test('a port in use: a message and exit 1', async () => {
   const server = await startServer();
+  // Its own data directory: the first server holds the lock of its own, and none is left behind.
+  const data = fs.mkdtempSync(path.join(os.tmpdir(), 'mancala-port-'));
   try {
-    const r = spawnSync(BIN, ['--port', String(server.port), '--bind', '127.0.0.1'], { encoding: 'utf8', timeout: 20000 });
+    const r = spawnSync(BIN, ['--port', String(server.port), '--bind', '127.0.0.1', '--data', data],
+      { encoding: 'utf8', timeout: 20000 });
     assert.equal(r.status, 1, r.stderr);
     assert.match(r.stderr, /cannot listen/);
   } finally {
+    fs.rmSync(data, { recursive: true, force: true });
     assert.deepEqual(await server.stop(), { code: 0, signal: null });
   }
 });
