@@ -28,18 +28,18 @@
 #define MC__FACING(m, k) (2 * (m) - (k))
 
 /* Appends one step to trace (when there is one); a full trace is MC_ELIMIT. */
-#define MC__STEP(tr, k, p, st, c)                                                                 \
-  do {                                                                                            \
-    if (tr) {                                                                                     \
-      if ((tr)->len >= MC_TRACE_MAX)                                                              \
-        return MC_ELIMIT;                                                                         \
-      mc_step *step_ = &(tr)->steps[(tr)->len++];                                                 \
-      step_->kind = (uint8_t)(k);                                                                 \
-      step_->pit = (uint8_t)(p);                                                                  \
-      step_->store = (uint8_t)(st);                                                               \
-      step_->pad = 0;                                                                             \
-      step_->count = (uint16_t)(c);                                                               \
-    }                                                                                             \
+#define MC__STEP(tr, k, p, st, c)                                                                  \
+  do {                                                                                             \
+    if (tr) {                                                                                      \
+      if ((tr)->len >= MC_TRACE_MAX)                                                               \
+        return MC_ELIMIT;                                                                          \
+      mc_step *step_ = &(tr)->steps[(tr)->len++];                                                  \
+      step_->kind = (uint8_t)(k);                                                                  \
+      step_->pit = (uint8_t)(p);                                                                   \
+      step_->store = (uint8_t)(st);                                                                \
+      step_->pad = 0;                                                                              \
+      step_->count = (uint16_t)(c);                                                                \
+    }                                                                                              \
   } while (0)
 
 MC__INLINE unsigned mc__side_sum(const mc_pos *p, int m, int s) {
@@ -245,7 +245,8 @@ MC__INLINE int mc__oware_end(mc_pos *p, mc_trace *tr, mc_result *res) {
   return 0;
 }
 
-/* Under `forbidden` a grand slam is only played when every legal move is one: it captures nothing. */
+/* Under `forbidden` a grand slam is only played when every legal move is one: it captures nothing.
+ */
 MC__INLINE int mc__play_oware(mc_pos *p, const mc_rules *r, int house, mc_trace *tr,
                               mc_result *res) {
   const int m = p->houses, s = p->turn, own = MC__STORE(m, s);

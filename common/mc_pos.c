@@ -6,12 +6,11 @@
 #include "mc_error.h"
 #include "mc_internal.h"
 
-static const char *const step_names[] = {"pick",       "sow",       "relay",
-                                         "capture",    "sweep",     "extra_turn",
-                                         "round_end",  "refill",    "burn"};
-static const char *const reason_names[] = {"none",       "no_seeds",    "majority",
+static const char *const step_names[] = {"pick",       "sow",       "relay",  "capture", "sweep",
+                                         "extra_turn", "round_end", "refill", "burn"};
+static const char *const reason_names[] = {"none",        "no_seeds",   "majority",
                                            "cannot_feed", "repetition", "resignation",
-                                           "timeout",    "agreement",   "abandoned"};
+                                           "timeout",     "agreement",  "abandoned"};
 
 const char *mc_step_name(mc_step_kind kind) {
   return (unsigned)kind < sizeof(step_names) / sizeof(step_names[0]) ? step_names[kind] : NULL;

@@ -60,15 +60,16 @@ typedef enum mc_step_kind {
 } mc_step_kind;
 
 typedef struct mc_step {
-  uint8_t kind;   /* mc_step_kind */
+  uint8_t kind; /* mc_step_kind */
   uint8_t pit;
-  uint8_t store;  /* CAPTURE, SWEEP, REFILL: the store involved; else 0. */
+  uint8_t store; /* CAPTURE, SWEEP, REFILL: the store involved; else 0. */
   uint8_t pad;
   uint16_t count; /* PICK, RELAY, CAPTURE, SWEEP, REFILL: seeds moved; SOW: 1; ROUND_END: round. */
 } mc_step;
 
 /* Upper bound on the steps of one move: at most (total seeds + 1) laps of at most 2m+1 drops each
- * (every lap drops a seed into the mover's store), one relay lift per drop, plus the end of a round. */
+ * (every lap drops a seed into the mover's store), one relay lift per drop, plus the end of a
+ * round. */
 #define MC_TRACE_MAX 8320
 
 /* A caller-owned buffer that receives the steps of one move. About 50 KiB: allocate it once. */
@@ -81,7 +82,8 @@ typedef struct mc_trace {
  * "round_end", "refill", "burn"), or NULL. */
 const char *mc_step_name(mc_step_kind kind);
 
-/* Returns the rule book's name of a reason ("no_seeds", ...; "none" for MC_REASON_NONE), or NULL. */
+/* Returns the rule book's name of a reason ("no_seeds", ...; "none" for MC_REASON_NONE), or NULL.
+ */
 const char *mc_reason_name(mc_reason reason);
 
 /* Parses a reason name. Returns 0 and sets *reason, or MC_EINVAL. */

@@ -24,18 +24,18 @@ typedef enum mc_seat { MC_SOUTH = 0, MC_NORTH = 1 } mc_seat;
 
 typedef enum mc_grand_slam {
   MC_GS_NO_CAPTURE = 0, /* Legal, captures nothing (default). */
-  MC_GS_FORBIDDEN = 1,  /* Illegal unless every legal move is a grand slam; then captures nothing. */
-  MC_GS_CAPTURE = 2     /* The capture stands. */
+  MC_GS_FORBIDDEN = 1, /* Illegal unless every legal move is a grand slam; then captures nothing. */
+  MC_GS_CAPTURE = 2    /* The capture stands. */
 } mc_grand_slam;
 
 typedef struct mc_rules {
   mc_kind kind;
-  uint8_t houses;             /* m, 1..9 */
-  uint8_t seeds;              /* n, 1..12 */
-  bool empty_capture;         /* Kalah only. */
-  mc_grand_slam grand_slam;   /* Oware only. */
-  bool lap_capture;           /* Congkak only. */
-  bool match;                 /* Congkak only: rounds = match (false: single). */
+  uint8_t houses;           /* m, 1..9 */
+  uint8_t seeds;            /* n, 1..12 */
+  bool empty_capture;       /* Kalah only. */
+  mc_grand_slam grand_slam; /* Oware only. */
+  bool lap_capture;         /* Congkak only. */
+  bool match;               /* Congkak only: rounds = match (false: single). */
 } mc_rules;
 
 /* Fills *rules with the defaults of kind: Kalah 6x4, Oware 6x4, Congkak 7x7, every option off.
@@ -46,7 +46,8 @@ int mc_rules_init(mc_rules *rules, mc_kind kind);
  * out of range, or an option set on a game it does not belong to. */
 int mc_rules_check(const mc_rules *rules);
 
-/* Returns the lower-case name of a game ("kalah", "oware", "congkak"), or NULL for an unknown kind. */
+/* Returns the lower-case name of a game ("kalah", "oware", "congkak"), or NULL for an unknown kind.
+ */
 const char *mc_kind_name(mc_kind kind);
 
 /* Parses a game name (exact lower-case). Returns 0 and sets *kind, or MC_EINVAL. */

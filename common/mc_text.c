@@ -20,7 +20,8 @@ typedef struct out {
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
-static void out_printf(out *o, const char *fmt, ...) {
+static void
+out_printf(out *o, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   size_t room = o->len < o->size ? o->size - o->len : 0;
@@ -80,7 +81,8 @@ static int word_is(const word *w, const char *s) {
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif
-static int fail(mc_text_error *err, size_t offset, const char *fmt, ...) {
+static int
+fail(mc_text_error *err, size_t offset, const char *fmt, ...) {
   if (err) {
     va_list ap;
     va_start(ap, fmt);
@@ -135,10 +137,9 @@ static int parse_rules(in *p, mc_rules *rules) {
   if (!in_word(p, &w))
     return fail(p->err, w.offset, "expected a game name (kalah, oware or congkak)");
   char name[16];
-  if (w.len >= sizeof(name) || (memcpy(name, w.s, w.len), name[w.len] = '\0',
-                                mc_kind_parse(name, &kind) < 0))
-    return fail(p->err, w.offset, "unknown game '%.*s' (kalah, oware or congkak)", (int)w.len,
-                w.s);
+  if (w.len >= sizeof(name) ||
+      (memcpy(name, w.s, w.len), name[w.len] = '\0', mc_kind_parse(name, &kind) < 0))
+    return fail(p->err, w.offset, "unknown game '%.*s' (kalah, oware or congkak)", (int)w.len, w.s);
   mc_rules_init(&r, kind);
   if (!in_word(p, &w))
     return fail(p->err, w.offset, "expected the board as <houses>x<seeds>, e.g. 6x4");
@@ -390,8 +391,7 @@ int mc_moves_replay(const mc_rules *rules, const char *text, mc_game **game, mc_
   for (size_t i = 0; rc == 0 && i < n; i++) {
     rc = mc_game_play(g, moves[i], NULL);
     if (rc == MC_EOVER) {
-      fail(err, offsets[i], "move %zu (house %u) comes after the end of the game", i + 1,
-           moves[i]);
+      fail(err, offsets[i], "move %zu (house %u) comes after the end of the game", i + 1, moves[i]);
     } else if (rc == MC_EILLEGAL || rc == MC_EINVAL) {
       fail(err, offsets[i], "move %zu (house %u) is not legal for %s", i + 1, moves[i],
            mc_seat_name((mc_seat)mc_game_pos(g)->turn));

@@ -13,7 +13,7 @@ mode=${1:-build}
 
 runtime="libuv1 libwebsockets17 libwebsockets-evlib-uv libjansson4 libsqlite3-0 ca-certificates curl"
 build="build-essential cmake pkg-config libuv1-dev libwebsockets-dev libwebsockets-evlib-uv libjansson-dev libsqlite3-dev libssl-dev"
-test="valgrind chromium nginx openssl shellcheck curl sqlite3"
+test="valgrind chromium nginx openssl shellcheck curl sqlite3 clang-format"
 
 case "$mode" in
   runtime) want="$runtime" ;;

@@ -723,9 +723,9 @@ json_t *srv_proto_encode(const srv_event *ev) {
       json_object_set_new(o, "token", json_string(ev->u.welcome.token));
     json_object_set_new(o, "protocol", json_integer(1));
     json_object_set_new(o, "resumed", json_boolean(ev->u.welcome.resumed));
-    json_object_set_new(o, "features",
-                        json_pack("{s:b,s:b,s:b}", "computer", 0, "local", 1, "storage",
-                                  ev->u.welcome.storage));
+    json_object_set_new(
+        o, "features",
+        json_pack("{s:b,s:b,s:b}", "computer", 0, "local", 1, "storage", ev->u.welcome.storage));
     json_object_set_new(o, "limits",
                         json_pack("{s:i,s:i,s:i}", "frame_bytes", SRV_FRAME_MAX, "chat_chars",
                                   SRV_CHAT_MAX, "name_chars", 24));

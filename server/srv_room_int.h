@@ -31,8 +31,8 @@ struct srv_room {
   int last_seat, last_house;
   mc_step *trace;
   size_t trace_len;
-  int64_t game_id;        /* Permanent id of the current game given by storage, 0: none. */
-  srv_clock undo_clock;   /* The clock before the last move, for srv_rooms_store_lost(). */
+  int64_t game_id;         /* Permanent id of the current game given by storage, 0: none. */
+  srv_clock undo_clock;    /* The clock before the last move, for srv_rooms_store_lost(). */
   srv_client *move_client; /* Who made the last move and the request id it came with. */
   srv_req_id move_id;
   uint64_t serial;       /* Creation order: quick pairing takes the oldest. */
