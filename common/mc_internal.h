@@ -42,16 +42,9 @@
     }                                                                                              \
   } while (0)
 
-MC__INLINE unsigned mc__side_sum(const mc_pos *p, int m, int s) {
-  const int b = MC__BASE(m, s);
-  unsigned sum = 0;
-  for (int i = b; i < b + m && i < MC_MAX_PITS; i++)
-    sum += p->pits[i];
-  return sum;
-}
-
-_Static_assert(offsetof(mc_pos, pits) == 0 && sizeof(mc_pos) >= MC_MAX_HOUSES + 1 + 8,
-               "mc__side_any() reads 8 bytes from the first house of either side");
+_Static_assert(
+    offsetof(mc_pos, pits) == 0 && sizeof(mc_pos) >= MC_MAX_HOUSES + 1 + 8,
+    "mc__side_any() and mc__side_seeds() read 8 bytes from the first house of either side");
 
 /* Returns nonzero when any house of seat s holds seeds: one 8-byte load instead of a loop. */
 MC__INLINE int mc__side_any(const mc_pos *p, int m, int s) {
@@ -70,6 +63,18 @@ MC__INLINE unsigned mc__total(const mc_pos *p) {
   for (int i = 0; i < n; i++)
     sum += p->pits[i];
   return sum;
+}
+
+/* The seeds in the houses of seat s of a playable position (at most 255 seeds in all): eight
+ * bytes summed by one multiplication, whose top byte is the exact sum when it fits a byte. */
+MC__INLINE unsigned mc__side_seeds(const mc_pos *p, int m, int s) {
+  const int b = MC__BASE(m, s);
+  uint64_t w;
+  memcpy(&w, (const unsigned char *)p + b, sizeof(w));
+  if (m < 8)
+    w &= (UINT64_C(1) << (8 * m)) - 1;
+  const unsigned sum = (unsigned)((w * UINT64_C(0x0101010101010101)) >> 56);
+  return m == 9 ? sum + p->pits[b + 8] : sum;
 }
 
 MC__INLINE void mc__result_by_stores(const mc_pos *p, mc_reason reason, mc_result *res) {
@@ -215,7 +220,8 @@ MC__INLINE int mc__oware_capture_span(const mc_pos *p, int s, int last, int *fro
 /* Ends an Oware game if rule 4 or 5 says so, before the player to move plays. */
 MC__INLINE int mc__oware_end(mc_pos *p, mc_trace *tr, mc_result *res) {
   const int m = p->houses, t = p->turn;
-  const unsigned total = mc__total(p);
+  const unsigned total = mc__side_seeds(p, m, 0) + mc__side_seeds(p, m, 1) +
+                         p->pits[MC__STORE(m, 0)] + p->pits[MC__STORE(m, 1)];
   const unsigned ss = p->pits[MC__STORE(m, 0)], ns = p->pits[MC__STORE(m, 1)];
 
   if (2 * ss > total || 2 * ns > total || (2 * ss == total && 2 * ns == total)) {
@@ -223,7 +229,7 @@ MC__INLINE int mc__oware_end(mc_pos *p, mc_trace *tr, mc_result *res) {
       mc__result_by_stores(p, MC_REASON_MAJORITY, res);
     return 1;
   }
-  if (mc__side_sum(p, m, t) == 0) {
+  if (!mc__side_any(p, m, t)) {
     /* Only after a grand slam that captured: the opponent takes every seed on the board. */
     if (mc__sweep_side(p, !t, MC__STORE(m, !t), tr) < 0)
       return MC_ELIMIT;
@@ -231,7 +237,7 @@ MC__INLINE int mc__oware_end(mc_pos *p, mc_trace *tr, mc_result *res) {
       mc__result_by_stores(p, MC_REASON_NO_SEEDS, res);
     return 1;
   }
-  if (mc__side_sum(p, m, !t) == 0) {
+  if (!mc__side_any(p, m, !t)) {
     const int b = MC__BASE(m, t);
     for (int h = 0; h < m; h++)
       if (p->pits[b + h] >= (unsigned)(m - h))
@@ -326,8 +332,9 @@ MC__INLINE int mc__play_congkak(mc_pos *p, const mc_rules *r, int house, mc_trac
   const int m = p->houses, ring = 2 * m + 2, s = p->turn;
   const int own = MC__STORE(m, s), opp = MC__STORE(m, !s);
   /* Rule 9: every lap drops a seed into the mover's store, so a move makes at most (total + 1)
-   * laps of at most 2m+1 drops. Counting them bounds the work even on a corrupt position. */
-  const unsigned limit = (mc__total(p) + 1) * (unsigned)(ring - 1);
+   * laps of at most 2m+1 drops, and a playable position holds at most 255 seeds (mc_pos_check).
+   * Counting the drops bounds the work even if that reasoning were wrong. */
+  const unsigned limit = 256u * (unsigned)(ring - 1);
   const uint32_t burnt = p->burnt;
   const unsigned store_before = p->pits[own];
   unsigned drops = 0;
@@ -374,7 +381,7 @@ MC__INLINE int mc__play_congkak(mc_pos *p, const mc_rules *r, int house, mc_trac
   }
 
   /* Rule 6: the round ends when the player to move has no seeds in their houses. */
-  if (mc__side_sum(p, m, p->turn) != 0) {
+  if (mc__side_any(p, m, p->turn)) {
     if (pos == own)
       MC__STEP(tr, MC_STEP_EXTRA_TURN, own, 0, 0);
     return 0;
@@ -407,7 +414,7 @@ MC__INLINE int mc__legal(const mc_pos *p, const mc_rules *r, uint8_t moves[MC_MA
         moves[n++] = (uint8_t)(h + 1);
     return n;
   }
-  const bool feed = mc__side_sum(p, m, !p->turn) == 0;
+  const bool feed = !mc__side_any(p, m, !p->turn);
   for (int h = 0; h < m; h++)
     if (p->pits[b + h] && (!feed || p->pits[b + h] >= (unsigned)(m - h)))
       moves[n++] = (uint8_t)(h + 1);
