@@ -18,67 +18,17 @@
 //
 // For each: moves/s, the move round trip, the server's CPU, and from /metrics the commits per
 // second, the moves per commit and the mean and longest commit.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import WebSocket from '../tests/node_modules/ws/wrapper.mjs';
+import { cpuSeconds, localRoom, percentile, playUntil, startServer, stopServer } from './load.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bin = path.resolve(process.argv[2] || path.join(here, '../build-rel/bin/mancala-server'));
 const seconds = Number(process.argv[3] || 10);
 const GAMES = Number(process.argv[4] || 1000);
 const baseline = process.argv[5] ? path.resolve(process.argv[5]) : null;
-
-function start(server, dataRoot, extra) {
-  const data = fs.mkdtempSync(path.join(dataRoot, 'mancala-bench-'));
-  const child = spawn(server, ['--port', '0', '--bind', '127.0.0.1', '--data', data, '--rate', '1000000',
-    '--burst', '1000000', '--max-per-ip', '100000', '--max-connections', '100000', ...extra,
-  ], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let log = '';
-  return new Promise((resolve, reject) => {
-    child.stderr.on('data', (d) => {
-      log += d;
-      const m = log.match(/listening on http:\/\/127\.0\.0\.1:(\d+)\//);
-      if (m) resolve({ child, port: Number(m[1]), data });
-    });
-    child.once('exit', (c) => reject(new Error('server exited ' + c + '\n' + log)));
-  });
-}
-
-function connect(port) {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`ws://127.0.0.1:${port}/ws`, 'mancala.v1');
-    const pending = new Map();
-    let nextId = 1;
-    ws.on('message', (d) => {
-      const m = JSON.parse(d);
-      if (m.id !== undefined && pending.has(m.id)) {
-        const r = pending.get(m.id);
-        pending.delete(m.id);
-        r(m);
-      }
-    });
-    ws.once('error', reject);
-    ws.once('open', () => resolve({
-      ws,
-      request(obj) {
-        const id = nextId++;
-        return new Promise((res) => { pending.set(id, res); ws.send(JSON.stringify({ ...obj, id })); });
-      },
-    }));
-  });
-}
-
-function cpuSeconds(pid) {
-  const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(f[11]) + Number(f[12])) / 100;
-}
-
-function percentile(sorted, p) {
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
-}
 
 async function metrics(port) {
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
@@ -92,49 +42,23 @@ async function metrics(port) {
   };
 }
 
-async function setup(port) {
-  const c = await connect(port);
-  await c.request({ type: 'hello', name: 'Bench' });
-  const joined = await c.request({ type: 'create', game: 'kalah', opponent: 'local' });
-  return { c, room: joined.room };
-}
-
-async function play({ c, room }, deadline, rtts) {
-  let ply = 0;
-  let legal = [1, 2, 3, 4, 5, 6];
-  let moves = 0;
-  while (Date.now() < deadline) {
-    const t0 = process.hrtime.bigint();
-    const r = await c.request({ type: 'move', room, house: legal[0], ply });
-    rtts.push(Number(process.hrtime.bigint() - t0) / 1e6);
-    if (r.type !== 'state') throw new Error(JSON.stringify(r));
-    moves++;
-    const next = r.status === 'finished' ? await c.request({ type: 'rematch', room }) : r;
-    ply = next.ply;
-    legal = next.legal;
-  }
-  return moves;
-}
-
 async function run(label, server, dataRoot, extra) {
-  const s = await start(server, dataRoot, extra);
+  const s = await startServer(server, extra, dataRoot);
   const clients = [];
   for (let i = 0; i < GAMES; i += 100) {
-    clients.push(...await Promise.all(Array.from({ length: Math.min(100, GAMES - i) }, () => setup(s.port))));
+    clients.push(...await Promise.all(Array.from({ length: Math.min(100, GAMES - i) }, () => localRoom(s.port))));
   }
   const m0 = await metrics(s.port);
   const rtts = [];
   const cpu0 = cpuSeconds(s.child.pid);
   const t0 = Date.now();
-  const counts = await Promise.all(clients.map((c) => play(c, t0 + seconds * 1000, rtts)));
+  const counts = await Promise.all(clients.map((c) => playUntil(c, t0 + seconds * 1000, rtts)));
   const elapsed = (Date.now() - t0) / 1000;
   const cpu = (cpuSeconds(s.child.pid) - cpu0) / elapsed;
   const m1 = await metrics(s.port);
   for (const c of clients) c.c.ws.close();
-  s.child.kill('SIGTERM');
-  await new Promise((r) => s.child.once('exit', r));
-  fs.rmSync(s.data, { recursive: true, force: true });
-  const moves = counts.reduce((a, b) => a + b, 0);
+  await stopServer(s);
+  const moves = counts.reduce((a, r) => a + r.moves, 0);
   rtts.sort((a, b) => a - b);
   const row = {
     label, movesPerS: moves / elapsed, p50: percentile(rtts, 0.5), p99: percentile(rtts, 0.99), cpu,
