@@ -409,9 +409,11 @@ MC__INLINE int mc__legal(const mc_pos *p, const mc_rules *r, uint8_t moves[MC_MA
   int n = 0;
 
   if (r->kind != MC_OWARE) {
-    for (int h = 0; h < m; h++)
-      if (p->pits[b + h])
-        moves[n++] = (uint8_t)(h + 1);
+    /* Without a branch: which houses hold seeds is what a processor cannot predict. */
+    for (int h = 0; h < m; h++) {
+      moves[n] = (uint8_t)(h + 1);
+      n += p->pits[b + h] != 0;
+    }
     return n;
   }
   const bool feed = !mc__side_any(p, m, !p->turn);
