@@ -331,6 +331,17 @@ void srv_persist_turn(void *ud) {
     p->lost_cap = n;
   }
   memcpy(p->lost, failed, n * sizeof *failed);
+  /* The store names a move's or a result's game, not its room: find the room playing it. */
+  for (size_t i = 0; i < n; i++) {
+    if (p->lost[i].key[0] != '\0' || p->lost[i].game <= 0)
+      continue;
+    const srv_room *room = srv_rooms_find_game(p->rooms, p->lost[i].game);
+    if (room != NULL)
+      snprintf(p->lost[i].key, sizeof p->lost[i].key, "%s", srv_room_code(room));
+    else
+      srv_log_warn("persist", "game %" PRId64 ": a lost write of a game no room plays any more",
+                   p->lost[i].game);
+  }
   /* Group by room, in place: each room's ops are handled once. */
   for (size_t i = 0; i < n; i++) {
     if (p->lost[i].kind == SRV_STORE_OP_PLAYER) {
@@ -494,7 +505,8 @@ static int recover_room(srv_persist *p, srv_store_recovery *rec, const srv_store
   rc = srv_rooms_restore(p->rooms, &rr);
   srv_store_game_free(owned);
   for (int s = 0; s < 2; s++) {
-    if (rr.seats[s] != NULL)
+    /* A local room has one player in both seats: release each player once. */
+    if (rr.seats[s] != NULL && (s == 0 || rr.seats[1] != rr.seats[0]))
       srv_ident_release(p->ident, rr.seats[s]); /* Unless a seat holds it now. */
   }
   if (rc != 0)

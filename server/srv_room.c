@@ -57,6 +57,16 @@ srv_room *srv_rooms_find(srv_rooms *rooms, const char *code) {
   return NULL;
 }
 
+srv_room *srv_rooms_find_game(srv_rooms *rooms, int64_t game_id) {
+  if (game_id <= 0)
+    return NULL;
+  for (srv_room *r = rooms->head; r != NULL; r = r->next) {
+    if (r->game_id == game_id)
+      return r;
+  }
+  return NULL;
+}
+
 static void grow_buckets(srv_rooms *rooms) {
   size_t n = rooms->nbuckets * 2;
   srv_room **b = calloc(n, sizeof *b);

@@ -152,6 +152,10 @@ void srv_rooms_flush(srv_rooms *rooms);
 /* Returns the room with that code (upper case, borrowed), or NULL. */
 srv_room *srv_rooms_find(srv_rooms *rooms, const char *code);
 
+/* Returns the room whose current game has the permanent id game_id (borrowed), or NULL. It walks
+ * every room: for the rare batch the disk refused, not for every message. */
+srv_room *srv_rooms_find_game(srv_rooms *rooms, int64_t game_id);
+
 /* Room accessors (borrowed results). */
 srv_status srv_room_status(const srv_room *room);
 const mc_game *srv_room_game(const srv_room *room);

@@ -1,0 +1,55 @@
+// A batch the disk loses after its moves were written is taken back: the fault is a trigger, added
+// to the live database by another connection, that makes every result update fail and roll back
+// the loop turn's transaction, as an I/O error would. The move that ended the game was in that
+// transaction, so it is refused with storage_error and the game is back where it was; once the
+// disk takes writes again the same move ends the game for good, and a restart shows it finished.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { Client, pair, startServer } from './harness.mjs';
+
+const sql = (db, statement) => execFileSync('sqlite3', ['-cmd', '.timeout 5000', db, statement]);
+
+test('a lost batch takes back the move in it; the game ends once the disk takes it', async () => {
+  const data = fs.mkdtempSync(path.join(os.tmpdir(), 'mancala-lost-'));
+  const db = path.join(data, 'mancala.db');
+  try {
+    let server = await startServer([], { data });
+    const a = await Client.connect(server, { name: 'Ana' });
+    const b = await Client.connect(server, { name: 'Bo' });
+    // Kalah 1x1: South's only seed goes to the store and South has nothing left: the game ends.
+    const { room } = await pair(a, b, { houses: 1, seeds: 1 });
+
+    sql(db, 'CREATE TRIGGER refuse_result BEFORE UPDATE OF ended_ms ON games ' +
+      "BEGIN SELECT RAISE(ROLLBACK, 'refused by the test'); END;");
+    const refused = await a.request({ type: 'move', room, house: 1, ply: 0 });
+    assert.equal(refused.type, 'error');
+    assert.equal(refused.code, 'storage_error');
+    const seen = await b.state(room, (s) => s.ply === 0);
+    assert.equal(seen.status, 'playing');
+    assert.deepEqual(seen.pits, [1, 0, 1, 0]);
+
+    sql(db, 'DROP TRIGGER refuse_result;');
+    const ended = await a.request({ type: 'move', room, house: 1, ply: 0 });
+    assert.equal(ended.type, 'state');
+    assert.equal(ended.status, 'finished');
+    await a.close();
+    await b.close();
+    assert.equal((await server.stop()).code, 0);
+    assert.equal(sql(db, 'SELECT count(*) FROM moves;').toString().trim(), '1');
+
+    server = await startServer([], { data });
+    const a2 = await Client.connect(server, { token: a.me.token });
+    assert.equal((await a2.request({ type: 'join', room })).type, 'joined');
+    const back = await a2.state(room);
+    assert.equal(back.status, 'finished');
+    assert.equal(back.ply, 1);
+    await a2.close();
+    assert.equal((await server.stop()).code, 0);
+  } finally {
+    fs.rmSync(data, { recursive: true, force: true });
+  }
+});
