@@ -405,7 +405,9 @@ static bool conn_allow(srv_net *net, conn *c) {
   return false;
 }
 
-static void conn_message(srv_net *net, conn *c, const char *buf, size_t len) {
+/* One whole incoming message. Binary ones count against the rate limit like any other before
+ * they are refused, so that they cannot be used to make the server answer without limit. */
+static void conn_message(srv_net *net, conn *c, const char *buf, size_t len, bool binary) {
   if (!conn_allow(net, c)) {
     srv_req_id id;
     srv_proto_peek_id(buf, len, &id);
@@ -415,6 +417,10 @@ static void conn_message(srv_net *net, conn *c, const char *buf, size_t len) {
     } else {
       conn_error(net, c, SRV_ERATE, &id, 0, NULL);
     }
+    return;
+  }
+  if (binary) {
+    conn_error(net, c, SRV_EBADJSON, NULL, 0, NULL);
     return;
   }
   srv_dispatch_frame(net->dispatch, &c->client, buf, len);
@@ -429,10 +435,7 @@ static void conn_receive(srv_net *net, conn *c, const char *in, size_t len) {
       c->rx_over = true;
     } else if (final && c->rxlen == 0) {
       /* The common case: a whole message in one piece. */
-      if (lws_frame_is_binary(c->wsi))
-        conn_error(net, c, SRV_EBADJSON, NULL, 0, NULL);
-      else
-        conn_message(net, c, in, len);
+      conn_message(net, c, in, len, lws_frame_is_binary(c->wsi) != 0);
       return;
     } else {
       char *p = realloc(c->rx, c->rxlen + len + 1);
@@ -455,10 +458,7 @@ static void conn_receive(srv_net *net, conn *c, const char *in, size_t len) {
     return;
   }
   if (final) {
-    if (lws_frame_is_binary(c->wsi))
-      conn_error(net, c, SRV_EBADJSON, NULL, 0, NULL);
-    else
-      conn_message(net, c, c->rx, c->rxlen);
+    conn_message(net, c, c->rx, c->rxlen, lws_frame_is_binary(c->wsi) != 0);
     free(c->rx);
     c->rx = NULL;
     c->rxlen = 0;

@@ -24,6 +24,20 @@ test('flooding gets rate_limited errors, then close 1008; others are unaffected'
   }
 });
 
+test('binary frames count against the rate limit too: close 1008', async () => {
+  const server = await startServer(['--rate', '5', '--burst', '10'], { fast: false });
+  try {
+    const c = await Client.connect(server, { name: 'Binary' });
+    for (let i = 0; i < 40; i++) c.ws.send(Buffer.from([0x7b, 0x7d]), { binary: true });
+    const closed = await c.closed;
+    assert.equal(closed.code, 1008);
+    assert.ok(c.inbox.some((m) => m.type === 'error' && m.code === 'bad_json'), 'refused as bad_json');
+    assert.ok(c.inbox.some((m) => m.type === 'error' && m.code === 'rate_limited'), 'then rate_limited');
+  } finally {
+    assert.deepEqual(await server.stop(), { code: 0, signal: null });
+  }
+});
+
 test('a frame over 4 KiB gets too_large and close 1009; 4 KiB is fine', async () => {
   const server = await startServer();
   try {
