@@ -25,7 +25,15 @@ struct srv_persist {
   void *drop_ud;
   srv_store_op *lost; /* A copy of the lost writes while they are handled. */
   size_t lost_cap;
+  /* Finished games whose result the store refused at once: written again, at most once a
+   * second (a disk that keeps failing must not turn every loop turn into a retry). */
+  int64_t unsaved[64];
+  size_t n_unsaved;
+  uint64_t retry_at;
 };
+
+/* How long a refused result waits before it is written again. */
+#define PERSIST_RETRY_MS 1000
 
 srv_persist *srv_persist_new(srv_store *store, srv_ident *ident, srv_time *time) {
   srv_persist *p = calloc(1, sizeof *p);
@@ -224,6 +232,47 @@ static int record_game(srv_persist *p, const srv_store_event *ev) {
   return 0;
 }
 
+/* Remembers that the result of game id still has to be written (the room is finished in memory
+ * and its players have seen the result). */
+static void result_unsaved(srv_persist *p, int64_t id) {
+  for (size_t i = 0; i < p->n_unsaved; i++) {
+    if (p->unsaved[i] == id)
+      return;
+  }
+  if (p->n_unsaved == sizeof p->unsaved / sizeof p->unsaved[0]) {
+    srv_log_error("persist", "game %" PRId64 ": too many unsaved results to retry this one", id);
+    return;
+  }
+  p->unsaved[p->n_unsaved++] = id;
+  p->retry_at = p->time->now(p->time) + PERSIST_RETRY_MS;
+}
+
+/* Writes the unsaved results again when it is time; a result still refused waits again. */
+static void retry_results(srv_persist *p) {
+  if (p->n_unsaved == 0 || p->rooms == NULL || p->time->now(p->time) < p->retry_at)
+    return;
+  size_t kept = 0;
+  for (size_t i = 0; i < p->n_unsaved; i++) {
+    int64_t id = p->unsaved[i];
+    const srv_room *room = srv_rooms_find_game(p->rooms, id);
+    mc_result res;
+    if (room == NULL || !mc_game_over(srv_room_game(room), &res)) {
+      srv_log_warn("persist", "game %" PRId64 ": its room is gone; its result stays unsaved", id);
+      continue;
+    }
+    int score[2] = {res.score[0], res.score[1]};
+    int rc = srv_store_game_finish(p->store, id, res.winner, res.reason, score, wall_ms(p));
+    if (rc < 0) {
+      store_fail(p, "cannot store the result of room", srv_room_code(room), rc);
+      p->unsaved[kept++] = id;
+    } else {
+      srv_log_info("persist", "room %s: its result is stored now", srv_room_code(room));
+    }
+  }
+  p->n_unsaved = kept;
+  p->retry_at = p->time->now(p->time) + PERSIST_RETRY_MS;
+}
+
 int srv_persist_event(void *ud, const srv_store_event *ev) {
   srv_persist *p = ud;
   int rc = 0;
@@ -245,7 +294,10 @@ int srv_persist_event(void *ud, const srv_store_event *ev) {
   case SRV_STORE_GAME_FINISHED:
     if (*ev->game_id == 0)
       return record_game(p, ev);
-    return finish_game(p, ev);
+    rc = finish_game(p, ev);
+    if (rc != 0)
+      result_unsaved(p, *ev->game_id);
+    return rc;
   case SRV_STORE_ROOM_CLOSED:
     rc = srv_store_room_closed(p->store, ev->room);
     return rc < 0 ? store_fail(p, "cannot close room", ev->room, rc) : 0;
@@ -311,6 +363,7 @@ static void room_lost(srv_persist *p, const char *code, const srv_store_op *ops,
 
 void srv_persist_turn(void *ud) {
   srv_persist *p = ud;
+  retry_results(p);
   int rc = srv_store_commit(p->store);
   if (rc == 0)
     return;

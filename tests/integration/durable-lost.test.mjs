@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { Client, pair, startServer } from './harness.mjs';
+import { Client, pair, sleep, startServer } from './harness.mjs';
 
 const sql = (db, statement) => execFileSync('sqlite3', ['-cmd', '.timeout 5000', db, statement]);
 
@@ -47,6 +47,55 @@ test('a lost batch takes back the move in it; the game ends once the disk takes 
     const back = await a2.state(room);
     assert.equal(back.status, 'finished');
     assert.equal(back.ply, 1);
+    await a2.close();
+    assert.equal((await server.stop()).code, 0);
+  } finally {
+    fs.rmSync(data, { recursive: true, force: true });
+  }
+});
+
+test('a result the disk refuses at once is written again later and survives a restart', async () => {
+  const data = fs.mkdtempSync(path.join(os.tmpdir(), 'mancala-lost-'));
+  const db = path.join(data, 'mancala.db');
+  try {
+    let server = await startServer([], { data });
+    const a = await Client.connect(server, { name: 'Ana' });
+    const b = await Client.connect(server, { name: 'Bo' });
+    const { room } = await pair(a, b);
+    assert.equal((await a.request({ type: 'move', room, house: 1, ply: 0 })).type, 'state');
+
+    // The resignation's result is the only write of its turn, refused when it is made.
+    sql(db, 'CREATE TRIGGER refuse_result BEFORE UPDATE OF ended_ms ON games ' +
+      "BEGIN SELECT RAISE(ROLLBACK, 'refused by the test'); END;");
+    const resigned = await b.request({ type: 'resign', room });
+    assert.equal(resigned.status, 'finished');
+    assert.equal(resigned.result.reason, 'resignation');
+    // Retried about once a second while the disk still refuses it: no storm of retries.
+    for (let i = 0; i < 6; i++) {
+      assert.equal((await a.request({ type: 'chat', room, text: `still refused ${i}` })).type, 'chat');
+      await sleep(250);
+    }
+    const refusals = server.log.split('\n').filter((l) => l.includes('refused by the test')).length;
+    assert.ok(refusals >= 2 && refusals <= 4, `${refusals} attempts in 1.5 s`);
+
+    sql(db, 'DROP TRIGGER refuse_result;');
+    for (let i = 0; i < 6; i++) {
+      await a.request({ type: 'chat', room, text: `disk back ${i}` });
+      await sleep(250);
+    }
+    assert.match(server.log, /its result is stored now/);
+    await a.close();
+    await b.close();
+    assert.equal((await server.stop()).code, 0);
+    assert.equal(sql(db, 'SELECT reason FROM games;').toString().trim(), 'resignation');
+
+    server = await startServer([], { data });
+    const a2 = await Client.connect(server, { token: a.me.token });
+    assert.equal((await a2.request({ type: 'join', room })).type, 'joined');
+    const back = await a2.state(room);
+    assert.equal(back.status, 'finished');
+    assert.equal(back.result.reason, 'resignation');
+    assert.equal(back.result.winner, 'south');
     await a2.close();
     assert.equal((await server.stop()).code, 0);
   } finally {
