@@ -84,12 +84,32 @@ int srv_room_lobby(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
   return 0;
 }
 
+/* Every watcher gets its own copy of the whole list, so a client joining and leaving rooms in a
+ * loop would make the server encode watchers x rooms entries on every turn: changes go out at most
+ * this often, the last one always. */
+#define SRV_LOBBY_EVERY_MS 250
+
 void srv_rooms_flush(srv_rooms *rooms) {
   if (!rooms->lobby_dirty)
     return;
-  if (rooms->watchers != NULL && send_lobby(rooms, NULL, NULL) != 0)
+  if (rooms->watchers == NULL) {
+    rooms->lobby_dirty = false;
+    return;
+  }
+  uint64_t now = rooms->time->now(rooms->time);
+  if (rooms->lobby_sent && now < rooms->lobby_sent_ms + SRV_LOBBY_EVERY_MS) {
+    rooms->time->timer_start(rooms->lobby_timer, rooms->lobby_sent_ms + SRV_LOBBY_EVERY_MS - now);
+    return;
+  }
+  if (send_lobby(rooms, NULL, NULL) != 0)
     return; /* Out of memory: try again next time. */
   rooms->lobby_dirty = false;
+  rooms->lobby_sent = true;
+  rooms->lobby_sent_ms = now;
+}
+
+void srv_lobby_timer_cb(void *arg) {
+  srv_rooms_flush(arg);
 }
 
 static bool same_table(const srv_room_opts *a, const srv_room_opts *b) {

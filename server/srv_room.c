@@ -37,6 +37,13 @@ srv_rooms *srv_rooms_new(srv_time *time, srv_ident *ident, const srv_sink *sink,
   rooms->ident = ident;
   rooms->sink = *sink;
   rooms->limits = *limits;
+  rooms->lobby_timer = srv_timer_new(time, srv_lobby_timer_cb, rooms);
+  if (rooms->lobby_timer == NULL) {
+    free(rooms->buckets);
+    free(rooms->trace);
+    free(rooms);
+    return NULL;
+  }
   return rooms;
 }
 
@@ -522,6 +529,7 @@ void srv_rooms_free(srv_rooms *rooms) {
     free_seat(room, 1);
     room_destroy(room);
   }
+  rooms->time->timer_free(rooms->lobby_timer);
   free(rooms->buckets);
   free(rooms->trace);
   free(rooms);

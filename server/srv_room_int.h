@@ -53,7 +53,10 @@ struct srv_rooms {
   uint64_t serial;
   srv_client *watchers;
   bool lobby_dirty;
-  mc_trace *trace; /* Scratch space for one move's steps. */
+  bool lobby_sent;        /* The lobby went to its watchers at least once. */
+  uint64_t lobby_sent_ms; /* When it last did: it goes at most every SRV_LOBBY_EVERY_MS. */
+  srv_timer *lobby_timer; /* Sends a change that came too soon after the last list. */
+  mc_trace *trace;        /* Scratch space for one move's steps. */
 };
 
 void room_send(srv_rooms *rooms, srv_client *to, const srv_event *ev);
@@ -75,6 +78,8 @@ int room_active_count(const srv_rooms *rooms, const srv_player *p);
 /* Lobby (srv_lobby.c). */
 int room_listed(const srv_room *room);
 void room_lobby_changed(srv_room *room);
+/* Sends a lobby change held back by srv_rooms_flush() (a srv_timer_cb; arg is the srv_rooms). */
+void srv_lobby_timer_cb(void *arg);
 void room_watch(srv_rooms *rooms, srv_client *c, bool on);
 
 #endif

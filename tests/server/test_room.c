@@ -380,6 +380,13 @@ static void test_local(void) {
   world_free(&w);
 }
 
+/* Flushes the lobby and lets the clock run past its pace (250 ms), so that a change held back
+ * because it came too soon after the last list goes out too. */
+static void lobby_settle(world *w) {
+  srv_rooms_flush(w->rooms);
+  fake_advance(&w->time, 250);
+}
+
 static void test_quick_and_lobby(void) {
   world w;
   world_init(&w, NULL);
@@ -427,7 +434,7 @@ static void test_quick_and_lobby(void) {
   CHECK_STR(joined_code(&b), room);
   CHECK_STR(status_of(&a), "playing");
   CHECK_STR(status_of(&b), "playing");
-  srv_rooms_flush(w.rooms);
+  lobby_settle(&w);
   rooms = json_object_get(last_of(&watcher, "lobby"), "rooms");
   CHECK_INT(json_array_size(rooms), 2);
   CHECK_STR(json_string_value(json_object_get(json_array_get(rooms, 0), "status")), "playing");
@@ -440,16 +447,16 @@ static void test_quick_and_lobby(void) {
   CHECK_INT(run(&w, &e, "{\"type\":\"create\",\"game\":\"oware\"}"), 0);
   char eve[8];
   snprintf(eve, sizeof eve, "%s", joined_code(&e));
-  srv_rooms_flush(w.rooms);
+  lobby_settle(&w);
   CHECK_INT(json_array_size(json_object_get(last_of(&watcher, "lobby"), "rooms")), 3);
   srv_player *evep = e.c.player;
   evep->conns++;
   disconnect(&w, &e);
-  srv_rooms_flush(w.rooms);
+  lobby_settle(&w);
   CHECK_INT(json_array_size(json_object_get(last_of(&watcher, "lobby"), "rooms")), 2);
   evep->conns--;
   reconnect_as(&w, &e, evep);
-  srv_rooms_flush(w.rooms);
+  lobby_settle(&w);
   CHECK_INT(json_array_size(json_object_get(last_of(&watcher, "lobby"), "rooms")), 3);
   CHECK_STR(joined_code(&e), eve);
   disconnect(&w, &e);
@@ -457,7 +464,7 @@ static void test_quick_and_lobby(void) {
   CHECK_INT(run(&w, &watcher, "{\"type\":\"lobby\",\"watch\":false}"), 0);
   lobbies = count_of(&watcher, "lobby");
   CHECK_INT(runf(&w, &a, "{\"type\":\"resign\",\"room\":\"%s\"}", room), 0);
-  srv_rooms_flush(w.rooms);
+  lobby_settle(&w);
   CHECK_INT(count_of(&watcher, "lobby"), lobbies);
   /* quick refuses a computer or a local opponent. */
   CHECK_INT(run(&w, &a, "{\"type\":\"quick\",\"game\":\"kalah\",\"opponent\":\"computer\"}"),
@@ -618,6 +625,36 @@ static void test_store_seam(void) {
   world_free(&w);
 }
 
+/* Lobby changes go to the watchers at most every 250 ms, the last one always. */
+static void test_lobby_pace(void) {
+  world w;
+  world_init(&w, NULL);
+  tclient watcher, a, b;
+  connect_as(&w, &watcher, "Wes");
+  connect_as(&w, &a, "Ana");
+  connect_as(&w, &b, "Bob");
+  CHECK_INT(run(&w, &watcher, "{\"type\":\"lobby\"}"), 0);
+  int lobbies = count_of(&watcher, "lobby");
+  CHECK_INT(run(&w, &a, "{\"type\":\"create\",\"game\":\"kalah\"}"), 0);
+  srv_rooms_flush(w.rooms);
+  CHECK_INT(count_of(&watcher, "lobby"), lobbies + 1);
+  /* A second change 100 ms later waits for the pace... */
+  fake_advance(&w.time, 100);
+  CHECK_INT(run(&w, &b, "{\"type\":\"create\",\"game\":\"oware\"}"), 0);
+  srv_rooms_flush(w.rooms);
+  CHECK_INT(count_of(&watcher, "lobby"), lobbies + 1);
+  fake_advance(&w.time, 149);
+  CHECK_INT(count_of(&watcher, "lobby"), lobbies + 1);
+  /* ...and goes out by itself when it is over, with both rooms. */
+  fake_advance(&w.time, 1);
+  CHECK_INT(count_of(&watcher, "lobby"), lobbies + 2);
+  CHECK_INT(json_array_size(json_object_get(last_of(&watcher, "lobby"), "rooms")), 2);
+  disconnect(&w, &a);
+  disconnect(&w, &b);
+  disconnect(&w, &watcher);
+  world_free(&w);
+}
+
 int main(void) {
   test_create_join_play();
   test_game_to_the_end();
@@ -627,6 +664,7 @@ int main(void) {
   test_rematch();
   test_local();
   test_quick_and_lobby();
+  test_lobby_pace();
   test_leave_expiry_limits();
   test_store_seam();
   test_congkak_match();
