@@ -214,14 +214,6 @@ export class Board {
       if (anim.skip) break;
       switch (s.kind) {
         case 'pick':
-          if (!ok(s.pit)) break;
-          hand = s.count ?? w[s.pit];
-          w[s.pit] = Math.max(0, w[s.pit] - hand);
-          this.drawPit(s.pit, w[s.pit]);
-          this.flash(s.pit, 'picked', 600);
-          this.moveHand(s.pit, hand);
-          await wait(1.4);
-          break;
         case 'relay':
           if (!ok(s.pit)) break;
           hand = s.count ?? w[s.pit];
@@ -229,7 +221,7 @@ export class Board {
           this.drawPit(s.pit, w[s.pit]);
           this.flash(s.pit, 'picked', 600);
           this.moveHand(s.pit, hand);
-          this.showBadge(t('anim.relay', { n: hand }));
+          if (s.kind === 'relay') this.showBadge(t('anim.relay', { n: hand }));
           await wait(1.4);
           break;
         case 'sow':

@@ -13,11 +13,22 @@ import { Client, pair, sleep, startServer } from './harness.mjs';
 
 const sql = (db, statement) => execFileSync('sqlite3', ['-cmd', '.timeout 5000', db, statement]);
 
+// Closes the clients, stops the server cleanly, starts a new one on the same data directory and
+// brings the first client back by its token into room; resolves with its state and the new server.
+async function restart(server, data, clients, room) {
+  for (const c of clients) await c.close();
+  assert.equal((await server.stop()).code, 0);
+  const again = await startServer([], { data });
+  const back = await Client.connect(again, { token: clients[0].me.token });
+  assert.equal((await back.request({ type: 'join', room })).type, 'joined');
+  return { server: again, client: back, state: await back.state(room) };
+}
+
 test('a lost batch takes back the move in it; the game ends once the disk takes it', async () => {
   const data = fs.mkdtempSync(path.join(os.tmpdir(), 'mancala-lost-'));
   const db = path.join(data, 'mancala.db');
   try {
-    let server = await startServer([], { data });
+    const server = await startServer([], { data });
     const a = await Client.connect(server, { name: 'Ana' });
     const b = await Client.connect(server, { name: 'Bo' });
     // Kalah 1x1: South's only seed goes to the store and South has nothing left: the game ends.
@@ -36,19 +47,12 @@ test('a lost batch takes back the move in it; the game ends once the disk takes 
     const ended = await a.request({ type: 'move', room, house: 1, ply: 0 });
     assert.equal(ended.type, 'state');
     assert.equal(ended.status, 'finished');
-    await a.close();
-    await b.close();
-    assert.equal((await server.stop()).code, 0);
+    const again = await restart(server, data, [a, b], room);
     assert.equal(sql(db, 'SELECT count(*) FROM moves;').toString().trim(), '1');
-
-    server = await startServer([], { data });
-    const a2 = await Client.connect(server, { token: a.me.token });
-    assert.equal((await a2.request({ type: 'join', room })).type, 'joined');
-    const back = await a2.state(room);
-    assert.equal(back.status, 'finished');
-    assert.equal(back.ply, 1);
-    await a2.close();
-    assert.equal((await server.stop()).code, 0);
+    assert.equal(again.state.status, 'finished');
+    assert.equal(again.state.ply, 1);
+    await again.client.close();
+    assert.equal((await again.server.stop()).code, 0);
   } finally {
     fs.rmSync(data, { recursive: true, force: true });
   }
@@ -58,7 +62,7 @@ test('a result the disk refuses at once is written again later and survives a re
   const data = fs.mkdtempSync(path.join(os.tmpdir(), 'mancala-lost-'));
   const db = path.join(data, 'mancala.db');
   try {
-    let server = await startServer([], { data });
+    const server = await startServer([], { data });
     const a = await Client.connect(server, { name: 'Ana' });
     const b = await Client.connect(server, { name: 'Bo' });
     const { room } = await pair(a, b);
@@ -84,20 +88,13 @@ test('a result the disk refuses at once is written again later and survives a re
       await sleep(250);
     }
     assert.match(server.log, /its result is stored now/);
-    await a.close();
-    await b.close();
-    assert.equal((await server.stop()).code, 0);
+    const again = await restart(server, data, [a, b], room);
     assert.equal(sql(db, 'SELECT reason FROM games;').toString().trim(), 'resignation');
-
-    server = await startServer([], { data });
-    const a2 = await Client.connect(server, { token: a.me.token });
-    assert.equal((await a2.request({ type: 'join', room })).type, 'joined');
-    const back = await a2.state(room);
-    assert.equal(back.status, 'finished');
-    assert.equal(back.result.reason, 'resignation');
-    assert.equal(back.result.winner, 'south');
-    await a2.close();
-    assert.equal((await server.stop()).code, 0);
+    assert.equal(again.state.status, 'finished');
+    assert.equal(again.state.result.reason, 'resignation');
+    assert.equal(again.state.result.winner, 'south');
+    await again.client.close();
+    assert.equal((await again.server.stop()).code, 0);
   } finally {
     fs.rmSync(data, { recursive: true, force: true });
   }
