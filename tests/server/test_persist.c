@@ -225,6 +225,14 @@ static void test_old_burn_rule(void) {
                  "\"options\":{\"rounds\":\"match\"}}"),
             0);
   snprintf(code, sizeof code, "%s", field_s(&a, "joined", "room"));
+  /* The old rule is not a player's option: create refuses it. */
+  const char *old_rule = "{\"type\":\"create\",\"game\":\"congkak\",\"options\":{\"rounds\":"
+                         "\"match\",\"burn\":\"match\"}}";
+  srv_cmd cmd;
+  srv_proto_error perr;
+  memset(&perr, 0, sizeof perr);
+  CHECK_INT(srv_proto_decode(old_rule, strlen(old_rule), &cmd, &perr), SRV_EBADREQ);
+  CHECK(perr.field != NULL && strcmp(perr.field, "options.burn") == 0);
   /* The protocol's rules: no burn option in a new game's state. */
   json_t *opts = json_object_get(last_of(&a, "state"), "options");
   CHECK(json_object_get(opts, "burn") == NULL);
