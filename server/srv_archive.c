@@ -24,7 +24,8 @@ static void append(builder *b, json_t *arr, json_t *value) {
     b->failed = true;
 }
 
-/* The options of rules with their values, as the protocol's create takes them. */
+/* The options of rules with their values, as the protocol's create takes them, and "burn" for a
+ * game played under the old burn rule. */
 static json_t *options_json(builder *b, const mc_rules *r) {
   json_t *o = json_object();
   switch (r->kind) {
@@ -37,6 +38,9 @@ static json_t *options_json(builder *b, const mc_rules *r) {
   case MC_CONGKAK:
     put(b, o, "lap_capture", json_boolean(r->lap_capture));
     put(b, o, "rounds", json_string(r->match ? "match" : "single"));
+    /* A match stored before the burn rule changed (schema 3) says so; create never takes it. */
+    if (r->burn != MC_BURN_ROUND)
+      put(b, o, "burn", json_string(mc_burn_name(r->burn)));
     break;
   }
   return o;

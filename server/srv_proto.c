@@ -599,6 +599,11 @@ static json_t *state_json(const srv_event *ev) {
   if (o == NULL)
     return NULL;
   set_board(o, v->room, v->opts);
+  /* A Congkak match stored before schema 3 and recovered goes on under the old burn rule. */
+  const mc_rules *played = mc_game_rules(v->game);
+  if (played->burn != MC_BURN_ROUND)
+    json_object_set_new(json_object_get(o, "options"), "burn",
+                        json_string(mc_burn_name(played->burn)));
   json_object_set_new(o, "status", json_string(status_names[v->status]));
   json_object_set_new(o, "ply", json_integer((json_int_t)mc_game_ply(v->game)));
   bool playing = v->status == SRV_PLAYING;

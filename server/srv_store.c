@@ -28,7 +28,8 @@
 
 /* Migration i takes the schema from version i to i + 1. Never edit a migration that has shipped:
  * add the next one. Version 1 is the base tables; version 2 adds when a player was last seen and
- * the indexes behind a player's recent games. */
+ * the indexes behind a player's recent games; version 3 records the rules version of the Congkak
+ * matches stored before it (below). */
 static const char *const migrations[SRV_STORE_SCHEMA_VERSION] = {
     /* 0 -> 1 */
     "CREATE TABLE players ("
@@ -74,6 +75,15 @@ static const char *const migrations[SRV_STORE_SCHEMA_VERSION] = {
     "ALTER TABLE players ADD COLUMN seen_ms INTEGER;"
     "CREATE INDEX games_south ON games(south, id) WHERE ended_ms IS NOT NULL;"
     "CREATE INDEX games_north ON games(north, id) WHERE ended_ms IS NOT NULL;",
+    /* 2 -> 3: a Congkak match burnt a house for the rest of the match until version 3; now
+     * burning is decided afresh at every round (rule book, Congkak 7). Every Congkak match stored
+     * before is marked with the engine's "burn=match" word, so that recovery and the archive
+     * replay it under the rule it was played under. The options are the engine's words in the
+     * engine's order, and burn=match comes last. Room settings are left alone: the next game of
+     * a room (a rematch) is played under the new rule. */
+    "UPDATE games SET options = options || ' burn=match' "
+    "WHERE game = 'congkak' AND ' ' || options || ' ' LIKE '% rounds=match %' "
+    "AND ' ' || options || ' ' NOT LIKE '% burn=%';",
 };
 
 #define GAME_COLUMNS                                                                               \

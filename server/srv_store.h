@@ -56,7 +56,7 @@ enum {
 };
 
 /* The schema version this code creates and migrates to (PRAGMA user_version). */
-#define SRV_STORE_SCHEMA_VERSION 2
+#define SRV_STORE_SCHEMA_VERSION 3
 
 /* The database file inside the data directory. */
 #define SRV_STORE_FILE "mancala.db"
@@ -131,8 +131,9 @@ typedef struct srv_store_move {
 typedef struct srv_store_game {
   int64_t id; /* Permanent id (never reused), 0 before srv_store_game_start(). */
   char room[SRV_STORE_CODE_SIZE];
-  int game_no; /* 1 for the first game of the room, 2 after a rematch... */
-  mc_rules rules;
+  int game_no;    /* 1 for the first game of the room, 2 after a rematch... */
+  mc_rules rules; /* The rules the game is played under, its rules version included: a Congkak
+                   * match stored before schema 3 reads back with burn = MC_BURN_MATCH. */
   srv_store_seat seats[2];
   bool clocked;
   int64_t initial_ms, increment_ms;

@@ -241,6 +241,8 @@ export class Board {
           const n = s.count ?? (ok(src) ? w[src] : 0);
           if (ok(src)) { w[src] = Math.max(0, w[src] - n); this.drawPit(src, w[src]); this.flash(src, s.kind === 'capture' ? 'cap' : 'hit', 700); }
           if (ok(dst)) { w[dst] += n; this.drawPit(dst, w[dst]); this.flash(dst, 'hit', 700); }
+          // Burning is decided afresh each round: a refilled house that was burnt is played again.
+          if (s.kind === 'refill' && ok(dst) && burnt.delete(dst)) this.els[dst].classList.remove('burnt');
           if (s.kind === 'capture') this.showBadge(t('anim.capture', { n }));
           await wait(s.kind === 'capture' ? 2.2 : 1.2);
           break;
@@ -282,7 +284,7 @@ export function applyTrace(pits, trace, burnt) {
     if ((s.kind === 'pick' || s.kind === 'relay') && ok(s.pit)) w[s.pit] -= s.count ?? w[s.pit];
     else if (s.kind === 'sow' && ok(s.pit)) w[s.pit] += s.count ?? 1;
     else if ((s.kind === 'capture' || s.kind === 'sweep') && ok(s.pit) && ok(s.store)) { const n = s.count ?? w[s.pit]; w[s.pit] -= n; w[s.store] += n; }
-    else if (s.kind === 'refill' && ok(s.pit) && ok(s.store)) { w[s.store] -= s.count; w[s.pit] += s.count; }
+    else if (s.kind === 'refill' && ok(s.pit) && ok(s.store)) { w[s.store] -= s.count; w[s.pit] += s.count; b.delete(s.pit); }
     else if (s.kind === 'burn' && ok(s.pit)) b.add(s.pit);
   }
   return { pits: w, burnt: b };

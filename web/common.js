@@ -22,6 +22,7 @@ export function optionsText(game, o) {
   if (o.grand_slam && o.grand_slam !== 'no_capture') out.push(t('opt.grand_slam') + ': ' + t('gs.' + o.grand_slam));
   if (o.lap_capture) out.push(t('opt.lap_capture'));
   if (o.rounds === 'match') out.push(t('opt.match'));
+  if (o.rounds === 'match' && o.burn === 'match') out.push(t('opt.burn_kept'));
   return out.join(' · ');
 }
 

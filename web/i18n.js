@@ -6,7 +6,9 @@ import ru from './lang-ru.js';
 import pl from './lang-pl.js';
 
 export const LANGS = { en, fr, pt, ru, pl };
-export const LANG_NAMES = { en: 'English', fr: 'Français', pt: 'Português', ru: 'Русский', pl: 'Polski' };
+export const LANG_NAMES = { en: 'English', fr: 'Français', pt: 'Português (Brasil)', ru: 'Русский', pl: 'Polski' };
+// The locale of each language, for plural rules and the page's lang attribute.
+export const LOCALES = { en: 'en', fr: 'fr', pt: 'pt-BR', ru: 'ru', pl: 'pl' };
 const KEY = 'mc.lang';
 let current = pick();
 const listeners = new Set();
@@ -15,8 +17,9 @@ function pick() {
   try {
     const saved = localStorage.getItem(KEY);
     if (saved && LANGS[saved]) return saved;
-  } catch { /* storage blocked */ }
-  for (const l of navigator.languages || [navigator.language || 'en']) {
+  } catch { /* storage blocked, or no browser (tests in node) */ }
+  const nav = typeof navigator === 'undefined' ? null : navigator;
+  for (const l of (nav && (nav.languages || [nav.language])) || ['en']) {
     const base = String(l).toLowerCase().split('-')[0];
     if (LANGS[base]) return base;
   }
@@ -29,8 +32,10 @@ export function setLang(code) {
   if (!LANGS[code] || code === current) return;
   current = code;
   try { localStorage.setItem(KEY, code); } catch { /* storage blocked */ }
-  document.documentElement.lang = code;
-  applyI18n(document);
+  if (typeof document !== 'undefined') {
+    document.documentElement.lang = LOCALES[code];
+    applyI18n(document);
+  }
   for (const f of listeners) f(code);
 }
 
@@ -38,20 +43,64 @@ export function onLang(f) { listeners.add(f); return () => listeners.delete(f); 
 
 export function has(key) { return key in LANGS[current] || key in en; }
 
-// t('key', {n: 3, name: 'Ana'}): {name} placeholders; a value that is an object holds plural forms.
-export function t(key, vars) {
-  let s = LANGS[current][key];
+// Plural forms. plural(n, forms, code) picks forms['=' + n] when there is one (an exact count, as
+// in ICU: Brazilian Portuguese says "0 sementes" where CLDR gives "one"), else the form of n's
+// CLDR category in that language (Intl.PluralRules: one, few, many, other...), else forms.other.
+const rules = new Map();
+export function plural(n, forms, code = current) {
+  if (forms['=' + n] !== undefined) return forms['=' + n];
+  if (n === 0 && forms.zero !== undefined) return forms.zero;
+  let r = rules.get(code);
+  if (!r) rules.set(code, (r = new Intl.PluralRules(LOCALES[code] || code)));
+  return forms[r.select(n)] ?? forms.other;
+}
+
+// Expands the plural parts of a message: {var, plural, one {# seed} other {# seeds}} (the ICU
+// MessageFormat form; "#" is the number, selectors are CLDR categories or =N). Other {name}
+// placeholders, inside the forms too, are left for t().
+function plurals(s, vars, code) {
+  let out = '';
+  let i = 0;
+  for (;;) {
+    const m = /\{(\w+), *plural, */g;
+    m.lastIndex = i;
+    const hit = m.exec(s);
+    if (!hit) return out + s.slice(i);
+    out += s.slice(i, hit.index);
+    let j = m.lastIndex;
+    const forms = {};
+    while (j < s.length && s[j] !== '}') {
+      const sel = /^\s*(=?\w+)\s*\{/.exec(s.slice(j));
+      if (!sel) throw new Error('bad plural in message: ' + s);
+      let depth = 1;
+      let k = j + sel[0].length;
+      const start = k;
+      for (; k < s.length && depth; k++) depth += s[k] === '{' ? 1 : s[k] === '}' ? -1 : 0;
+      forms[sel[1]] = s.slice(start, k - 1);
+      j = k;
+      while (s[j] === ' ') j++;
+    }
+    const n = Number(vars && vars[hit[1]]);
+    out += plural(n, forms, code).replace(/#/g, String(n));
+    i = j + 1;
+  }
+}
+
+// tIn('ru', 'key', {n: 3, name: 'Ana'}): the message in a given language, English when it has no
+// such key, the key itself when nobody has it. {name} placeholders; plural parts as in plurals();
+// a message that is an object holds the plural forms of vars.n.
+export function tIn(code, key, vars) {
+  let s = (LANGS[code] || en)[key];
   if (s === undefined) s = en[key];
   if (s === undefined) return key;
-  if (typeof s === 'object') {
-    const n = vars && typeof vars.n === 'number' ? vars.n : 0;
-    // An explicit "zero" form wins for 0 (Portuguese says "0 sementes" where CLDR gives "one").
-    const form = n === 0 && s.zero ? 'zero' : new Intl.PluralRules(current).select(n);
-    s = s[form] ?? s.other;
-  }
+  if (typeof s === 'object') s = plural(vars && typeof vars.n === 'number' ? vars.n : 0, s, code);
+  if (s.includes(', plural,')) s = plurals(s, vars, code);
   if (vars) s = s.replace(/\{(\w+)\}/g, (m, k) => (k in vars ? String(vars[k]) : m));
   return s;
 }
+
+// t('key', vars): tIn() in the current language.
+export function t(key, vars) { return tIn(current, key, vars); }
 
 // Refreshes every element built with data-i18n (text) or data-i18n-<attr> (attributes).
 export function applyI18n(root) {
@@ -66,4 +115,4 @@ export function applyI18n(root) {
   }
 }
 
-document.documentElement.lang = current;
+if (typeof document !== 'undefined') document.documentElement.lang = LOCALES[current];

@@ -5,6 +5,7 @@ import { t, onLang } from './i18n.js';
 import { conn } from './net.js';
 import { Board, burntSet } from './board.js';
 import { errorText, rememberGame, gameTitle, optionsText } from './common.js';
+import { roomRules } from './rules.js';
 
 const SPEEDS = { slow: 420, normal: 220, fast: 90, off: 0 };
 
@@ -97,6 +98,8 @@ export class RoomView {
     E.skip = h('button', { class: 'btn small ghost', type: 'button', hidden: true, onclick: () => this.board.skip() }, t('room.skip'));
     E.actions = h('div', { class: 'actions' });
     E.moves = h('ol', { class: 'moves' });
+    E.rules = h('section', { class: 'card panel rules-panel', 'aria-label': t('rules.title') });
+    this.rulesKey = '';
     E.chatLog = h('div', { class: 'chat-log', role: 'log', 'aria-live': 'polite' });
     E.chatInput = h('input', { class: 'input', maxlength: '300', placeholder: t('chat.placeholder'), 'aria-label': t('chat.placeholder') });
     E.chatForm = h('form', { class: 'chat-form', onsubmit: (e) => { e.preventDefault(); this.sendChat(); } },
@@ -115,6 +118,7 @@ export class RoomView {
           h('label', { class: 'speed-label' }, h('span', {}, t('room.speed')), E.speed), E.skip,
           h('span', { class: 'grow' }), E.actions)),
       h('aside', { class: 'side' },
+        E.rules,
         h('section', { class: 'card panel' }, h('h2', {}, t('room.moves')), E.moves),
         h('section', { class: 'card panel chat' }, h('h2', {}, t('room.chat')), E.chatLog, E.chatForm))));
     E.title.textContent = t('room.loading');
@@ -207,6 +211,29 @@ export class RoomView {
     this.renderOverlay(s);
     this.renderActions();
     this.renderMoves();
+    this.renderRules(s);
+  }
+
+  // The rules of this game: the room's board and options, and the rules worded for them (rules.js).
+  // Rebuilt when the game, board or options change (a rematch keeps them); the list stays open or
+  // closed as the reader left it.
+  renderRules(s) {
+    const E = this.el;
+    const key = JSON.stringify([s.game, s.houses, s.seeds, s.options || {}]);
+    if (key === this.rulesKey) return;
+    this.rulesKey = key;
+    const open = !!E.rules.querySelector('details[open]');
+    const r = roomRules(s);
+    clear(E.rules);
+    append(E.rules, [
+      h('h2', {}, t('rules.title')),
+      h('p', { class: 'rules-board' }, h('b', {}, t('rules.board_label') + ': '), r.board),
+      h('dl', { class: 'rules-opts', 'aria-label': t('rules.options') }, r.options.map((o) =>
+        h('div', { class: 'opt-row', dataset: { option: o.id } }, h('dt', {}, o.name), h('dd', {}, o.value)))),
+      h('details', { class: 'rules-steps', open },
+        h('summary', {}, t('rules.steps')),
+        h('ol', {}, r.items.map((it) => h('li', { dataset: { rule: it.id } }, it.text)))),
+    ]);
   }
 
   renderBar(bar, drawn, seat) {

@@ -6,6 +6,8 @@ import { startServer, launch, newPage, shot, createRoom, setSpeed, playToEnd } f
 import WebSocket from 'ws';
 import fr from '../../web/lang-fr.js';
 import en from '../../web/lang-en.js';
+import ru from '../../web/lang-ru.js';
+import pl from '../../web/lang-pl.js';
 
 let server, browser;
 const pages = [];
@@ -272,6 +274,63 @@ test('quick play pairs two people in the same room', async () => {
   await a.locator('dialog[open]').getByRole('button', { name: en['room.resign'] }).click();
   await b.locator('.overlay.over h2', { hasText: en['result.you_won'] }).waitFor();
   noProblems(a, b);
+});
+
+// The integers of a text, in order.
+const numbers = (text) => (text.match(/\d+/g) || []).map(Number);
+
+test('a room shows the rules of its own game and options; How to play draws the default board', async () => {
+  for (const [width, height, code] of [[1280, 800, 'en'], [360, 640, 'ru'], [1280, 800, 'pl']]) {
+    const L = { en, ru, pl }[code];
+    const p = await page({ width, height });
+    await p.goto(server.base + '/');
+    await p.selectOption('#lang', code);
+    await p.locator('h1', { hasText: L['lobby.title'] }).waitFor();
+    // Congkak on 5 x 3, a match with the lap capture, on one screen.
+    await p.locator('label[for="f-game-congkak"]').click();
+    await p.selectOption('select[name=houses]', '5');
+    await p.selectOption('select[name=seeds]', '3');
+    await p.locator('label.check', { hasText: L['opt.lap_capture'] }).click();
+    await p.locator('label.check', { hasText: L['opt.match'] }).click();
+    await p.locator('label[for="f-clock-0"]').click();
+    await p.locator('label[for="f-opponent-local"]').click();
+    await p.locator('.create-form button[type=submit]').click();
+    await p.waitForURL(/\/r\/[A-Z2-9]{6}$/);
+    const panel = p.locator('.rules-panel');
+    await panel.locator('h2', { hasText: L['rules.title'] }).waitFor();
+    // The room's board: 5 houses a side, 3 seeds each, 30 in all.
+    assert.deepEqual(numbers(await panel.locator('.rules-board').textContent()), [5, 3, 30]);
+    // The room's options, with their values.
+    const rows = await panel.locator('.opt-row').evaluateAll((els) => els.map((e) => [e.dataset.option, e.querySelector('dt').textContent, e.querySelector('dd').textContent]));
+    assert.deepEqual(rows, [['lap_capture', L['opt.lap_capture'], L['opt.yes']], ['rounds', L['opt.rounds'], L['rounds.match']]]);
+    // The rules, step by step: the lap capture and the whole match, worded for 5 x 3.
+    await panel.locator('summary').click();
+    const ids = await panel.locator('li[data-rule]').evaluateAll((els) => els.map((e) => e.dataset.rule));
+    for (const id of ['congkak.capture_lap', 'congkak.round_end', 'congkak.match.refill', 'congkak.match.burn', 'congkak.match.first', 'congkak.match.end', 'congkak.repetition']) {
+      assert.ok(ids.includes(id), id);
+    }
+    assert.ok(!ids.includes('congkak.capture') && !ids.includes('congkak.end'));
+    assert.deepEqual(numbers(await panel.locator('li[data-rule="congkak.match.refill"]').textContent()), [3, 15]);
+    assert.doesNotMatch(await panel.textContent(), /[{}#]/);
+    await panel.scrollIntoViewIfNeeded();
+    await shot(p, 'rules-panel-' + code);
+    // A move keeps the panel as it is (open).
+    await setSpeed(p, 'off');
+    await p.locator('.board .house.legal').first().click();
+    await p.waitForFunction(() => document.querySelectorAll('.moves .mv').length === 1);
+    assert.equal(await panel.locator('details[open]').count(), 1);
+
+    // How to play Congkak: the default board, 7 houses of 7 seeds a side.
+    await p.goto(server.base + '/?how=congkak');
+    await p.locator('.how-card h1').waitFor();
+    assert.equal(await p.locator('.diagram .dia-house').count(), 14);
+    assert.equal(await p.locator('.diagram .dia-seed').count(), 98);
+    assert.deepEqual(numbers(await p.locator('.how-card .how-default').first().textContent()), [7, 7, 98]);
+    assert.equal(await p.locator('.how-options dt').count(), 2);
+    await shot(p, 'how-congkak-' + code);
+    noProblems(p);
+    await p.context().close();
+  }
 });
 
 // Stops the shared server: keep this test last.

@@ -210,7 +210,8 @@ static void test_congkak_match_1x1(void) {
  * round ends 3 to 1. Refill (n = 1): South pits 1, 0 (1 left); North pit 4, then pit 3 cannot be
  * filled: burnt. North lost: it starts round 2: "1 1 (1) x 1 (0) north round 2 first north".
  * Rounds 2..9: North's only move (house 2) sows its store and North has no seeds; South sweeps 2:
- * 3 to 1 each time; North keeps losing and starting. After round 9: South wins 3 to 1.
+ * 3 to 1 each time; North keeps losing and starting; its 1 seed fills house 2 again and house 1 is
+ * burnt again, round after round (burning is decided afresh). After round 9: South wins 3 to 1.
  * 3 + 8 = 11 moves. */
 static void test_congkak_match_2x1(void) {
   mc_rules r = mk_rules(MC_CONGKAK, 2, 1);
@@ -234,9 +235,10 @@ static void test_congkak_match_2x1(void) {
     CHECK_POS(mc_game_pos(g), want);
     CHECK_INT(mc_game_play(g, 2, the_trace()), 0);
     if (round == 2) {
-      /* No second burn of pit 3. */
+      /* Pit 3 cannot be filled for round 3 either: burnt again, with a step of its own. */
       CHECK_TRACE(the_trace(), 2,
-                  "pick4:1 sow5 sweep0:1>2 sweep1:1>2 end2 refill1:1<2 refill0:1<2 refill4:1<5");
+                  "pick4:1 sow5 sweep0:1>2 sweep1:1>2 end2 refill1:1<2 refill0:1<2 refill4:1<5 "
+                  "burn3");
     }
   }
   CHECK(mc_game_over(g, &res));
@@ -263,8 +265,9 @@ static void test_congkak_match_2x1(void) {
  *    -> 0 3 3 (3) x x 1 (2) south round 2 first north
  * 5. South 2 (pit 1, 3): 2, 3 (store), burnt 4 and 5 skipped, 6 (1 -> 2): relay 2: 7 skipped, 0,
  *    1 (emptied origin) facing burnt pit 5: no capture. North has no seeds: round 2 ends, South
- *    sweeps 1 + 1 + 4 (10 to 2). Refill: South 3 houses (4 left), North pit 6 (0 left); 4 and 5
- *    stay burnt (no new burn).  -> 2 2 2 (4) x x 2 (0) north round 3 first north
+ *    sweeps 1 + 1 + 4 (10 to 2). Refill: South 3 houses (4 left), North pit 6 (0 left); pits 5
+ *    and 4 cannot be filled: burnt again for round 3.  -> 2 2 2 (4) x x 2 (0) north round 3 first
+ *    north
  * 6. North 3 as in 4.  -> 0 3 3 (4) x x 1 (1) south round 3 first north
  * 7. South 2 as in 5: round 3 ends 11 to 1; North cannot fill a house of 2: South wins the match.
  *    -> 0 0 0 (11) x x 0 (1) */
@@ -290,7 +293,7 @@ static void test_congkak_match_3x2(void) {
        "pick6:2 sow7 sow0 relay0:3 sow1 sow2 sow6"},
       {2, "2 2 2 (4) x x 2 (0) north round 3 first north",
        "pick1:3 sow2 sow3 sow6 relay6:2 sow0 sow1 sweep0:1>3 sweep1:1>3 sweep2:4>3 end2 "
-       "refill2:2<3 refill1:2<3 refill0:2<3 refill6:2<7"},
+       "refill2:2<3 refill1:2<3 refill0:2<3 refill6:2<7 burn5 burn4"},
       {3, "0 3 3 (4) x x 1 (1) south round 3 first north", NULL},
   };
   for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {

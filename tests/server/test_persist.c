@@ -206,6 +206,92 @@ static void test_bad_row(void) {
   env_close(&e);
 }
 
+/* A Congkak match stored under the old burn rule (what migration 2 -> 3 of the store marks with
+ * burn=match) is recovered and goes on under that rule, and says so in its state; its rematch is
+ * played under the new rule. The moves are the issue's 7x7 match (issue 9, tests/engine/cli.sh):
+ * after move 29 South's houses 1-4 are burnt (old rule) and North moves first in round 3. */
+static void test_old_burn_rule(void) {
+  static const int moves[] = {6, 1, 7, 6, 5, 6, 2, 7, 7, 5, 1, 3, 5, 6, 6,
+                              7, 6, 5, 5, 2, 7, 6, 7, 2, 6, 5, 6, 6, 2};
+  const int n = (int)(sizeof moves / sizeof moves[0]);
+  char code[8];
+  env e;
+  env_open(&e);
+  tclient a;
+  connect_as(&e.w, &a, "Ana");
+  srv_persist_player(e.persist, a.c.player);
+  CHECK_INT(runf(&e.w, &a,
+                 "{\"type\":\"create\",\"game\":\"congkak\",\"opponent\":\"local\","
+                 "\"options\":{\"rounds\":\"match\"}}"),
+            0);
+  snprintf(code, sizeof code, "%s", field_s(&a, "joined", "room"));
+  /* The old rule is not a player's option: create refuses it. */
+  const char *old_rule = "{\"type\":\"create\",\"game\":\"congkak\",\"options\":{\"rounds\":"
+                         "\"match\",\"burn\":\"match\"}}";
+  srv_cmd cmd;
+  srv_proto_error perr;
+  memset(&perr, 0, sizeof perr);
+  CHECK_INT(srv_proto_decode(old_rule, strlen(old_rule), &cmd, &perr), SRV_EBADREQ);
+  CHECK(perr.field != NULL && strcmp(perr.field, "options.burn") == 0);
+  /* The protocol's rules: no burn option in a new game's state. */
+  json_t *opts = json_object_get(last_of(&a, "state"), "options");
+  CHECK(json_object_get(opts, "burn") == NULL);
+  for (int i = 0; i < n; i++)
+    CHECK_INT(runf(&e.w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":%d,\"ply\":%d}", code,
+                   moves[i], i),
+              0);
+  /* Under the new rule South fills all seven houses for round 3. */
+  json_t *burnt = json_object_get(last_of(&a, "state"), "burnt");
+  CHECK_INT(json_array_size(burnt), 2);
+  CHECK_INT(field_i(&a, "state", "ply"), n);
+  srv_persist_turn(e.persist);
+  disconnect(&e.w, &a);
+  env_close(&e);
+
+  /* The game becomes one stored before schema 3. */
+  char path[128];
+  snprintf(path, sizeof path, "%s/mancala.db", dir);
+  sqlite3 *db = NULL;
+  CHECK_INT(sqlite3_open(path, &db), SQLITE_OK);
+  CHECK_INT(sqlite3_exec(db,
+                         "UPDATE games SET options = 'rounds=match burn=match' "
+                         "WHERE id = (SELECT game FROM rooms WHERE settings LIKE '%congkak%')",
+                         NULL, NULL, NULL),
+            SQLITE_OK);
+  CHECK_INT(sqlite3_changes(db), 1);
+  sqlite3_close(db);
+
+  env_open(&e);
+  srv_room *r = srv_rooms_find(e.w.rooms, code);
+  CHECK(r != NULL);
+  if (r != NULL) {
+    CHECK_INT(srv_room_status(r), SRV_PLAYING);
+    CHECK_INT(mc_game_rules(srv_room_game(r))->burn, MC_BURN_MATCH);
+    reconnect_as(&e.w, &a, (srv_player *)srv_room_seat(r, 0));
+    json_t *st = last_of(&a, "state");
+    CHECK_INT(field_i(&a, "state", "ply"), n);
+    CHECK_STR(json_string_value(json_object_get(json_object_get(st, "options"), "burn")), "match");
+    CHECK_STR(json_string_value(json_object_get(json_object_get(st, "options"), "rounds")),
+              "match");
+    CHECK_INT(field_i(&a, "state", "round"), 3);
+    /* South houses 1-4 (pits 0-3) and North houses 1, 2 (pits 8, 9) are burnt; 39 idle seeds. */
+    burnt = json_object_get(st, "burnt");
+    CHECK_INT(json_array_size(burnt), 6);
+    CHECK_INT(json_integer_value(json_array_get(burnt, 3)), 3);
+    CHECK_INT(json_integer_value(json_array_get(json_object_get(st, "pits"), 7)), 39);
+    /* The game ends (resignation) and the rematch is a new game under the new rule. */
+    CHECK_INT(runf(&e.w, &a, "{\"type\":\"resign\",\"room\":\"%s\"}", code), 0);
+    CHECK_INT(runf(&e.w, &a, "{\"type\":\"rematch\",\"room\":\"%s\"}", code), 0);
+    CHECK_INT(field_i(&a, "state", "ply"), 0);
+    CHECK_STR(field_s(&a, "state", "status"), "playing");
+    CHECK(json_object_get(json_object_get(last_of(&a, "state"), "options"), "burn") == NULL);
+    CHECK_INT(mc_game_rules(srv_room_game(r))->burn, MC_BURN_ROUND);
+    srv_persist_turn(e.persist);
+    disconnect(&e.w, &a);
+  }
+  env_close(&e);
+}
+
 int main(void) {
   snprintf(dir, sizeof dir, "/tmp/mancala-persist-XXXXXX");
   if (mkdtemp(dir) == NULL)
@@ -213,6 +299,7 @@ int main(void) {
   test_lost_batch();
   test_recovery();
   test_bad_row();
+  test_old_burn_rule();
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   if (system(cmd) != 0)

@@ -1,6 +1,10 @@
-/* Opening the store: schema creation, migration from version 1, and every database the store must
- * refuse with a clear message (newer schema, foreign, corrupt, unreadable, read-only, locked). */
+/* Opening the store: schema creation, migrations from versions 1 and 2, and every database the
+ * store must refuse with a clear message (newer schema, foreign, corrupt, unreadable, read-only,
+ * locked). */
 #include "store_util.h"
+
+#include "mc_text.h"
+#include "srv_archive.h"
 
 /* The version 1 schema exactly as it shipped, written out by hand: migration 1 -> 2 must take a
  * real version 1 file, not one that the current code made. */
@@ -104,7 +108,7 @@ static void test_migrate_from_v1(void) {
   CHECK_INT(srv_store_player_seen(s, "p1", 1764374500000LL), 0);
   CHECK_INT(srv_store_commit(s), 0);
   srv_store_close(s);
-  CHECK_INT(raw_int(dir, "PRAGMA user_version"), 2);
+  CHECK_INT(raw_int(dir, "PRAGMA user_version"), SRV_STORE_SCHEMA_VERSION);
   CHECK_INT(raw_int(dir, "SELECT seen_ms FROM players WHERE id = 'p1'"), 1764374500000LL);
   CHECK_INT(raw_int(dir, "SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name IN "
                          "('games_south', 'games_north')"),
@@ -116,18 +120,228 @@ static void test_migrate_from_v1(void) {
   rm_tree(dir);
 }
 
-static void test_newer_schema_refused(void) {
+/* Version 2 as it shipped: version 1 and migration 1 -> 2, written out by hand. */
+static const char *const v2_ddl =
+    "ALTER TABLE players ADD COLUMN seen_ms INTEGER;"
+    "CREATE INDEX games_south ON games(south, id) WHERE ended_ms IS NOT NULL;"
+    "CREATE INDEX games_north ON games(north, id) WHERE ended_ms IS NOT NULL;"
+    "PRAGMA user_version = 2;";
+
+/* A Congkak match on 2x3 (12 seeds) played under the old burn rule: a burnt house stayed burnt
+ * for the rest of the match. Moves 1-8 are those of test_congkak.c (test_rule7_match_from_the_
+ * start): after round 2 South house 1 and North house 1 are burnt, "x 3 (4) x 3 (2) north round 3
+ * first north". From there each side has one house: North 2 (3 seeds) sows its store, South 2 and
+ * its own house (x 4 (4) x 1 (3)); South 2 (4) its store, North 2, 1 (x 1 (6) x 2 (3)); North 2
+ * (2) its store and South 2: South 2 (2) its store and North 2; ... every move is house 2, and
+ * the match runs to its ninth round, which South wins 7 to 5 (the reference model of the rule
+ * book, tests/engine/reference.mjs, plays these 29 moves to the same end). Under the new rule
+ * South house 1 is filled again for round 3 (5 1 (1) x 1 (4) south after move 9, test_congkak.c):
+ * move 10, South house 2 (1 seed), ends in South's store, and move 11 (ply 10), South house 2
+ * again, is not legal: that house is empty. */
+static const int old_match_moves[] = {2, 1, 1, 1, 1, 2, 1, 2, 2, 2, 2, 2, 2, 2, 2,
+                                      2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2};
+#define OLD_MATCH_PLIES ((int)(sizeof old_match_moves / sizeof old_match_moves[0]))
+
+/* The issue's 7x7 match (issue 9), 29 moves into round 3 (tests/engine/cli.sh): under the old
+ * rule South's houses 1-4 stay burnt with 39 seeds idle in its store. */
+static const int issue9_moves[] = {6, 1, 7, 6, 5, 6, 2, 7, 7, 5, 1, 3, 5, 6, 6,
+                                   7, 6, 5, 5, 2, 7, 6, 7, 2, 6, 5, 6, 6, 2};
+#define ISSUE9_PLIES ((int)(sizeof issue9_moves / sizeof issue9_moves[0]))
+
+/* Writes the moves of game id as version 2 rows (the seat to move comes from the engine). */
+static void insert_moves(const char *dir, int id, const char *rules_text, const int *moves, int n) {
+  mc_rules r;
+  mc_game *g = NULL;
+  if (mc_rules_parse(rules_text, &r, NULL) != 0 || (g = mc_game_new(&r)) == NULL)
+    abort();
+  char sql[160];
+  for (int i = 0; i < n; i++) {
+    snprintf(sql, sizeof sql, "INSERT INTO moves VALUES (%d, %d, %d, %d, NULL, %lld);", id, i,
+             mc_game_pos(g)->turn, moves[i], 1764374400000LL + 1000 * i);
+    raw_exec(dir, sql);
+    if (mc_game_play(g, moves[i], NULL) != 0)
+      abort();
+  }
+  mc_game_free(g);
+}
+
+/* Migration 2 -> 3: the Congkak matches stored before it keep the rule they were played under
+ * (burn=match) and replay as before, in the archive and in recovery; other games and the room
+ * settings are untouched; a game stored after it uses the new rule. */
+static void test_migrate_from_v2(void) {
   char dir[256], err[SRV_STORE_ERR_SIZE];
   tmp_dir(dir, sizeof dir);
   raw_exec(dir, v1_ddl);
-  raw_exec(dir, "PRAGMA user_version = 3");
+  raw_exec(dir, v2_ddl);
+  raw_exec(
+      dir,
+      "INSERT INTO players VALUES ('p1', 'Ana', x'"
+      "0101010101010101010101010101010101010101"
+      "010101010101010101010101', 1764374400000, NULL);"
+      "INSERT INTO players VALUES ('p2', 'Bo', x'"
+      "0202020202020202020202020202020202020202"
+      "020202020202020202020202', 1764374400000, NULL);"
+      /* 1: a finished old match; 2: the issue's match, unfinished, in a playing room; 3: a
+       * single-round Congkak game with lap_capture; 4: a Kalah game. */
+      "INSERT INTO rooms VALUES ('OLDMAT', '{\"rules\":\"congkak 2x3 rounds=match\"}', 'p1', "
+      "'Ana', 0, 'p2', 'Bo', 0, 'finished', 1);"
+      "INSERT INTO rooms VALUES ('ISSUE9', '{\"rules\":\"congkak 7x7 rounds=match\"}', 'p1', "
+      "'Ana', 0, 'p2', 'Bo', 0, 'playing', 2);"
+      "INSERT INTO games VALUES (1, 'OLDMAT', 1, 'congkak', 2, 3, 'rounds=match', 'p1', 'Ana', 0,"
+      "  'p2', 'Bo', 0, NULL, NULL, 1764374400000, 1764374460000, 'south', 'no_seeds', 7, 5);"
+      "INSERT INTO games VALUES (2, 'ISSUE9', 1, 'congkak', 7, 7, 'rounds=match', 'p1', 'Ana', 0,"
+      "  'p2', 'Bo', 0, NULL, NULL, 1764374400000, NULL, NULL, NULL, NULL, NULL);"
+      "INSERT INTO games VALUES (3, 'OLDMAT', 0, 'congkak', 3, 3, 'lap_capture', 'p1', 'Ana', 0,"
+      "  'p2', 'Bo', 0, NULL, NULL, 1764374400000, NULL, NULL, NULL, NULL, NULL);"
+      "INSERT INTO games VALUES (4, 'OLDMAT', 0, 'kalah', 6, 4, 'empty_capture', 'p1', 'Ana', 0,"
+      "  'p2', 'Bo', 0, NULL, NULL, 1764374400000, NULL, NULL, NULL, NULL, NULL);");
+  insert_moves(dir, 1, "congkak 2x3 rounds=match burn=match", old_match_moves, OLD_MATCH_PLIES);
+  insert_moves(dir, 2, "congkak 7x7 rounds=match burn=match", issue9_moves, ISSUE9_PLIES);
+  CHECK_INT(raw_int(dir, "PRAGMA user_version"), 2);
+
+  srv_store *s = NULL;
+  CHECK_INT(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), 0);
+  if (s == NULL) {
+    fprintf(stderr, "%s\n", err);
+    rm_tree(dir);
+    return;
+  }
+  CHECK_INT(raw_int(dir, "PRAGMA user_version"), 3);
+  CHECK_INT(raw_int(dir, "SELECT count(*) FROM games WHERE id IN (1, 2) AND "
+                         "options = 'rounds=match burn=match'"),
+            2);
+  CHECK_INT(raw_int(dir, "SELECT count(*) FROM games WHERE (id = 3 AND options = 'lap_capture') "
+                         "OR (id = 4 AND options = 'empty_capture')"),
+            2);
+  CHECK_INT(raw_int(dir, "SELECT count(*) FROM rooms WHERE settings NOT LIKE '%burn%'"), 2);
+
+  /* The finished match replays to its stored result under the old rule... */
+  srv_store_game *g = NULL;
+  CHECK_INT(srv_store_game_get(s, 1, &g), 0);
+  if (g != NULL) {
+    CHECK_INT(g->rules.burn, MC_BURN_MATCH);
+    CHECK(g->rules.match);
+    CHECK_INT(g->n_moves, OLD_MATCH_PLIES);
+    mc_game *game = NULL;
+    srv_store_bad_row bad;
+    CHECK_INT(srv_store_replay(g, true, &game, &bad), 0);
+    mc_result res;
+    CHECK(game != NULL && mc_game_over(game, &res));
+    if (game != NULL) {
+      CHECK_INT(res.winner, MC_WIN_SOUTH);
+      CHECK_INT(res.score[0], 7);
+      CHECK_INT(res.score[1], 5);
+      CHECK_INT(mc_game_pos(game)->round, 9);
+    }
+    mc_game_free(game);
+    /* ... and so does its archive record, which names the rule. */
+    char *text = NULL;
+    CHECK_INT(srv_archive_game_text(g, &text, NULL), 0);
+    CHECK(text != NULL && strstr(text, "[Options \"rounds=match burn=match\"]") != NULL);
+    CHECK(text != NULL &&
+          strstr(text, "\ncongkak 2x3 rounds=match burn=match\n2 1 1 1 1 2 ") != NULL);
+    free(text);
+    json_t *j = srv_archive_game_json(g, NULL);
+    CHECK(j != NULL);
+    json_t *opts = json_object_get(j, "options");
+    CHECK_STR(json_string_value(json_object_get(opts, "rounds")), "match");
+    CHECK_STR(json_string_value(json_object_get(opts, "burn")), "match");
+    json_decref(j);
+    /* Under the new rule the same rows do not replay: move 11 (ply 10) is not legal. */
+    g->rules.burn = MC_BURN_ROUND;
+    game = NULL;
+    memset(&bad, 0, sizeof bad);
+    CHECK_INT(srv_store_replay(g, true, &game, &bad), SRV_STORE_EBADROW);
+    CHECK(game == NULL);
+    CHECK_INT(bad.ply, 10);
+  }
+  srv_store_game_free(g);
+
+  /* Recovery brings the unfinished match back where it was: South houses 1-4 burnt, 39 seeds in
+   * its store, North to move in round 3; the other games are not in a room's current game. */
+  srv_store_recovery *rec = NULL;
+  CHECK_INT(srv_store_recover(s, &rec), 0);
+  CHECK(rec != NULL && rec->n_rooms == 2 && rec->n_games == 1);
+  if (rec != NULL && rec->n_games == 1) {
+    const srv_store_game *rg = &rec->games[0];
+    CHECK_INT(rg->id, 2);
+    CHECK_INT(rg->rules.burn, MC_BURN_MATCH);
+    mc_game *game = NULL;
+    CHECK_INT(srv_store_replay(rg, true, &game, NULL), 0);
+    if (game != NULL) {
+      char pos[128];
+      mc_pos_format(mc_game_pos(game), pos, sizeof pos);
+      CHECK_STR(pos, "x x x x 7 7 7 (39) x x 7 7 7 7 7 (3) north round 3 first north");
+      CHECK(!mc_game_over(game, NULL));
+    }
+    mc_game_free(game);
+  }
+  srv_store_recovery_free(rec);
+
+  /* The other games read back with their own options and the default burn rule. */
+  CHECK_INT(srv_store_game_get(s, 3, &g), 0);
+  CHECK(g != NULL && g->rules.lap_capture && !g->rules.match && g->rules.burn == MC_BURN_ROUND);
+  srv_store_game_free(g);
+  CHECK_INT(srv_store_game_get(s, 4, &g), 0);
+  CHECK(g != NULL && g->rules.empty_capture && g->rules.burn == MC_BURN_ROUND);
+  srv_store_game_free(g);
+
+  /* A match started after the migration (the room's rematch) is stored and read back under the
+   * new rule, and the issue's moves replay to the new position: South fills all seven houses. */
+  srv_store_game ng = mk_game("ISSUE9", MC_CONGKAK, mk_seat("p2", "Bo"), mk_seat("p1", "Ana"));
+  ng.rules.match = true;
+  ng.game_no = 2;
+  int64_t id = 0;
+  CHECK_INT(srv_store_game_start(s, &ng, &id), 0);
+  mc_game *live = mc_game_new(&ng.rules);
+  for (int i = 0; live != NULL && i < ISSUE9_PLIES; i++) {
+    srv_store_move m = {i, mc_game_pos(live)->turn, issue9_moves[i], -1, 1764374500000LL + i};
+    CHECK_INT(mc_game_play(live, issue9_moves[i], NULL), 0);
+    CHECK_INT(srv_store_move_add(s, id, &m), 0);
+  }
+  mc_game_free(live);
+  CHECK_INT(srv_store_commit(s), 0);
+  char sql[96];
+  snprintf(sql, sizeof sql, "SELECT options = 'rounds=match' FROM games WHERE id = %lld",
+           (long long)id);
+  CHECK_INT(raw_int(dir, sql), 1);
+  CHECK_INT(srv_store_game_get(s, id, &g), 0);
+  if (g != NULL) {
+    CHECK_INT(g->rules.burn, MC_BURN_ROUND);
+    mc_game *game = NULL;
+    CHECK_INT(srv_store_replay(g, true, &game, NULL), 0);
+    if (game != NULL) {
+      char pos[128];
+      mc_pos_format(mc_game_pos(game), pos, sizeof pos);
+      CHECK_STR(pos, "7 7 7 7 7 7 7 (11) x x 7 7 7 7 7 (3) north round 3 first north");
+    }
+    mc_game_free(game);
+  }
+  srv_store_game_free(g);
+  srv_store_close(s);
+
+  /* Opening again migrates nothing twice. */
+  CHECK_INT(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), 0);
+  srv_store_close(s);
+  CHECK_INT(raw_int(dir, "SELECT count(*) FROM games WHERE options LIKE '%burn=match%burn%'"), 0);
+  CHECK_INT(raw_int(dir, "SELECT count(*) FROM games WHERE options LIKE '%burn=match%'"), 2);
+  rm_tree(dir);
+}
+
+static void test_newer_schema_refused(void) {
+  char dir[256], err[SRV_STORE_ERR_SIZE], sql[64], want[32];
+  tmp_dir(dir, sizeof dir);
+  raw_exec(dir, v1_ddl);
+  snprintf(sql, sizeof sql, "PRAGMA user_version = %d", SRV_STORE_SCHEMA_VERSION + 1);
+  raw_exec(dir, sql);
   srv_store *s = (srv_store *)1;
   CHECK_INT(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), SRV_STORE_ENEWER);
   CHECK(s == NULL);
-  CHECK(strstr(err, "schema version 3") != NULL);
+  snprintf(want, sizeof want, "schema version %d", SRV_STORE_SCHEMA_VERSION + 1);
+  CHECK(strstr(err, want) != NULL);
   CHECK(strstr(err, "mancala.db") != NULL);
   /* Refused means untouched. */
-  CHECK_INT(raw_int(dir, "PRAGMA user_version"), 3);
+  CHECK_INT(raw_int(dir, "PRAGMA user_version"), SRV_STORE_SCHEMA_VERSION + 1);
   rm_tree(dir);
 }
 
@@ -315,6 +529,7 @@ int main(int argc, char **argv) {
     return second_server(argv[2]);
   test_create_from_empty();
   test_migrate_from_v1();
+  test_migrate_from_v2();
   test_newer_schema_refused();
   test_foreign_refused();
   test_corrupt_refused();
