@@ -23,7 +23,7 @@ fi
 if timeout 300 docker pull "$image"; then
   exit 0
 fi
-echo "base-image: cannot pull $image; building it with debootstrap"
+echo "base-image: cannot pull $image; making it here"
 
 if [ ! -s "$tarball" ]; then
   command -v debootstrap >/dev/null 2>&1 || {
