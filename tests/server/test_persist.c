@@ -9,8 +9,9 @@
 
 #include "srv_persist.h"
 #include "srv_store.h"
+#include "store_util.h"
 
-static char dir[64];
+static char dir[256];
 static int drops;
 
 static void drop(void *ud, const char *code) {
@@ -28,11 +29,11 @@ typedef struct env {
 static void env_open(env *e) {
   world_init(&e->w, NULL);
   char err[SRV_STORE_ERR_SIZE];
-  CHECK_INT(srv_store_open(dir, NULL, &e->store, err), 0);
+  ASSERT_EQ(srv_store_open(dir, NULL, &e->store, err), 0);
   e->persist = srv_persist_new(e->store, e->w.ident, &e->w.time.base);
-  CHECK(e->persist != NULL);
+  ASSERT(e->persist != NULL);
   srv_persist_attach(e->persist, e->w.rooms, drop, NULL);
-  CHECK_INT(srv_persist_recover(e->persist), 0);
+  ASSERT_EQ(srv_persist_recover(e->persist), 0);
 }
 
 static void env_close(env *e) {
@@ -55,7 +56,9 @@ static int64_t stored_moves(env *e, int64_t game) {
 
 static char room[8];
 
-static void test_lost_batch(void) {
+/* Ana (South) and Bob in a clocked Kalah room, a move each; Bob's move is lost with its batch and
+ * taken back, then played again. Leaves the store in dir with the room at ply 2. */
+static void lost_batch(void) {
   env e;
   env_open(&e);
   tclient a, b;
@@ -63,75 +66,80 @@ static void test_lost_batch(void) {
   connect_as(&e.w, &b, "Bob");
   srv_persist_player(e.persist, a.c.player);
   srv_persist_player(e.persist, b.c.player);
-  CHECK_INT(runf(&e.w, &a,
+  ASSERT_EQ(runf(&e.w, &a,
                  "{\"type\":\"create\",\"game\":\"kalah\",\"seat\":\"south\","
                  "\"clock\":{\"initial_ms\":60000,\"increment_ms\":1000}}"),
             0);
   snprintf(room, sizeof room, "%s", field_s(&a, "joined", "room"));
-  CHECK_INT(runf(&e.w, &b, "{\"type\":\"join\",\"room\":\"%s\"}", room), 0);
+  ASSERT_EQ(runf(&e.w, &b, "{\"type\":\"join\",\"room\":\"%s\"}", room), 0);
   srv_persist_turn(e.persist);
   fake_advance(&e.w.time, 3000);
-  CHECK_INT(runf(&e.w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":0}", room), 0);
+  ASSERT_EQ(runf(&e.w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":0}", room), 0);
   srv_persist_turn(e.persist);
-  CHECK_INT(stored_moves(&e, 1), 1);
+  ASSERT_EQ(stored_moves(&e, 1), 1);
 
   /* North's move joins a batch that is lost (rolled back, as a failed commit would be). */
   fake_advance(&e.w.time, 2000);
   long long north_before = field_i(&b, "state", "ply");
-  CHECK_INT(north_before, 1);
-  CHECK_INT(
+  ASSERT_EQ(north_before, 1);
+  ASSERT_EQ(
       runf(&e.w, &b, "{\"type\":\"move\",\"room\":\"%s\",\"house\":2,\"ply\":1,\"id\":7}", room),
       0);
-  CHECK_INT(field_i(&b, "state", "ply"), 2);
+  ASSERT_EQ(field_i(&b, "state", "ply"), 2);
   srv_store_rollback(e.store);
-  CHECK_INT(srv_rooms_store_lost(e.w.rooms, room, 1, 1, false, SRV_ESTORAGE), 0);
-  CHECK_STR(field_s(&b, "error", "code"), "storage_error");
-  CHECK_INT(field_i(&b, "error", "id"), 7);
-  CHECK_INT(count_of(&a, "error"), 0);
-  CHECK_INT(field_i(&b, "state", "ply"), 1);
-  CHECK_STR(field_s(&b, "state", "turn"), "north");
-  CHECK_STR(path_s(&b, "state", "clock", "running"), "north");
-  CHECK_INT(field_i(&a, "state", "ply"), 1);
+  ASSERT_EQ(srv_rooms_store_lost(e.w.rooms, room, 1, 1, false, SRV_ESTORAGE), 0);
+  ASSERT_STR_EQ(field_s(&b, "error", "code"), "storage_error");
+  ASSERT_EQ(field_i(&b, "error", "id"), 7);
+  ASSERT_EQ(count_of(&a, "error"), 0);
+  ASSERT_EQ(field_i(&b, "state", "ply"), 1);
+  ASSERT_STR_EQ(field_s(&b, "state", "turn"), "north");
+  ASSERT_STR_EQ(path_s(&b, "state", "clock", "running"), "north");
+  ASSERT_EQ(field_i(&a, "state", "ply"), 1);
   srv_persist_turn(e.persist); /* The room is recorded again. */
-  CHECK_INT(stored_moves(&e, 1), 1);
+  ASSERT_EQ(stored_moves(&e, 1), 1);
 
   /* The same move again is accepted and stored. */
-  CHECK_INT(runf(&e.w, &b, "{\"type\":\"move\",\"room\":\"%s\",\"house\":2,\"ply\":1}", room), 0);
+  ASSERT_EQ(runf(&e.w, &b, "{\"type\":\"move\",\"room\":\"%s\",\"house\":2,\"ply\":1}", room), 0);
   srv_persist_turn(e.persist);
-  CHECK_INT(stored_moves(&e, 1), 2);
-  CHECK_INT(srv_rooms_store_lost(e.w.rooms, "ZZZZZZ", 1, 0, false, SRV_ESTORAGE), SRV_ENOTFOUND);
+  ASSERT_EQ(stored_moves(&e, 1), 2);
+  ASSERT_EQ(srv_rooms_store_lost(e.w.rooms, "ZZZZZZ", 1, 0, false, SRV_ESTORAGE), SRV_ENOTFOUND);
   disconnect(&e.w, &a);
   disconnect(&e.w, &b);
   env_close(&e);
 }
 
-static void test_recovery(void) {
+TEST_IMPL(lost_batch) {
+  tmp_dir(dir, sizeof dir);
+  lost_batch();
+  rm_tree(dir);
+  return 0;
+}
+
+TEST_IMPL(recovery) {
+  tmp_dir(dir, sizeof dir);
+  lost_batch();
   env e;
   env_open(&e);
   srv_room *r = srv_rooms_find(e.w.rooms, room);
-  CHECK(r != NULL);
-  if (r == NULL) {
-    env_close(&e);
-    return;
-  }
-  CHECK_INT(srv_room_status(r), SRV_PLAYING);
-  CHECK_INT(mc_game_ply(srv_room_game(r)), 2);
-  CHECK_STR(srv_room_seat(r, 0)->name, "Ana");
-  CHECK_STR(srv_room_seat(r, 1)->name, "Bob");
+  ASSERT_NOT_NULL(r);
+  ASSERT_EQ(srv_room_status(r), SRV_PLAYING);
+  ASSERT_EQ(mc_game_ply(srv_room_game(r)), 2);
+  ASSERT_STR_EQ(srv_room_seat(r, 0)->name, "Ana");
+  ASSERT_STR_EQ(srv_room_seat(r, 1)->name, "Bob");
   /* The players come back disconnected; Ana reconnects with her seat. */
   tclient a, b;
   reconnect_as(&e.w, &a, (srv_player *)srv_room_seat(r, 0));
-  CHECK_STR(field_s(&a, "joined", "room"), room);
-  CHECK_INT(field_i(&a, "state", "ply"), 2);
-  CHECK_STR(path_s(&a, "state", "last", "seat"), "north");
+  ASSERT_STR_EQ(field_s(&a, "joined", "room"), room);
+  ASSERT_EQ(field_i(&a, "state", "ply"), 2);
+  ASSERT_STR_EQ(path_s(&a, "state", "last", "seat"), "north");
   /* South's clock: 60 s, 3 s spent, 1 s increment: the downtime of the restart is not charged. */
   json_t *clock = json_object_get(last_of(&a, "state"), "clock");
-  CHECK_INT(json_integer_value(json_object_get(clock, "south_ms")), 58000);
-  CHECK_INT(json_integer_value(json_object_get(clock, "north_ms")), 59000);
+  ASSERT_EQ(json_integer_value(json_object_get(clock, "south_ms")), 58000);
+  ASSERT_EQ(json_integer_value(json_object_get(clock, "north_ms")), 59000);
   reconnect_as(&e.w, &b, (srv_player *)srv_room_seat(r, 1));
-  CHECK_INT(runf(&e.w, &b, "{\"type\":\"resign\",\"room\":\"%s\"}", room), 0);
+  ASSERT_EQ(runf(&e.w, &b, "{\"type\":\"resign\",\"room\":\"%s\"}", room), 0);
   srv_persist_turn(e.persist);
-  CHECK_INT(field_i(&a, "state", "game_id"), 1);
+  ASSERT_EQ(field_i(&a, "state", "game_id"), 1);
   disconnect(&e.w, &a);
   disconnect(&e.w, &b);
   env_close(&e);
@@ -139,83 +147,70 @@ static void test_recovery(void) {
   /* A finished room comes back finished, with its result and archive id. */
   env_open(&e);
   r = srv_rooms_find(e.w.rooms, room);
-  CHECK(r != NULL);
-  if (r != NULL) {
-    CHECK_INT(srv_room_status(r), SRV_FINISHED);
-    mc_result res;
-    CHECK(mc_game_over(srv_room_game(r), &res));
-    CHECK_INT(res.reason, MC_REASON_RESIGNATION);
-    CHECK_INT(res.winner, MC_WIN_SOUTH);
-    reconnect_as(&e.w, &a, (srv_player *)srv_room_seat(r, 0));
-    CHECK_INT(field_i(&a, "state", "game_id"), 1);
-    CHECK_STR(path_s(&a, "state", "result", "reason"), "resignation");
-    disconnect(&e.w, &a);
-    /* Its expiry timer runs again: the room closes and is forgotten. */
-    fake_advance(&e.w.time, 600001);
-    CHECK(srv_rooms_find(e.w.rooms, room) == NULL);
-  }
+  ASSERT_NOT_NULL(r);
+  ASSERT_EQ(srv_room_status(r), SRV_FINISHED);
+  mc_result res;
+  ASSERT(mc_game_over(srv_room_game(r), &res));
+  ASSERT_EQ(res.reason, MC_REASON_RESIGNATION);
+  ASSERT_EQ(res.winner, MC_WIN_SOUTH);
+  reconnect_as(&e.w, &a, (srv_player *)srv_room_seat(r, 0));
+  ASSERT_EQ(field_i(&a, "state", "game_id"), 1);
+  ASSERT_STR_EQ(path_s(&a, "state", "result", "reason"), "resignation");
+  disconnect(&e.w, &a);
+  /* Its expiry timer runs again: the room closes and is forgotten. */
+  fake_advance(&e.w.time, 600001);
+  ASSERT(srv_rooms_find(e.w.rooms, room) == NULL);
   env_close(&e);
   env_open(&e);
-  CHECK(srv_rooms_find(e.w.rooms, room) == NULL);
+  ASSERT(srv_rooms_find(e.w.rooms, room) == NULL);
   env_close(&e);
+  rm_tree(dir);
+  return 0;
 }
 
 /* A stored move the engine refuses is not trusted: the game resumes from the moves before it. */
-static void test_bad_row(void) {
+TEST_IMPL(bad_row) {
+  tmp_dir(dir, sizeof dir);
   env e;
   env_open(&e);
   tclient a, b;
   connect_as(&e.w, &a, "Ana");
   connect_as(&e.w, &b, "Bob");
-  CHECK_INT(runf(&e.w, &a, "{\"type\":\"create\",\"game\":\"kalah\",\"seat\":\"south\"}"), 0);
+  ASSERT_EQ(runf(&e.w, &a, "{\"type\":\"create\",\"game\":\"kalah\",\"seat\":\"south\"}"), 0);
   snprintf(room, sizeof room, "%s", field_s(&a, "joined", "room"));
-  CHECK_INT(runf(&e.w, &b, "{\"type\":\"join\",\"room\":\"%s\"}", room), 0);
-  CHECK_INT(runf(&e.w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":0}", room), 0);
-  CHECK_INT(runf(&e.w, &b, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":1}", room), 0);
-  CHECK_INT(runf(&e.w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":2,\"ply\":2}", room), 0);
+  ASSERT_EQ(runf(&e.w, &b, "{\"type\":\"join\",\"room\":\"%s\"}", room), 0);
+  ASSERT_EQ(runf(&e.w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":0}", room), 0);
+  ASSERT_EQ(runf(&e.w, &b, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":1}", room), 0);
+  ASSERT_EQ(runf(&e.w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":2,\"ply\":2}", room), 0);
   disconnect(&e.w, &a);
   disconnect(&e.w, &b);
   env_close(&e);
 
   /* North's move becomes an impossible house. */
-  char path[128];
+  char path[512];
   snprintf(path, sizeof path, "%s/mancala.db", dir);
   sqlite3 *db = NULL;
-  CHECK_INT(sqlite3_open(path, &db), SQLITE_OK);
-  CHECK_INT(sqlite3_exec(db,
+  ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db,
                          "UPDATE moves SET house = 8 WHERE ply = 1 AND "
                          "game = (SELECT max(game) FROM moves)",
                          NULL, NULL, NULL),
             SQLITE_OK);
-  CHECK_INT(sqlite3_changes(db), 1);
+  ASSERT_EQ(sqlite3_changes(db), 1);
   sqlite3_close(db);
 
   env_open(&e);
   srv_room *r = srv_rooms_find(e.w.rooms, room);
-  CHECK(r != NULL);
-  if (r != NULL) {
-    CHECK_INT(srv_room_status(r), SRV_PLAYING);
-    CHECK_INT(mc_game_ply(srv_room_game(r)), 1);
-    CHECK_INT(mc_game_pos(srv_room_game(r))->turn, MC_NORTH);
-  }
+  ASSERT_NOT_NULL(r);
+  ASSERT_EQ(srv_room_status(r), SRV_PLAYING);
+  ASSERT_EQ(mc_game_ply(srv_room_game(r)), 1);
+  ASSERT_EQ(mc_game_pos(srv_room_game(r))->turn, MC_NORTH);
   env_close(&e);
   /* The bad row and the move after it are gone from the store too. */
   env_open(&e);
   r = srv_rooms_find(e.w.rooms, room);
-  CHECK(r != NULL && mc_game_ply(srv_room_game(r)) == 1);
+  ASSERT(r != NULL && mc_game_ply(srv_room_game(r)) == 1);
   env_close(&e);
-}
-
-int main(void) {
-  snprintf(dir, sizeof dir, "/tmp/mancala-persist-XXXXXX");
-  if (mkdtemp(dir) == NULL)
-    return 1;
-  test_lost_batch();
-  test_recovery();
-  test_bad_row();
-  char cmd[128];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  if (system(cmd) != 0)
-    fprintf(stderr, "cannot remove %s\n", dir);
-  return check_exit("server.persist");
+  rm_tree(dir);
+  return 0;
 }

@@ -1,5 +1,9 @@
 /* Opening the store: schema creation, migration from version 1, and every database the store must
  * refuse with a clear message (newer schema, foreign, corrupt, unreadable, read-only, locked). */
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "store_util.h"
 
 /* The version 1 schema exactly as it shipped, written out by hand: migration 1 -> 2 must take a
@@ -24,20 +28,20 @@ static const char *const v1_ddl =
     "  PRIMARY KEY (game, ply)) WITHOUT ROWID;"
     "PRAGMA user_version = 1; PRAGMA application_id = 1296256065;";
 
-static void test_create_from_empty(void) {
+TEST_IMPL(create_from_empty) {
   char dir[256], sub[320], err[SRV_STORE_ERR_SIZE];
   tmp_dir(dir, sizeof dir);
   /* Two missing levels: both are created. */
   snprintf(sub, sizeof sub, "%s/data/db", dir);
   srv_store *s = NULL;
-  CHECK_INT(open_store(sub, SRV_STORE_SYNC_FULL, &s, err), 0);
-  CHECK(s != NULL);
-  CHECK(!srv_store_pending(s));
-  CHECK_STR(srv_store_last_error(s), "");
+  ASSERT_EQ(open_store(sub, SRV_STORE_SYNC_FULL, &s, err), 0);
+  ASSERT(s != NULL);
+  ASSERT(!srv_store_pending(s));
+  ASSERT_STR_EQ(srv_store_last_error(s), "");
   srv_store_close(s);
-  CHECK_INT(raw_int(sub, "PRAGMA user_version"), SRV_STORE_SCHEMA_VERSION);
-  CHECK_INT(raw_int(sub, "PRAGMA application_id"), 0x4d434c41);
-  CHECK_INT(raw_int(sub, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN "
+  ASSERT_EQ(raw_int(sub, "PRAGMA user_version"), SRV_STORE_SCHEMA_VERSION);
+  ASSERT_EQ(raw_int(sub, "PRAGMA application_id"), 0x4d434c41);
+  ASSERT_EQ(raw_int(sub, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN "
                          "('players', 'rooms', 'games', 'moves')"),
             4);
   /* WAL is a property of the file: it stays on after close. */
@@ -47,18 +51,19 @@ static void test_create_from_empty(void) {
   sqlite3_stmt *st = NULL;
   sqlite3_open(path, &db);
   sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st, NULL);
-  CHECK_INT(sqlite3_step(st), SQLITE_ROW);
-  CHECK_STR((const char *)sqlite3_column_text(st, 0), "wal");
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  ASSERT_STR_EQ((const char *)sqlite3_column_text(st, 0), "wal");
   sqlite3_finalize(st);
   sqlite3_close(db);
   /* Opening again changes nothing. */
-  CHECK_INT(open_store(sub, SRV_STORE_SYNC_NORMAL, &s, err), 0);
+  ASSERT_EQ(open_store(sub, SRV_STORE_SYNC_NORMAL, &s, err), 0);
   srv_store_close(s);
-  CHECK_INT(raw_int(sub, "PRAGMA user_version"), SRV_STORE_SCHEMA_VERSION);
+  ASSERT_EQ(raw_int(sub, "PRAGMA user_version"), SRV_STORE_SCHEMA_VERSION);
   rm_tree(dir);
+  return 0;
 }
 
-static void test_migrate_from_v1(void) {
+TEST_IMPL(migrate_from_v1) {
   char dir[256], err[SRV_STORE_ERR_SIZE];
   tmp_dir(dir, sizeof dir);
   raw_exec(dir, v1_ddl);
@@ -73,73 +78,76 @@ static void test_migrate_from_v1(void) {
       "  3, NULL, NULL, 1764374400000, 1764374460000, 'south', 'no_seeds', 3, 1);"
       "INSERT INTO moves VALUES (1, 0, 0, 2, NULL, 1764374410000), (1, 1, 0, 1, NULL, "
       "1764374420000);");
-  CHECK_INT(raw_int(dir, "PRAGMA user_version"), 1);
+  ASSERT_EQ(raw_int(dir, "PRAGMA user_version"), 1);
   srv_store *s = NULL;
-  CHECK_INT(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), 0);
+  ASSERT_EQ(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), 0);
   if (s == NULL) {
     fprintf(stderr, "%s\n", err);
     rm_tree(dir);
-    return;
+    return 0;
   }
   /* Version 1 data reads back through version 2 code. */
   srv_store_game *g = NULL;
-  CHECK_INT(srv_store_game_get(s, 1, &g), 0);
+  ASSERT_EQ(srv_store_game_get(s, 1, &g), 0);
   if (g != NULL) {
-    CHECK_INT(g->n_moves, 2);
-    CHECK_INT(g->rules.houses, 2);
-    CHECK_INT(g->reason, MC_REASON_NO_SEEDS);
-    CHECK_STR(g->seats[1].name, "Bot");
-    CHECK_INT(g->seats[1].computer, 3);
+    ASSERT_EQ(g->n_moves, 2);
+    ASSERT_EQ(g->rules.houses, 2);
+    ASSERT_EQ(g->reason, MC_REASON_NO_SEEDS);
+    ASSERT_STR_EQ(g->seats[1].name, "Bot");
+    ASSERT_EQ(g->seats[1].computer, 3);
     mc_game *game = NULL;
-    CHECK_INT(srv_store_replay(g, true, &game, NULL), 0);
-    CHECK(game != NULL && mc_game_over(game, NULL));
+    ASSERT_EQ(srv_store_replay(g, true, &game, NULL), 0);
+    ASSERT(game != NULL && mc_game_over(game, NULL));
     mc_game_free(game);
   }
   srv_store_game_free(g);
   srv_store_game_list *list = NULL;
-  CHECK_INT(srv_store_player_games(s, "p1", 10, &list), 0);
-  CHECK(list != NULL && list->n == 1 && list->games[0].n_moves == 2);
+  ASSERT_EQ(srv_store_player_games(s, "p1", 10, &list), 0);
+  ASSERT(list != NULL && list->n == 1 && list->games[0].n_moves == 2);
   srv_store_game_list_free(list);
   /* The version 2 column works. */
-  CHECK_INT(srv_store_player_seen(s, "p1", 1764374500000LL), 0);
-  CHECK_INT(srv_store_commit(s), 0);
+  ASSERT_EQ(srv_store_player_seen(s, "p1", 1764374500000LL), 0);
+  ASSERT_EQ(srv_store_commit(s), 0);
   srv_store_close(s);
-  CHECK_INT(raw_int(dir, "PRAGMA user_version"), 2);
-  CHECK_INT(raw_int(dir, "SELECT seen_ms FROM players WHERE id = 'p1'"), 1764374500000LL);
-  CHECK_INT(raw_int(dir, "SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name IN "
+  ASSERT_EQ(raw_int(dir, "PRAGMA user_version"), 2);
+  ASSERT_EQ(raw_int(dir, "SELECT seen_ms FROM players WHERE id = 'p1'"), 1764374500000LL);
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name IN "
                          "('games_south', 'games_north')"),
             2);
   /* The recent-games query uses the new indexes. */
-  CHECK_INT(raw_int(dir, "SELECT count(*) FROM games INDEXED BY games_south "
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM games INDEXED BY games_south "
                          "WHERE south = 'p1' AND ended_ms IS NOT NULL"),
             1);
   rm_tree(dir);
+  return 0;
 }
 
-static void test_newer_schema_refused(void) {
+TEST_IMPL(newer_schema_refused) {
   char dir[256], err[SRV_STORE_ERR_SIZE];
   tmp_dir(dir, sizeof dir);
   raw_exec(dir, v1_ddl);
   raw_exec(dir, "PRAGMA user_version = 3");
   srv_store *s = (srv_store *)1;
-  CHECK_INT(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), SRV_STORE_ENEWER);
-  CHECK(s == NULL);
-  CHECK(strstr(err, "schema version 3") != NULL);
-  CHECK(strstr(err, "mancala.db") != NULL);
+  ASSERT_EQ(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), SRV_STORE_ENEWER);
+  ASSERT(s == NULL);
+  ASSERT(strstr(err, "schema version 3") != NULL);
+  ASSERT(strstr(err, "mancala.db") != NULL);
   /* Refused means untouched. */
-  CHECK_INT(raw_int(dir, "PRAGMA user_version"), 3);
+  ASSERT_EQ(raw_int(dir, "PRAGMA user_version"), 3);
   rm_tree(dir);
+  return 0;
 }
 
-static void test_foreign_refused(void) {
+TEST_IMPL(foreign_refused) {
   char dir[256], err[SRV_STORE_ERR_SIZE];
   tmp_dir(dir, sizeof dir);
   raw_exec(dir, "CREATE TABLE t (x); INSERT INTO t VALUES (1);");
   srv_store *s = NULL;
-  CHECK_INT(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), SRV_STORE_ECORRUPT);
-  CHECK(strstr(err, "another program") != NULL);
-  CHECK_INT(raw_int(dir, "SELECT count(*) FROM t"), 1);
+  ASSERT_EQ(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), SRV_STORE_ECORRUPT);
+  ASSERT(strstr(err, "another program") != NULL);
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM t"), 1);
   rm_tree(dir);
+  return 0;
 }
 
 static void write_file(const char *path, const char *data, size_t len) {
@@ -151,7 +159,7 @@ static void write_file(const char *path, const char *data, size_t len) {
   fclose(f);
 }
 
-static void test_corrupt_refused(void) {
+TEST_IMPL(corrupt_refused) {
   char dir[256], path[512], err[SRV_STORE_ERR_SIZE];
   tmp_dir(dir, sizeof dir);
   db_path(dir, path, sizeof path);
@@ -160,27 +168,28 @@ static void test_corrupt_refused(void) {
     junk[i] = (char)(i * 7 + 13);
   write_file(path, junk, sizeof junk);
   srv_store *s = NULL;
-  CHECK_INT(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), SRV_STORE_ECORRUPT);
-  CHECK(s == NULL);
-  CHECK(strstr(err, path) != NULL);
-  CHECK(strstr(err, "not a database") != NULL);
+  ASSERT_EQ(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), SRV_STORE_ECORRUPT);
+  ASSERT(s == NULL);
+  ASSERT(strstr(err, path) != NULL);
+  ASSERT(strstr(err, "not a database") != NULL);
   rm_tree(dir);
 
   /* A real database whose header page was overwritten in the middle. */
   tmp_dir(dir, sizeof dir);
   db_path(dir, path, sizeof path);
-  CHECK_INT(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), 0);
+  ASSERT_EQ(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), 0);
   srv_store_close(s);
   FILE *f = fopen(path, "r+b");
-  CHECK(f != NULL);
+  ASSERT(f != NULL);
   if (f) {
     fseek(f, 0, SEEK_SET);
     fwrite(junk, 1, 100, f);
     fclose(f);
   }
-  CHECK_INT(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), SRV_STORE_ECORRUPT);
-  CHECK(err[0] != '\0');
+  ASSERT_EQ(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), SRV_STORE_ECORRUPT);
+  ASSERT(err[0] != '\0');
   rm_tree(dir);
+  return 0;
 }
 
 /* Run as an unprivileged user: returns 0 when opening arg's directory is refused with a
@@ -197,27 +206,27 @@ static int open_refused(void *arg) {
   return (rc == SRV_STORE_EACCES || rc == SRV_STORE_EREADONLY) && err[0] ? 0 : 2;
 }
 
-static void test_permissions_refused(void) {
+TEST_IMPL(permissions_refused) {
   char dir[256], path[512], err[SRV_STORE_ERR_SIZE];
   srv_store *s = NULL;
 
   /* A read-only database file. */
   tmp_dir(dir, sizeof dir);
   db_path(dir, path, sizeof path);
-  CHECK_INT(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), 0);
+  ASSERT_EQ(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), 0);
   srv_store_close(s);
   chmod(path, 0444);
   int rc = run_unprivileged(open_refused, dir);
   if (rc < 0)
     printf("skipped: no unprivileged user to test permissions with\n");
   else
-    CHECK_INT(rc, 0);
+    ASSERT_EQ(rc, 0);
 
   /* An unreadable one. */
   chmod(path, 0);
   rc = run_unprivileged(open_refused, dir);
   if (rc >= 0)
-    CHECK_INT(rc, 0);
+    ASSERT_EQ(rc, 0);
   rm_tree(dir);
 
   /* A read-only directory with no database yet. */
@@ -225,21 +234,21 @@ static void test_permissions_refused(void) {
   chmod(dir, 0555);
   rc = run_unprivileged(open_refused, dir);
   if (rc >= 0)
-    CHECK_INT(rc, 0);
+    ASSERT_EQ(rc, 0);
   rm_tree(dir);
 
   /* A read-only directory holding a writable database owned by the user: the write-ahead log
    * cannot be created next to it. */
   tmp_dir(dir, sizeof dir);
   db_path(dir, path, sizeof path);
-  CHECK_INT(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), 0);
+  ASSERT_EQ(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), 0);
   srv_store_close(s);
   struct passwd *pw = getpwnam("nobody");
   if (pw != NULL && geteuid() == 0 && chown(path, pw->pw_uid, pw->pw_gid) == 0) {
     chmod(dir, 0555);
     rc = run_unprivileged(open_refused, dir);
     if (rc >= 0)
-      CHECK_INT(rc, 0);
+      ASSERT_EQ(rc, 0);
   }
   rm_tree(dir);
 
@@ -247,17 +256,18 @@ static void test_permissions_refused(void) {
   tmp_dir(dir, sizeof dir);
   snprintf(path, sizeof path, "%s/file", dir);
   write_file(path, "x", 1);
-  CHECK_INT(open_store(path, SRV_STORE_SYNC_FULL, &s, err), SRV_STORE_EIO);
-  CHECK(strstr(err, "data directory") != NULL);
+  ASSERT_EQ(open_store(path, SRV_STORE_SYNC_FULL, &s, err), SRV_STORE_EIO);
+  ASSERT(strstr(err, "data directory") != NULL);
   rm_tree(dir);
+  return 0;
 }
 
-/* This program, to run it again as a second server. */
-static const char *self_path;
-
-/* In a child process (--second-server DIR): returns 0 when opening dir is refused as locked by
- * the parent process, 1 when it opens, 2 for anything else. */
-static int second_server(const char *dir) {
+/* A second server, in a child process (--helper second_server DIR): exits 0 when opening DIR is
+ * refused as locked by the parent process, 1 when it opens, 2 for anything else. */
+HELPER_IMPL(second_server) {
+  if (argc != 1)
+    return 2;
+  const char *dir = argv[0];
   char err[SRV_STORE_ERR_SIZE], want[64];
   srv_store *s = NULL;
   int rc = open_store(dir, SRV_STORE_SYNC_FULL, &s, err);
@@ -269,57 +279,45 @@ static int second_server(const char *dir) {
   return rc == SRV_STORE_ELOCKED && strstr(err, want) != NULL ? 0 : 2;
 }
 
-static void test_locked_refused(void) {
+TEST_IMPL(locked_refused) {
   char dir[256], path[512], err[SRV_STORE_ERR_SIZE];
   tmp_dir(dir, sizeof dir);
   db_path(dir, path, sizeof path);
   srv_store *s = NULL, *t = NULL;
-  CHECK_INT(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), 0);
+  ASSERT_EQ(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), 0);
   /* A second server on the same directory, named by its process id. */
-  CHECK_INT(run_self(self_path, "--second-server", dir), 0);
+  ASSERT_EQ(test_run_helper("second_server", dir), 0);
   /* Meanwhile other programs can read the database (a backup while the server runs). */
-  CHECK_INT(raw_int(dir, "SELECT count(*) FROM games"), 0);
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM games"), 0);
   srv_store_close(s);
   /* Closed: the lock is released. */
-  CHECK_INT(run_self(self_path, "--second-server", dir), 1);
+  ASSERT_EQ(test_run_helper("second_server", dir), 1);
 
   /* Another program holding an exclusive transaction. */
   sqlite3 *db = NULL;
-  CHECK_INT(sqlite3_open(path, &db), SQLITE_OK);
-  CHECK_INT(sqlite3_exec(db, "BEGIN EXCLUSIVE; DELETE FROM rooms;", NULL, NULL, NULL), SQLITE_OK);
-  CHECK_INT(open_store(dir, SRV_STORE_SYNC_FULL, &t, err), SRV_STORE_ELOCKED);
-  CHECK(t == NULL);
-  CHECK(strstr(err, path) != NULL);
+  ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "BEGIN EXCLUSIVE; DELETE FROM rooms;", NULL, NULL, NULL), SQLITE_OK);
+  ASSERT_EQ(open_store(dir, SRV_STORE_SYNC_FULL, &t, err), SRV_STORE_ELOCKED);
+  ASSERT(t == NULL);
+  ASSERT(strstr(err, path) != NULL);
   sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
   sqlite3_close(db);
   /* Released: it opens. */
-  CHECK_INT(open_store(dir, SRV_STORE_SYNC_FULL, &t, err), 0);
+  ASSERT_EQ(open_store(dir, SRV_STORE_SYNC_FULL, &t, err), 0);
   srv_store_close(t);
   rm_tree(dir);
+  return 0;
 }
 
-static void test_bad_arguments(void) {
+TEST_IMPL(bad_arguments) {
   char err[SRV_STORE_ERR_SIZE];
   srv_store *s = NULL;
-  CHECK_INT(srv_store_open("", NULL, &s, err), SRV_STORE_EINVAL);
-  CHECK_INT(srv_store_open(NULL, NULL, &s, NULL), SRV_STORE_EINVAL);
-  CHECK_INT(srv_store_open("/tmp", NULL, NULL, err), SRV_STORE_EINVAL);
+  ASSERT_EQ(srv_store_open("", NULL, &s, err), SRV_STORE_EINVAL);
+  ASSERT_EQ(srv_store_open(NULL, NULL, &s, NULL), SRV_STORE_EINVAL);
+  ASSERT_EQ(srv_store_open("/tmp", NULL, NULL, err), SRV_STORE_EINVAL);
   srv_store_close(NULL);
-  CHECK_STR(srv_store_strerror(SRV_STORE_ENEWER), "the database schema is newer than this program");
-  CHECK_STR(srv_store_strerror(12345), "unknown storage error");
-}
-
-int main(int argc, char **argv) {
-  self_path = argv[0];
-  if (argc == 3 && strcmp(argv[1], "--second-server") == 0)
-    return second_server(argv[2]);
-  test_create_from_empty();
-  test_migrate_from_v1();
-  test_newer_schema_refused();
-  test_foreign_refused();
-  test_corrupt_refused();
-  test_permissions_refused();
-  test_locked_refused();
-  test_bad_arguments();
-  return check_exit("store_schema");
+  ASSERT_STR_EQ(srv_store_strerror(SRV_STORE_ENEWER),
+                "the database schema is newer than this program");
+  ASSERT_STR_EQ(srv_store_strerror(12345), "unknown storage error");
+  return 0;
 }
