@@ -11,6 +11,7 @@
 
 #include "srv_addr.h"
 #include "srv_error.h"
+#include "srv_list.h"
 #include "srv_log.h"
 #include "srv_metrics.h"
 #include "srv_proto.h"
@@ -55,9 +56,8 @@ typedef struct conn {
   uint64_t refill_ms;
   int strikes;
   char ip[64];
-  struct conn *prev, *next;
-  bool held; /* In the list of connections with unreleased frames. */
-  struct conn *held_prev, *held_next;
+  srv_list link; /* In net->conns once established. */
+  srv_list held; /* In net->held while it has frames of the current turn. */
 } conn;
 
 /* Per HTTP request with a generated body. */
@@ -87,13 +87,13 @@ struct srv_net {
   struct lws_protocol_vhost_options mimetypes[5];
   char index_path[1100];
   char web_origin[1100]; /* The file mount's origin: mounts must outlive the context. */
-  conn *conns;
+  srv_list conns;        /* Every established connection. */
   long nconns;
   ip_count *ips;
   size_t nips, capips;
   uv_prepare_t prepare;
   uint64_t turn; /* Frames queued now belong to this turn; earlier turns are released. */
-  conn *held;    /* Connections with frames of the current turn. */
+  srv_list held; /* Connections with frames of the current turn. */
   void (*turn_hook)(void *arg);
   void *turn_hook_arg;
   srv_net_api api;
@@ -171,30 +171,6 @@ static void conn_drop(srv_net *net, conn *c, const char *why) {
   lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
 }
 
-static void held_add(srv_net *net, conn *c) {
-  if (c->held)
-    return;
-  c->held = true;
-  c->held_prev = NULL;
-  c->held_next = net->held;
-  if (net->held)
-    net->held->held_prev = c;
-  net->held = c;
-}
-
-static void held_remove(srv_net *net, conn *c) {
-  if (!c->held)
-    return;
-  if (c->held_prev)
-    c->held_prev->held_next = c->held_next;
-  else
-    net->held = c->held_next;
-  if (c->held_next)
-    c->held_next->held_prev = c->held_prev;
-  c->held = false;
-  c->held_prev = c->held_next = NULL;
-}
-
 static void queue_push(srv_net *net, conn *c, out_msg *m) {
   /* A newer full state of a room, or a newer lobby list, supersedes an unsent older one, unless
    * that one is the reply to a request. */
@@ -231,7 +207,8 @@ static void queue_push(srv_net *net, conn *c, out_msg *m) {
   }
   /* Not written yet: the frame waits for the end of this loop turn (see on_prepare()). */
   m->turn = net->turn;
-  held_add(net, c);
+  if (!srv_list_linked(&c->held))
+    srv_list_push_front(&net->held, &c->held);
 }
 
 void srv_net_send(void *ud, srv_client *to, const srv_event *ev) {
@@ -261,7 +238,8 @@ void srv_net_send(void *ud, srv_client *to, const srv_event *ev) {
 }
 
 void srv_net_drop_room(srv_net *net, const char *code) {
-  for (conn *c = net->held; c != NULL; c = c->held_next) {
+  srv_list_foreach(it, &net->held) {
+    conn *c = srv_list_entry(it, conn, held);
     out_msg **pp = &c->head, *prev = NULL;
     while (*pp != NULL) {
       out_msg *o = *pp;
@@ -351,10 +329,7 @@ static void conn_open(srv_net *net, conn *c, struct lws *wsi) {
   srv_addr_client(&net->proxies, peer, has_xff ? xff : NULL, c->ip, sizeof c->ip);
   c->tokens = net->cfg.burst;
   c->refill_ms = now_ms();
-  c->next = net->conns;
-  if (net->conns)
-    net->conns->prev = c;
-  net->conns = c;
+  srv_list_push_front(&net->conns, &c->link);
   ip_count *e = ip_find(net, c->ip);
   if (net->stopping) {
     conn_error(net, c, SRV_ECONNS, NULL, LWS_CLOSE_STATUS_GOINGAWAY, "server shutting down");
@@ -378,16 +353,10 @@ static void conn_closed(srv_net *net, conn *c) {
     c->open = false;
   }
   queue_clear(c);
-  held_remove(net, c);
+  srv_list_remove(&c->held);
   free(c->rx);
   c->rx = NULL;
-  if (c->prev)
-    c->prev->next = c->next;
-  else if (net->conns == c)
-    net->conns = c->next;
-  if (c->next)
-    c->next->prev = c->prev;
-  c->prev = c->next = NULL;
+  srv_list_remove(&c->link);
 }
 
 /* Token bucket: returns true when one more message is allowed now. */
@@ -621,6 +590,8 @@ srv_net *srv_net_new(uv_loop_t *loop, const srv_config *cfg, const char *version
     return NULL;
   net->loop = loop;
   net->cfg = *cfg;
+  srv_list_init(&net->conns);
+  srv_list_init(&net->held);
   if (srv_addr_list_parse(cfg->trust_proxy, &net->proxies) != 0)
     net->proxies.n = 0; /* srv_config_load() already refused a bad list. */
   net->version = version;
@@ -647,9 +618,9 @@ static void on_prepare(uv_prepare_t *h) {
   if (net->turn_hook != NULL)
     net->turn_hook(net->turn_hook_arg);
   net->turn++;
-  while (net->held != NULL) {
-    conn *c = net->held;
-    held_remove(net, c);
+  srv_list_foreach_safe(it, &net->held) {
+    conn *c = srv_list_entry(it, conn, held);
+    srv_list_remove(&c->held);
     if (!c->doomed)
       lws_callback_on_writable(c->wsi);
   }
@@ -763,7 +734,7 @@ static void on_stop_tick(uv_timer_t *t) {
   srv_net *net = (srv_net *)((char *)t - offsetof(srv_net, stop_timer));
   if (!net->destroyed_once) {
     /* Give clients a moment to read their bye, then tear lws down from this uv callback. */
-    if (net->conns != NULL && now_ms() - net->stop_started < SHUTDOWN_GRACE_MS)
+    if (!srv_list_empty(&net->conns) && now_ms() - net->stop_started < SHUTDOWN_GRACE_MS)
       return;
     net->destroyed_once = true;
     if (net->context != NULL)
@@ -790,7 +761,8 @@ void srv_net_stop(srv_net *net, void (*done)(void *arg), void *arg) {
   net->done_arg = arg;
   net->stop_started = now_ms();
   srv_log_info("net", "shutting down: closing %ld connections", net->nconns);
-  for (conn *c = net->conns; c != NULL; c = c->next) {
+  srv_list_foreach(it, &net->conns) {
+    conn *c = srv_list_entry(it, conn, link);
     if (!c->open || c->closing || c->doomed)
       continue;
     srv_event ev = {.type = SRV_EV_BYE};
