@@ -15,7 +15,7 @@
 #include "srv_persist.h"
 #include "srv_room.h"
 #include "srv_store.h"
-#include "srv_time.h"
+#include "srv_time_uv.h"
 
 #ifndef MANCALA_VERSION
 #define MANCALA_VERSION "0.0.0"

@@ -2,7 +2,7 @@
 #include "srv_dispatch.h"
 
 #include <string.h>
-#include <uv.h>
+#include <time.h>
 
 #include "srv_error.h"
 #include "srv_log.h"
@@ -66,8 +66,14 @@ void srv_dispatch_error(srv_dispatch *d, srv_client *c, int err, const srv_req_i
   room_send(d->rooms, c, &ev);
 }
 
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 void srv_dispatch_frame(srv_dispatch *d, srv_client *c, const char *buf, size_t len) {
-  uint64_t start = uv_hrtime();
+  uint64_t start = now_ns();
   srv_cmd cmd;
   srv_proto_error perr;
   int rc = srv_proto_decode(buf, len, &cmd, &perr);
@@ -84,5 +90,5 @@ void srv_dispatch_frame(srv_dispatch *d, srv_client *c, const char *buf, size_t 
     if (rc != 0)
       srv_dispatch_error(d, c, rc, &cmd.id, rc == SRV_EBADREQ ? "opponent" : NULL, request);
   }
-  srv_metrics_handled(uv_hrtime() - start);
+  srv_metrics_handled(now_ns() - start);
 }

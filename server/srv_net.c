@@ -15,7 +15,7 @@
 #include "srv_log.h"
 #include "srv_metrics.h"
 #include "srv_proto.h"
-#include "srv_time.h"
+#include "srv_time_uv.h"
 
 #define PROTOCOL_NAME "mancala.v1"
 #define SHUTDOWN_GRACE_MS 1000

@@ -5,6 +5,12 @@
 #include "srv_clock.h"
 #include "srv_room.h"
 
+/* Room logic runs on srv_time.h (libuv in the server, a fake clock in the tests), never on libuv.
+ */
+#ifdef UV_VERSION_MAJOR
+#error "room logic must not include <uv.h>"
+#endif
+
 struct srv_member {
   srv_room *room;
   srv_client *client;
