@@ -14,8 +14,9 @@ static int handle_hello(srv_dispatch *d, srv_client *c, const srv_cmd *cmd) {
   if (c->player != NULL)
     return SRV_EAGAIN;
   srv_player *p = cmd->has_token ? srv_ident_find(d->ident, cmd->token) : NULL;
+  srv_player *owned = NULL; /* A reference of ours, given back once the client holds its own. */
   if (p == NULL && cmd->has_token && d->store.restore != NULL)
-    p = d->store.restore(d->store.ud, cmd->token); /* Known before a restart. */
+    p = owned = d->store.restore(d->store.ud, cmd->token); /* Known before a restart. */
   bool resumed = p != NULL;
   char token[SRV_TOKEN_CHARS + 1];
   if (p != NULL) {
@@ -31,6 +32,7 @@ static int handle_hello(srv_dispatch *d, srv_client *c, const srv_cmd *cmd) {
     int rc = srv_ident_create(d->ident, name, &p, token);
     if (rc != 0)
       return rc;
+    owned = p;
   }
   if (d->store.player != NULL)
     d->store.player(d->store.ud, p); /* New, renamed, or lost with an earlier batch. */
@@ -41,6 +43,8 @@ static int handle_hello(srv_dispatch *d, srv_client *c, const srv_cmd *cmd) {
   ev.u.welcome.storage = d->store.restore != NULL;
   room_send(d->rooms, c, &ev);
   srv_rooms_identify(d->rooms, c, p, resumed);
+  if (owned != NULL)
+    srv_ident_unref(d->ident, owned);
   return 0;
 }
 

@@ -12,8 +12,8 @@
 
 /* Durable storage's part in hello (all NULL without storage). */
 typedef struct srv_dispatch_store {
-  /* A token unknown in memory: returns the player storage knows for it (borrowed, adopted into
-   * the registry), or NULL. */
+  /* A token unknown in memory: returns the player storage knows for it, adopted into the
+   * registry, with a new reference (the caller's), or NULL. */
   srv_player *(*restore)(void *ud, const char *token);
   /* Every hello: records the player (borrowed), new or known. Errors are logged. */
   void (*player)(void *ud, const srv_player *player);

@@ -558,9 +558,8 @@ static int recover_room(srv_persist *p, srv_store_recovery *rec, const srv_store
   rc = srv_rooms_restore(p->rooms, &rr);
   srv_store_game_free(owned);
   for (int s = 0; s < 2; s++) {
-    /* A local room has one player in both seats: release each player once. */
-    if (rr.seats[s] != NULL && (s == 0 || rr.seats[1] != rr.seats[0]))
-      srv_ident_release(p->ident, rr.seats[s]); /* Unless a seat holds it now. */
+    if (rr.seats[s] != NULL)
+      srv_ident_unref(p->ident, rr.seats[s]); /* The seat holds its own reference now. */
   }
   if (rc != 0)
     srv_log_error("persist", "room %s: not recovered: %s", r->code, srv_err_code(rc));

@@ -45,7 +45,7 @@ int srv_persist_recover(srv_persist *p);
 int srv_persist_event(void *ud, const srv_store_event *ev);
 
 /* Hello's restore hook (srv_dispatch_store.restore): the player storage knows for token
- * (borrowed), adopted into the registry, or NULL. */
+ * (borrowed), adopted into the registry with a new reference (the caller's), or NULL. */
 srv_player *srv_persist_restore(void *ud, const char *token);
 
 /* Hello's player hook (srv_dispatch_store.player): records player (borrowed). */

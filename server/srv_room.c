@@ -357,7 +357,7 @@ static int new_code(srv_rooms *rooms, char code[SRV_CODE_LEN + 1]) {
 
 static void take_seat(srv_room *room, int seat, srv_player *p) {
   room->seat[seat] = p;
-  p->seats++;
+  srv_ident_ref(p);
 }
 
 static void free_seat(srv_room *room, int seat) {
@@ -365,8 +365,7 @@ static void free_seat(srv_room *room, int seat) {
   if (p == NULL)
     return;
   room->seat[seat] = NULL;
-  p->seats--;
-  srv_ident_release(room->rooms->ident, p);
+  srv_ident_unref(room->rooms->ident, p);
 }
 
 /* Starts game number game_no + 1 with the seats as they are: South moves first. */
@@ -577,7 +576,7 @@ void srv_client_init(srv_client *c, void *conn) {
 
 void srv_rooms_identify(srv_rooms *rooms, srv_client *c, srv_player *player, bool resumed) {
   c->player = player;
-  player->conns++;
+  srv_ident_ref(player);
   if (!resumed)
     return;
   for (srv_room *r = rooms->head; r != NULL; r = r->next) {
@@ -626,8 +625,7 @@ void srv_rooms_client_gone(srv_rooms *rooms, srv_client *c) {
     leave_member(c->rooms, false);
   room_watch(rooms, c, false);
   if (c->player != NULL) {
-    c->player->conns--;
-    srv_ident_release(rooms->ident, c->player);
+    srv_ident_unref(rooms->ident, c->player);
     c->player = NULL;
   }
 }

@@ -25,7 +25,7 @@ typedef struct srv_member srv_member;
  * per-connection data); initialise with srv_client_init() and hand back with
  * srv_rooms_client_gone() before freeing. */
 typedef struct srv_client {
-  srv_player *player; /* NULL until hello. The client holds one reference (player->conns). */
+  srv_player *player; /* NULL until hello; the client holds a reference to it. */
   srv_member *rooms;  /* Memberships (room internal). */
   bool lobby_watch;
   struct srv_client *watch_prev, *watch_next;
@@ -125,8 +125,8 @@ int srv_rooms_store_lost(srv_rooms *rooms, const char *code, int64_t game_id, in
 
 void srv_client_init(srv_client *c, void *conn);
 
-/* Identifies c as player (borrowed; c takes one reference). When resumed, c rejoins every room
- * where player holds a seat and gets joined and state for each. */
+/* Identifies c as player (borrowed; c takes its own reference). When resumed, c rejoins every
+ * room where player holds a seat and gets joined and state for each. */
 void srv_rooms_identify(srv_rooms *rooms, srv_client *c, srv_player *player, bool resumed);
 
 /* The connection of c is gone: it leaves its rooms (keeping its seats), stops watching the lobby

@@ -166,6 +166,7 @@ void connect_as(world *w, tclient *t, const char *name) {
   char token[SRV_TOKEN_CHARS + 1];
   ASSERT_EQ(srv_ident_create(w->ident, name, &p, token), 0);
   srv_rooms_identify(w->rooms, &t->c, p, false);
+  srv_ident_unref(w->ident, p); /* The client holds its own reference. */
 }
 
 void reconnect_as(world *w, tclient *t, srv_player *p) {

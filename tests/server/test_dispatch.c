@@ -63,7 +63,7 @@ TEST_IMPL(hello_errors_metrics) {
   ASSERT_STR_EQ(field_s(&b, "error", "field"), "house");
 
   /* The token brings the identity and its seats back on another connection. */
-  a.c.player->conns++; /* Keep the player while a is gone, like storage would. */
+  srv_ident_ref(a.c.player); /* Keep the player while a is gone, like storage would. */
   disconnect(&w, &a);
   a2.c.player = NULL;
   fresh(&a2);
@@ -71,8 +71,8 @@ TEST_IMPL(hello_errors_metrics) {
   snprintf(hello, sizeof hello, "{\"type\":\"hello\",\"token\":\"%s\"}", token);
   srv_player *ana = srv_ident_find(w.ident, token);
   ASSERT(ana != NULL);
-  ana->conns--;
   frame(&d, &a2, hello);
+  srv_ident_unref(w.ident, ana);
   ASSERT(json_is_true(json_object_get(last_of(&a2, "welcome"), "resumed")));
   ASSERT_STR_EQ(field_s(&a2, "welcome", "player"), player);
   ASSERT_STR_EQ(field_s(&a2, "welcome", "token"), token);

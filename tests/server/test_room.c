@@ -278,12 +278,12 @@ TEST_IMPL(reconnect_and_abandon) {
   world_init(&w, NULL);
   snprintf(room, sizeof room, "%s", start_pair(&w, &a, &b, ""));
   ana = a.c.player;
-  ana->conns++; /* Keep the identity while the connection is gone (as a token would). */
+  srv_ident_ref(ana); /* Keep the identity while the connection is gone (as a token would). */
   disconnect(&w, &a);
   ASSERT_STR_EQ(path_s(&b, "state", "abandon", "seat"), "south");
   fake_advance(&w.time, 30000);
-  ana->conns--;
   reconnect_as(&w, &a2, ana);
+  srv_ident_unref(w.ident, ana);
   ASSERT_STR_EQ(field_s(&a2, "joined", "room"), room);
   ASSERT_STR_EQ(field_s(&a2, "joined", "seat"), "south");
   ASSERT_STR_EQ(field_s(&a2, "state", "you"), "south");
@@ -482,12 +482,12 @@ TEST_IMPL(quick_and_lobby) {
   lobby_settle(&w);
   ASSERT_EQ(json_array_size(json_object_get(last_of(&watcher, "lobby"), "rooms")), 3);
   srv_player *evep = e.c.player;
-  evep->conns++;
+  srv_ident_ref(evep);
   disconnect(&w, &e);
   lobby_settle(&w);
   ASSERT_EQ(json_array_size(json_object_get(last_of(&watcher, "lobby"), "rooms")), 2);
-  evep->conns--;
   reconnect_as(&w, &e, evep);
+  srv_ident_unref(w.ident, evep);
   lobby_settle(&w);
   ASSERT_EQ(json_array_size(json_object_get(last_of(&watcher, "lobby"), "rooms")), 3);
   ASSERT_STR_EQ(joined_code(&e), eve);
@@ -539,14 +539,13 @@ TEST_IMPL(leave_expiry_limits) {
   /* A room nobody is in closes after idle_ms. */
   snprintf(room, sizeof room, "%s", joined_code(&a));
   srv_player *ana = a.c.player;
-  ana->conns++;
+  srv_ident_ref(ana);
   disconnect(&w, &a);
   fake_advance(&w.time, 4999);
   ASSERT(srv_rooms_find(w.rooms, room) != NULL);
   fake_advance(&w.time, 1);
   ASSERT(srv_rooms_find(w.rooms, room) == NULL);
-  ana->conns--;
-  srv_ident_release(w.ident, ana);
+  srv_ident_unref(w.ident, ana);
   disconnect(&w, &b);
   world_free(&w);
 
