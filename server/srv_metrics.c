@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "srv_error.h"
+#include "srv_msg.h"
 
 #define N_KINDS 3
 #define N_REASONS 9
@@ -102,7 +103,6 @@ char *srv_metrics_prometheus(const srv_metrics_gauges *g) {
   if (b.p == NULL)
     return NULL;
   b.p[0] = '\0';
-  static const char *const status[] = {"waiting", "playing", "finished"};
   put(&b,
       "# HELP mancala_connections Open WebSocket connections.\n"
       "# TYPE mancala_connections gauge\nmancala_connections %ld\n",
@@ -113,7 +113,7 @@ char *srv_metrics_prometheus(const srv_metrics_gauges *g) {
       g->players);
   put(&b, "# HELP mancala_rooms Rooms by status.\n# TYPE mancala_rooms gauge\n");
   for (int s = 0; s < 3; s++)
-    put(&b, "mancala_rooms{status=\"%s\"} %ld\n", status[s], g->rooms[s]);
+    put(&b, "mancala_rooms{status=\"%s\"} %ld\n", srv_status_names[s], g->rooms[s]);
   put(&b, "# HELP mancala_games_started_total Games started, by game.\n"
           "# TYPE mancala_games_started_total counter\n");
   for (int k = 0; k < N_KINDS; k++)

@@ -74,30 +74,19 @@ static int store_fail(srv_persist *p, const char *what, const char *key, int rc)
 
 /* ---- Room settings as JSON ------------------------------------------------------------------ */
 
-static const char *const visibility_names[] = {"public", "private"};
-static const char *const seat_names[] = {"south", "north", "random"};
-static const char *const opponent_names[] = {"human", "computer", "local"};
-
-static int name_index(const char *name, const char *const *names, int n) {
-  for (int i = 0; i < n; i++) {
-    if (strcmp(name, names[i]) == 0)
-      return i;
-  }
-  return -1;
-}
-
 /* Returns the settings of opts as a new malloc'd JSON text, or NULL when memory runs out. */
 static char *settings_json(const srv_room_opts *o) {
   char rules[128];
   int n = mc_rules_format(&o->rules, rules, sizeof rules);
-  if (n < 0 || (size_t)n >= sizeof rules || (unsigned)o->visibility > 1 || (unsigned)o->seat > 2 ||
-      (unsigned)o->opponent > 2)
+  const char *vis = srv_name_of(srv_visibility_names, (int)o->visibility),
+             *seat = srv_name_of(srv_seat_choice_names, (int)o->seat),
+             *opp = srv_name_of(srv_opponent_names, (int)o->opponent);
+  if (n < 0 || (size_t)n >= sizeof rules || vis == NULL || seat == NULL || opp == NULL)
     return NULL;
-  json_t *j = json_pack("{s:s,s:s,s:s,s:b,s:I,s:I,s:s,s:i}", "rules", rules, "visibility",
-                        visibility_names[o->visibility], "seat", seat_names[o->seat], "clocked",
-                        (int)o->clocked, "initial_ms", (json_int_t)o->initial_ms, "increment_ms",
-                        (json_int_t)o->increment_ms, "opponent", opponent_names[o->opponent],
-                        "level", o->level);
+  json_t *j =
+      json_pack("{s:s,s:s,s:s,s:b,s:I,s:I,s:s,s:i}", "rules", rules, "visibility", vis, "seat",
+                seat, "clocked", (int)o->clocked, "initial_ms", (json_int_t)o->initial_ms,
+                "increment_ms", (json_int_t)o->increment_ms, "opponent", opp, "level", o->level);
   char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
   json_decref(j);
   return text;
@@ -117,8 +106,9 @@ static int settings_parse(const char *text, srv_room_opts *o) {
                   "seat", &seat, "clocked", &clocked, "initial_ms", &initial, "increment_ms",
                   &increment, "opponent", &opp, "level", &level) == 0) {
     mc_text_error terr;
-    int v = name_index(vis, visibility_names, 2), s = name_index(seat, seat_names, 3),
-        op = name_index(opp, opponent_names, 3);
+    int v = srv_name_index(srv_visibility_names, vis, strlen(vis)),
+        s = srv_name_index(srv_seat_choice_names, seat, strlen(seat)),
+        op = srv_name_index(srv_opponent_names, opp, strlen(opp));
     if (mc_rules_parse(rules, &o->rules, &terr) == 0 && v >= 0 && s >= 0 && op >= 0 &&
         initial >= 0 && increment >= 0) {
       o->visibility = (srv_visibility)v;

@@ -92,12 +92,7 @@ static int copy_text(json_t *value, char *out, size_t size, long min, long max) 
 }
 
 static int enum_index(json_t *value, const char *const *names) {
-  const char *s = json_string_value(value);
-  for (int i = 0; names[i] != NULL; i++) {
-    if (strcmp(s, names[i]) == 0)
-      return i;
-  }
-  return -1;
+  return srv_name_index(names, json_string_value(value), json_string_length(value));
 }
 
 static int store_name(srv_cmd *cmd, json_t *v, const char **field) {
@@ -170,8 +165,7 @@ static int store_options(srv_cmd *cmd, json_t *v, const char **field) {
       }
       r->grand_slam = mode;
     } else if (strcmp(key, "rounds") == 0 && json_is_string(opt) && r->kind == MC_CONGKAK) {
-      static const char *const rounds[] = {"single", "match", NULL};
-      int i = enum_index(opt, rounds);
+      int i = enum_index(opt, srv_rounds_names);
       if (i < 0) {
         *field = "options.rounds";
         return SRV_EBADREQ;
@@ -190,8 +184,7 @@ static int store_options(srv_cmd *cmd, json_t *v, const char **field) {
 
 static int store_visibility(srv_cmd *cmd, json_t *v, const char **field) {
   (void)field;
-  static const char *const names[] = {"public", "private", NULL};
-  int i = enum_index(v, names);
+  int i = enum_index(v, srv_visibility_names);
   if (i < 0)
     return SRV_EBADREQ;
   cmd->opts.visibility = (srv_visibility)i;
@@ -200,8 +193,7 @@ static int store_visibility(srv_cmd *cmd, json_t *v, const char **field) {
 
 static int store_seat(srv_cmd *cmd, json_t *v, const char **field) {
   (void)field;
-  static const char *const names[] = {"south", "north", "random", NULL};
-  int i = enum_index(v, names);
+  int i = enum_index(v, srv_seat_choice_names);
   if (i < 0)
     return SRV_EBADREQ;
   cmd->opts.seat = (srv_seat_choice)i;
@@ -240,8 +232,7 @@ static int store_clock(srv_cmd *cmd, json_t *v, const char **field) {
 
 static int store_opponent(srv_cmd *cmd, json_t *v, const char **field) {
   (void)field;
-  static const char *const names[] = {"human", "computer", "local", NULL};
-  int i = enum_index(v, names);
+  int i = enum_index(v, srv_opponent_names);
   if (i < 0)
     return SRV_EBADREQ;
   cmd->opts.opponent = (srv_opponent)i;
@@ -275,8 +266,7 @@ static int store_room(srv_cmd *cmd, json_t *v, const char **field) {
 
 static int store_role(srv_cmd *cmd, json_t *v, const char **field) {
   (void)field;
-  static const char *const names[] = {"player", "spectator", NULL};
-  int i = enum_index(v, names);
+  int i = enum_index(v, srv_role_names);
   if (i < 0)
     return SRV_EBADREQ;
   cmd->role = (srv_role)i;
@@ -308,8 +298,7 @@ static int store_ply(srv_cmd *cmd, json_t *v, const char **field) {
 
 static int store_action(srv_cmd *cmd, json_t *v, const char **field) {
   (void)field;
-  static const char *const names[] = {"offer", "accept", "decline", NULL};
-  int i = enum_index(v, names);
+  int i = enum_index(v, srv_draw_action_names);
   if (i < 0)
     return SRV_EBADREQ;
   cmd->action = (srv_draw_action)i;
@@ -487,26 +476,13 @@ done:
 /* ---- Encoding ------------------------------------------------------------------------------ */
 
 static const char *seat_name(int seat) {
-  switch (seat) {
-  case MC_SOUTH:
-    return "south";
-  case MC_NORTH:
-    return "north";
-  case SRV_SEAT_BOTH:
-    return "both";
-  case SRV_SEAT_SPECTATOR:
-    return "spectator";
-  default:
-    return NULL;
-  }
+  return srv_name_of(srv_you_names, seat);
 }
 
 static json_t *seat_or_null(int seat) {
   const char *name = seat_name(seat);
   return name ? json_string(name) : json_null();
 }
-
-static const char *const status_names[] = {"waiting", "playing", "finished"};
 
 static json_t *new_message(const char *type, const srv_req_id *id) {
   json_t *o = json_object();
@@ -531,7 +507,7 @@ static json_t *options_json(const mc_rules *r) {
     break;
   case MC_CONGKAK:
     json_object_set_new(o, "lap_capture", json_boolean(r->lap_capture));
-    json_object_set_new(o, "rounds", json_string(r->match ? "match" : "single"));
+    json_object_set_new(o, "rounds", json_string(srv_rounds_names[r->match]));
     break;
   }
   return o;
@@ -599,7 +575,7 @@ static json_t *state_json(const srv_event *ev) {
   if (o == NULL)
     return NULL;
   set_board(o, v->room, v->opts);
-  json_object_set_new(o, "status", json_string(status_names[v->status]));
+  json_object_set_new(o, "status", json_string(srv_status_names[v->status]));
   json_object_set_new(o, "ply", json_integer((json_int_t)mc_game_ply(v->game)));
   bool playing = v->status == SRV_PLAYING;
   json_object_set_new(o, "turn",
@@ -654,8 +630,7 @@ static json_t *state_json(const srv_event *ev) {
   else
     json_object_set_new(o, "result", json_null());
   /* Additions to protocol v1 (docs/protocol.md). */
-  json_object_set_new(o, "visibility",
-                      json_string(v->opts->visibility == SRV_PRIVATE ? "private" : "public"));
+  json_object_set_new(o, "visibility", json_string(srv_visibility_names[v->opts->visibility]));
   json_object_set_new(o, "local", json_boolean(v->opts->opponent == SRV_OPP_LOCAL));
   json_object_set_new(o, "game_no", json_integer(v->game_no));
   json_object_set_new(o, "game_id", v->game_id > 0 ? json_integer(v->game_id) : json_null());
@@ -702,7 +677,7 @@ static json_t *lobby_json(const srv_event *ev) {
                         json_pack("{s:o,s:o}", "south",
                                   e->names[0] ? json_string(e->names[0]) : json_null(), "north",
                                   e->names[1] ? json_string(e->names[1]) : json_null()));
-    json_object_set_new(r, "status", json_string(status_names[e->status]));
+    json_object_set_new(r, "status", json_string(srv_status_names[e->status]));
     json_object_set_new(r, "spectators", json_integer(e->spectators));
     json_array_append_new(rooms, r);
   }
@@ -735,8 +710,7 @@ json_t *srv_proto_encode(const srv_event *ev) {
     if (o == NULL)
       return NULL;
     json_object_set_new(o, "room", json_string(ev->u.joined.room));
-    json_object_set_new(o, "role",
-                        json_string(ev->u.joined.role == SRV_ROLE_PLAYER ? "player" : "spectator"));
+    json_object_set_new(o, "role", json_string(srv_role_names[ev->u.joined.role]));
     json_object_set_new(o, "seat", seat_or_null(ev->u.joined.seat));
     return o;
   case SRV_EV_LEFT:
