@@ -13,6 +13,7 @@
 #include "srv_log.h"
 #include "srv_net.h"
 #include "srv_persist.h"
+#include "srv_proto.h"
 #include "srv_room.h"
 #include "srv_store.h"
 #include "srv_time_uv.h"
@@ -94,7 +95,9 @@ int main(int argc, char **argv) {
   srv_time_init_uv(&app.time, &app.loop);
   app.ident = srv_ident_new();
   app.net = srv_net_new(&app.loop, &cfg, MANCALA_VERSION);
-  srv_sink sink = {srv_net_send, app.net};
+  srv_sink sink = {0};
+  if (app.net != NULL)
+    srv_net_sink(app.net, &sink);
   srv_room_limits limits = {cfg.abandon_ms, cfg.idle_room_ms, cfg.finished_room_ms,
                             cfg.rooms_per_player, cfg.max_rooms};
   app.rooms = app.net && app.ident ? srv_rooms_new(&app.time, app.ident, &sink, &limits) : NULL;
@@ -150,6 +153,7 @@ int main(int argc, char **argv) {
     status = 1;
   }
   srv_store_close(app.store);
+  srv_proto_encode_cleanup();
   rc = uv_loop_close(&app.loop);
   if (rc != 0) {
     srv_log_error("main", "the loop still has handles at exit: %s", uv_strerror(rc));

@@ -2,7 +2,6 @@
 #define _XOPEN_SOURCE 700 /* realpath() */
 #include "srv_net.h"
 
-#include <jansson.h>
 #include <libwebsockets.h>
 #include <limits.h>
 #include <stddef.h>
@@ -15,6 +14,7 @@
 #include "srv_log.h"
 #include "srv_metrics.h"
 #include "srv_proto.h"
+#include "srv_send.h"
 #include "srv_time_uv.h"
 
 #define PROTOCOL_NAME "mancala.v1"
@@ -25,16 +25,22 @@
  * lws_close_reason(), which cannot be used here (see conn_writeable()). */
 #define WRITE_CLOSE ((enum lws_write_protocol)4)
 
-/* One queued outgoing message: the payload follows the node, after LWS_PRE bytes of headroom. */
-typedef struct out_msg {
-  struct out_msg *next;
-  size_t len;
-  srv_event_type type;         /* States and lobby lists can be superseded... */
-  bool reply;                  /* ...unless they answer a request (the client waits for it). */
-  uint64_t turn;               /* The loop turn that queued it: held until that turn is released. */
-  char room[SRV_CODE_LEN + 1]; /* For states: the room. */
-  unsigned char buf[];         /* LWS_PRE + len bytes. */
-} out_msg;
+/* lws writes the WebSocket header into the headroom of our frames. */
+_Static_assert(SRV_FRAME_PRE >= LWS_PRE, "frames need LWS_PRE bytes of headroom");
+
+/* One queued outgoing frame. The frame itself may be shared with other connections' queues. */
+typedef struct out_entry {
+  srv_frame *frame; /* One reference, the queue's. */
+  uint64_t turn;    /* The loop turn that queued it: held until that turn is released. */
+  uint64_t seq;     /* Queue order across the server (srv_net_drop_room() keeps later ones). */
+} out_entry;
+
+/* A connection's outgoing queue: the entries v[head..tail) in order, oldest first. */
+typedef struct out_queue {
+  out_entry *v;
+  size_t head, tail, cap;
+  size_t bytes; /* Text bytes of the frames queued. */
+} out_queue;
 
 /* Per WebSocket connection (lws allocates it zeroed, frees it after LWS_CALLBACK_CLOSED). */
 typedef struct conn {
@@ -47,8 +53,7 @@ typedef struct conn {
   bool close_sent; /* The close frame is on its way. */
   int close_code;
   const char *close_reason;
-  out_msg *head, *tail;
-  size_t qlen, qbytes;
+  out_queue q;
   char *rx; /* A message being reassembled from fragments. */
   size_t rxlen;
   bool rx_over;
@@ -93,6 +98,8 @@ struct srv_net {
   size_t nips, capips;
   uv_prepare_t prepare;
   uint64_t turn; /* Frames queued now belong to this turn; earlier turns are released. */
+  uint64_t seq;  /* The number of frames ever queued (out_entry.seq). */
+  srv_sink sink; /* Queues for a client's connection (srv_send.h). */
   srv_list held; /* Connections with frames of the current turn. */
   void (*turn_hook)(void *arg);
   void *turn_hook_arg;
@@ -148,14 +155,46 @@ static void ip_remove(srv_net *net, const char *ip) {
 
 /* ---- The outgoing queue: the only way anything is sent ------------------------------------- */
 
-static void queue_clear(conn *c) {
-  while (c->head != NULL) {
-    out_msg *m = c->head;
-    c->head = m->next;
-    free(m);
+static size_t queue_len(const out_queue *q) {
+  return q->tail - q->head;
+}
+
+static void queue_clear(out_queue *q) {
+  for (size_t i = q->head; i < q->tail; i++)
+    srv_frame_unref(q->v[i].frame);
+  free(q->v);
+  memset(q, 0, sizeof *q);
+}
+
+/* Removes entry i (head <= i < tail), keeping the order of the others. */
+static void queue_remove(out_queue *q, size_t i) {
+  q->bytes -= q->v[i].frame->len;
+  srv_frame_unref(q->v[i].frame);
+  memmove(&q->v[i], &q->v[i + 1], (q->tail - i - 1) * sizeof q->v[0]);
+  q->tail--;
+  if (q->head == q->tail)
+    q->head = q->tail = 0;
+}
+
+/* Appends an entry; returns false when memory runs out. */
+static bool queue_append(out_queue *q, const out_entry *e) {
+  if (q->tail == q->cap) {
+    if (q->head > 0) {
+      memmove(q->v, q->v + q->head, queue_len(q) * sizeof q->v[0]);
+      q->tail -= q->head;
+      q->head = 0;
+    } else {
+      size_t cap = q->cap ? 2 * q->cap : 8;
+      out_entry *v = realloc(q->v, cap * sizeof *v);
+      if (v == NULL)
+        return false;
+      q->v = v;
+      q->cap = cap;
+    }
   }
-  c->tail = NULL;
-  c->qlen = c->qbytes = 0;
+  q->v[q->tail++] = *e;
+  q->bytes += e->frame->len;
+  return true;
 }
 
 /* Drops a connection that cannot keep up: its queue is freed now and lws closes it on its next
@@ -163,97 +202,72 @@ static void queue_clear(conn *c) {
 static void conn_drop(srv_net *net, conn *c, const char *why) {
   if (c->doomed)
     return;
-  srv_log_info("net", "dropping %s: %s (%zu messages queued)", c->ip, why, c->qlen);
-  srv_metrics_dropped(c->qlen);
-  queue_clear(c);
+  srv_log_info("net", "dropping %s: %s (%zu messages queued)", c->ip, why, queue_len(&c->q));
+  srv_metrics_dropped(queue_len(&c->q));
+  queue_clear(&c->q);
   c->doomed = true;
   (void)net;
   lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
 }
 
-static void queue_push(srv_net *net, conn *c, out_msg *m) {
-  /* A newer full state of a room, or a newer lobby list, supersedes an unsent older one, unless
-   * that one is the reply to a request. */
-  if (m->type == SRV_EV_STATE || m->type == SRV_EV_LOBBY) {
-    out_msg **pp = &c->head, *prev = NULL;
-    while (*pp != NULL) {
-      out_msg *o = *pp;
-      if (o->type == m->type && !o->reply &&
-          (m->type == SRV_EV_LOBBY || strcmp(o->room, m->room) == 0)) {
-        *pp = o->next;
-        if (c->tail == o)
-          c->tail = prev;
-        c->qlen--;
-        c->qbytes -= o->len;
-        free(o);
-        srv_metrics_dropped(1);
-        break;
-      }
-      prev = o;
-      pp = &o->next;
-    }
-  }
-  m->next = NULL;
-  if (c->tail)
-    c->tail->next = m;
-  else
-    c->head = m;
-  c->tail = m;
-  c->qlen++;
-  c->qbytes += m->len;
-  if (c->qlen > (size_t)net->cfg.send_queue || c->qbytes > (size_t)net->cfg.send_queue_kib * 1024) {
-    conn_drop(net, c, "outgoing queue full");
-    return;
-  }
-  /* Not written yet: the frame waits for the end of this loop turn (see on_prepare()). */
-  m->turn = net->turn;
-  if (!srv_list_linked(&c->held))
-    srv_list_push_front(&net->held, &c->held);
-}
-
-void srv_net_send(void *ud, srv_client *to, const srv_event *ev) {
+/* The sink's queue (srv_send.h). */
+static void net_queue(void *ud, srv_client *to, srv_frame *f) {
   srv_net *net = ud;
   conn *c = to->conn;
+  out_queue *q = &c->q;
   if (c->doomed || c->closing) {
     srv_metrics_dropped(1);
     return;
   }
-  json_t *root = srv_proto_encode(ev);
-  size_t len = root ? json_dumpb(root, NULL, 0, JSON_COMPACT) : 0;
-  out_msg *m = len ? malloc(sizeof *m + LWS_PRE + len) : NULL;
-  if (m == NULL) {
-    json_decref(root);
+  /* A newer state of a room, or a newer lobby list, supersedes an unsent older one, unless that
+   * one is the reply to a request. */
+  if (f->type == SRV_EV_STATE || f->type == SRV_EV_LOBBY) {
+    for (size_t i = q->head; i < q->tail; i++) {
+      const srv_frame *o = q->v[i].frame;
+      if (o->type == f->type && !o->reply &&
+          (f->type == SRV_EV_LOBBY || strcmp(o->room, f->room) == 0)) {
+        queue_remove(q, i);
+        srv_metrics_dropped(1);
+        break;
+      }
+    }
+  }
+  /* Not written yet: the frame waits for the end of this loop turn (see on_prepare()). */
+  out_entry e = {srv_frame_ref(f), net->turn, ++net->seq};
+  if (!queue_append(q, &e)) {
+    srv_frame_unref(f);
     conn_drop(net, c, "out of memory");
     return;
   }
-  json_dumpb(root, (char *)m->buf + LWS_PRE, len, JSON_COMPACT);
-  json_decref(root);
-  m->len = len;
-  m->type = ev->type;
-  m->reply = ev->id != NULL && ev->id->kind != SRV_ID_NONE;
-  m->room[0] = '\0';
-  if (ev->type == SRV_EV_STATE)
-    snprintf(m->room, sizeof m->room, "%s", ev->u.state->room);
-  queue_push(net, c, m);
+  if (queue_len(q) > (size_t)net->cfg.send_queue ||
+      q->bytes > (size_t)net->cfg.send_queue_kib * 1024) {
+    conn_drop(net, c, "outgoing queue full");
+    return;
+  }
+  if (!srv_list_linked(&c->held))
+    srv_list_push_front(&net->held, &c->held);
+}
+
+/* The sink's lost (srv_send.h): a frame for the client could not be made. */
+static void net_lost(void *ud, srv_client *to) {
+  conn_drop(ud, to->conn, "out of memory");
+}
+
+void srv_net_sink(srv_net *net, srv_sink *out) {
+  *out = net->sink;
 }
 
 void srv_net_drop_room(srv_net *net, const char *code) {
   srv_list_foreach(it, &net->held) {
     conn *c = srv_list_entry(it, conn, held);
-    out_msg **pp = &c->head, *prev = NULL;
-    while (*pp != NULL) {
-      out_msg *o = *pp;
-      if (o->turn >= net->turn && o->type == SRV_EV_STATE && strcmp(o->room, code) == 0) {
-        *pp = o->next;
-        if (c->tail == o)
-          c->tail = prev;
-        c->qlen--;
-        c->qbytes -= o->len;
-        free(o);
-        continue;
-      }
-      prev = o;
-      pp = &o->next;
+    out_queue *q = &c->q;
+    for (size_t i = q->head; i < q->tail;) {
+      const out_entry *e = &q->v[i];
+      if (e->turn >= net->turn && e->frame->type == SRV_EV_STATE &&
+          strcmp(e->frame->room, code) == 0)
+        queue_remove(q, i);
+      else
+        i++;
     }
   }
 }
@@ -280,21 +294,22 @@ static void conn_error(srv_net *net, conn *c, int err, const srv_req_id *id, int
 static int conn_writeable(conn *c) {
   if (c->doomed)
     return -1;
-  if (c->head != NULL && c->head->turn >= c->net->turn)
+  out_queue *q = &c->q;
+  if (queue_len(q) > 0 && q->v[q->head].turn >= c->net->turn)
     return 0; /* Not released yet: on_prepare() asks for this callback again. */
-  if (c->head != NULL) {
-    out_msg *m = c->head;
-    c->head = m->next;
-    if (c->head == NULL)
-      c->tail = NULL;
-    c->qlen--;
-    c->qbytes -= m->len;
-    int n = lws_write(c->wsi, m->buf + LWS_PRE, m->len, LWS_WRITE_TEXT);
-    bool ok = n >= 0 && (size_t)n >= m->len;
-    free(m);
+  if (queue_len(q) > 0) {
+    srv_frame *f = q->v[q->head].frame;
+    q->bytes -= f->len;
+    if (++q->head == q->tail)
+      q->head = q->tail = 0;
+    /* The frame's headroom is for lws' header: the write never touches the text itself. */
+    int n = lws_write(c->wsi, f->data + SRV_FRAME_PRE, f->len, LWS_WRITE_TEXT);
+    bool ok = n >= 0 && (size_t)n >= f->len;
+    srv_frame_unref(f);
     if (!ok)
       return -1;
-    if ((c->head != NULL && c->head->turn < c->net->turn) || (c->head == NULL && c->closing))
+    if ((queue_len(q) > 0 && q->v[q->head].turn < c->net->turn) ||
+        (queue_len(q) == 0 && c->closing))
       lws_callback_on_writable(c->wsi);
     return 0;
   }
@@ -352,7 +367,7 @@ static void conn_closed(srv_net *net, conn *c) {
     net->nconns--;
     c->open = false;
   }
-  queue_clear(c);
+  queue_clear(&c->q);
   srv_list_remove(&c->held);
   free(c->rx);
   c->rx = NULL;
@@ -592,6 +607,7 @@ srv_net *srv_net_new(uv_loop_t *loop, const srv_config *cfg, const char *version
   net->cfg = *cfg;
   srv_list_init(&net->conns);
   srv_list_init(&net->held);
+  net->sink = (srv_sink){net_queue, net_lost, net};
   if (srv_addr_list_parse(cfg->trust_proxy, &net->proxies) != 0)
     net->proxies.n = 0; /* srv_config_load() already refused a bad list. */
   net->version = version;
@@ -767,7 +783,7 @@ void srv_net_stop(srv_net *net, void (*done)(void *arg), void *arg) {
       continue;
     srv_event ev = {.type = SRV_EV_BYE};
     ev.u.bye.reason = "shutdown";
-    srv_net_send(net, &c->client, &ev);
+    srv_send_event(&net->sink, &c->client, &ev);
     c->closing = true;
     c->close_code = LWS_CLOSE_STATUS_GOINGAWAY;
     c->close_reason = "server shutting down";

@@ -19,9 +19,10 @@ typedef struct srv_net srv_net;
  * out. Nothing listens before srv_net_start(). */
 srv_net *srv_net_new(uv_loop_t *loop, const srv_config *cfg, const char *version);
 
-/* The rooms' sink: queues ev for client to (encoded now, written when the socket is writeable).
- * ud is the srv_net. Never closes anything synchronously. */
-void srv_net_send(void *ud, srv_client *to, const srv_event *ev);
+/* Writes into *out the network layer's sink (srv_send.h): a frame queues for the client's
+ * connection, written when its loop turn is released and the socket is writeable; a client that
+ * is lost is dropped. Never closes anything synchronously. */
+void srv_net_sink(srv_net *net, srv_sink *out);
 
 /* Creates the lws context and the listening vhost; frames go to d (borrowed). Returns 0, or
  * SRV_EINTERNAL after logging why (then call srv_net_stop() and run the loop to clean up). */

@@ -13,8 +13,8 @@
 #include "mc_text.h"
 #include "srv_archive.h"
 #include "srv_error.h"
+#include "srv_jsonw.h"
 #include "srv_log.h"
-#include "srv_proto.h"
 
 struct srv_persist {
   srv_store *store;
@@ -623,34 +623,34 @@ static int add_positions(json_t *j, const srv_store_game *g) {
     rc = SRV_ENOMEM;
     goto done;
   }
-  int m = g->rules.houses;
+  srv_jsonw w = SRV_JSONW_INIT;
   for (size_t i = 0; i <= g->n_moves && rc == 0; i++) {
     if (i > 0 && mc_game_play(game, g->moves[i - 1].house, trace) != 0)
       break; /* srv_archive_game_json() already replayed it: cannot happen. */
     const mc_pos *pos = mc_game_pos(game);
-    json_t *pits = json_array(), *burnt = json_array();
-    for (int k = 0; k < 2 * m + 2; k++) {
-      json_array_append_new(pits, json_integer(pos->pits[k]));
-      if (pos->burnt & (1u << k))
-        json_array_append_new(burnt, json_integer(k));
+    /* The pieces as a state writes them, said once in srv_jsonw.c. */
+    srv_jsonw_reset(&w);
+    srv_jsonw_lit(&w, "{\"pits\":");
+    srv_jsonw_pits(&w, pos);
+    srv_jsonw_lit(&w, ",\"burnt\":");
+    srv_jsonw_burnt(&w, pos);
+    if (i > 0) {
+      srv_jsonw_lit(&w, ",\"trace\":");
+      srv_jsonw_trace(&w, trace->steps, trace->len);
     }
+    srv_jsonw_lit(&w, "}");
+    json_t *pieces = w.failed ? NULL : json_loadb(w.buf, w.len, 0, NULL);
     json_t *target = i == 0 ? json_object() : json_array_get(moves, i - 1);
-    if (target == NULL || pits == NULL || burnt == NULL) {
-      json_decref(pits);
-      json_decref(burnt);
+    bool ok = pieces != NULL && target != NULL && json_object_update(target, pieces) == 0;
+    if (i == 0 && ok)
+      ok = json_object_set_new(j, "start", target) == 0; /* Steals target, also on failure. */
+    else if (i == 0)
+      json_decref(target);
+    if (!ok)
       rc = SRV_ENOMEM;
-      break;
-    }
-    json_object_set_new(target, "pits", pits);
-    json_object_set_new(target, "burnt", burnt);
-    if (i == 0) {
-      json_object_set_new(j, "start", target);
-    } else {
-      json_t *steps = srv_proto_trace_json(trace->steps, trace->len);
-      if (steps == NULL || json_object_set_new(target, "trace", steps) != 0)
-        rc = SRV_ENOMEM;
-    }
+    json_decref(pieces);
   }
+  srv_jsonw_free(&w);
 done:
   mc_game_free(game);
   free(trace);

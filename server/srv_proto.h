@@ -1,4 +1,6 @@
-/* The protocol layer (protocol v1): frames in, typed commands out; typed events in, JSON out.
+/* The protocol layer (protocol v1): frames in, typed commands out (srv_proto_decode.c); typed
+ * events in, frames out (srv_proto_encode.c). Nothing else in the server reads or writes JSON
+ * messages, and nothing here exposes a JSON library.
  *
  * Decoding is driven by one table of message types and their fields (name, JSON type, required);
  * each field has a small store function that checks its range and writes the typed command. A
@@ -7,9 +9,9 @@
 #ifndef SRV_PROTO_H
 #define SRV_PROTO_H
 
-#include <jansson.h>
 #include <stddef.h>
 
+#include "srv_frame.h"
 #include "srv_msg.h"
 
 #define SRV_FRAME_MAX 4096
@@ -32,12 +34,13 @@ void srv_proto_peek_id(const char *buf, size_t len, srv_req_id *id);
 /* Returns the protocol name of a command type ("move"...), or NULL. Static storage. */
 const char *srv_proto_cmd_name(srv_cmd_type type);
 
-/* Returns a new reference to a JSON object for ev (borrowed), or NULL when memory runs out. */
-json_t *srv_proto_encode(const srv_event *ev);
+/* Encodes ev (borrowed) into a new frame with one reference (the caller's), or returns NULL when
+ * memory runs out: never a partial or malformed frame. Loop thread only (the hot frames share one
+ * reusable buffer). */
+srv_frame *srv_proto_encode(const srv_event *ev);
 
-/* Returns a new reference to the JSON array of n trace steps (borrowed), as in a state's
- * last.trace, or NULL when memory runs out. */
-json_t *srv_proto_trace_json(const mc_step *steps, size_t n);
+/* Frees the encoder's reusable buffer (at exit; the next encode grows a new one). */
+void srv_proto_encode_cleanup(void);
 
 /* Returns nonzero when c is one of the 31 room code characters (either case). */
 int srv_proto_code_char(int c);

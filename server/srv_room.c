@@ -110,7 +110,7 @@ const char *srv_room_code(const srv_room *room) {
 /* ---- Events -------------------------------------------------------------------------------- */
 
 void room_send(srv_rooms *rooms, srv_client *to, const srv_event *ev) {
-  rooms->sink.send(rooms->sink.ud, to, ev);
+  srv_send_event(&rooms->sink, to, ev);
 }
 
 static void store_event(srv_room *room, srv_store_kind kind, int seat, int house) {

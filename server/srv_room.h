@@ -15,6 +15,7 @@
 
 #include "srv_ident.h"
 #include "srv_msg.h"
+#include "srv_send.h"
 #include "srv_time.h"
 
 typedef struct srv_rooms srv_rooms;
@@ -31,12 +32,6 @@ typedef struct srv_client {
   struct srv_client *watch_prev, *watch_next;
   void *conn; /* The owner's data; rooms never touch it. */
 } srv_client;
-
-/* Where events go: send() must not call back into the rooms (queue, do not close). */
-typedef struct srv_sink {
-  void (*send)(void *ud, srv_client *to, const srv_event *ev);
-  void *ud;
-} srv_sink;
 
 typedef struct srv_room_limits {
   int64_t abandon_ms;   /* Countdown of an absent player on their own turn. */

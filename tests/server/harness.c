@@ -90,17 +90,27 @@ void fake_advance(fake_time *f, uint64_t ms) {
 
 /* ---- Recording clients --------------------------------------------------------------------- */
 
-static void record(void *ud, srv_client *to, const srv_event *ev) {
+/* The sink's queue: every frame must be one valid JSON object. */
+static void record(void *ud, srv_client *to, srv_frame *f) {
   (void)ud;
   tclient *t = to->conn;
-  json_t *j = srv_proto_encode(ev);
-  ASSERT_NOT_NULL(j);
+  json_error_t err;
+  json_t *j = json_loadb(srv_frame_text(f), f->len, JSON_REJECT_DUPLICATES, &err);
+  if (!json_is_object(j))
+    TEST_FAIL_("a frame that is not a JSON object: %s (%s)", srv_frame_text(f), err.text);
   if (t->n == MAX_EVENTS) {
     json_decref(t->events[0]);
     memmove(t->events, t->events + 1, sizeof t->events[0] * (MAX_EVENTS - 1));
     t->n--;
   }
   t->events[t->n++] = j;
+}
+
+/* The sink's lost: no frame may fail to be made in a test. */
+static void lost(void *ud, srv_client *to) {
+  (void)ud;
+  (void)to;
+  TEST_FAIL_("%s", "a frame could not be made");
 }
 
 void tclient_clear(tclient *t) {
@@ -149,7 +159,7 @@ void world_init(world *w, const srv_room_limits *limits) {
   fake_init(&w->time);
   w->ident = srv_ident_new();
   ASSERT_NOT_NULL(w->ident);
-  srv_sink sink = {record, NULL};
+  srv_sink sink = {record, lost, NULL};
   w->rooms = srv_rooms_new(&w->time.base, w->ident, &sink, limits ? limits : &defaults);
   ASSERT_NOT_NULL(w->rooms);
 }

@@ -1,5 +1,7 @@
 /* Protocol decoding and validation: every field of every message, and each kind of bad input. */
+#include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "srv_error.h"
@@ -265,29 +267,37 @@ TEST_IMPL(room_commands) {
   return 0;
 }
 
+/* The frame of ev as JSON text with sorted keys (a new string). */
+static char *encoded(const srv_event *ev) {
+  srv_frame *f = srv_proto_encode(ev);
+  ASSERT_NOT_NULL(f);
+  json_t *j = json_loadb(srv_frame_text(f), f->len, 0, NULL);
+  ASSERT_NOT_NULL(j);
+  char *s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+  json_decref(j);
+  srv_frame_unref(f);
+  return s;
+}
+
 TEST_IMPL(encode) {
   srv_req_id id = {SRV_ID_STR, 0, "r1"};
   srv_event ev = {.type = SRV_EV_ERROR, .id = &id};
   ev.u.error.err = SRV_ESTALE;
   ev.u.error.request = "move";
-  json_t *j = srv_proto_encode(&ev);
-  char *s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+  char *s = encoded(&ev);
   ASSERT_STR_EQ(s,
                 "{\"code\":\"stale\",\"id\":\"r1\",\"message\":\"The move was made for an earlier "
                 "position.\",\"request\":\"move\",\"type\":\"error\"}");
   free(s);
-  json_decref(j);
   ev.type = SRV_EV_JOINED;
   ev.id = NULL;
   ev.u.joined.room = "ABCDEF";
   ev.u.joined.role = SRV_ROLE_SPECTATOR;
   ev.u.joined.seat = SRV_SEAT_NONE;
-  j = srv_proto_encode(&ev);
-  s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+  s = encoded(&ev);
   ASSERT_STR_EQ(s,
                 "{\"role\":\"spectator\",\"room\":\"ABCDEF\",\"seat\":null,\"type\":\"joined\"}");
   free(s);
-  json_decref(j);
   /* Every error code has a distinct protocol name. */
   for (int a = SRV_E_BASE_ + 1; a < SRV_E_END_; a++)
     for (int b = a + 1; b < SRV_E_END_; b++)
