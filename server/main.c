@@ -116,6 +116,7 @@ int main(int argc, char **argv) {
   srv_net_set_api(app.net, &api);
   app.dispatch.rooms = app.rooms;
   app.dispatch.ident = app.ident;
+  app.dispatch.sink = sink;
   app.dispatch.store.restore = srv_persist_restore;
   app.dispatch.store.player = srv_persist_player;
   app.dispatch.store.ud = app.persist;

@@ -362,7 +362,7 @@ static void conn_open(srv_net *net, conn *c, struct lws *wsi) {
 
 static void conn_closed(srv_net *net, conn *c) {
   if (c->open) {
-    srv_rooms_client_gone(net->dispatch->rooms, &c->client);
+    srv_dispatch_client_gone(net->dispatch, &c->client);
     ip_remove(net, c->ip);
     net->nconns--;
     c->open = false;

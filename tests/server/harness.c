@@ -162,6 +162,10 @@ void world_init(world *w, const srv_room_limits *limits) {
   srv_sink sink = {record, lost, NULL};
   w->rooms = srv_rooms_new(&w->time.base, w->ident, &sink, limits ? limits : &defaults);
   ASSERT_NOT_NULL(w->rooms);
+  memset(&w->dispatch, 0, sizeof w->dispatch);
+  w->dispatch.rooms = w->rooms;
+  w->dispatch.ident = w->ident;
+  w->dispatch.sink = sink;
 }
 
 void world_free(world *w) {
@@ -186,7 +190,7 @@ void reconnect_as(world *w, tclient *t, srv_player *p) {
 }
 
 void disconnect(world *w, tclient *t) {
-  srv_rooms_client_gone(w->rooms, &t->c);
+  srv_dispatch_client_gone(&w->dispatch, &t->c);
   tclient_clear(t);
 }
 
@@ -196,30 +200,7 @@ int run(world *w, tclient *t, const char *json) {
   int rc = srv_proto_decode(json, strlen(json), &cmd, &err);
   if (rc != 0)
     TEST_FAIL_("cannot decode %s: %s", json, srv_err_code(rc));
-  switch (cmd.type) {
-  case SRV_CMD_CREATE:
-    return srv_room_create(w->rooms, &t->c, &cmd);
-  case SRV_CMD_QUICK:
-    return srv_room_quick(w->rooms, &t->c, &cmd);
-  case SRV_CMD_JOIN:
-    return srv_room_join(w->rooms, &t->c, &cmd);
-  case SRV_CMD_LEAVE:
-    return srv_room_leave(w->rooms, &t->c, &cmd);
-  case SRV_CMD_LOBBY:
-    return srv_room_lobby(w->rooms, &t->c, &cmd);
-  case SRV_CMD_MOVE:
-    return srv_room_move(w->rooms, &t->c, &cmd);
-  case SRV_CMD_RESIGN:
-    return srv_room_resign(w->rooms, &t->c, &cmd);
-  case SRV_CMD_DRAW:
-    return srv_room_draw(w->rooms, &t->c, &cmd);
-  case SRV_CMD_REMATCH:
-    return srv_room_rematch(w->rooms, &t->c, &cmd);
-  case SRV_CMD_CHAT:
-    return srv_room_chat(w->rooms, &t->c, &cmd);
-  default:
-    return -1;
-  }
+  return srv_dispatch_command(&w->dispatch, &t->c, &cmd);
 }
 
 int runf(world *w, tclient *t, const char *fmt, ...) {

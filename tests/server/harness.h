@@ -8,6 +8,7 @@
 #include <jansson.h>
 #include <stdint.h>
 
+#include "srv_dispatch.h"
 #include "srv_error.h"
 #include "srv_proto.h"
 #include "srv_room.h"
@@ -65,6 +66,7 @@ typedef struct world {
   fake_time time;
   srv_ident *ident;
   srv_rooms *rooms;
+  srv_dispatch dispatch; /* The server's own dispatch table over these rooms. */
 } world;
 
 /* Makes the rooms of a world with limits (NULL: the server's defaults). */
@@ -80,7 +82,8 @@ void reconnect_as(world *w, tclient *t, srv_player *p);
 /* t's connection is gone; its frames are forgotten. */
 void disconnect(world *w, tclient *t);
 
-/* Decodes a JSON command (it must be valid) and runs its handler; returns the handler's result. */
+/* Decodes a JSON command (it must be valid) and runs its handler through the real dispatch table
+ * (srv_dispatch_command()); returns the handler's result. */
 int run(world *w, tclient *t, const char *json);
 
 /* run() with a printf-style command. */

@@ -17,10 +17,7 @@ TEST_IMPL(hello_errors_metrics) {
   world w;
   world_init(&w, NULL);
   srv_metrics_reset();
-  srv_dispatch d;
-  memset(&d, 0, sizeof d);
-  d.rooms = w.rooms;
-  d.ident = w.ident;
+  srv_dispatch d = w.dispatch;
 
   tclient a, b, a2;
   fresh(&a);
