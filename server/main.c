@@ -10,6 +10,7 @@
 #include "srv_config.h"
 #include "srv_dispatch.h"
 #include "srv_ident.h"
+#include "srv_lobby.h"
 #include "srv_log.h"
 #include "srv_net.h"
 #include "srv_persist.h"
@@ -29,6 +30,7 @@ static struct app {
   srv_time time;
   srv_ident *ident;
   srv_rooms *rooms;
+  srv_lobby *lobby;
   srv_net *net;
   srv_dispatch dispatch;
   srv_store *store;
@@ -44,6 +46,8 @@ static void on_stopped(void *arg) {
   /* lws is gone and every connection has left its rooms: make the last turn durable, free the
    * rooms, close our handles, and let uv_run() return. */
   srv_persist_turn(a->persist);
+  srv_lobby_free(a->lobby);
+  a->lobby = NULL;
   srv_rooms_free(a->rooms);
   a->rooms = NULL;
   uv_close((uv_handle_t *)&a->sigint, NULL);
@@ -101,7 +105,8 @@ int main(int argc, char **argv) {
   srv_room_limits limits = {cfg.abandon_ms, cfg.idle_room_ms, cfg.finished_room_ms,
                             cfg.rooms_per_player, cfg.max_rooms};
   app.rooms = app.net && app.ident ? srv_rooms_new(&app.time, app.ident, &sink, &limits) : NULL;
-  if (app.rooms == NULL) {
+  app.lobby = app.rooms ? srv_lobby_new(app.rooms, &app.time, &sink) : NULL;
+  if (app.rooms == NULL || app.lobby == NULL) {
     srv_log_error("main", "out of memory");
     return 1;
   }
@@ -115,6 +120,7 @@ int main(int argc, char **argv) {
   srv_net_api api = {srv_persist_http, srv_persist_metrics, app.persist};
   srv_net_set_api(app.net, &api);
   app.dispatch.rooms = app.rooms;
+  app.dispatch.lobby = app.lobby;
   app.dispatch.ident = app.ident;
   app.dispatch.sink = sink;
   app.dispatch.store.restore = srv_persist_restore;

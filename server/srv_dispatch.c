@@ -20,13 +20,16 @@ ROOM_HANDLER(create)
 ROOM_HANDLER(join)
 ROOM_HANDLER(quick)
 ROOM_HANDLER(leave)
-ROOM_HANDLER(lobby)
 ROOM_HANDLER(move)
 ROOM_HANDLER(resign)
 ROOM_HANDLER(draw)
 ROOM_HANDLER(rematch)
 ROOM_HANDLER(chat)
 #undef ROOM_HANDLER
+
+static int on_lobby(srv_dispatch *d, srv_client *c, const srv_cmd *cmd) {
+  return srv_lobby_request(d->lobby, c, cmd);
+}
 
 /* The dispatch table: one handler per request type. */
 static const handler handlers[SRV_CMD_COUNT] = {
@@ -82,5 +85,6 @@ void srv_dispatch_frame(srv_dispatch *d, srv_client *c, const char *buf, size_t 
 }
 
 void srv_dispatch_client_gone(srv_dispatch *d, srv_client *c) {
+  srv_lobby_client_gone(d->lobby, c);
   srv_rooms_client_gone(d->rooms, c);
 }

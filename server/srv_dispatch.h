@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "srv_ident.h"
+#include "srv_lobby.h"
 #include "srv_room.h"
 #include "srv_send.h"
 
@@ -28,6 +29,7 @@ typedef struct srv_dispatch_store {
 /* What the handlers work on; all borrowed, owned by main. */
 typedef struct srv_dispatch {
   srv_rooms *rooms;
+  srv_lobby *lobby;
   srv_ident *ident;
   srv_sink sink;
   srv_dispatch_store store;
@@ -49,8 +51,8 @@ void srv_dispatch_error(srv_dispatch *d, srv_client *c, int err, const srv_req_i
 /* Encodes ev (borrowed) and queues it for c. Returns 0 or SRV_ENOMEM (c is then dropped). */
 int srv_dispatch_send(srv_dispatch *d, srv_client *c, const srv_event *ev);
 
-/* c's connection is gone: it leaves its rooms (keeping its seats) and gives back its player. c
- * can be freed afterwards. */
+/* c's connection is gone: it stops watching the lobby, leaves its rooms (keeping its seats) and
+ * gives back its player. c can be freed afterwards. */
 void srv_dispatch_client_gone(srv_dispatch *d, srv_client *c);
 
 #endif

@@ -630,7 +630,7 @@ srv_net *srv_net_new(uv_loop_t *loop, const srv_config *cfg, const char *version
 static void on_prepare(uv_prepare_t *h) {
   srv_net *net = (srv_net *)((char *)h - offsetof(srv_net, prepare));
   if (net->dispatch != NULL)
-    srv_rooms_flush(net->dispatch->rooms);
+    srv_lobby_flush(net->dispatch->lobby);
   if (net->turn_hook != NULL)
     net->turn_hook(net->turn_hook_arg);
   net->turn++;

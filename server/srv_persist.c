@@ -57,8 +57,8 @@ void srv_persist_attach(srv_persist *p, srv_rooms *rooms, void (*drop)(void *ud,
   p->rooms = rooms;
   p->drop = drop;
   p->drop_ud = drop_ud;
-  srv_store_hooks hooks = {srv_persist_event, p};
-  srv_rooms_set_store(rooms, &hooks);
+  srv_recorder recorder = {srv_persist_record, p};
+  srv_rooms_set_recorder(rooms, &recorder);
 }
 
 static int64_t wall_ms(srv_persist *p) {
@@ -146,7 +146,7 @@ static int put_player(srv_persist *p, const srv_player *player) {
   return rc < 0 ? store_fail(p, "cannot store player", player->id, rc) : 0;
 }
 
-static int put_room(srv_persist *p, const srv_store_event *ev) {
+static int put_room(srv_persist *p, const srv_record *ev) {
   /* The seated players first: recovery needs them, even when their own record was lost. */
   for (int s = 0; s < 2; s++) {
     if (ev->seats[s] != NULL && (s == 0 || ev->seats[1] != ev->seats[0])) {
@@ -172,7 +172,7 @@ static int put_room(srv_persist *p, const srv_store_event *ev) {
   return rc < 0 ? store_fail(p, "cannot store room", ev->room, rc) : 0;
 }
 
-static int finish_game(srv_persist *p, const srv_store_event *ev) {
+static int finish_game(srv_persist *p, const srv_record *ev) {
   mc_result res;
   if (!mc_game_over(ev->game, &res))
     return 0;
@@ -182,9 +182,9 @@ static int finish_game(srv_persist *p, const srv_store_event *ev) {
 }
 
 /* Records the room's current game as it is now: its start, every move played so far (the clock
- * is known only for the move of a SRV_STORE_MOVE event) and its result when it is over. Used when
+ * is known only for the move of a SRV_RECORD_MOVE event) and its result when it is over. Used when
  * a game starts, and later when its first record was lost. */
-static int record_game(srv_persist *p, const srv_store_event *ev) {
+static int record_game(srv_persist *p, const srv_record *ev) {
   *ev->game_id = 0;
   int rc = put_room(p, ev);
   if (rc != 0)
@@ -207,13 +207,13 @@ static int record_game(srv_persist *p, const srv_store_event *ev) {
   const uint8_t *moves = mc_game_moves(ev->game, &n);
   for (size_t i = 0; i < n; i++) {
     srv_store_move m = {(int)i, mc_game_mover(ev->game, i), moves[i], -1, g.started_ms};
-    if (ev->kind == SRV_STORE_MOVE && i + 1 == n && ev->opts->clocked)
+    if (ev->kind == SRV_RECORD_MOVE && i + 1 == n && ev->opts->clocked)
       m.clock_ms = ev->clock_ms[m.seat];
     if ((rc = srv_store_move_add(p->store, id, &m)) < 0)
       return store_fail(p, "cannot store a move of room", ev->room, rc);
   }
   *ev->game_id = id;
-  if (ev->kind == SRV_STORE_GAME_FINISHED || ev->status == SRV_FINISHED) {
+  if (ev->kind == SRV_RECORD_GAME_FINISHED || ev->status == SRV_FINISHED) {
     if ((rc = finish_game(p, ev)) != 0) {
       *ev->game_id = 0;
       return rc;
@@ -263,16 +263,16 @@ static void retry_results(srv_persist *p) {
   p->retry_at = p->time->now(p->time) + PERSIST_RETRY_MS;
 }
 
-int srv_persist_event(void *ud, const srv_store_event *ev) {
+int srv_persist_record(void *ud, const srv_record *ev) {
   srv_persist *p = ud;
   int rc = 0;
   switch (ev->kind) {
-  case SRV_STORE_ROOM_OPENED:
-  case SRV_STORE_SEATED:
+  case SRV_RECORD_ROOM_OPENED:
+  case SRV_RECORD_SEATED:
     return put_room(p, ev);
-  case SRV_STORE_GAME_STARTED:
+  case SRV_RECORD_GAME_STARTED:
     return record_game(p, ev);
-  case SRV_STORE_MOVE: {
+  case SRV_RECORD_MOVE: {
     if (*ev->game_id == 0)
       return record_game(p, ev); /* Its start was lost: record it whole, this move included. */
     size_t ply = mc_game_ply(ev->game);
@@ -281,16 +281,18 @@ int srv_persist_event(void *ud, const srv_store_event *ev) {
     rc = srv_store_move_add(p->store, *ev->game_id, &m);
     return rc < 0 ? store_fail(p, "cannot store a move of room", ev->room, rc) : 0;
   }
-  case SRV_STORE_GAME_FINISHED:
+  case SRV_RECORD_GAME_FINISHED:
     if (*ev->game_id == 0)
       return record_game(p, ev);
     rc = finish_game(p, ev);
     if (rc != 0)
       result_unsaved(p, *ev->game_id);
     return rc;
-  case SRV_STORE_ROOM_CLOSED:
+  case SRV_RECORD_ROOM_CLOSED:
     rc = srv_store_room_closed(p->store, ev->room);
     return rc < 0 ? store_fail(p, "cannot close room", ev->room, rc) : 0;
+  case SRV_RECORD_KINDS:
+    break;
   }
   return 0;
 }

@@ -41,8 +41,8 @@ void srv_persist_attach(srv_persist *p, srv_rooms *rooms, void (*drop)(void *ud,
  * the store cannot be read (after logging it). */
 int srv_persist_recover(srv_persist *p);
 
-/* The rooms' listener (srv_store_hooks.event; ud is the srv_persist). */
-int srv_persist_event(void *ud, const srv_store_event *ev);
+/* The rooms' recorder (srv_recorder.record; ud is the srv_persist). */
+int srv_persist_record(void *ud, const srv_record *ev);
 
 /* Hello's restore hook (srv_dispatch_store.restore): the player storage knows for token
  * (borrowed), adopted into the registry with a new reference (the caller's), or NULL. */

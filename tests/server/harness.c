@@ -162,13 +162,17 @@ void world_init(world *w, const srv_room_limits *limits) {
   srv_sink sink = {record, lost, NULL};
   w->rooms = srv_rooms_new(&w->time.base, w->ident, &sink, limits ? limits : &defaults);
   ASSERT_NOT_NULL(w->rooms);
+  w->lobby = srv_lobby_new(w->rooms, &w->time.base, &sink);
+  ASSERT_NOT_NULL(w->lobby);
   memset(&w->dispatch, 0, sizeof w->dispatch);
   w->dispatch.rooms = w->rooms;
+  w->dispatch.lobby = w->lobby;
   w->dispatch.ident = w->ident;
   w->dispatch.sink = sink;
 }
 
 void world_free(world *w) {
+  srv_lobby_free(w->lobby);
   srv_rooms_free(w->rooms);
   srv_ident_free(w->ident);
 }

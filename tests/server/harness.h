@@ -66,6 +66,7 @@ typedef struct world {
   fake_time time;
   srv_ident *ident;
   srv_rooms *rooms;
+  srv_lobby *lobby;
   srv_dispatch dispatch; /* The server's own dispatch table over these rooms. */
 } world;
 

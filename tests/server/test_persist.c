@@ -38,6 +38,7 @@ static void env_open(env *e) {
 
 static void env_close(env *e) {
   srv_persist_turn(e->persist);
+  srv_lobby_free(e->w.lobby);
   srv_rooms_free(e->w.rooms);
   e->w.rooms = NULL;
   srv_persist_free(e->persist);

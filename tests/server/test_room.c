@@ -415,7 +415,7 @@ TEST_IMPL(local) {
 /* Flushes the lobby and lets the clock run past its pace (250 ms), so that a change held back
  * because it came too soon after the last list goes out too. */
 static void lobby_settle(world *w) {
-  srv_rooms_flush(w->rooms);
+  srv_lobby_flush(w->lobby);
   fake_advance(&w->time, 250);
 }
 
@@ -446,9 +446,9 @@ TEST_IMPL(quick_and_lobby) {
   snprintf(priv, sizeof priv, "%s", joined_code(&d));
   /* The lobby goes out once per flush, however many changes. */
   ASSERT_EQ(count_of(&watcher, "lobby"), lobbies);
-  srv_rooms_flush(w.rooms);
+  srv_lobby_flush(w.lobby);
   ASSERT_EQ(count_of(&watcher, "lobby"), lobbies + 1);
-  srv_rooms_flush(w.rooms);
+  srv_lobby_flush(w.lobby);
   ASSERT_EQ(count_of(&watcher, "lobby"), lobbies + 1);
   json_t *rooms = json_object_get(last_of(&watcher, "lobby"), "rooms");
   ASSERT_EQ(json_array_size(rooms), 1);
@@ -621,27 +621,27 @@ TEST_IMPL(congkak_match) {
   return 0;
 }
 
-static int store_calls[6];
+static int store_calls[SRV_RECORD_KINDS];
 static int refuse_moves;
 
-static int store_listener(void *ud, const srv_store_event *ev) {
+static int store_listener(void *ud, const srv_record *ev) {
   (void)ud;
   store_calls[ev->kind]++;
-  return ev->kind == SRV_STORE_MOVE && refuse_moves ? SRV_EINTERNAL : 0;
+  return ev->kind == SRV_RECORD_MOVE && refuse_moves ? SRV_EINTERNAL : 0;
 }
 
 TEST_IMPL(store_seam) {
   world w;
   world_init(&w, NULL);
-  srv_store_hooks hooks = {store_listener, NULL};
-  srv_rooms_set_store(w.rooms, &hooks);
+  srv_recorder recorder = {store_listener, NULL};
+  srv_rooms_set_recorder(w.rooms, &recorder);
   tclient a, b;
   char room[8];
   snprintf(room, sizeof room, "%s", start_pair(&w, &a, &b, ""));
-  ASSERT_EQ(store_calls[SRV_STORE_ROOM_OPENED], 1);
-  ASSERT_EQ(store_calls[SRV_STORE_GAME_STARTED], 1);
+  ASSERT_EQ(store_calls[SRV_RECORD_ROOM_OPENED], 1);
+  ASSERT_EQ(store_calls[SRV_RECORD_GAME_STARTED], 1);
   ASSERT_EQ(runf(&w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":0}", room), 0);
-  ASSERT_EQ(store_calls[SRV_STORE_MOVE], 1);
+  ASSERT_EQ(store_calls[SRV_RECORD_MOVE], 1);
   /* A refused move leaves the room as it was. */
   refuse_moves = 1;
   int before = b.n;
@@ -653,7 +653,7 @@ TEST_IMPL(store_seam) {
   refuse_moves = 0;
   ASSERT_EQ(runf(&w, &b, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":1}", room), 0);
   ASSERT_EQ(runf(&w, &b, "{\"type\":\"resign\",\"room\":\"%s\"}", room), 0);
-  ASSERT_EQ(store_calls[SRV_STORE_GAME_FINISHED], 1);
+  ASSERT_EQ(store_calls[SRV_RECORD_GAME_FINISHED], 1);
   disconnect(&w, &a);
   disconnect(&w, &b);
   world_free(&w);
@@ -671,12 +671,12 @@ TEST_IMPL(lobby_pace) {
   ASSERT_EQ(run(&w, &watcher, "{\"type\":\"lobby\"}"), 0);
   int lobbies = count_of(&watcher, "lobby");
   ASSERT_EQ(run(&w, &a, "{\"type\":\"create\",\"game\":\"kalah\"}"), 0);
-  srv_rooms_flush(w.rooms);
+  srv_lobby_flush(w.lobby);
   ASSERT_EQ(count_of(&watcher, "lobby"), lobbies + 1);
   /* A second change 100 ms later waits for the pace... */
   fake_advance(&w.time, 100);
   ASSERT_EQ(run(&w, &b, "{\"type\":\"create\",\"game\":\"oware\"}"), 0);
-  srv_rooms_flush(w.rooms);
+  srv_lobby_flush(w.lobby);
   ASSERT_EQ(count_of(&watcher, "lobby"), lobbies + 1);
   fake_advance(&w.time, 149);
   ASSERT_EQ(count_of(&watcher, "lobby"), lobbies + 1);
