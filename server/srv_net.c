@@ -103,7 +103,7 @@ struct srv_net {
   srv_list held; /* Connections with frames of the current turn. */
   void (*turn_hook)(void *arg);
   void *turn_hook_arg;
-  srv_net_api api;
+  srv_net_routes routes;
   uv_timer_t stop_timer;
   bool stopping, destroyed_once;
   uint64_t stop_started;
@@ -257,13 +257,18 @@ void srv_net_sink(srv_net *net, srv_sink *out) {
   *out = net->sink;
 }
 
-void srv_net_drop_room(srv_net *net, const char *code) {
+uint64_t srv_net_mark(void *ud) {
+  return ((srv_net *)ud)->seq;
+}
+
+void srv_net_drop_room(void *ud, const char *code, uint64_t mark) {
+  srv_net *net = ud;
   srv_list_foreach(it, &net->held) {
     conn *c = srv_list_entry(it, conn, held);
     out_queue *q = &c->q;
     for (size_t i = q->head; i < q->tail;) {
       const out_entry *e = &q->v[i];
-      if (e->turn >= net->turn && e->frame->type == SRV_EV_STATE &&
+      if (e->turn >= net->turn && e->seq <= mark && e->frame->type == SRV_EV_STATE &&
           strcmp(e->frame->room, code) == 0)
         queue_remove(q, i);
       else
@@ -272,11 +277,11 @@ void srv_net_drop_room(srv_net *net, const char *code) {
   }
 }
 
-void srv_net_set_api(srv_net *net, const srv_net_api *api) {
-  if (api != NULL)
-    net->api = *api;
+void srv_net_set_routes(srv_net *net, const srv_net_routes *routes) {
+  if (routes != NULL)
+    net->routes = *routes;
   else
-    memset(&net->api, 0, sizeof net->api);
+    memset(&net->routes, 0, sizeof net->routes);
 }
 
 /* Sends an error (outside of a decoded command) and optionally closes after it. */
@@ -489,9 +494,10 @@ static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
 /* ---- HTTP routes --------------------------------------------------------------------------- */
 
 static void gauges(srv_net *net, srv_metrics_gauges *g) {
+  memset(g, 0, sizeof *g);
+  if (net->routes.gauges != NULL)
+    net->routes.gauges(net->routes.gauges_ud, g);
   g->connections = net->nconns;
-  g->players = (long)srv_ident_count(net->dispatch->ident);
-  srv_rooms_count(net->dispatch->rooms, g->rooms);
 }
 
 static int http_reply(struct lws *wsi, http_req *req, unsigned status, const char *type,
@@ -539,29 +545,19 @@ static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void
                         srv_metrics_health(&g, net->version, now_ms() - net->started_ms));
     if (strcmp(uri, "/metrics") == 0) {
       char *text = srv_metrics_prometheus(&g);
-      char *extra = net->api.metrics ? net->api.metrics(net->api.ud) : NULL;
-      if (text != NULL && extra != NULL) {
-        size_t a = strlen(text), b = strlen(extra);
-        char *both = realloc(text, a + b + 1);
-        if (both != NULL) {
-          memcpy(both + a, extra, b + 1);
-          text = both;
-        }
-      }
-      free(extra);
       return http_reply(wsi, req, HTTP_STATUS_OK, "text/plain; version=0.0.4; charset=utf-8", text);
     }
-    if (strncmp(uri, "/api/", 5) == 0 && net->api.get != NULL) {
+    if (strncmp(uri, "/api/", 5) == 0 && net->routes.api != NULL) {
       char arg[64];
       const char *limit = lws_get_urlarg_by_name(wsi, "limit=", arg, (int)sizeof arg);
       char *body = NULL;
       const char *type = "application/json";
-      int status = net->api.get(net->api.ud, uri, limit, &body, &type);
+      int status = net->routes.api(net->routes.api_ud, uri, limit, &body, &type);
       if (body == NULL)
         return -1;
       return http_reply(wsi, req, (unsigned)status, type, body);
     }
-    if (strncmp(uri, "/r/", 3) == 0 || (strncmp(uri, "/g/", 3) == 0 && net->api.get != NULL)) {
+    if (strncmp(uri, "/r/", 3) == 0 || (strncmp(uri, "/g/", 3) == 0 && net->routes.api != NULL)) {
       /* /r/CODE and /g/ID: the same page as /, which reads the code from the address. */
       int n = lws_serve_http_file(wsi, net->index_path, "text/html", NULL, 0);
       if (n < 0 || (n > 0 && lws_http_transaction_completed(wsi)))
@@ -624,15 +620,8 @@ srv_net *srv_net_new(uv_loop_t *loop, const srv_config *cfg, const char *version
   return net;
 }
 
-/* The loop boundary, once per loop turn before the loop polls (Redis' beforeSleep): the lobby
- * goes out coalesced, the turn hook runs (durable storage commits there), and only then are the
- * frames queued during the turn released to the sockets: nothing is sent before it is durable. */
-static void on_prepare(uv_prepare_t *h) {
-  srv_net *net = (srv_net *)((char *)h - offsetof(srv_net, prepare));
-  if (net->dispatch != NULL)
-    srv_lobby_flush(net->dispatch->lobby);
-  if (net->turn_hook != NULL)
-    net->turn_hook(net->turn_hook_arg);
+void srv_net_release(void *ud) {
+  srv_net *net = ud;
   net->turn++;
   srv_list_foreach_safe(it, &net->held) {
     conn *c = srv_list_entry(it, conn, held);
@@ -640,6 +629,17 @@ static void on_prepare(uv_prepare_t *h) {
     if (!c->doomed)
       lws_callback_on_writable(c->wsi);
   }
+}
+
+/* The loop boundary, once per loop turn before the loop polls (Redis' beforeSleep): the turn
+ * hook ends the turn (srv_turn.h), releasing the turn's frames last; without one they are
+ * released at once. */
+static void on_prepare(uv_prepare_t *h) {
+  srv_net *net = (srv_net *)((char *)h - offsetof(srv_net, prepare));
+  if (net->turn_hook != NULL)
+    net->turn_hook(net->turn_hook_arg);
+  else
+    srv_net_release(net);
 }
 
 void srv_net_set_turn_hook(srv_net *net, void (*fn)(void *arg), void *arg) {

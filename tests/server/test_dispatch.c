@@ -78,7 +78,8 @@ TEST_IMPL(hello_errors_metrics) {
   ASSERT_STR_EQ(field_s(&a2, "state", "you"), "north");
 
   /* Every error was counted, by code. */
-  srv_metrics_gauges g = {0, 0, {0, 0, 0}};
+  srv_metrics_gauges g;
+  memset(&g, 0, sizeof g);
   char *text = srv_metrics_prometheus(&g);
   ASSERT(strstr(text, "mancala_errors_total{code=\"hello_required\"} 1\n") != NULL);
   ASSERT(strstr(text, "mancala_errors_total{code=\"already_identified\"} 1\n") != NULL);

@@ -1,29 +1,48 @@
-/* Persistence (srv_persist.c) with the real rooms on a fake clock and a real SQLite store in a
- * temporary directory: moves reach the store, a lost batch takes the room back and answers the
- * mover with storage_error, and recovery rebuilds playing and finished rooms with their seats,
- * positions and clocks. */
+/* Persistence (srv_persist.c), recovery (srv_recover.c) and the end of a loop turn (srv_turn.c)
+ * with the real rooms on a fake clock and a real SQLite store in a temporary directory: moves
+ * reach the store, a lost batch takes the room back and answers the mover with storage_error,
+ * and recovery rebuilds playing and finished rooms with their seats, positions and clocks. */
 #include "harness.h"
 
 #include <sqlite3.h>
 #include <unistd.h>
 
 #include "srv_persist.h"
+#include "srv_recover.h"
 #include "srv_store.h"
+#include "srv_turn.h"
 #include "store_util.h"
 
 static char dir[256];
-static int drops;
 
-static void drop(void *ud, const char *code) {
-  (void)ud;
-  (void)code;
-  drops++;
+/* The network's part in the end of a turn, faked: drops and releases are counted. */
+typedef struct fake_net {
+  uint64_t marks;
+  int drops, releases;
+  char dropped[8];
+} fake_net;
+
+static uint64_t net_mark(void *ud) {
+  return ++((fake_net *)ud)->marks;
+}
+
+static void net_drop(void *ud, const char *code, uint64_t mark) {
+  fake_net *n = ud;
+  ASSERT_EQ(mark, n->marks);
+  n->drops++;
+  snprintf(n->dropped, sizeof n->dropped, "%s", code);
+}
+
+static void net_release(void *ud) {
+  ((fake_net *)ud)->releases++;
 }
 
 typedef struct env {
   world w;
   srv_store *store;
   srv_persist *persist;
+  fake_net net;
+  srv_turn turn;
 } env;
 
 static void env_open(env *e) {
@@ -32,12 +51,21 @@ static void env_open(env *e) {
   ASSERT_EQ(srv_store_open(dir, NULL, &e->store, err), 0);
   e->persist = srv_persist_new(e->store, e->w.ident, &e->w.time.base);
   ASSERT(e->persist != NULL);
-  srv_persist_attach(e->persist, e->w.rooms, drop, NULL);
-  ASSERT_EQ(srv_persist_recover(e->persist), 0);
+  srv_recorder recorder = {srv_persist_record, e->persist};
+  srv_rooms_set_recorder(e->w.rooms, &recorder);
+  memset(&e->net, 0, sizeof e->net);
+  e->turn =
+      (srv_turn){e->w.lobby, e->persist, e->w.rooms, {net_mark, net_drop, net_release, &e->net}};
+  ASSERT_EQ(srv_recover(e->store, e->w.ident, e->w.rooms, &e->w.time.base), 0);
+}
+
+/* Ends the loop turn: the lobby, the commit, and the lost writes taken back. */
+static void end_turn(env *e) {
+  srv_turn_end(&e->turn);
 }
 
 static void env_close(env *e) {
-  srv_persist_turn(e->persist);
+  end_turn(e);
   srv_lobby_free(e->w.lobby);
   srv_rooms_free(e->w.rooms);
   e->w.rooms = NULL;
@@ -73,10 +101,10 @@ static void lost_batch(void) {
             0);
   snprintf(room, sizeof room, "%s", field_s(&a, "joined", "room"));
   ASSERT_EQ(runf(&e.w, &b, "{\"type\":\"join\",\"room\":\"%s\"}", room), 0);
-  srv_persist_turn(e.persist);
+  end_turn(&e);
   fake_advance(&e.w.time, 3000);
   ASSERT_EQ(runf(&e.w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":0}", room), 0);
-  srv_persist_turn(e.persist);
+  end_turn(&e);
   ASSERT_EQ(stored_moves(&e, 1), 1);
 
   /* North's move joins a batch that is lost (rolled back, as a failed commit would be). */
@@ -96,12 +124,12 @@ static void lost_batch(void) {
   ASSERT_STR_EQ(field_s(&b, "state", "turn"), "north");
   ASSERT_STR_EQ(path_s(&b, "state", "clock", "running"), "north");
   ASSERT_EQ(field_i(&a, "state", "ply"), 1);
-  srv_persist_turn(e.persist); /* The room is recorded again. */
+  end_turn(&e); /* The room is recorded again. */
   ASSERT_EQ(stored_moves(&e, 1), 1);
 
   /* The same move again is accepted and stored. */
   ASSERT_EQ(runf(&e.w, &b, "{\"type\":\"move\",\"room\":\"%s\",\"house\":2,\"ply\":1}", room), 0);
-  srv_persist_turn(e.persist);
+  end_turn(&e);
   ASSERT_EQ(stored_moves(&e, 1), 2);
   ASSERT_EQ(srv_rooms_store_lost(e.w.rooms, "ZZZZZZ", 1, 0, false, SRV_ESTORAGE), SRV_ENOTFOUND);
   disconnect(&e.w, &a);
@@ -139,7 +167,7 @@ TEST_IMPL(recovery) {
   ASSERT_EQ(json_integer_value(json_object_get(clock, "north_ms")), 59000);
   reconnect_as(&e.w, &b, (srv_player *)srv_room_seat(r, 1));
   ASSERT_EQ(runf(&e.w, &b, "{\"type\":\"resign\",\"room\":\"%s\"}", room), 0);
-  srv_persist_turn(e.persist);
+  end_turn(&e);
   ASSERT_EQ(field_i(&a, "state", "game_id"), 1);
   disconnect(&e.w, &a);
   disconnect(&e.w, &b);
@@ -211,6 +239,71 @@ TEST_IMPL(bad_row) {
   env_open(&e);
   r = srv_rooms_find(e.w.rooms, room);
   ASSERT(r != NULL && mc_game_ply(srv_room_game(r)) == 1);
+  env_close(&e);
+  rm_tree(dir);
+  return 0;
+}
+
+/* The end of a turn whose batch the disk lost: the move that ended the game was in it, so the
+ * room takes it back, its earlier states of the turn are dropped, the mover gets storage_error,
+ * and the result refused with it is not written later; once the disk takes writes again the same
+ * move ends the game for good. */
+TEST_IMPL(turn_takes_back_a_lost_batch) {
+  tmp_dir(dir, sizeof dir);
+  env e;
+  env_open(&e);
+  tclient a, b;
+  connect_as(&e.w, &a, "Ana");
+  connect_as(&e.w, &b, "Bob");
+  srv_persist_player(e.persist, a.c.player);
+  srv_persist_player(e.persist, b.c.player);
+  /* Kalah 1x1: South's only seed goes to the store and South has nothing left: the game ends,
+   * 1 seed each. */
+  ASSERT_EQ(runf(&e.w, &a,
+                 "{\"type\":\"create\",\"game\":\"kalah\",\"houses\":1,\"seeds\":1,"
+                 "\"seat\":\"south\"}"),
+            0);
+  snprintf(room, sizeof room, "%s", field_s(&a, "joined", "room"));
+  ASSERT_EQ(runf(&e.w, &b, "{\"type\":\"join\",\"room\":\"%s\"}", room), 0);
+  end_turn(&e);
+  ASSERT_EQ(e.net.drops, 0);
+  ASSERT_EQ(e.net.releases, 1);
+
+  /* Every result update fails and rolls the turn's transaction back, as an I/O error would. */
+  raw_exec(dir, "CREATE TRIGGER refuse_result BEFORE UPDATE OF ended_ms ON games "
+                "BEGIN SELECT RAISE(ROLLBACK, 'refused by the test'); END;");
+  ASSERT_EQ(
+      runf(&e.w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":0,\"id\":9}", room),
+      0);
+  ASSERT_STR_EQ(field_s(&b, "state", "status"), "finished");
+  end_turn(&e);
+  ASSERT_EQ(e.net.drops, 1);
+  ASSERT_STR_EQ(e.net.dropped, room);
+  ASSERT_EQ(e.net.releases, 2);
+  ASSERT_STR_EQ(field_s(&a, "error", "code"), "storage_error");
+  ASSERT_EQ(field_i(&a, "error", "id"), 9);
+  ASSERT_EQ(count_of(&b, "error"), 0);
+  ASSERT_STR_EQ(field_s(&b, "state", "status"), "playing");
+  ASSERT_EQ(field_i(&b, "state", "ply"), 0);
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM moves"), 0);
+
+  /* A second later the refused result is not written after all: the game is not over. (The room
+   * recorded itself again after the take-back: that batch first, then the disk is repaired.) */
+  end_turn(&e);
+  raw_exec(dir, "DROP TRIGGER refuse_result;");
+  fake_advance(&e.w.time, 1500);
+  end_turn(&e);
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM games WHERE ended_ms IS NOT NULL"), 0);
+
+  ASSERT_EQ(runf(&e.w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":0}", room), 0);
+  end_turn(&e);
+  ASSERT_EQ(e.net.drops, 1);
+  ASSERT_EQ(e.net.releases, 5);
+  ASSERT_STR_EQ(field_s(&b, "state", "status"), "finished");
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM moves"), 1);
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM games WHERE reason = 'no_seeds'"), 1);
+  disconnect(&e.w, &a);
+  disconnect(&e.w, &b);
   env_close(&e);
   rm_tree(dir);
   return 0;

@@ -225,3 +225,32 @@ TEST_IMPL(full_disk) {
   rm_tree(dir);
   return 0;
 }
+
+/* A reader sees what is committed only: not the open batch, which it never commits early, and it
+ * cannot write. */
+TEST_IMPL(reader_sees_committed_only) {
+  char dir[256], err[SRV_STORE_ERR_SIZE];
+  tmp_dir(dir, sizeof dir);
+  srv_store *s = NULL, *r = NULL;
+  ASSERT_EQ(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), 0);
+  ASSERT_EQ(srv_store_open_reader(s, &r), 0);
+  srv_store_game g = mk_game("READ01", MC_KALAH, mk_seat("pa", "Ana"), mk_seat("pb", "Bo"));
+  srv_store_room room = mk_room("READ01", SRV_STORE_STATUS_PLAYING, &g);
+  int64_t id = 0;
+  ASSERT_EQ(srv_store_room_put(s, &room), 0);
+  ASSERT_EQ(srv_store_game_start(s, &g, &id), 0);
+  srv_store_game *back = NULL;
+  ASSERT_EQ(srv_store_game_get(r, id, &back), SRV_STORE_ENOTFOUND);
+  ASSERT(srv_store_pending(s));
+  ASSERT_EQ(srv_store_commit(s), 0);
+  ASSERT_EQ(srv_store_game_get(r, id, &back), 0);
+  ASSERT_NOT_NULL(back);
+  ASSERT_STR_EQ(back->room, "READ01");
+  srv_store_game_free(back);
+  ASSERT_EQ(srv_store_room_closed(r, "READ01"), SRV_STORE_EREADONLY);
+  ASSERT(!srv_store_pending(r));
+  srv_store_close(r);
+  srv_store_close(s);
+  rm_tree(dir);
+  return 0;
+}
