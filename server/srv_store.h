@@ -98,7 +98,6 @@ typedef struct srv_store_seat {
   int computer;                   /* 0: a person; 1..6: the computer at that level. */
 } srv_store_seat;
 
-/* (The SRV_STORE_ROOM_* names belong to the server's event seam in srv_room.h.) */
 typedef enum srv_store_status {
   SRV_STORE_STATUS_WAITING = 0,
   SRV_STORE_STATUS_PLAYING = 1,
