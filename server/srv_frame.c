@@ -14,6 +14,7 @@ srv_frame *srv_frame_new(srv_event_type type, bool reply, const char *room, cons
   f->refs = 1;
   f->type = type;
   f->reply = reply;
+  f->full = false;
   f->room[0] = '\0';
   if (room != NULL) {
     size_t n = strnlen(room, SRV_CODE_LEN);

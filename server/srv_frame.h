@@ -19,7 +19,8 @@
 typedef struct srv_frame {
   unsigned refs;
   srv_event_type type;         /* States and lobby lists can be superseded in a queue... */
-  bool reply;                  /* ...unless they answer a request (they carry its id). */
+  bool reply;                  /* ...unless they answer a request (they carry its id)... */
+  bool full;                   /* ...or hold a game's moves (a full state) and the newer not. */
   char room[SRV_CODE_LEN + 1]; /* The room of a state; "" otherwise. */
   size_t len;                  /* Bytes of text. */
   unsigned char data[];        /* SRV_FRAME_PRE bytes of headroom, the text, a NUL. */

@@ -16,6 +16,7 @@ struct srv_lobby {
   bool sent;         /* The list went to the watchers at least once... */
   uint64_t sent_ms;  /* ...last at this time. */
   srv_timer *timer;  /* Sends a change that came too soon after the last list. */
+  srv_frame *list;   /* The list as it is now, encoded once for everyone; NULL after a change. */
 };
 
 /* A room is listed when it is public, for two people, and not finished; a waiting room only while
@@ -30,9 +31,8 @@ static bool listed(const srv_room *room) {
   return true;
 }
 
-/* Encodes the list as it is now, answering id (NULL: for the watchers). Returns a new frame, or
- * NULL when memory runs out. */
-static srv_frame *encode(srv_lobby *lobby, const srv_req_id *id) {
+/* Encodes the list as it is now. Returns a new frame, or NULL when memory runs out. */
+static srv_frame *encode(srv_lobby *lobby) {
   size_t n = 0;
   for (const srv_room *r = srv_rooms_first(lobby->rooms); r != NULL; r = srv_rooms_next(r))
     n += listed(r) ? 1 : 0;
@@ -53,7 +53,7 @@ static srv_frame *encode(srv_lobby *lobby, const srv_req_id *id) {
     e->status = srv_room_status(r);
     e->spectators = srv_room_spectators(r);
   }
-  srv_event ev = {.type = SRV_EV_LOBBY, .id = id};
+  srv_event ev = {.type = SRV_EV_LOBBY};
   ev.u.lobby.rooms = entries;
   ev.u.lobby.n = n;
   srv_frame *f = srv_proto_encode(&ev);
@@ -68,8 +68,18 @@ static void watch(srv_lobby *lobby, srv_client *c, bool on) {
     srv_list_remove(&c->watch);
 }
 
+/* The list as it is now (borrowed), encoded at most once per change; NULL when memory runs out. */
+static srv_frame *current(srv_lobby *lobby) {
+  if (lobby->list == NULL)
+    lobby->list = encode(lobby);
+  return lobby->list;
+}
+
 int srv_lobby_request(srv_lobby *lobby, srv_client *c, const srv_cmd *cmd) {
-  srv_frame *f = encode(lobby, &cmd->id);
+  srv_frame *list = current(lobby);
+  srv_frame *f = NULL;
+  if (list != NULL)
+    f = cmd->id.kind != SRV_ID_NONE ? srv_proto_with_id(list, &cmd->id) : srv_frame_ref(list);
   if (f == NULL)
     return SRV_ENOMEM;
   srv_send_frame(&lobby->sink, c, f);
@@ -90,12 +100,12 @@ void srv_lobby_flush(srv_lobby *lobby) {
     lobby->time->timer_start(lobby->timer, lobby->sent_ms + SRV_LOBBY_EVERY_MS - now);
     return;
   }
-  srv_frame *f = encode(lobby, NULL);
+  srv_frame *f = current(lobby);
   if (f == NULL)
     return; /* Out of memory: try again next time. */
-  srv_list_foreach(it, &lobby->watchers)
-      srv_send_frame(&lobby->sink, srv_list_entry(it, srv_client, watch), f);
-  srv_frame_unref(f);
+  srv_list_foreach (it, &lobby->watchers) {
+    srv_send_frame(&lobby->sink, srv_list_entry(it, srv_client, watch), f);
+  }
   lobby->dirty = false;
   lobby->sent = true;
   lobby->sent_ms = now;
@@ -109,7 +119,10 @@ static void on_timer(void *arg) {
  * mark always, the flush is cheap when nobody watches. */
 static void on_changed(void *ud, const srv_room *room) {
   (void)room;
-  ((srv_lobby *)ud)->dirty = true;
+  srv_lobby *lobby = ud;
+  lobby->dirty = true;
+  srv_frame_unref(lobby->list);
+  lobby->list = NULL;
 }
 
 void srv_lobby_client_gone(srv_lobby *lobby, srv_client *c) {
@@ -139,5 +152,6 @@ void srv_lobby_free(srv_lobby *lobby) {
     return;
   srv_rooms_set_observer(lobby->rooms, NULL);
   lobby->time->timer_free(lobby->timer);
+  srv_frame_unref(lobby->list);
   free(lobby);
 }

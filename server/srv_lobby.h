@@ -1,8 +1,9 @@
 /* The lobby: the live list of public rooms, and the clients that watch it.
  *
  * The lobby observes the rooms (srv_room_observer): a change only marks the list dirty, and the
- * rooms never call the lobby otherwise. srv_lobby_flush(), once per loop turn, encodes the list
- * once and queues the same frame for every watcher, at most every SRV_LOBBY_EVERY_MS, the list
+ * rooms never call the lobby otherwise. The list is encoded at most once per change, and the same
+ * frame goes to every watcher and (with its id spliced in) to every request. srv_lobby_flush(),
+ * once per loop turn, queues it for every watcher, at most every SRV_LOBBY_EVERY_MS, the list
  * after the last change always (a timer sends one that came too soon). A room is listed when it
  * is public, for two people and not finished; a waiting room only while its waiting player is
  * there.

@@ -82,6 +82,7 @@ typedef enum srv_cmd_type {
   SRV_CMD_DRAW,
   SRV_CMD_REMATCH,
   SRV_CMD_CHAT,
+  SRV_CMD_RESYNC,
   SRV_CMD_COUNT
 } srv_cmd_type;
 
@@ -143,6 +144,7 @@ typedef struct srv_state_view {
   int abandon_seat; /* The absent seat whose abandonment countdown runs, or -1. */
   int64_t abandon_ms;
   int64_t game_id; /* The archive id of a finished game, 0: none. */
+  bool with_moves; /* A full state: the game's moves too (join, resume, resync). */
 } srv_state_view;
 
 /* One public room in the lobby list. */

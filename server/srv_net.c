@@ -220,11 +220,12 @@ static void net_queue(void *ud, srv_client *to, srv_frame *f) {
     return;
   }
   /* A newer state of a room, or a newer lobby list, supersedes an unsent older one, unless that
-   * one is the reply to a request. */
+   * one is the reply to a request, or a full state (with the game's moves) and the newer is not:
+   * a queue holds at most one full and one other state of a room. */
   if (f->type == SRV_EV_STATE || f->type == SRV_EV_LOBBY) {
     for (size_t i = q->head; i < q->tail; i++) {
       const srv_frame *o = q->v[i].frame;
-      if (o->type == f->type && !o->reply &&
+      if (o->type == f->type && !o->reply && (!o->full || f->full) &&
           (f->type == SRV_EV_LOBBY || strcmp(o->room, f->room) == 0)) {
         queue_remove(q, i);
         srv_metrics_dropped(1);
@@ -263,7 +264,7 @@ uint64_t srv_net_mark(void *ud) {
 
 void srv_net_drop_room(void *ud, const char *code, uint64_t mark) {
   srv_net *net = ud;
-  srv_list_foreach(it, &net->held) {
+  srv_list_foreach (it, &net->held) {
     conn *c = srv_list_entry(it, conn, held);
     out_queue *q = &c->q;
     for (size_t i = q->head; i < q->tail;) {
@@ -623,7 +624,7 @@ srv_net *srv_net_new(uv_loop_t *loop, const srv_config *cfg, const char *version
 void srv_net_release(void *ud) {
   srv_net *net = ud;
   net->turn++;
-  srv_list_foreach_safe(it, &net->held) {
+  srv_list_foreach_safe (it, &net->held) {
     conn *c = srv_list_entry(it, conn, held);
     srv_list_remove(&c->held);
     if (!c->doomed)
@@ -777,7 +778,7 @@ void srv_net_stop(srv_net *net, void (*done)(void *arg), void *arg) {
   net->done_arg = arg;
   net->stop_started = now_ms();
   srv_log_info("net", "shutting down: closing %ld connections", net->nconns);
-  srv_list_foreach(it, &net->conns) {
+  srv_list_foreach (it, &net->conns) {
     conn *c = srv_list_entry(it, conn, link);
     if (!c->open || c->closing || c->doomed)
       continue;

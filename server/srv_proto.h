@@ -39,6 +39,12 @@ const char *srv_proto_cmd_name(srv_cmd_type type);
  * reusable buffer). */
 srv_frame *srv_proto_encode(const srv_event *ev);
 
+/* Returns a new frame (one reference, the caller's) that is f (borrowed; one of the hot frames:
+ * state, lobby, joined, chat, error) answering the request id (borrowed): the same text with the
+ * id after the type, so that a frame encoded once for many clients costs the requester a copy,
+ * not a second encoding. NULL when memory runs out. */
+srv_frame *srv_proto_with_id(const srv_frame *f, const srv_req_id *id);
+
 /* Frees the encoder's reusable buffer (at exit; the next encode grows a new one). */
 void srv_proto_encode_cleanup(void);
 

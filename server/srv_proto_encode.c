@@ -164,19 +164,23 @@ static void state(srv_jsonw *w, const srv_state_view *v) {
   srv_jsonw_int(w, pos->round);
   srv_jsonw_lit(w, ",\"burnt\":");
   srv_jsonw_burnt(w, pos);
-  srv_jsonw_lit(w, ",\"moves\":[");
-  size_t nmoves = 0;
-  const uint8_t *mv = mc_game_moves(v->game, &nmoves);
-  for (size_t i = 0; i < nmoves; i++) {
-    if (i > 0)
-      srv_jsonw_lit(w, ",");
-    srv_jsonw_lit(w, "{\"seat\":");
-    seat_or_null(w, mc_game_mover(v->game, i));
-    srv_jsonw_lit(w, ",\"house\":");
-    srv_jsonw_int(w, mv[i]);
-    srv_jsonw_lit(w, "}");
+  if (v->with_moves) {
+    /* Only a full state lists the moves: otherwise a frame would grow with the game. */
+    srv_jsonw_lit(w, ",\"moves\":[");
+    size_t nmoves = 0;
+    const uint8_t *mv = mc_game_moves(v->game, &nmoves);
+    for (size_t i = 0; i < nmoves; i++) {
+      if (i > 0)
+        srv_jsonw_lit(w, ",");
+      srv_jsonw_lit(w, "{\"seat\":");
+      seat_or_null(w, mc_game_mover(v->game, i));
+      srv_jsonw_lit(w, ",\"house\":");
+      srv_jsonw_int(w, mv[i]);
+      srv_jsonw_lit(w, "}");
+    }
+    srv_jsonw_lit(w, "]");
   }
-  srv_jsonw_lit(w, "],\"draw_offer\":");
+  srv_jsonw_lit(w, ",\"draw_offer\":");
   seat_or_null(w, v->draw_offer);
   srv_jsonw_lit(w, ",\"rematch\":{\"south\":");
   srv_jsonw_bool(w, v->rematch[0]);
@@ -231,12 +235,14 @@ static void lobby(srv_jsonw *w, const srv_lobby_entry *rooms, size_t n) {
 static srv_frame *hot(const srv_event *ev) {
   srv_jsonw *w = &out;
   const char *room = NULL;
+  bool full = false;
   srv_jsonw_reset(w);
   switch (ev->type) {
   case SRV_EV_STATE:
     head(w, "state", ev->id);
     state(w, ev->u.state);
     room = ev->u.state->room;
+    full = ev->u.state->with_moves;
     break;
   case SRV_EV_LOBBY:
     head(w, "lobby", ev->id);
@@ -283,7 +289,37 @@ static srv_frame *hot(const srv_event *ev) {
   default:
     return NULL;
   }
-  return finish(w, ev->type, ev->id, room);
+  srv_frame *f = finish(w, ev->type, ev->id, room);
+  if (f != NULL)
+    f->full = full;
+  return f;
+}
+
+srv_frame *srv_proto_with_id(const srv_frame *f, const srv_req_id *id) {
+  /* A hot frame starts with {"type":"<name>" (no escape in the name): the id goes after it. */
+  const char *text = srv_frame_text(f);
+  static const char start[] = "{\"type\":\"";
+  if (f->len < sizeof start || memcmp(text, start, sizeof start - 1) != 0)
+    return NULL;
+  const char *end = memchr(text + sizeof start - 1, '"', f->len - (sizeof start - 1));
+  if (end == NULL)
+    return NULL;
+  size_t head = (size_t)(end + 1 - text);
+  srv_jsonw *w = &out;
+  srv_jsonw_reset(w);
+  srv_jsonw_raw(w, text, head);
+  if (id->kind == SRV_ID_INT) {
+    srv_jsonw_lit(w, ",\"id\":");
+    srv_jsonw_int(w, id->num);
+  } else if (id->kind == SRV_ID_STR) {
+    srv_jsonw_lit(w, ",\"id\":");
+    srv_jsonw_str(w, id->str);
+  }
+  srv_jsonw_raw(w, text + head, f->len - head);
+  srv_frame *g = finish(w, f->type, id, f->room);
+  if (g != NULL)
+    g->full = f->full;
+  return g;
 }
 
 /* ---- Cold frames: jansson, every allocation checked --------------------------------------- */

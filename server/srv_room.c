@@ -40,7 +40,7 @@ int srv_room__you(const srv_room *room, const srv_client *c) {
 bool srv_room_seat_connected(const srv_room *room, int seat) {
   if (room->seat[seat] == NULL)
     return false;
-  srv_list_foreach(it, &room->members) {
+  srv_list_foreach (it, &room->members) {
     if (srv_list_entry(it, srv_member, in_room)->client->player == room->seat[seat])
       return true;
   }
@@ -49,7 +49,7 @@ bool srv_room_seat_connected(const srv_room *room, int seat) {
 
 int srv_room_spectators(const srv_room *room) {
   int n = 0;
-  srv_list_foreach(it, &room->members) {
+  srv_list_foreach (it, &room->members) {
     if (srv_room__you(room, srv_list_entry(it, srv_member, in_room)->client) == SRV_SEAT_SPECTATOR)
       n++;
   }
@@ -212,7 +212,7 @@ void srv_room__close(srv_room *room, const char *reason) {
 /* ---- Members and seats --------------------------------------------------------------------- */
 
 srv_member *srv_room__member(srv_room *room, const srv_client *c) {
-  srv_list_foreach(it, &c->rooms) {
+  srv_list_foreach (it, &c->rooms) {
     srv_member *m = srv_list_entry(it, srv_member, in_client);
     if (m->room == room)
       return m;

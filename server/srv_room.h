@@ -11,7 +11,7 @@
  *
  * The module's files, one concern each: srv_rooms.c (the registry, clients), srv_room.c (one
  * room: lifecycle, members, seats, presence and timers, records), srv_room_join.c (create, join,
- * quick, leave), srv_room_move.c (move), srv_room_game.c (games: start and end, clocks,
+ * quick, leave, resync), srv_room_move.c (move), srv_room_game.c (games: start and end, clocks,
  * abandonment, resign, draw, rematch), srv_room_chat.c (chat), srv_room_send.c (every frame a room
  * sends), srv_room_restore.c (recovery and lost writes). They share srv_room_int.h.
  *
@@ -173,6 +173,8 @@ int srv_room_resign(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
 int srv_room_draw(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
 int srv_room_rematch(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
 int srv_room_chat(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
+/* The full state again (the game's moves included) to c, answering its request. */
+int srv_room_resync(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
 
 /* ---- One room (borrowed results) ------------------------------------------------------------ */
 

@@ -70,7 +70,7 @@ void srv_room__on_clock(void *arg) {
   }
   int loser = room->clock.running;
   srv_room__finish(room, MC_REASON_TIMEOUT, loser == MC_SOUTH ? MC_WIN_NORTH : MC_WIN_SOUTH);
-  srv_room__broadcast(room, NULL, NULL);
+  srv_room__broadcast(room, NULL, NULL, NULL);
 }
 
 void srv_room__on_abandon(void *arg) {
@@ -79,7 +79,7 @@ void srv_room__on_abandon(void *arg) {
     return;
   int loser = room->abandon_seat;
   srv_room__finish(room, MC_REASON_ABANDONED, loser == MC_SOUTH ? MC_WIN_NORTH : MC_WIN_SOUTH);
-  srv_room__broadcast(room, NULL, NULL);
+  srv_room__broadcast(room, NULL, NULL, NULL);
 }
 
 /* ---- resign, draw, rematch ----------------------------------------------------------------- */
@@ -91,7 +91,7 @@ int srv_room_resign(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
     return rc;
   int seat = srv_room__acting_seat(room, c);
   srv_room__finish(room, MC_REASON_RESIGNATION, seat == MC_SOUTH ? MC_WIN_NORTH : MC_WIN_SOUTH);
-  srv_room__broadcast(room, c, &cmd->id);
+  srv_room__broadcast(room, c, &cmd->id, NULL);
   return 0;
 }
 
@@ -122,7 +122,7 @@ int srv_room_draw(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
     room->draw_offer = -1;
     break;
   }
-  srv_room__broadcast(room, c, &cmd->id);
+  srv_room__broadcast(room, c, &cmd->id, NULL);
   return 0;
 }
 
@@ -154,6 +154,6 @@ int srv_room_rematch(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
     srv_room__record(room, SRV_RECORD_SEATED, -1, 0);
     srv_room__start_game(room);
   }
-  srv_room__broadcast(room, c, &cmd->id);
+  srv_room__broadcast(room, c, &cmd->id, NULL);
   return 0;
 }

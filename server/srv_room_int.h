@@ -164,11 +164,14 @@ void srv_room__leave(srv_member *m, bool free_waiting_seat);
 /* Sends ev (borrowed) to c. */
 void srv_room__send(srv_rooms *rooms, srv_client *c, const srv_event *ev);
 
-/* Sends c the room's state (id: the request it answers, or NULL). */
-void srv_room__send_state(srv_room *room, srv_client *c, const srv_req_id *id);
+/* Sends c the room's full state, its game's moves included (id: the request it answers, or NULL):
+ * for a client that joins, resumes or asks to resync. */
+void srv_room__send_full(srv_room *room, srv_client *c, const srv_req_id *id);
 
-/* Sends every member the state; the requester's copy carries the request id. */
-void srv_room__broadcast(srv_room *room, const srv_client *requester, const srv_req_id *id);
+/* Sends every member but skip (NULL: none) the state, without the moves; the requester's copy
+ * carries the request id. */
+void srv_room__broadcast(srv_room *room, const srv_client *requester, const srv_req_id *id,
+                         const srv_client *skip);
 
 /* Sends c joined (answering id, or NULL). */
 void srv_room__send_joined(srv_room *room, srv_client *c, const srv_req_id *id);

@@ -1,5 +1,5 @@
-/* Entering and leaving rooms: create, join, quick pairing and leave. join and quick seat a player
- * the same way (take_free_seat()). */
+/* Entering and leaving rooms: create, join, quick pairing and leave, and resync (the full state
+ * again, as on entering). join and quick seat a player the same way (take_free_seat()). */
 #include <string.h>
 
 #include "srv_error.h"
@@ -7,7 +7,8 @@
 #include "srv_rand.h"
 #include "srv_room_int.h"
 
-/* c enters room (already a member or not): joined (answering id), then the state to everyone. */
+/* c enters room (already a member or not): joined (answering id) and the full state to c, the
+ * state to everyone else. */
 static int enter(srv_room *room, srv_client *c, const srv_req_id *id) {
   int rc = srv_room__add_member(room, c);
   if (rc != 0)
@@ -15,7 +16,8 @@ static int enter(srv_room *room, srv_client *c, const srv_req_id *id) {
   srv_room__send_joined(room, c, id);
   srv_room__presence(room);
   srv_room__changed(room);
-  srv_room__broadcast(room, NULL, NULL);
+  srv_room__send_full(room, c, NULL);
+  srv_room__broadcast(room, NULL, NULL, c);
   return 0;
 }
 
@@ -117,7 +119,7 @@ int srv_room_quick(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
   opts.visibility = SRV_PUBLIC;
   srv_room *mine = NULL;
   /* The oldest waiting room whose waiting player is someone else and is there. */
-  srv_list_foreach(it, &rooms->order) {
+  srv_list_foreach (it, &rooms->order) {
     srv_room *r = srv_list_entry(it, srv_room, order);
     if (!pairable(r, &opts))
       continue;
@@ -147,8 +149,8 @@ void srv_room__leave(srv_member *m, bool free_waiting_seat) {
   srv_room__changed(room); /* Presence and spectators show in the lobby. */
   if (free_waiting_seat && room->status == SRV_WAITING && p != NULL) {
     bool still_here = false;
-    srv_list_foreach(it, &room->members) still_here |=
-        srv_list_entry(it, srv_member, in_room)->client->player == p;
+    srv_list_foreach (it, &room->members)
+      still_here |= srv_list_entry(it, srv_member, in_room)->client->player == p;
     if (!still_here) {
       for (int s = 0; s < 2; s++) {
         if (room->seat[s] == p) {
@@ -164,7 +166,7 @@ void srv_room__leave(srv_member *m, bool free_waiting_seat) {
     }
   }
   srv_room__presence(room);
-  srv_room__broadcast(room, NULL, NULL);
+  srv_room__broadcast(room, NULL, NULL, NULL);
 }
 
 int srv_room_leave(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
@@ -178,5 +180,16 @@ int srv_room_leave(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
   srv_event ev = {.type = SRV_EV_LEFT, .id = &cmd->id};
   ev.u.left.room = code;
   srv_room__send(rooms, c, &ev);
+  return 0;
+}
+
+/* ---- Resync ---------------------------------------------------------------------------------- */
+
+int srv_room_resync(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
+  srv_room *room;
+  int rc = srv_room__find_member(rooms, c, cmd->room, &room);
+  if (rc != 0)
+    return rc;
+  srv_room__send_full(room, c, &cmd->id);
   return 0;
 }

@@ -39,7 +39,7 @@ int srv_room_move(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
   if (room->opts.clocked && srv_clock_flagged(&room->clock, now)) {
     /* The flag fell before the timer fired: the game is lost on time, not played on. */
     srv_room__finish(room, MC_REASON_TIMEOUT, turn == MC_SOUTH ? MC_WIN_NORTH : MC_WIN_SOUTH);
-    srv_room__broadcast(room, NULL, NULL);
+    srv_room__broadcast(room, NULL, NULL, NULL);
     return SRV_EOVER;
   }
   if (cmd->house > room->opts.rules.houses)
@@ -76,6 +76,6 @@ int srv_room_move(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
   else if (room->opts.clocked)
     srv_room__arm(room, room->clock_timer, srv_clock_until_flag(&room->clock, now));
   srv_room__presence(room);
-  srv_room__broadcast(room, c, &cmd->id);
+  srv_room__broadcast(room, c, &cmd->id, NULL);
   return 0;
 }

@@ -121,7 +121,7 @@ int srv_rooms_store_lost(srv_rooms *rooms, const char *code, int64_t game_id, in
   else if (room->status == SRV_FINISHED)
     srv_room__record(room, SRV_RECORD_GAME_FINISHED, -1, 0); /* Its result may have been lost. */
   if (mover >= 0 && err != 0) {
-    srv_list_foreach(it, &room->members) {
+    srv_list_foreach (it, &room->members) {
       srv_member *m = srv_list_entry(it, srv_member, in_room);
       if (m->client->player != room->seat[mover])
         continue;
@@ -135,6 +135,6 @@ int srv_rooms_store_lost(srv_rooms *rooms, const char *code, int64_t game_id, in
   }
   srv_room__presence(room);
   srv_room__changed(room);
-  srv_room__broadcast(room, NULL, NULL);
+  srv_room__broadcast(room, NULL, NULL, NULL);
   return 0;
 }

@@ -1,7 +1,14 @@
 /* Every frame a room sends: the state (as each member sees it), joined, closed and chat. The
- * handlers change the room and call these; these only describe the room and queue frames. */
+ * handlers change the room and call these; these only describe the room and queue frames.
+ *
+ * A room event is encoded once and the frame shared by every recipient's queue: one state frame
+ * per "you" (south, north, both, spectator) and one chat frame, the requester's copy answering
+ * its request with the id spliced in (srv_proto_with_id()). A state lists the game's moves only
+ * when it is full (join, resume, resync), so its size depends on the board, not on the game's
+ * length. */
 #include <string.h>
 
+#include "srv_proto.h"
 #include "srv_room_int.h"
 
 void srv_room__send(srv_rooms *rooms, srv_client *c, const srv_event *ev) {
@@ -22,7 +29,7 @@ static void state_view(const srv_room *room, srv_state_view *v) {
     v->seats[s].player = room->seat[s];
     v->seats[s].computer = false;
   }
-  srv_list_foreach(it, &room->members) {
+  srv_list_foreach (it, &room->members) {
     const srv_client *c = srv_list_entry(it, srv_member, in_room)->client;
     int you = srv_room__you(room, c);
     if (you == SRV_SEAT_SPECTATOR)
@@ -50,24 +57,57 @@ static void state_view(const srv_room *room, srv_state_view *v) {
     v->abandon_ms = (int64_t)(room->abandon_deadline - now);
 }
 
-void srv_room__send_state(srv_room *room, srv_client *c, const srv_req_id *id) {
+/* Queues f (borrowed; NULL: it could not be made) for c: without a frame the client can no longer
+ * be kept in step, and the sink drops it. */
+static void queue(srv_rooms *rooms, srv_client *c, srv_frame *f) {
+  if (f != NULL)
+    srv_send_frame(&rooms->sink, c, f);
+  else
+    rooms->sink.lost(rooms->sink.ud, c);
+}
+
+/* Queues for c the shared frame f, or for the requester a copy of it answering id. */
+static void queue_shared(srv_rooms *rooms, srv_client *c, srv_frame *f, const srv_req_id *id) {
+  if (f != NULL && id != NULL && id->kind != SRV_ID_NONE) {
+    srv_frame *reply = srv_proto_with_id(f, id);
+    queue(rooms, c, reply);
+    srv_frame_unref(reply);
+  } else {
+    queue(rooms, c, f);
+  }
+}
+
+void srv_room__send_full(srv_room *room, srv_client *c, const srv_req_id *id) {
   srv_state_view v;
   state_view(room, &v);
   v.you = srv_room__you(room, c);
+  v.with_moves = true;
   srv_event ev = {.type = SRV_EV_STATE, .id = id, .u.state = &v};
   srv_room__send(room->rooms, c, &ev);
 }
 
-void srv_room__broadcast(srv_room *room, const srv_client *requester, const srv_req_id *id) {
+void srv_room__broadcast(srv_room *room, const srv_client *requester, const srv_req_id *id,
+                         const srv_client *skip) {
   srv_state_view v;
   state_view(room, &v);
   srv_event ev = {.type = SRV_EV_STATE, .u.state = &v};
-  srv_list_foreach(it, &room->members) {
+  /* One frame per "you" (south, north, both, spectator), made when the first member needs it. */
+  srv_frame *shared[4] = {NULL, NULL, NULL, NULL};
+  bool made[4] = {false, false, false, false};
+  srv_list_foreach (it, &room->members) {
     srv_client *c = srv_list_entry(it, srv_member, in_room)->client;
-    v.you = srv_room__you(room, c);
-    ev.id = c == requester ? id : NULL;
-    srv_room__send(room->rooms, c, &ev);
+    if (c == skip)
+      continue;
+    int you = srv_room__you(room, c);
+    if (!made[you]) {
+      v.you = you;
+      shared[you] = srv_proto_encode(&ev);
+      made[you] = true;
+    }
+    queue_shared(room->rooms, c, shared[you], c == requester ? id : NULL);
   }
+  for (int i = 0; i < 4; i++)
+    srv_frame_unref(shared[i]);
 }
 
 void srv_room__send_joined(srv_room *room, srv_client *c, const srv_req_id *id) {
@@ -86,11 +126,12 @@ void srv_room__send_chat(srv_room *room, srv_client *from, const srv_req_id *id,
   ev.u.chat.from = from->player->name;
   ev.u.chat.text = text;
   ev.u.chat.at = at;
-  srv_list_foreach(it, &room->members) {
+  srv_frame *f = srv_proto_encode(&ev); /* Once, for every member. */
+  srv_list_foreach (it, &room->members) {
     srv_client *c = srv_list_entry(it, srv_member, in_room)->client;
-    ev.id = c == from ? id : NULL;
-    srv_room__send(room->rooms, c, &ev);
+    queue_shared(room->rooms, c, f, c == from ? id : NULL);
   }
+  srv_frame_unref(f);
 }
 
 void srv_room__send_closed(srv_room *room, srv_client *c, const char *reason) {

@@ -82,7 +82,7 @@ srv_room *srv_rooms_find(srv_rooms *rooms, const char *code) {
 srv_room *srv_rooms_find_game(srv_rooms *rooms, int64_t game_id) {
   if (game_id <= 0)
     return NULL;
-  srv_list_foreach(it, &rooms->order) {
+  srv_list_foreach (it, &rooms->order) {
     srv_room *r = srv_list_entry(it, srv_room, order);
     if (r->game_id == game_id)
       return r;
@@ -107,7 +107,7 @@ void srv_rooms_count(const srv_rooms *rooms, long counts[3]) {
 
 int srv_room__active_count(const srv_rooms *rooms, const srv_player *p) {
   int n = 0;
-  srv_list_foreach(it, &rooms->order) {
+  srv_list_foreach (it, &rooms->order) {
     const srv_room *r = srv_list_entry(it, srv_room, order);
     if (r->status != SRV_FINISHED && (r->seat[0] == p || r->seat[1] == p))
       n++;
@@ -122,7 +122,7 @@ static void grow_buckets(srv_rooms *rooms) {
   srv_room **b = calloc(n, sizeof *b);
   if (b == NULL)
     return; /* Longer chains, still correct. */
-  srv_list_foreach(it, &rooms->order) {
+  srv_list_foreach (it, &rooms->order) {
     srv_room *r = srv_list_entry(it, srv_room, order);
     size_t k = code_hash(r->code, n);
     r->hnext = b[k];
@@ -178,7 +178,7 @@ void srv_rooms_identify(srv_rooms *rooms, srv_client *c, srv_player *player, boo
   srv_ident_ref(player);
   if (!resumed)
     return;
-  srv_list_foreach(it, &rooms->order) {
+  srv_list_foreach (it, &rooms->order) {
     srv_room *r = srv_list_entry(it, srv_room, order);
     if (r->seat[0] != player && r->seat[1] != player)
       continue;
@@ -187,7 +187,8 @@ void srv_rooms_identify(srv_rooms *rooms, srv_client *c, srv_player *player, boo
     srv_room__send_joined(r, c, NULL);
     srv_room__presence(r);
     srv_room__changed(r);
-    srv_room__broadcast(r, NULL, NULL);
+    srv_room__send_full(r, c, NULL);
+    srv_room__broadcast(r, NULL, NULL, c);
   }
 }
 

@@ -113,7 +113,16 @@ TEST_IMPL(create_join_play) {
   ASSERT_STR_EQ(json_string_value(json_object_get(json_array_get(trace, 5), "kind")), "extra_turn");
   json_t *pits = json_object_get(state_of(&s), "pits");
   ASSERT_EQ(json_integer_value(json_array_get(pits, 6)), 1);
+  /* A state after a move does not list the moves (its last holds this one); a full state, on
+   * join or resync, lists them all. */
+  ASSERT_NULL(json_object_get(state_of(&s), "moves"));
+  ASSERT_EQ(runf(&w, &s, "{\"type\":\"resync\",\"id\":4,\"room\":\"%s\"}", room), 0);
+  ASSERT_EQ(field_i(&s, "state", "id"), 4);
   ASSERT_EQ(json_array_size(json_object_get(state_of(&s), "moves")), 1);
+  ASSERT_STR_EQ(json_string_value(json_object_get(
+                    json_array_get(json_object_get(state_of(&s), "moves"), 0), "seat")),
+                "south");
+  ASSERT_EQ(field_i(&b, "state", "id"), -1);
   /* The retried move is stale, not played twice. */
   ASSERT_EQ(runf(&w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":3,\"ply\":0}", room),
             SRV_ESTALE);
