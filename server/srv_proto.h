@@ -24,8 +24,21 @@ typedef struct srv_proto_error {
 
 /* Decodes one text frame (buf, len bytes; borrowed) into *cmd. Returns 0, or SRV_EBADJSON,
  * SRV_EUNKTYPE, SRV_EBADREQ, SRV_ETOOLARGE with *err filled. The request id is decoded first, so
- * cmd->id is valid for the error reply whenever it could be read. */
+ * cmd->id is valid for the error reply whenever it could be read. A move of the common shape goes
+ * through srv_proto_decode_move(), which allocates nothing; everything else through the full
+ * decoder: the results and the errors are the same either way. */
 int srv_proto_decode(const char *buf, size_t len, srv_cmd *cmd, srv_proto_error *err);
+
+/* The fast path of srv_proto_decode(): a valid move frame of the common shape (the fields type,
+ * room, house, ply and an optional integer or plain string id, in any order, plain ASCII strings
+ * without escapes, integers without sign, fraction or exponent) decoded without a JSON tree.
+ * Returns 1 with *cmd exactly as the full decoder makes it, or 0 for anything else (unusual,
+ * invalid or another type), leaving the frame to srv_proto_decode_full(). */
+int srv_proto_decode_move(const char *buf, size_t len, srv_cmd *cmd);
+
+/* The full decoder alone (jansson and the message table): what srv_proto_decode() falls back to.
+ * Same contract as srv_proto_decode(). */
+int srv_proto_decode_full(const char *buf, size_t len, srv_cmd *cmd, srv_proto_error *err);
 
 /* Reads only the request id of a frame (for errors sent without decoding it, like rate_limited).
  * Leaves id->kind SRV_ID_NONE when there is none or the frame is not JSON. */

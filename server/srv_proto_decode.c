@@ -249,19 +249,24 @@ static int store_level(srv_cmd *cmd, json_t *v, const char **field) {
   return 0;
 }
 
-static int store_room(srv_cmd *cmd, json_t *v, const char **field) {
-  (void)field;
-  const char *s = json_string_value(v);
+/* Writes the room code of the len bytes at s into cmd->room, upper case; "" when it is not a
+ * code of ours (the room will not be found). Both decoders store a room this way. */
+static void room_code(srv_cmd *cmd, const char *s, size_t len) {
   cmd->room[0] = '\0';
-  if (json_string_length(v) != SRV_CODE_LEN)
-    return 0; /* Not a code of ours: the room will not be found. */
+  if (len != SRV_CODE_LEN)
+    return;
   for (int i = 0; i < SRV_CODE_LEN; i++) {
     if (!srv_proto_code_char((unsigned char)s[i]))
-      return 0;
+      return;
   }
   for (int i = 0; i < SRV_CODE_LEN; i++)
     cmd->room[i] = (char)toupper((unsigned char)s[i]);
   cmd->room[SRV_CODE_LEN] = '\0';
+}
+
+static int store_room(srv_cmd *cmd, json_t *v, const char **field) {
+  (void)field;
+  room_code(cmd, json_string_value(v), json_string_length(v));
   return 0;
 }
 
@@ -436,7 +441,151 @@ void srv_proto_peek_id(const char *buf, size_t len, srv_req_id *id) {
   json_decref(root);
 }
 
+/* ---- The fast path of move ------------------------------------------------------------------- */
+
+/* A scanner over one frame for the fast path: it only ever says "this is the common shape" or
+ * "not sure", never an error of its own. */
+typedef struct scan {
+  const char *p, *end;
+} scan;
+
+static void skip_ws(scan *s) {
+  while (s->p < s->end && (*s->p == ' ' || *s->p == '\t' || *s->p == '\n' || *s->p == '\r'))
+    s->p++;
+}
+
+static bool eat(scan *s, char c) {
+  skip_ws(s);
+  if (s->p < s->end && *s->p == c) {
+    s->p++;
+    return true;
+  }
+  return false;
+}
+
+/* A string of printable ASCII without escapes: *str and *len. Anything else (an escape, a control
+ * character, UTF-8 that jansson would have to check) is for the full decoder. */
+static bool plain_string(scan *s, const char **str, size_t *len) {
+  if (!eat(s, '"'))
+    return false;
+  const char *start = s->p;
+  while (s->p < s->end && *s->p != '"') {
+    unsigned char c = (unsigned char)*s->p;
+    if (c < 0x20 || c >= 0x7f || c == '\\')
+      return false;
+    s->p++;
+  }
+  if (s->p == s->end)
+    return false;
+  *str = start;
+  *len = (size_t)(s->p - start);
+  s->p++;
+  return true;
+}
+
+/* A JSON integer of at most 15 digits (no sign, no fraction, no exponent, no leading zero). */
+static bool small_integer(scan *s, long long *out) {
+  skip_ws(s);
+  const char *start = s->p;
+  long long v = 0;
+  while (s->p < s->end && *s->p >= '0' && *s->p <= '9' && s->p - start < 16)
+    v = v * 10 + (*s->p++ - '0');
+  size_t n = (size_t)(s->p - start);
+  if (n == 0 || n > 15 || (n > 1 && *start == '0'))
+    return false;
+  if (s->p < s->end && (*s->p == '.' || *s->p == 'e' || *s->p == 'E' || *s->p == '-'))
+    return false;
+  *out = v;
+  return true;
+}
+
+int srv_proto_decode_move(const char *buf, size_t len, srv_cmd *cmd) {
+  scan s = {buf, buf + len};
+  enum { TYPE = 1, ROOM = 2, HOUSE = 4, PLY = 8, ID = 16 };
+  unsigned seen = 0;
+  const char *room = NULL;
+  size_t room_len = 0;
+  long long house = 0, ply = 0;
+  srv_req_id id;
+  memset(&id, 0, sizeof id); /* Padding included: the command is byte for byte the full one's. */
+  if (len > SRV_FRAME_MAX || !eat(&s, '{'))
+    return 0;
+  do {
+    const char *key, *str;
+    size_t klen, slen;
+    if (!plain_string(&s, &key, &klen) || !eat(&s, ':'))
+      return 0;
+    unsigned bit = klen == 4 && memcmp(key, "type", 4) == 0    ? TYPE
+                   : klen == 4 && memcmp(key, "room", 4) == 0  ? ROOM
+                   : klen == 5 && memcmp(key, "house", 5) == 0 ? HOUSE
+                   : klen == 3 && memcmp(key, "ply", 3) == 0   ? PLY
+                   : klen == 2 && memcmp(key, "id", 2) == 0    ? ID
+                                                               : 0;
+    if (bit == 0 || (seen & bit))
+      return 0; /* Another field, or twice the same: the full decoder says what it is. */
+    seen |= bit;
+    switch (bit) {
+    case TYPE:
+      if (!plain_string(&s, &str, &slen) || slen != 4 || memcmp(str, "move", 4) != 0)
+        return 0;
+      break;
+    case ROOM:
+      if (!plain_string(&s, &room, &room_len))
+        return 0;
+      break;
+    case HOUSE:
+      if (!small_integer(&s, &house) || house < 1 || house > MC_MAX_HOUSES)
+        return 0;
+      break;
+    case PLY:
+      if (!small_integer(&s, &ply) || ply > (1LL << 40))
+        return 0;
+      break;
+    case ID:
+      skip_ws(&s);
+      if (s.p < s.end && *s.p == '"') {
+        if (!plain_string(&s, &str, &slen) || slen >= SRV_ID_SIZE)
+          return 0;
+        id.kind = SRV_ID_STR;
+        memcpy(id.str, str, slen);
+        id.str[slen] = '\0';
+      } else {
+        if (!small_integer(&s, &id.num))
+          return 0;
+        id.kind = SRV_ID_INT;
+      }
+      break;
+    }
+  } while (eat(&s, ','));
+  if (!eat(&s, '}'))
+    return 0;
+  skip_ws(&s);
+  if (s.p != s.end || (seen & (TYPE | ROOM | HOUSE | PLY)) != (TYPE | ROOM | HOUSE | PLY))
+    return 0;
+  cmd_defaults(cmd);
+  cmd->type = SRV_CMD_MOVE;
+  cmd->id = id;
+  room_code(cmd, room, room_len);
+  cmd->house = (int)house;
+  cmd->has_ply = true;
+  cmd->ply = ply;
+  return 1;
+}
+
+/* ---- Decoding ----------------------------------------------------------------------------------
+ */
+
 int srv_proto_decode(const char *buf, size_t len, srv_cmd *cmd, srv_proto_error *err) {
+  /* Most frames are moves of one shape: read without building a tree, allocating nothing. */
+  if (srv_proto_decode_move(buf, len, cmd) == 1) {
+    err->field = NULL;
+    err->request = "move";
+    return 0;
+  }
+  return srv_proto_decode_full(buf, len, cmd, err);
+}
+
+int srv_proto_decode_full(const char *buf, size_t len, srv_cmd *cmd, srv_proto_error *err) {
   cmd_defaults(cmd);
   err->field = NULL;
   err->request = NULL;

@@ -305,3 +305,140 @@ TEST_IMPL(encode) {
   ASSERT_STR_EQ(srv_err_code(12345), "internal");
   return 0;
 }
+
+/* ---- The fast path of move against the full decoder ---------------------------------------- */
+
+static unsigned rnd_state = 20261130;
+
+static unsigned rnd(unsigned n) {
+  rnd_state = rnd_state * 1103515245u + 12345u;
+  return (rnd_state >> 16) % n;
+}
+
+/* Appends one of the ways a field can be written: one of the first two (usual ones) half of the
+ * time, any of them otherwise. */
+static void pick(char *out, size_t size, const char *const *options, size_t n) {
+  size_t i = rnd(2) ? rnd(2) : rnd((unsigned)n);
+  strncat(out, options[i], size - strlen(out) - 1);
+}
+
+#define PICK(out, options) pick(out, sizeof out, options, sizeof options / sizeof options[0])
+
+/* Both decoders give the same command, the same code and the same error details for thousands of
+ * move frames, usual and odd (whitespace, key order, ids of both kinds, rooms, houses and plies in
+ * and out of range, escapes, duplicates, extra fields, other types, broken JSON); and the common
+ * ones take the fast path. */
+TEST_IMPL(move_fast_path_agrees) {
+  static const char *const types[] = {"\"type\":\"move\"",       "\"type\":\"move\"",
+                                      "\"type\" : \"move\"",     "\"type\":\"resign\"",
+                                      "\"type\":\"m\\u006fve\"", "\"type\":7"};
+  static const char *const rooms[] = {
+      "\"room\":\"K7QX2M\"",       "\"room\":\"k7qx2m\"", "\"room\":\"ABCDE0\"",
+      "\"room\":\"nope\"",         "\"room\":\"\"",       "\"room\":\"K7QX2MM\"",
+      "\"room\":\"K7\\u0051X2M\"", "\"room\":12",         "\"room\":null",
+      "\"room\":\"K7QX2M\"",       "\"room\":\"ABCDEF\"", "\"room\":\"\\u00e9CDEFG\""};
+  static const char *const houses[] = {"\"house\":3",  "\"house\":1",   "\"house\":9",
+                                       "\"house\":0",  "\"house\":10",  "\"house\":-1",
+                                       "\"house\":03", "\"house\":3.0", "\"house\":\"3\"",
+                                       "\"house\":4",  "\"house\":6",   "\"house\":1e0"};
+  static const char *const plies[] = {
+      "\"ply\":0",    "\"ply\":12",   "\"ply\":1099511627776",         "\"ply\":1099511627777",
+      "\"ply\":-1",   "\"ply\":12.5", "\"ply\":123456789012345678901", "\"ply\":7",
+      "\"ply\":null", "\"ply\":400"};
+  static const char *const ids[] = {
+      "",
+      "\"id\":7",
+      "\"id\":\"m1\"",
+      "\"id\":-3",
+      "\"id\":\"a \\\"quoted\\\" id\"",
+      "\"id\":null",
+      "\"id\":\"\"",
+      "\"id\":1.5",
+      "\"id\":"
+      "\"0123456789012345678901234567890123456789012345678901234567890123"
+      "4\"",
+      "\"id\":123456789012345",
+      "\"id\":{}",
+      "\"id\":\"é\""};
+  static const char *const extras[] = {
+      "", "", "", "", "\"note\":1", "\"room\":\"ABCDEF\"", "\"house\":2"};
+  static const char *const spaces[] = {"", "", " ", "\n", "\t ", "\r\n"};
+  int fast = 0, trials = 20000;
+  for (int t = 0; t < trials; t++) {
+    /* Four to six fields in a random order. */
+    char fields[6][256];
+    int n = 0;
+    fields[n][0] = '\0';
+    PICK(fields[n], types);
+    n++;
+    fields[n][0] = '\0';
+    PICK(fields[n], rooms);
+    n++;
+    fields[n][0] = '\0';
+    PICK(fields[n], houses);
+    n++;
+    fields[n][0] = '\0';
+    PICK(fields[n], plies);
+    n++;
+    fields[n][0] = '\0';
+    PICK(fields[n], ids);
+    if (fields[n][0] != '\0')
+      n++;
+    fields[n][0] = '\0';
+    PICK(fields[n], extras);
+    if (fields[n][0] != '\0')
+      n++;
+    if (rnd(10) == 0)
+      n--; /* A field missing. */
+    for (int i = n - 1; i > 0; i--) {
+      int j = (int)rnd((unsigned)i + 1);
+      char tmp[256];
+      memcpy(tmp, fields[i], sizeof tmp);
+      memcpy(fields[i], fields[j], sizeof tmp);
+      memcpy(fields[j], tmp, sizeof tmp);
+    }
+    char frame[2048] = "";
+    PICK(frame, spaces);
+    strcat(frame, "{");
+    for (int i = 0; i < n; i++) {
+      PICK(frame, spaces);
+      strcat(frame, fields[i]);
+      PICK(frame, spaces);
+      if (i + 1 < n)
+        strcat(frame, ",");
+    }
+    strcat(frame, "}");
+    PICK(frame, spaces);
+    if (rnd(40) == 0)
+      strcat(frame, rnd(2) ? "x" : ",");
+    if (rnd(40) == 0)
+      frame[rnd((unsigned)strlen(frame))] = rnd(2) ? '"' : '}';
+
+    srv_cmd a, b;
+    srv_proto_error ea = {NULL, NULL}, eb = {NULL, NULL};
+    int ra = srv_proto_decode(frame, strlen(frame), &a, &ea);
+    int rb = srv_proto_decode_full(frame, strlen(frame), &b, &eb);
+    if (ra != rb || memcmp(&a, &b, sizeof a) != 0 || (ea.field == NULL) != (eb.field == NULL) ||
+        (ea.field && strcmp(ea.field, eb.field) != 0) ||
+        (ea.request == NULL) != (eb.request == NULL) ||
+        (ea.request && strcmp(ea.request, eb.request) != 0))
+      TEST_FAIL_("the decoders disagree on %s: %d and %d", frame, ra, rb);
+    srv_cmd c;
+    if (srv_proto_decode_move(frame, strlen(frame), &c) == 1) {
+      fast++;
+      ASSERT_EQ(rb, 0);
+      ASSERT_EQ(memcmp(&c, &b, sizeof c), 0);
+    }
+  }
+  /* The usual shapes are common among these frames: many take the fast path. */
+  ASSERT_GT(fast, trials / 20);
+  /* The frame a client sends takes it. */
+  const char *usual = "{\"type\":\"move\",\"room\":\"K7QX2M\",\"house\":3,\"ply\":12,\"id\":7}";
+  ASSERT_EQ(srv_proto_decode_move(usual, strlen(usual), &cmd), 1);
+  ASSERT_EQ(cmd.type, SRV_CMD_MOVE);
+  ASSERT_STR_EQ(cmd.room, "K7QX2M");
+  ASSERT_EQ(cmd.house, 3);
+  ASSERT_EQ(cmd.ply, 12);
+  ASSERT_EQ(cmd.id.num, 7);
+  return 0;
+}
