@@ -35,11 +35,15 @@ typedef struct out_entry {
   uint64_t seq;     /* Queue order across the server (srv_net_drop_room() keeps later ones). */
 } out_entry;
 
-/* A connection's outgoing queue: the entries v[head..tail) in order, oldest first. */
+/* A connection's outgoing queue: the entries v[head..tail) in order, oldest first. The last
+ * held_n of them belong to the loop turn held_turn (not released yet, so not the client's to read
+ * yet). */
 typedef struct out_queue {
   out_entry *v;
   size_t head, tail, cap;
   size_t bytes; /* Text bytes of the frames queued. */
+  uint64_t held_turn;
+  size_t held_n;
 } out_queue;
 
 /* Per WebSocket connection (lws allocates it zeroed, frees it after LWS_CALLBACK_CLOSED). */
@@ -168,6 +172,8 @@ static void queue_clear(out_queue *q) {
 
 /* Removes entry i (head <= i < tail), keeping the order of the others. */
 static void queue_remove(out_queue *q, size_t i) {
+  if (q->v[i].turn == q->held_turn && q->held_n > 0)
+    q->held_n--;
   q->bytes -= q->v[i].frame->len;
   srv_frame_unref(q->v[i].frame);
   memmove(&q->v[i], &q->v[i + 1], (q->tail - i - 1) * sizeof q->v[0]);
@@ -194,6 +200,11 @@ static bool queue_append(out_queue *q, const out_entry *e) {
   }
   q->v[q->tail++] = *e;
   q->bytes += e->frame->len;
+  if (q->held_turn != e->turn) {
+    q->held_turn = e->turn;
+    q->held_n = 0;
+  }
+  q->held_n++;
   return true;
 }
 
@@ -240,8 +251,9 @@ static void net_queue(void *ud, srv_client *to, srv_frame *f) {
     conn_drop(net, c, "out of memory");
     return;
   }
-  if (queue_len(q) > (size_t)net->cfg.send_queue ||
-      q->bytes > (size_t)net->cfg.send_queue_kib * 1024) {
+  /* The bound in bytes counts everything queued; the bound in frames is checked when the turn
+   * ends (srv_net_release()). */
+  if (q->bytes > (size_t)net->cfg.send_queue_kib * 1024) {
     conn_drop(net, c, "outgoing queue full");
     return;
   }
@@ -297,23 +309,34 @@ static void conn_error(srv_net *net, conn *c, int err, const srv_req_id *id, int
   }
 }
 
+/* How many frames one writeable callback may write at most: the socket says when it is full
+ * (lws_send_pipe_choked()), this only bounds one callback's time (a 4 KiB frame each). */
+#define WRITES_PER_CALLBACK 4096
+
 static int conn_writeable(conn *c) {
   if (c->doomed)
     return -1;
   out_queue *q = &c->q;
   if (queue_len(q) > 0 && q->v[q->head].turn >= c->net->turn)
-    return 0; /* Not released yet: on_prepare() asks for this callback again. */
+    return 0; /* Not released yet: the end of the turn asks for this callback again. */
   if (queue_len(q) > 0) {
-    srv_frame *f = q->v[q->head].frame;
-    q->bytes -= f->len;
-    if (++q->head == q->tail)
-      q->head = q->tail = 0;
-    /* The frame's headroom is for lws' header: the write never touches the text itself. */
-    int n = lws_write(c->wsi, f->data + SRV_FRAME_PRE, f->len, LWS_WRITE_TEXT);
-    bool ok = n >= 0 && (size_t)n >= f->len;
-    srv_frame_unref(f);
-    if (!ok)
-      return -1;
+    /* Released frames, as many as the socket takes now: a client that reads keeps up with a
+     * busy room (one frame per callback would let its queue fill up and drop it). */
+    for (int n = 0; n < WRITES_PER_CALLBACK && queue_len(q) > 0 &&
+                    q->v[q->head].turn < c->net->turn && (n == 0 || !lws_send_pipe_choked(c->wsi));
+         n++) {
+      srv_frame *f = q->v[q->head].frame;
+      q->bytes -= f->len;
+      if (++q->head == q->tail)
+        q->head = q->tail = 0;
+      /* The frame's headroom is for lws' header: the write never touches the text itself, and
+       * the same frame can go to every connection it is queued for. */
+      int w = lws_write(c->wsi, f->data + SRV_FRAME_PRE, f->len, LWS_WRITE_TEXT);
+      bool ok = w >= 0 && (size_t)w >= f->len;
+      srv_frame_unref(f);
+      if (!ok)
+        return -1;
+    }
     if ((queue_len(q) > 0 && q->v[q->head].turn < c->net->turn) ||
         (queue_len(q) == 0 && c->closing))
       lws_callback_on_writable(c->wsi);
@@ -623,6 +646,16 @@ srv_net *srv_net_new(uv_loop_t *loop, const srv_config *cfg, const char *version
 
 void srv_net_release(void *ud) {
   srv_net *net = ud;
+  srv_list_foreach (it, &net->held) {
+    conn *c = srv_list_entry(it, conn, held);
+    /* Frames released at an earlier turn's end had a whole turn to be written: a client that
+     * still leaves more than the bound of them unread does not read. This turn's frames, however
+     * many a busy room made, are not its fault. */
+    const out_queue *q = &c->q;
+    size_t held = q->held_turn == net->turn ? q->held_n : 0;
+    if (!c->doomed && queue_len(q) - held > (size_t)net->cfg.send_queue)
+      conn_drop(net, c, "outgoing queue full");
+  }
   net->turn++;
   srv_list_foreach_safe (it, &net->held) {
     conn *c = srv_list_entry(it, conn, held);
