@@ -199,12 +199,10 @@ void srv_room__close(srv_room *room, const char *reason) {
   srv_log_debug("room", "%s: closed (%s)", room->code, reason);
   srv_room__changed(room);
   srv_room__record(room, SRV_RECORD_ROOM_CLOSED, -1, 0);
+  srv_room__send_closed(room, reason);
   srv_list *it;
-  while ((it = srv_list_first(&room->members)) != NULL) {
-    srv_member *m = srv_list_entry(it, srv_member, in_room);
-    srv_room__send_closed(room, m->client, reason);
-    srv_room__remove_member(m);
-  }
+  while ((it = srv_list_first(&room->members)) != NULL)
+    srv_room__remove_member(srv_list_entry(it, srv_member, in_room));
   srv_room__unlink(room);
   srv_room__destroy(room);
 }

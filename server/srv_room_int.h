@@ -180,7 +180,7 @@ void srv_room__send_joined(srv_room *room, srv_client *c, const srv_req_id *id);
 void srv_room__send_chat(srv_room *room, srv_client *from, const srv_req_id *id, const char *text,
                          int64_t at);
 
-/* Sends closed to c. */
-void srv_room__send_closed(srv_room *room, srv_client *c, const char *reason);
+/* Sends closed (reason: static) to every member. */
+void srv_room__send_closed(srv_room *room, const char *reason);
 
 #endif

@@ -2,10 +2,10 @@
  * handlers change the room and call these; these only describe the room and queue frames.
  *
  * A room event is encoded once and the frame shared by every recipient's queue: one state frame
- * per "you" (south, north, both, spectator) and one chat frame, the requester's copy answering
- * its request with the id spliced in (srv_proto_with_id()). A state lists the game's moves only
- * when it is full (join, resume, resync), so its size depends on the board, not on the game's
- * length. */
+ * per "you" (south, north, both, spectator), one chat frame, one closed frame; the requester's
+ * copy answers its request with the id spliced in (srv_proto_with_id()). A state lists the game's
+ * moves only when it is full (join, resume, resync), so its size depends on the board, not on the
+ * game's length. */
 #include <string.h>
 
 #include "srv_proto.h"
@@ -134,9 +134,12 @@ void srv_room__send_chat(srv_room *room, srv_client *from, const srv_req_id *id,
   srv_frame_unref(f);
 }
 
-void srv_room__send_closed(srv_room *room, srv_client *c, const char *reason) {
+void srv_room__send_closed(srv_room *room, const char *reason) {
   srv_event ev = {.type = SRV_EV_CLOSED};
   ev.u.closed.room = room->code;
   ev.u.closed.reason = reason;
-  srv_room__send(room->rooms, c, &ev);
+  srv_frame *f = srv_proto_encode(&ev); /* Once, for every member. */
+  srv_list_foreach (it, &room->members)
+    queue(room->rooms, srv_list_entry(it, srv_member, in_room)->client, f);
+  srv_frame_unref(f);
 }
