@@ -159,6 +159,7 @@ struct srv_store {
   char *path;
   int lock_fd; /* DIR/mancala.lock, write-locked while the store is open; -1 when none. */
   store_stmts st;
+  bool reader; /* A connection for committed reads only (srv_store_open_reader()). */
   bool in_txn;
   /* The writes of the open batch, so that a lost batch can be reported. */
   srv_store_op *ops;
@@ -548,6 +549,37 @@ int srv_store_open(const char *dir, const srv_store_config *config, srv_store **
   return 0;
 }
 
+int srv_store_open_reader(const srv_store *main, srv_store **out) {
+  if (main == NULL || out == NULL)
+    return SRV_STORE_EINVAL;
+  *out = NULL;
+  srv_store *store = calloc(1, sizeof *store);
+  size_t len = strlen(main->path) + 1;
+  if (store == NULL || (store->path = malloc(len)) == NULL) {
+    free(store);
+    return SRV_STORE_ENOMEM;
+  }
+  memcpy(store->path, main->path, len);
+  store->lock_fd = -1; /* The directory lock is the main connection's (one per process). */
+  store->reader = true;
+  /* In WAL mode this connection reads the last committed state while the main one holds its
+   * batch open; query_only makes sure it never takes a write lock. */
+  int rc =
+      sqlite3_open_v2(store->path, &store->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+  if (rc == SQLITE_OK) {
+    sqlite3_extended_result_codes(store->db, 1);
+    sqlite3_busy_timeout(store->db, 1000);
+    rc = sqlite3_exec(store->db, "PRAGMA query_only = 1", NULL, NULL, NULL);
+  }
+  int err = rc == SQLITE_OK ? prepare_all(store) : db_fail(store, rc, "cannot open a reader");
+  if (err != 0) {
+    srv_store_close(store);
+    return err;
+  }
+  *out = store;
+  return 0;
+}
+
 void srv_store_close(srv_store *store) {
   if (store == NULL)
     return;
@@ -618,6 +650,10 @@ static void batch_lost(srv_store *store) {
 /* Begins the batch when none is open; reserves room for one more op, in the batch and in the
  * failed list, so that losing the batch never needs memory (a lost write is always reported). */
 static int write_begin(srv_store *store) {
+  if (store->reader) {
+    set_error(store->error, "%s: a reader does not write", store->path);
+    return SRV_STORE_EREADONLY;
+  }
   failed_expire(store);
   if (grow((void **)&store->ops, &store->cap_ops, store->n_ops + 1, sizeof *store->ops) != 0 ||
       grow((void **)&store->failed, &store->cap_failed, store->n_failed + store->n_ops + 1,

@@ -17,6 +17,8 @@ export class RoomView {
     this.latest = null;    // the newest state received
     this.queue = [];
     this.moves = [];       // seat and house per ply, for the move list
+    this.gameNo = null;    // the game the move list belongs to
+    this.resyncing = false; // a resync was asked for and its full state has not come yet
     this.pending = null;   // {house, ply} of a move sent and not yet answered
     this.drawFrame = null;
     this.role = storage('mc.role.' + this.code, null);
@@ -140,15 +142,41 @@ export class RoomView {
     else if (s.you === 'spectator') this.setRole('spectator');
     if (this.pending && s.ply !== this.pending.ply) this.pending = null;
     else if (this.pending && conn.ready && this.pending.sentOn !== conn.ws) this.resend();
-    if (Array.isArray(s.moves)) this.moves = s.moves.map((mv) => (typeof mv === 'number' ? { house: mv } : { seat: mv.seat, house: mv.house }));
-    else if (s.last && s.ply > 0) {
-      if (s.ply < this.moves.length) this.moves.length = s.ply - 1;
-      this.moves[s.ply - 1] = { seat: s.last.seat, house: s.last.house };
-    } else if (s.ply === 0) this.moves = [];
+    this.followMoves(s);
     if (s.you && s.you !== 'spectator') rememberGame(s);
     this.queue.push(s);
     this.tickClocks();
     if (!this.running) this.drain();
+  }
+
+  // The move list, kept from the states as docs/protocol.md says: a full state (join, resume,
+  // resync) lists every move; any other state adds its "last" when it is one ply further, keeps
+  // the list at the same ply, and cuts it back at an earlier ply (a move taken back). A later ply
+  // means states were skipped (a slow connection only gets the newest): ask for the full state.
+  followMoves(s) {
+    const sameGame = this.gameNo === null || s.game_no === undefined || s.game_no === this.gameNo;
+    if (s.game_no !== undefined) this.gameNo = s.game_no;
+    if (Array.isArray(s.moves)) {
+      this.moves = s.moves.map((mv) => (typeof mv === 'number' ? { house: mv } : { seat: mv.seat, house: mv.house }));
+      this.resyncing = false;
+      return;
+    }
+    if (!sameGame) this.moves = [];
+    const known = this.moves.length;
+    if (s.ply === 0) this.moves = [];
+    else if (s.ply > known + 1 || (s.ply === known + 1 && !s.last)) this.resync();
+    else if (s.last && s.ply > 0) {
+      this.moves.length = s.ply - 1;
+      this.moves[s.ply - 1] = { seat: s.last.seat, house: s.last.house };
+    }
+  }
+
+  resync() {
+    if (this.resyncing || !conn.ready) return;
+    this.resyncing = true;
+    conn.request({ type: 'resync', room: this.code }, 5000)
+      .catch(() => {}) // not_in_room after a leave, offline: the next join brings the list.
+      .finally(() => { this.resyncing = false; });
   }
 
   async drain() {

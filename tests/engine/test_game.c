@@ -1,5 +1,6 @@
 /* Games (mc_game.h): moves and movers, repetition (Oware 6), whole Congkak matches, finishing from
- * outside the board, copies, and errors that leave the game unchanged. All values worked by hand.
+ * outside the board, copies, undo, and errors that leave the game unchanged. All values worked by
+ * hand.
  */
 #include "util.h"
 
@@ -381,6 +382,88 @@ static void test_copy(void) {
   mc_game_free(c2);
 }
 
+/* Undo takes back exactly the last move: in long random games of every kind on full and tiny
+ * boards (captures, new epochs, repetitions, Congkak rounds and burnt houses, game ends), each
+ * move is first tried and undone (the game is as it was), then another random move is played; a
+ * reference game that never undoes plays only the second ones and must stay identical, repetition
+ * history included (it decides when small games end). */
+static void test_undo(void) {
+  static const mc_kind kinds[] = {MC_KALAH, MC_OWARE, MC_CONGKAK};
+  unsigned seed = 12345;
+  static mc_trace t1, t2;
+  for (int k = 0; k < 3; k++) {
+    for (int round = 0; round < 40; round++) {
+      mc_rules r;
+      CHECK_INT(mc_rules_init(&r, kinds[k]), 0);
+      r.match = kinds[k] == MC_CONGKAK && round % 2 == 0;
+      if (round % 4 >= 2) {
+        r.houses = (uint8_t)(1 + round % 3);
+        r.seeds = (uint8_t)(1 + round % 2);
+      }
+      mc_game *g = mc_game_new(&r);
+      mc_game *ref = mc_game_new(&r);
+      CHECK_INT(mc_game_undo(g), MC_EINVAL); /* Nothing played yet. */
+      while (!mc_game_over(g, NULL) && mc_game_ply(g) < 500) {
+        uint8_t legal[MC_MAX_HOUSES];
+        int n = mc_game_legal(g, legal);
+        seed = seed * 1103515245u + 12345u;
+        int tried = legal[(seed >> 16) % (unsigned)n];
+        seed = seed * 1103515245u + 12345u;
+        int house = legal[(seed >> 16) % (unsigned)n];
+        snapshot before, after, again;
+        take(g, &before);
+        for (int i = -1; i < n; i++) { /* The random move, then every legal one. */
+          CHECK_INT(mc_game_play(g, i < 0 ? tried : legal[i], &t1), 0);
+          CHECK_INT(mc_game_undo(g), 0);
+          take(g, &again);
+          CHECK(same_snapshot(&before, &again));
+          CHECK_INT(mc_game_undo(g), MC_EINVAL); /* One level only. */
+        }
+        CHECK_INT(mc_game_play(g, house, &t1), 0);
+        CHECK_INT(mc_game_play(ref, house, &t2), 0);
+        take(g, &after);
+        take(ref, &again);
+        CHECK(same_snapshot(&after, &again));
+        CHECK(t1.len == t2.len && memcmp(t1.steps, t2.steps, t1.len * sizeof t1.steps[0]) == 0);
+      }
+      CHECK(mc_game_over(g, NULL) == mc_game_over(ref, NULL));
+      mc_game_free(ref);
+      mc_game_free(g);
+    }
+  }
+  /* Oware 1x1 ends by repetition on the fifth move (see test_copy): undo reopens the game, the
+   * same move ends it again. */
+  mc_rules r = mk_rules(MC_OWARE, 1, 1);
+  mc_game *g = mc_game_new(&r);
+  for (int i = 0; i < 4; i++) {
+    CHECK_INT(mc_game_play(g, 1, NULL), 0);
+  }
+  CHECK(!mc_game_over(g, NULL));
+  CHECK_INT(mc_game_play(g, 1, NULL), 0);
+  mc_result res;
+  CHECK(mc_game_over(g, &res));
+  CHECK_INT(res.reason, MC_REASON_REPETITION);
+  CHECK_INT(mc_game_undo(g), 0);
+  CHECK(!mc_game_over(g, NULL));
+  CHECK_INT(mc_game_ply(g), 4);
+  CHECK_INT(mc_game_play(g, 1, NULL), 0);
+  CHECK(mc_game_over(g, &res));
+  CHECK_INT(res.reason, MC_REASON_REPETITION);
+  mc_game_free(g);
+  /* A game finished from outside, or a copy, has nothing to take back. */
+  g = mc_game_new(&r);
+  CHECK_INT(mc_game_play(g, 1, NULL), 0);
+  mc_game *c = mc_game_copy(g);
+  CHECK_INT(mc_game_undo(c), MC_EINVAL);
+  CHECK_INT(mc_game_finish(g, MC_REASON_RESIGNATION, MC_WIN_SOUTH), 0);
+  CHECK_INT(mc_game_undo(g), MC_EINVAL);
+  CHECK(mc_game_over(g, NULL));
+  CHECK_INT(mc_game_ply(g), 1);
+  CHECK_INT(mc_game_undo(NULL), MC_EINVAL);
+  mc_game_free(c);
+  mc_game_free(g);
+}
+
 /* Bad rules give no game. */
 static void test_bad_rules(void) {
   mc_rules r = mk_rules(MC_KALAH, 10, 4);
@@ -411,6 +494,7 @@ int main(void) {
   test_congkak_match_3x2();
   test_finish();
   test_copy();
+  test_undo();
   test_bad_rules();
   test_kalah_1x1();
   return check_exit("game");
