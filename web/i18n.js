@@ -1,35 +1,61 @@
 // Translations: five languages, picked from the browser, switchable, remembered in localStorage.
+// English is always here (the fallback for a missing key); the active language is loaded with a
+// dynamic import() before the page is drawn (initLang), another one when the user switches to it.
 import en from './lang-en.js';
-import fr from './lang-fr.js';
-import pt from './lang-pt.js';
-import ru from './lang-ru.js';
-import pl from './lang-pl.js';
 
-export const LANGS = { en, fr, pt, ru, pl };
+// The languages loaded so far, by code.
+export const LANGS = { en };
 export const LANG_NAMES = { en: 'English', fr: 'Français', pt: 'Português (Brasil)', ru: 'Русский', pl: 'Polski' };
 // The locale of each language, for plural rules and the page's lang attribute.
 export const LOCALES = { en: 'en', fr: 'fr', pt: 'pt-BR', ru: 'ru', pl: 'pl' };
+const LOADERS = {
+  fr: () => import('./lang-fr.js'),
+  pt: () => import('./lang-pt.js'),
+  ru: () => import('./lang-ru.js'),
+  pl: () => import('./lang-pl.js'),
+};
 const KEY = 'mc.lang';
-let current = pick();
+let current = 'en';
 const listeners = new Set();
 
 function pick() {
   try {
     const saved = localStorage.getItem(KEY);
-    if (saved && LANGS[saved]) return saved;
+    if (saved && LANG_NAMES[saved]) return saved;
   } catch { /* storage blocked, or no browser (tests in node) */ }
   const nav = typeof navigator === 'undefined' ? null : navigator;
   for (const l of (nav && (nav.languages || [nav.language])) || ['en']) {
     const base = String(l).toLowerCase().split('-')[0];
-    if (LANGS[base]) return base;
+    if (LANG_NAMES[base]) return base;
   }
   return 'en';
 }
 
+// Loads language code (once); resolves with its messages. Rejects when the file cannot be loaded.
+export async function loadLang(code) {
+  if (!LANGS[code]) {
+    if (!LOADERS[code]) throw new Error('no language ' + code);
+    LANGS[code] = (await LOADERS[code]()).default;
+  }
+  return LANGS[code];
+}
+
+// Picks the language (saved, else the browser's, else English) and loads it; English when the
+// file cannot be loaded.
+export async function initLang() {
+  const want = pick();
+  try { await loadLang(want); current = want; } catch { current = 'en'; }
+  if (typeof document !== 'undefined') document.documentElement.lang = LOCALES[current];
+  return current;
+}
+
 export function lang() { return current; }
 
-export function setLang(code) {
-  if (!LANGS[code] || code === current) return;
+// Switches to language code, loading it first; resolves false when it cannot be loaded.
+export async function setLang(code) {
+  if (!LANG_NAMES[code]) return false;
+  if (code === current) return true;
+  try { await loadLang(code); } catch { return false; }
   current = code;
   try { localStorage.setItem(KEY, code); } catch { /* storage blocked */ }
   if (typeof document !== 'undefined') {
@@ -37,11 +63,12 @@ export function setLang(code) {
     applyI18n(document);
   }
   for (const f of listeners) f(code);
+  return true;
 }
 
 export function onLang(f) { listeners.add(f); return () => listeners.delete(f); }
 
-export function has(key) { return key in LANGS[current] || key in en; }
+export function has(key) { return key in (LANGS[current] || en) || key in en; }
 
 // Plural forms. plural(n, forms, code) picks forms['=' + n] when there is one (an exact count, as
 // in ICU: Brazilian Portuguese says "0 sementes" where CLDR gives "one"), else the form of n's
@@ -115,4 +142,3 @@ export function applyI18n(root) {
   }
 }
 
-if (typeof document !== 'undefined') document.documentElement.lang = LOCALES[current];
