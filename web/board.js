@@ -113,11 +113,12 @@ export class Board {
     };
     for (let k = 0; k < 2 * m + 2; k++) {
       const seat = pitSeat(k, m), store = isStore(k, m), mine = seat === bottom;
-      const el = h(store ? 'div' : 'button', {
+      const button = !store && !this.mini; // a mini board is a picture: nothing to press
+      const el = h(button ? 'button' : 'div', {
         class: 'pit ' + (store ? 'store ' : 'house ') + (mine ? 'near' : 'far') + ' ' + seat,
         dataset: { pit: String(k) },
-        type: store ? null : 'button',
-        tabindex: store ? null : '-1',
+        type: button ? 'button' : null,
+        tabindex: button ? '-1' : null,
       }, h('span', { class: 'seeds', 'aria-hidden': 'true' }), h('span', { class: 'count', 'aria-hidden': store ? 'true' : null }, '0'));
       if (store) {
         place(el, (mine !== cw) ? m + 2 : 1, 2, true);
@@ -125,7 +126,7 @@ export class Board {
       } else {
         const i = houseNumber(k, m);
         place(el, (mine !== cw) ? i + 1 : m + 2 - i, mine ? 3 : 2, false);
-        el.addEventListener('click', () => { if (el.classList.contains('legal') && this.onPlay) this.onPlay(seat, houseNumber(k, m)); });
+        if (button) el.addEventListener('click', () => { if (el.classList.contains('legal') && this.onPlay) this.onPlay(seat, houseNumber(k, m)); });
       }
       this.els[k] = el;
       this.counts[k] = -1;
@@ -168,7 +169,7 @@ export class Board {
     const playable = new Set(seat ? (legal || []).map((hn) => pitIndex(seat, hn, m)) : []);
     let lostFocus = false;
     for (let k = 0; k < this.els.length; k++) {
-      if (isStore(k, m)) continue;
+      if (isStore(k, m) || this.mini) continue;
       const el = this.els[k];
       const ok = playable.has(k);
       if (!ok && document.activeElement === el) lostFocus = true;

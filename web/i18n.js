@@ -1,14 +1,16 @@
 // Translations: five languages, picked from the browser, switchable, remembered in localStorage.
-// English is always here (the fallback for a missing key); the active language is loaded with a
-// dynamic import() before the page is drawn (initLang), another one when the user switches to it.
-import en from './lang-en.js';
+// Only the active language is loaded, with a dynamic import() before the page is drawn (initLang),
+// another one when the user switches to it. English is the fallback for a key a language lacks:
+// such a key loads English (once) and the page is drawn again with it (tests/web/rules.test.mjs
+// checks that every language has every key, so this is a safety net).
 
 // The languages loaded so far, by code.
-export const LANGS = { en };
+export const LANGS = {};
 export const LANG_NAMES = { en: 'English', fr: 'Français', pt: 'Português (Brasil)', ru: 'Русский', pl: 'Polski' };
 // The locale of each language, for plural rules and the page's lang attribute.
 export const LOCALES = { en: 'en', fr: 'fr', pt: 'pt-BR', ru: 'ru', pl: 'pl' };
 const LOADERS = {
+  en: () => import('./lang-en.js'),
   fr: () => import('./lang-fr.js'),
   pt: () => import('./lang-pt.js'),
   ru: () => import('./lang-ru.js'),
@@ -16,6 +18,7 @@ const LOADERS = {
 };
 const KEY = 'mc.lang';
 let current = 'en';
+let fallback = null; // English being loaded for a missing key
 const listeners = new Set();
 
 function pick() {
@@ -44,7 +47,7 @@ export async function loadLang(code) {
 // file cannot be loaded.
 export async function initLang() {
   const want = pick();
-  try { await loadLang(want); current = want; } catch { current = 'en'; }
+  try { await loadLang(want); current = want; } catch { current = 'en'; await loadLang('en').catch(() => {}); }
   if (typeof document !== 'undefined') document.documentElement.lang = LOCALES[current];
   return current;
 }
@@ -68,7 +71,16 @@ export async function setLang(code) {
 
 export function onLang(f) { listeners.add(f); return () => listeners.delete(f); }
 
-export function has(key) { return key in (LANGS[current] || en) || key in en; }
+export function has(key) { return key in (LANGS[current] || {}) || key in (LANGS.en || {}); }
+
+// A key the language lacks and English is not loaded: load it, then draw the page again.
+function needEnglish() {
+  if (LANGS.en || fallback) return;
+  fallback = loadLang('en').then(() => {
+    if (typeof document !== 'undefined') applyI18n(document);
+    for (const f of listeners) f(current);
+  }, () => {});
+}
 
 // Plural forms. plural(n, forms, code) picks forms['=' + n] when there is one (an exact count, as
 // in ICU: Brazilian Portuguese says "0 sementes" where CLDR gives "one"), else the form of n's
@@ -113,13 +125,14 @@ function plurals(s, vars, code) {
   }
 }
 
-// tIn('ru', 'key', {n: 3, name: 'Ana'}): the message in a given language, English when it has no
-// such key, the key itself when nobody has it. {name} placeholders; plural parts as in plurals();
-// a message that is an object holds the plural forms of vars.n.
+// tIn('ru', 'key', {n: 3, name: 'Ana'}): the message in a given (loaded) language, English when it
+// has no such key, the key itself when nobody has it (or until English is loaded). {name}
+// placeholders; plural parts as in plurals(); a message that is an object holds the plural forms
+// of vars.n.
 export function tIn(code, key, vars) {
-  let s = (LANGS[code] || en)[key];
-  if (s === undefined) s = en[key];
-  if (s === undefined) return key;
+  let s = LANGS[code] ? LANGS[code][key] : undefined;
+  if (s === undefined && LANGS.en) s = LANGS.en[key];
+  if (s === undefined) { needEnglish(); return key; }
   if (typeof s === 'object') s = plural(vars && typeof vars.n === 'number' ? vars.n : 0, s, code);
   if (s.includes(', plural,')) s = plurals(s, vars, code);
   if (vars) s = s.replace(/\{(\w+)\}/g, (m, k) => (k in vars ? String(vars[k]) : m));

@@ -126,6 +126,25 @@ test('every language has every key of English, and nothing else', () => {
   for (const code of CODES) assert.deepEqual(Object.keys(LANGS[code]).sort(), en, code);
 });
 
+test('a key a language lacks is read in English, loaded for it when the page had only that language', async () => {
+  // A fresh copy of i18n.js (its own LANGS), as in a browser whose page loaded French alone.
+  const i18n = await import('../../web/i18n.js?fallback');
+  await i18n.loadLang('fr');
+  assert.equal(i18n.LANGS.en, undefined);
+  const fr = i18n.LANGS.fr;
+  const saved = fr['room.moves'];
+  delete fr['room.moves'];
+  try {
+    const redrawn = new Promise((resolve) => i18n.onLang(resolve));
+    assert.equal(i18n.tIn('fr', 'room.moves'), 'room.moves', 'the key until English is there');
+    await redrawn;
+    assert.equal(i18n.tIn('fr', 'room.moves'), 'Moves');
+    assert.equal(i18n.tIn('fr', 'room.chat'), 'Discussion', 'the other keys stay French');
+  } finally {
+    fr['room.moves'] = saved;
+  }
+});
+
 test('the rules of a room state its own board, options and figures, in every language', () => {
   const failures = [];
   let texts = 0;
