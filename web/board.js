@@ -244,32 +244,42 @@ export class Board {
     this.counts[k] = n;
   }
 
+  // Marks pit k with cls for ms (again: for ms from now). No layout is forced: a replay may draw
+  // hundreds of steps a second.
   flash(k, cls, ms) {
     const el = this.els[k];
     if (!el) return;
-    el.classList.remove(cls);
-    void el.offsetWidth;
+    if (!this.flashes) this.flashes = new Map();
+    const key = k + cls;
+    clearTimeout(this.flashes.get(key));
     el.classList.add(cls);
-    setTimeout(() => el.classList.remove(cls), ms);
+    this.flashes.set(key, setTimeout(() => { el.classList.remove(cls); this.flashes.delete(key); }, ms));
+  }
+
+  // The point above each pit where the hand holding the seeds shows (measured once per replay).
+  measure() {
+    this.spots = this.els.map((el) => ({ x: el.offsetLeft + el.offsetWidth / 2, y: el.offsetTop }));
   }
 
   moveHand(k, n) {
-    const el = this.els[k];
-    if (!el || !n) { this.hand.classList.remove('on'); return; }
+    const at = this.spots && this.spots[k];
+    if (!at || !n) { this.hand.classList.remove('on'); return; }
     this.hand.textContent = String(n);
-    this.hand.style.setProperty('left', (el.offsetLeft + el.offsetWidth / 2) + 'px');
-    this.hand.style.setProperty('top', (el.offsetTop) + 'px');
+    this.hand.style.setProperty('left', at.x + 'px');
+    this.hand.style.setProperty('top', at.y + 'px');
     this.hand.classList.add('on');
   }
 
+  // A badge for a moment (relay, capture, extra turn...); a new one restarts the fade by swapping
+  // between two identical animations rather than forcing a layout.
   showBadge(text) {
     this.badge.textContent = text;
-    this.badge.classList.remove('on');
-    void this.badge.offsetWidth;
-    this.badge.classList.add('on');
+    const on = this.badge.classList.contains('on') ? 'on2' : 'on';
+    this.badge.classList.remove('on', 'on2');
+    this.badge.classList.add(on);
     if (this.badgeHost) this.badgeHost.classList.add('badged');
     clearTimeout(this.badgeTimer);
-    this.badgeTimer = setTimeout(() => { this.badge.classList.remove('on'); if (this.badgeHost) this.badgeHost.classList.remove('badged'); }, 1500);
+    this.badgeTimer = setTimeout(() => { this.badge.classList.remove('on', 'on2'); if (this.badgeHost) this.badgeHost.classList.remove('badged'); }, 1500);
   }
 
   // Ends the replay in progress at once (its last steps are not drawn: the caller draws the state).
@@ -288,8 +298,16 @@ export class Board {
     this.anim = anim;
     for (const el of this.els) el.classList.remove('legal', 'last-from', 'last-to');
     this.root.classList.add('animating');
+    this.measure();
     let hand = 0;
-    let due = performance.now();
+    const start = performance.now();
+    let due = start;
+    // Behind time (a long move on a slow machine): steps are drawn without their flashes until
+    // the replay is on time again, and past the whole replay's time (plus a frame or so) the rest
+    // is not drawn at all: the caller draws the new position.
+    const late = () => performance.now() - due > 40;
+    const weight = steps.reduce((a, s) => a + (STEP_WEIGHT[s.kind] || 0), 0);
+    const over = () => performance.now() - start > unit() * weight + 40;
     const wait = (f) => new Promise((res) => {
       const d = unit() * f;
       if (anim.skip || d <= 0) return res();
@@ -301,7 +319,7 @@ export class Board {
     });
     const ok = (k) => typeof k === 'number' && k >= 0 && k < w.length;
     for (const s of steps) {
-      if (anim.skip) break;
+      if (anim.skip || over()) break;
       if (onStep) onStep(s);
       switch (s.kind) {
         case 'pick':
@@ -310,8 +328,7 @@ export class Board {
           hand = s.count ?? w[s.pit];
           w[s.pit] = Math.max(0, w[s.pit] - hand);
           this.drawPit(s.pit, w[s.pit]);
-          this.flash(s.pit, 'picked', 600);
-          this.moveHand(s.pit, hand);
+          if (!late()) { this.flash(s.pit, 'picked', 600); this.moveHand(s.pit, hand); }
           if (s.kind === 'relay') this.showBadge(t('anim.relay', { n: hand }));
           break;
         case 'sow':
@@ -319,8 +336,7 @@ export class Board {
           w[s.pit] += s.count ?? 1;
           hand = Math.max(0, hand - (s.count ?? 1));
           this.drawPit(s.pit, w[s.pit]);
-          this.flash(s.pit, 'hit', 450);
-          this.moveHand(s.pit, hand);
+          if (!late()) { this.flash(s.pit, 'hit', 450); this.moveHand(s.pit, hand); }
           break;
         case 'capture':
         case 'sweep':

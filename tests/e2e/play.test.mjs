@@ -100,6 +100,7 @@ test('replays take at most about 1.5 s at Normal, whatever the move (measured)',
   const before = traces.reduce((a, tr) => Math.max(a, traceWeight(tr) * 220), 0);
   t.diagnostic(`${replays.length} replays at Normal: longest ${Math.round(Math.max(...replays))} ms, mean ${Math.round(replays.reduce((a, x) => a + x, 0) / replays.length)} ms; ` +
     `longest trace ${longest} steps (${(before / 1000).toFixed(1)} s at the old fixed step time)`);
+  t.diagnostic('per move (steps: ms): ' + traces.map((tr, i) => `${tr.length}: ${Math.round(replays[i])}`).join(', '));
   assert.ok(replays.length >= 10, 'every move was replayed');
   ctx.noProblems(p);
 });
