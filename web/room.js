@@ -50,7 +50,9 @@ export class RoomView {
     document.addEventListener('keydown', this.onKey);
     this.clockTimer = setInterval(() => this.tickClocks(), 100);
     if (cached) this.push(cached);
-    if (!cached && conn.ready) this.join();
+    // Joining again is harmless (the server sends joined and a state with the whole move list), and
+    // a room left earlier in this visit needs it.
+    if (conn.ready) this.join();
   }
 
   destroy() {
@@ -225,9 +227,12 @@ export class RoomView {
     if (s.you && s.you !== 'spectator') rememberGame(s);
     this.notice(prev, s);
     if (this.peek && s.you === 'spectator') {
-      // Looked first: a free seat asks for a name; a full room is simply watched.
+      // Looked first: a free seat asks for a name; a full room is simply watched (and a seat taken
+      // by someone else while the name was asked closes the question).
       const free = s.status === 'waiting' && !(s.players && s.players.south && s.players.north);
-      if (free) this.askName(); else { this.peek = false; this.invite = false; this.setRole('spectator'); }
+      if (free) this.askName();
+      else if (this.asking) document.getElementById('dialog').close();
+      else { this.peek = false; this.invite = false; this.setRole('spectator'); }
     }
     this.queue.push(s);
     this.tickClocks();
@@ -241,7 +246,7 @@ export class RoomView {
     const sameGame = (prev.game_no ?? 0) === (s.game_no ?? 0);
     if (sameGame && s.last && s.ply === prev.ply + 1) this.announce(this.moveText(s.last));
     const mine = (x) => x.status === 'playing' && (x.you === 'south' || x.you === 'north') && x.turn === x.you;
-    const started = s.status === 'playing' && (prev.status !== 'playing' || !sameGame) && s.you !== 'both';
+    const started = s.status === 'playing' && (prev.status !== 'playing' || !sameGame) && (s.you === 'south' || s.you === 'north');
     if ((mine(s) && !(mine(prev) && sameGame)) || started) {
       const title = t(mine(s) ? 'alert.your_move' : 'alert.game_started');
       const other = s.you === 'south' ? 'north' : 'south';
@@ -378,6 +383,8 @@ export class RoomView {
     E.sub.textContent = [optionsText(s.game, s.options), c, this.isLocal(s) ? t('opp.local') : (s.players && ['south', 'north'].some((x) => s.players[x] && s.players[x].computer)) ? t('opp.computer') : t(s.visibility === 'private' ? 'create.private' : s.visibility === 'public' ? 'create.public' : '')]
       .filter((x) => x && x.length).join(' · ');
     E.watching.hidden = !(this.latest && this.latest.you === 'spectator');
+    // Your-turn notifications are for a player with one side.
+    if (E.notify) E.notify.hidden = !(s.you === 'south' || s.you === 'north');
     setTitle(gameTitle(s.game) + ' · ' + this.code + ' · Mancala Online');
     const nSpect = typeof s.spectators === 'number' ? s.spectators : Array.isArray(s.spectators) ? s.spectators.length : null;
     E.spectN.textContent = nSpect === null ? '' : t('room.spectators', { n: nSpect });

@@ -96,6 +96,8 @@ test('two people play a whole private Kalah game by clicking; a spectator watche
   await b.goto(link);
   const offered = await b.locator('dialog[open] input').inputValue();
   assert.match(offered, /\S/, 'a name is offered');
+  assert.equal(await b.getByRole('dialog', { name: en['invite.title'] }).count(), 1);
+  await shot(b, 'invite-prompt');
   await acceptInvite(b, 'Bea');
   await a.locator('.overlay.waiting').waitFor({ state: 'hidden' });
   await a.locator('.pbar.far .pname', { hasText: 'Bea' }).waitFor();
@@ -105,6 +107,7 @@ test('two people play a whole private Kalah game by clicking; a spectator watche
   await c.locator('.pbar').first().waitFor();
   await c.waitForFunction(() => document.querySelectorAll('.pbar .tag.you').length === 0 && document.querySelectorAll('.board .house').length === 6);
   await c.locator('.watching', { hasText: en['room.watching'] }).waitFor();
+  await shot(c, 'watching');
   assert.equal(await c.locator('dialog[open]').count(), 0);
   assert.equal(await a.locator('.watching').isVisible(), false);
   await a.waitForFunction(() => /1/.test(document.querySelector('.spect').textContent));
