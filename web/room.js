@@ -253,11 +253,12 @@ export class RoomView {
       const note = { title: t(mine(s) ? 'alert.your_move_short' : 'alert.game_started_short'),
         body: t('alert.body', { game: gameTitle(s.game), name: this.seatName(other, s) }), tag: 'mancala-' + this.code };
       if (alertHidden(title, note)) sound.play('turn');
-    } else if (!mine(s)) clearAlert();
+    } else if (mine(prev) && !mine(s)) clearAlert(); // the turn passed (played elsewhere, or the game ended)
     if (prev.status === 'playing' && s.status === 'finished' && s.result) {
       const seat = s.you === 'south' || s.you === 'north' ? s.you : null;
       const w = s.result.winner;
-      this.endSound = w === 'draw' || !seat ? (w === 'draw' ? 'draw' : s.you === 'both' ? 'win' : 'draw') : w === seat ? 'win' : 'loss';
+      // A player hears whether they won; at one screen somebody won; a spectator hears the end.
+      this.endSound = w === 'draw' ? 'draw' : seat ? (w === seat ? 'win' : 'loss') : s.you === 'both' ? 'win' : 'draw';
       this.announce(this.resultText(s));
     }
   }
