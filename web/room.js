@@ -302,9 +302,11 @@ export class RoomView {
         this.el.statusRow.classList.add('replaying');
         this.el.skip.hidden = false;
         this.el.replayLine.textContent = t('status.playing_move', { name: this.seatName(s.last.seat), house: s.last.house });
+        this.replay = { trace, captureHeard: false };
         const run = this.board.animate(prev.pits, trace, () => (this.queue.length ? 0 : this.unit(trace)), (step) => this.stepSound(step));
         this.markPlayable();
         await run;
+        this.replay = null;
         if (gen !== this.gen) continue; // cut short: the newest state is already drawn
         this.el.statusRow.classList.remove('replaying');
         this.el.skip.hidden = true;
@@ -321,6 +323,9 @@ export class RoomView {
     this.gen++;
     this.queue.length = 0;
     this.board.skip();
+    // A capture the replay had not reached yet is still heard.
+    if (this.replay && !this.replay.captureHeard && moveEvents(this.replay.trace).captures) sound.play('capture');
+    this.replay = null;
     this.el.statusRow.classList.remove('replaying');
     this.el.skip.hidden = true;
     this.render(this.latest, false);
@@ -329,7 +334,7 @@ export class RoomView {
 
   stepSound(step) {
     if (step.kind === 'sow') sound.play('sow');
-    else if (step.kind === 'capture') sound.play('capture');
+    else if (step.kind === 'capture') { sound.play('capture'); if (this.replay) this.replay.captureHeard = true; }
   }
 
   // A move drawn without its replay still sounds: one seed, and a capture when it took some.
