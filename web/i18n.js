@@ -1,35 +1,64 @@
 // Translations: five languages, picked from the browser, switchable, remembered in localStorage.
-import en from './lang-en.js';
-import fr from './lang-fr.js';
-import pt from './lang-pt.js';
-import ru from './lang-ru.js';
-import pl from './lang-pl.js';
+// Only the active language is loaded, with a dynamic import() before the page is drawn (initLang),
+// another one when the user switches to it. English is the fallback for a key a language lacks:
+// such a key loads English (once) and the page is drawn again with it (tests/web/rules.test.mjs
+// checks that every language has every key, so this is a safety net).
 
-export const LANGS = { en, fr, pt, ru, pl };
+// The languages loaded so far, by code.
+export const LANGS = {};
 export const LANG_NAMES = { en: 'English', fr: 'Français', pt: 'Português (Brasil)', ru: 'Русский', pl: 'Polski' };
 // The locale of each language, for plural rules and the page's lang attribute.
 export const LOCALES = { en: 'en', fr: 'fr', pt: 'pt-BR', ru: 'ru', pl: 'pl' };
+const LOADERS = {
+  en: () => import('./lang-en.js'),
+  fr: () => import('./lang-fr.js'),
+  pt: () => import('./lang-pt.js'),
+  ru: () => import('./lang-ru.js'),
+  pl: () => import('./lang-pl.js'),
+};
 const KEY = 'mc.lang';
-let current = pick();
+let current = 'en';
+let fallback = null; // English being loaded for a missing key
 const listeners = new Set();
 
 function pick() {
   try {
     const saved = localStorage.getItem(KEY);
-    if (saved && LANGS[saved]) return saved;
+    if (saved && LANG_NAMES[saved]) return saved;
   } catch { /* storage blocked, or no browser (tests in node) */ }
   const nav = typeof navigator === 'undefined' ? null : navigator;
   for (const l of (nav && (nav.languages || [nav.language])) || ['en']) {
     const base = String(l).toLowerCase().split('-')[0];
-    if (LANGS[base]) return base;
+    if (LANG_NAMES[base]) return base;
   }
   return 'en';
 }
 
+// Loads language code (once); resolves with its messages. Rejects when the file cannot be loaded.
+export async function loadLang(code) {
+  if (!LANGS[code]) {
+    if (!LOADERS[code]) throw new Error('no language ' + code);
+    LANGS[code] = (await LOADERS[code]()).default;
+  }
+  return LANGS[code];
+}
+
+// Picks the language (saved, else the browser's, else English) and loads it; English when the
+// file cannot be loaded.
+export async function initLang() {
+  const want = pick();
+  try { await loadLang(want); current = want; } catch { current = 'en'; await loadLang('en').catch(() => {}); }
+  if (typeof document !== 'undefined') document.documentElement.lang = LOCALES[current];
+  return current;
+}
+
 export function lang() { return current; }
 
-export function setLang(code) {
-  if (!LANGS[code] || code === current) return;
+// Switches to language code, loading it first; resolves false when it cannot be loaded.
+export async function setLang(code) {
+  if (!LANG_NAMES[code]) return false;
+  if (code === current) return true;
+  try { await loadLang(code); } catch { return false; }
   current = code;
   try { localStorage.setItem(KEY, code); } catch { /* storage blocked */ }
   if (typeof document !== 'undefined') {
@@ -37,11 +66,21 @@ export function setLang(code) {
     applyI18n(document);
   }
   for (const f of listeners) f(code);
+  return true;
 }
 
 export function onLang(f) { listeners.add(f); return () => listeners.delete(f); }
 
-export function has(key) { return key in LANGS[current] || key in en; }
+export function has(key) { return key in (LANGS[current] || {}) || key in (LANGS.en || {}); }
+
+// A key the language lacks and English is not loaded: load it, then draw the page again.
+function needEnglish() {
+  if (LANGS.en || fallback) return;
+  fallback = loadLang('en').then(() => {
+    if (typeof document !== 'undefined') applyI18n(document);
+    for (const f of listeners) f(current);
+  }, () => {});
+}
 
 // Plural forms. plural(n, forms, code) picks forms['=' + n] when there is one (an exact count, as
 // in ICU: Brazilian Portuguese says "0 sementes" where CLDR gives "one"), else the form of n's
@@ -86,13 +125,14 @@ function plurals(s, vars, code) {
   }
 }
 
-// tIn('ru', 'key', {n: 3, name: 'Ana'}): the message in a given language, English when it has no
-// such key, the key itself when nobody has it. {name} placeholders; plural parts as in plurals();
-// a message that is an object holds the plural forms of vars.n.
+// tIn('ru', 'key', {n: 3, name: 'Ana'}): the message in a given (loaded) language, English when it
+// has no such key, the key itself when nobody has it (or until English is loaded). {name}
+// placeholders; plural parts as in plurals(); a message that is an object holds the plural forms
+// of vars.n.
 export function tIn(code, key, vars) {
-  let s = (LANGS[code] || en)[key];
-  if (s === undefined) s = en[key];
-  if (s === undefined) return key;
+  let s = LANGS[code] ? LANGS[code][key] : undefined;
+  if (s === undefined && LANGS.en) s = LANGS.en[key];
+  if (s === undefined) { needEnglish(); return key; }
   if (typeof s === 'object') s = plural(vars && typeof vars.n === 'number' ? vars.n : 0, s, code);
   if (s.includes(', plural,')) s = plurals(s, vars, code);
   if (vars) s = s.replace(/\{(\w+)\}/g, (m, k) => (k in vars ? String(vars[k]) : m));
@@ -115,4 +155,3 @@ export function applyI18n(root) {
   }
 }
 
-if (typeof document !== 'undefined') document.documentElement.lang = LOCALES[current];

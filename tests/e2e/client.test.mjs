@@ -2,7 +2,7 @@
 // headless chromium. Screenshots land in tests/artifacts/ (git-ignored).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launch, newPage, shot, createRoom, setSpeed, playToEnd } from './harness.mjs';
+import { startServer, launch, newPage, shot, createRoom, setSpeed, playToEnd, acceptInvite } from './harness.mjs';
 import WebSocket from 'ws';
 import fr from '../../web/lang-fr.js';
 import en from '../../web/lang-en.js';
@@ -92,14 +92,24 @@ test('two people play a whole private Kalah game by clicking; a spectator watche
   await c.locator('.rooms').waitFor();
   await c.waitForTimeout(300);
   assert.equal(await c.locator(`.rooms a[href="/r/${code}"]`).count(), 0, 'a private room is never listed');
+  // The friend picks the name the other player sees (their guest name is offered) before sitting.
   await b.goto(link);
-  await b.locator('.pbar.near .tag.you').waitFor();
+  const offered = await b.locator('dialog[open] input').inputValue();
+  assert.match(offered, /\S/, 'a name is offered');
+  assert.equal(await b.getByRole('dialog', { name: en['invite.title'] }).count(), 1);
+  await shot(b, 'invite-prompt');
+  await acceptInvite(b, 'Bea');
   await a.locator('.overlay.waiting').waitFor({ state: 'hidden' });
+  await a.locator('.pbar.far .pname', { hasText: 'Bea' }).waitFor();
 
-  // A third person with the link becomes a spectator.
+  // A third person with the link finds the room full: no name asked, watching, and told so.
   await c.goto(link);
   await c.locator('.pbar').first().waitFor();
   await c.waitForFunction(() => document.querySelectorAll('.pbar .tag.you').length === 0 && document.querySelectorAll('.board .house').length === 6);
+  await c.locator('.watching', { hasText: en['room.watching'] }).waitFor();
+  await shot(c, 'watching');
+  assert.equal(await c.locator('dialog[open]').count(), 0);
+  assert.equal(await a.locator('.watching').isVisible(), false);
   await a.waitForFunction(() => /1/.test(document.querySelector('.spect').textContent));
 
   for (const p of [a, b, c]) await setSpeed(p, 'fast');
@@ -146,15 +156,26 @@ test('an Oware game on one screen reaches its end', async () => {
   noProblems(p);
 });
 
-test('a Congkak game reaches its end, board mirrored with the store on the left', async () => {
+test('a Congkak game reaches its end, board mirrored with the store on the left (at the top upright)', async () => {
+  const wide = await page();
+  await wide.goto(server.base + '/');
+  await createRoom(wide, { game: 'congkak', houses: 3, seeds: 2, opponent: 'local' });
+  await wide.locator('.board .house.legal').first().waitFor();
+  // Congkak: the near store (South, pit m=3) is drawn left of the near houses.
+  const storeX = (await wide.locator('.pit[data-pit="3"]').boundingBox()).x;
+  const houseX = (await wide.locator('.pit[data-pit="0"]').boundingBox()).x;
+  assert.ok(storeX < houseX, 'the own store is on the left in Congkak');
+  await wide.context().close();
+  // On a phone the board stands upright (turned a quarter clockwise): the own store on top, the
+  // own houses in the left column, house 1 at the bottom.
   const p = await page({ width: 360, height: 640 });
   await p.goto(server.base + '/');
   await createRoom(p, { game: 'congkak', houses: 3, seeds: 2, opponent: 'local' });
   await p.locator('.board .house.legal').first().waitFor();
-  // Congkak: the near store (South, pit m=3) is drawn left of the near houses.
-  const storeX = (await p.locator('.pit[data-pit="3"]').boundingBox()).x;
-  const houseX = (await p.locator('.pit[data-pit="0"]').boundingBox()).x;
-  assert.ok(storeX < houseX, 'the own store is on the left in Congkak');
+  const box = (k) => p.locator(`.pit[data-pit="${k}"]`).boundingBox();
+  const [store, h1, h3, far1] = await Promise.all([box(3), box(0), box(2), box(4)]);
+  assert.ok(store.y + store.height <= h3.y + 1 && h3.y < h1.y, 'own store on top, then houses 3, 2, 1 downwards');
+  assert.ok(h1.x + h1.width <= far1.x, 'own houses on the left of the far ones');
   await setSpeed(p, 'normal');
   await p.locator('.board .house.legal').first().click();
   await p.waitForTimeout(250);

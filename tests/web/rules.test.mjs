@@ -6,10 +6,12 @@
 // not taken from web/rules.js. Runs in node, without a browser.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LANGS, LOCALES, tIn } from '../../web/i18n.js';
+import { LANGS, LOCALES, tIn, loadLang } from '../../web/i18n.js';
 import { roomRules, optionHelp } from '../../web/rules.js';
 
 const CODES = ['en', 'fr', 'pt', 'ru', 'pl'];
+// The client loads one language at a time (dynamic import); these tests read them all.
+await Promise.all(CODES.map((code) => loadLang(code)));
 const BOARDS = [[1, 1], [2, 3], [3, 12], [4, 5], [5, 3], [6, 4], [7, 7], [7, 3], [8, 11], [9, 12], [9, 1]];
 
 // Every option combination of each game, as a room's `options` (protocol names).
@@ -80,15 +82,17 @@ function expectedOptionRows({ game, options: o }) {
 // be followed by the form of its own category.
 const NOUNS = {
   en: [{ one: ['seed'], other: ['seeds'] }, { one: ['house'], other: ['houses'] }, { one: ['pit'], other: ['pits'] },
-    { one: ['spectator'], other: ['spectators'] }],
+    { one: ['spectator'], other: ['spectators'] }, { one: ['relay'], other: ['relays'] }, { one: ['move'], other: ['moves'] }],
   fr: [{ one: ['graine'], other: ['graines'] }, { one: ['maison'], other: ['maisons'] }, { one: ['trou'], other: ['trous'] },
-    { one: ['spectateur'], other: ['spectateurs'] }],
+    { one: ['spectateur'], other: ['spectateurs'] }, { one: ['relais'], other: ['relais'] }, { one: ['coup'], other: ['coups'] }],
   pt: [{ one: ['semente'], other: ['sementes'] }, { one: ['casa'], other: ['casas'] }, { one: ['cavidade'], other: ['cavidades'] },
-    { one: ['espectador'], other: ['espectadores'] }],
+    { one: ['espectador'], other: ['espectadores'] }, { one: ['revezamento'], other: ['revezamentos'] }, { one: ['jogada'], other: ['jogadas'] }],
   ru: [{ one: ['семя'], few: ['семени'], many: ['семян'] }, { one: ['лунка', 'лунку'], few: ['лунки'], many: ['лунок'] },
-    { one: ['ячейка'], few: ['ячейки'], many: ['ячеек'] }, { one: ['зритель'], few: ['зрителя'], many: ['зрителей'] }],
+    { one: ['ячейка'], few: ['ячейки'], many: ['ячеек'] }, { one: ['зритель'], few: ['зрителя'], many: ['зрителей'] },
+    { one: ['эстафета'], few: ['эстафеты'], many: ['эстафет'] }, { one: ['ход'], few: ['хода'], many: ['ходов'] }],
   pl: [{ one: ['nasiono'], few: ['nasiona'], many: ['nasion'] }, { one: ['dom'], few: ['domy'], many: ['domów'] },
-    { one: ['dołek'], few: ['dołki'], many: ['dołków'] }, { one: ['widz'], few: ['widzów'], many: ['widzów'] }],
+    { one: ['dołek'], few: ['dołki'], many: ['dołków'] }, { one: ['widz'], few: ['widzów'], many: ['widzów'] },
+    { one: ['sztafeta'], few: ['sztafety'], many: ['sztafet'] }, { one: ['ruch'], few: ['ruchy'], many: ['ruchów'] }],
 };
 
 // The category of n in a language; Brazilian Portuguese says "0 sementes" (plural) for zero.
@@ -120,6 +124,25 @@ function checkText(failures, where, text) {
 test('every language has every key of English, and nothing else', () => {
   const en = Object.keys(LANGS.en).sort();
   for (const code of CODES) assert.deepEqual(Object.keys(LANGS[code]).sort(), en, code);
+});
+
+test('a key a language lacks is read in English, loaded for it when the page had only that language', async () => {
+  // A fresh copy of i18n.js (its own LANGS), as in a browser whose page loaded French alone.
+  const i18n = await import('../../web/i18n.js?fallback');
+  await i18n.loadLang('fr');
+  assert.equal(i18n.LANGS.en, undefined);
+  const fr = i18n.LANGS.fr;
+  const saved = fr['room.moves'];
+  delete fr['room.moves'];
+  try {
+    const redrawn = new Promise((resolve) => i18n.onLang(resolve));
+    assert.equal(i18n.tIn('fr', 'room.moves'), 'room.moves', 'the key until English is there');
+    await redrawn;
+    assert.equal(i18n.tIn('fr', 'room.moves'), 'Moves');
+    assert.equal(i18n.tIn('fr', 'room.chat'), 'Discussion', 'the other keys stay French');
+  } finally {
+    fr['room.moves'] = saved;
+  }
 });
 
 test('the rules of a room state its own board, options and figures, in every language', () => {
@@ -196,14 +219,15 @@ test('How to play describes each game on its default board and every option', ()
 });
 
 test('every count shown or read aloud takes its plural form', () => {
-  const keys = ['room.spectators', 'room.store_count', 'board.house_label', 'board.store_label', 'anim.relay', 'anim.capture'];
+  const keys = ['room.spectators', 'room.store_count', 'board.house_label', 'board.store_you', 'board.store_of', 'anim.relay', 'anim.capture',
+    'moves.relays', 'moves.captured', 'moves.missing'];
   const counts = [...Array(31).keys(), 91, 101, 102, 105, 111, 112, 121, 122, 125, 212, 216];
   const failures = [];
   let pairs = 0;
   for (const code of CODES) {
     for (const key of keys) {
       for (const n of counts) {
-        const text = tIn(code, key, { n, house: 3, who: 'X' });
+        const text = tIn(code, key, { n, house: 3, who: 'X', name: 'X' });
         checkText(failures, `${code} ${key} ${n}`, text);
         if (!new RegExp(`(^|\\D)${n}(\\D|$)`).test(text)) failures.push(`${code} ${key}: ${n} is not shown: ${text}`);
         const found = [...text.matchAll(/(\d+) (\p{L}+)/gu)].filter(([, , w]) => NOUNS[code].some((x) => Object.values(x).flat().includes(w.toLowerCase())));
