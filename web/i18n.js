@@ -132,7 +132,10 @@ function plurals(s, vars, code) {
 export function tIn(code, key, vars) {
   let s = LANGS[code] ? LANGS[code][key] : undefined;
   if (s === undefined && LANGS.en) s = LANGS.en[key];
-  if (s === undefined) { needEnglish(); return key; }
+  // Before the language's own file is in (a welcome can come first: the connection opens while it
+  // loads), the key stands in: applyI18n() draws the page again once it is. Only a key the loaded
+  // language lacks brings English.
+  if (s === undefined) { if (LANGS[code]) needEnglish(); return key; }
   if (typeof s === 'object') s = plural(vars && typeof vars.n === 'number' ? vars.n : 0, s, code);
   if (s.includes(', plural,')) s = plurals(s, vars, code);
   if (vars) s = s.replace(/\{(\w+)\}/g, (m, k) => (k in vars ? String(vars[k]) : m));
