@@ -7,6 +7,7 @@
 #define SRV_LOG_H
 
 typedef enum srv_log_level {
+  SRV_LOG_QUIET = -1, /* Nothing at all (a threshold for the fuzz targets, never a message's). */
   SRV_LOG_ERROR = 0,
   SRV_LOG_WARN = 1,
   SRV_LOG_INFO = 2,

@@ -7,9 +7,11 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "srv_addr.h"
 #include "srv_error.h"
+#include "srv_http.h"
 #include "srv_list.h"
 #include "srv_log.h"
 #include "srv_metrics.h"
@@ -524,26 +526,116 @@ static void gauges(srv_net *net, srv_metrics_gauges *g) {
   g->connections = net->nconns;
 }
 
-static int http_reply(struct lws *wsi, http_req *req, unsigned status, const char *type,
-                      char *text) {
-  if (text == NULL)
-    return -1;
-  size_t len = strlen(text);
-  req->body = malloc(LWS_PRE + len);
-  if (req->body == NULL) {
-    free(text);
-    return -1;
+/* The method and path of a request (uri borrowed from lws, *len bytes, not NUL-terminated). */
+static srv_http_method method_of(struct lws *wsi, char **uri, int *len) {
+  *uri = NULL;
+  *len = 0;
+  switch (lws_http_get_uri_and_method(wsi, uri, len)) {
+  case LWSHUMETH_GET:
+    return SRV_HTTP_GET;
+  case LWSHUMETH_HEAD:
+    return SRV_HTTP_HEAD;
+  case LWSHUMETH_OPTIONS:
+    return SRV_HTTP_OPTIONS;
+  default:
+    return SRV_HTTP_OTHER;
   }
-  memcpy(req->body + LWS_PRE, text, len);
-  req->len = len;
-  free(text);
-  unsigned char head[LWS_PRE + 512], *start = head + LWS_PRE, *p = start,
-                                     *end = head + sizeof head - 1;
+}
+
+/* The bytes of the request's headers libwebsockets knows by name. */
+static size_t header_bytes(struct lws *wsi) {
+  size_t n = 0;
+  for (int t = 0; t < (int)WSI_TOKEN_COUNT; t++) {
+    int k = lws_hdr_total_length(wsi, (enum lws_token_indexes)t);
+    n += k > 0 ? (size_t)k : 0;
+  }
+  return n;
+}
+
+/* The answer srv_http.h gives this request. */
+static void answer_of(srv_net *net, struct lws *wsi, srv_http_answer *a) {
+  char *uri;
+  int len;
+  srv_http_method m = method_of(wsi, &uri, &len);
+  srv_http_route_of(m, uri ? uri : "", uri && len > 0 ? (size_t)len : 0, header_bytes(wsi),
+                    net->routes.api != NULL, a);
+}
+
+/* Whether the path of a static request names a file of the web directory (a path ending in "/"
+ * names its index.html), as libwebsockets' file mount will look for it. */
+static bool web_file_exists(srv_net *net, struct lws *wsi) {
+  char *uri;
+  int len;
+  method_of(wsi, &uri, &len);
+  char path[sizeof net->web_origin + SRV_HTTP_URI_MAX + 16];
+  int n = snprintf(path, sizeof path, "%s%.*s%s", net->web_origin, uri ? len : 0, uri ? uri : "",
+                   len > 0 && uri[len - 1] == '/' ? "index.html" : "");
+  struct stat st;
+  return n > 0 && (size_t)n < sizeof path && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Writes the status line and headers (content type, length, no-store, and Allow when allow is
+ * not NULL) into buf. Returns the bytes written, or -1. */
+static int http_head(struct lws *wsi, unsigned status, const char *type, size_t len,
+                     const char *allow, unsigned char *buf, size_t size) {
+  unsigned char *start = buf + LWS_PRE, *p = start, *end = buf + size - 1;
   if (lws_add_http_common_headers(wsi, status, type, len, &p, end) ||
       lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CACHE_CONTROL,
                                    (const unsigned char *)"no-store", 8, &p, end) ||
-      lws_finalize_write_http_header(wsi, start, &p, end))
+      (allow != NULL &&
+       lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_ALLOW, (const unsigned char *)allow,
+                                    (int)strlen(allow), &p, end)) ||
+      lws_finalize_http_header(wsi, &p, end))
     return -1;
+  return (int)(p - start);
+}
+
+/* Answers a request with a status only (404, 405, 414, 431, 204), at once: called before
+ * libwebsockets would serve a file, so the connection closes after it (return -1). */
+static int http_status_now(struct lws *wsi, const srv_http_answer *a) {
+  char text[64];
+  int n = a->status == 204 ? 0
+                           : snprintf(text, sizeof text, "%d %s\n", a->status,
+                                      a->status == 404   ? "Not Found"
+                                      : a->status == 405 ? "Method Not Allowed"
+                                      : a->status == 414 ? "URI Too Long"
+                                                         : "Request Header Fields Too Large");
+  unsigned char buf[LWS_PRE + 512];
+  int h = http_head(wsi, (unsigned)a->status, "text/plain; charset=utf-8", (size_t)n, a->allow, buf,
+                    sizeof buf);
+  if (h < 0 || lws_write(wsi, buf + LWS_PRE, (size_t)h, LWS_WRITE_HTTP_HEADERS) < 0)
+    return -1;
+  if (n > 0 && a->body) {
+    unsigned char body[LWS_PRE + 64];
+    memcpy(body + LWS_PRE, text, (size_t)n);
+    lws_write(wsi, body + LWS_PRE, (size_t)n, LWS_WRITE_HTTP_FINAL);
+  }
+  return -1;
+}
+
+/* Answers with text (steals it; NULL: out of memory): the headers now, the body (not for HEAD)
+ * when the socket is writeable. */
+static int http_reply(struct lws *wsi, http_req *req, unsigned status, const char *type, char *text,
+                      bool body) {
+  if (text == NULL)
+    return -1;
+  size_t len = strlen(text);
+  if (body) {
+    req->body = malloc(LWS_PRE + len);
+    if (req->body == NULL) {
+      free(text);
+      return -1;
+    }
+    memcpy(req->body + LWS_PRE, text, len);
+    req->len = len;
+  }
+  free(text);
+  unsigned char head[LWS_PRE + 512];
+  int h = http_head(wsi, status, type, len, NULL, head, sizeof head);
+  if (h < 0 || lws_write(wsi, head + LWS_PRE, (size_t)h, LWS_WRITE_HTTP_HEADERS) < 0)
+    return -1;
+  if (!body)
+    return lws_http_transaction_completed(wsi) ? -1 : 0;
   lws_callback_on_writable(wsi);
   return 0;
 }
@@ -558,40 +650,56 @@ static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void
   case LWS_CALLBACK_ESTABLISHED:
     /* A WebSocket without the mancala.v1 subprotocol lands on this first protocol: drop it. */
     return -1;
-  case LWS_CALLBACK_HTTP: {
-    char uri[256];
-    if (net == NULL || lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) <= 0)
+  case LWS_CALLBACK_FILTER_HTTP_CONNECTION: {
+    /* Every request, before libwebsockets serves a file: the statuses are answered here. */
+    if (net == NULL)
       return -1;
-    srv_metrics_gauges g;
-    gauges(net, &g);
-    if (strcmp(uri, "/healthz") == 0)
-      return http_reply(wsi, req, HTTP_STATUS_OK, "application/json",
-                        srv_metrics_health(&g, net->version, now_ms() - net->started_ms));
-    if (strcmp(uri, "/metrics") == 0) {
-      char *text = srv_metrics_prometheus(&g);
-      return http_reply(wsi, req, HTTP_STATUS_OK, "text/plain; version=0.0.4; charset=utf-8", text);
+    srv_http_answer a;
+    answer_of(net, wsi, &a);
+    if (a.route == SRV_HTTP_STATIC && !web_file_exists(net, wsi)) {
+      a.route = SRV_HTTP_STATUS; /* lws' own 404 would carry a body, also for HEAD. */
+      a.status = 404;
     }
-    if (strncmp(uri, "/api/", 5) == 0 && net->routes.api != NULL) {
-      char arg[64];
+    return a.route == SRV_HTTP_STATUS ? http_status_now(wsi, &a) : 0;
+  }
+  case LWS_CALLBACK_HTTP: {
+    if (net == NULL)
+      return -1;
+    srv_http_answer a;
+    answer_of(net, wsi, &a);
+    srv_metrics_gauges g;
+    switch (a.route) {
+    case SRV_HTTP_HEALTHZ:
+      gauges(net, &g);
+      return http_reply(wsi, req, HTTP_STATUS_OK, "application/json",
+                        srv_metrics_health(&g, net->version, now_ms() - net->started_ms), a.body);
+    case SRV_HTTP_METRICS:
+      gauges(net, &g);
+      return http_reply(wsi, req, HTTP_STATUS_OK, "text/plain; version=0.0.4; charset=utf-8",
+                        srv_metrics_prometheus(&g), a.body);
+    case SRV_HTTP_API: {
+      char uri[SRV_HTTP_URI_MAX + 1], arg[64];
+      if (lws_hdr_copy(wsi, uri, sizeof uri, a.body ? WSI_TOKEN_GET_URI : WSI_TOKEN_HEAD_URI) <= 0)
+        return -1;
       const char *limit = lws_get_urlarg_by_name(wsi, "limit=", arg, (int)sizeof arg);
       char *body = NULL;
       const char *type = "application/json";
       int status = net->routes.api(net->routes.api_ud, uri, limit, &body, &type);
-      if (body == NULL)
-        return -1;
-      return http_reply(wsi, req, (unsigned)status, type, body);
+      return http_reply(wsi, req, (unsigned)status, type, body, a.body);
     }
-    if (strncmp(uri, "/r/", 3) == 0 || (strncmp(uri, "/g/", 3) == 0 && net->routes.api != NULL)) {
+    case SRV_HTTP_PAGE: {
       /* /r/CODE and /g/ID: the same page as /, which reads the code from the address. */
       int n = lws_serve_http_file(wsi, net->index_path, "text/html", NULL, 0);
       if (n < 0 || (n > 0 && lws_http_transaction_completed(wsi)))
         return -1;
       return 0;
     }
-    if (lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL) ||
-        lws_http_transaction_completed(wsi))
-      return -1;
-    return 0;
+    default:
+      if (lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL) ||
+          lws_http_transaction_completed(wsi))
+        return -1;
+      return 0;
+    }
   }
   case LWS_CALLBACK_HTTP_WRITEABLE:
     if (req == NULL || req->body == NULL)
@@ -742,6 +850,9 @@ int srv_net_start(srv_net *net, srv_dispatch *d) {
   info.pcontext = &net->context;
   info.retry_and_idle_policy = &net->retry;
   info.fd_limit_per_thread = (unsigned)net->cfg.max_connections + 256;
+  /* Room for a large request head, so that one over SRV_HTTP_HEADERS_MAX gets 431 (a head over
+   * this is cut by lws, which closes the connection). */
+  info.max_http_header_data = SRV_HTTP_HEADERS_READ;
   net->context = lws_create_context(&info);
   if (net->context == NULL) {
     srv_log_error("net",

@@ -18,6 +18,7 @@
 #include "fuzz.h"
 #include "harness.h"
 #include "srv_lobby.h"
+#include "srv_log.h"
 
 #define NCLIENTS 4
 
@@ -197,6 +198,7 @@ static void check_world(fuzz_world *f) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static fuzz_world f;
   fz_in in = {data, size};
+  srv_log_set_level(SRV_LOG_QUIET); /* Refused records log on every run. */
   memset(&f, 0, sizeof f);
   srv_room_limits limits = {5000, 20000, 30000, 3, 24};
   world_init(&f.w, &limits);
