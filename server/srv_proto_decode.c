@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "srv_error.h"
+#include "srv_names.h"
 
 static const char code_alphabet[] = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
 
@@ -99,7 +100,11 @@ static int enum_index(json_t *value, const char *const *names) {
 static int store_name(srv_cmd *cmd, json_t *v, const char **field) {
   (void)field;
   cmd->has_name = true;
-  return copy_text(v, cmd->name, sizeof cmd->name, 1, 24);
+  const char *s = json_string_value(v);
+  size_t len = json_string_length(v);
+  if (strlen(s) != len)
+    return SRV_EBADREQ; /* An embedded NUL. */
+  return srv_name_check(s, len, cmd->name, sizeof cmd->name);
 }
 
 static int store_token(srv_cmd *cmd, json_t *v, const char **field) {
@@ -173,9 +178,13 @@ static int store_options(srv_cmd *cmd, json_t *v, const char **field) {
       }
       r->match = i == 1;
     } else {
-      /* Unknown, mistyped, or an option of another game. */
+      /* Unknown, mistyped, or an option of another game: its name, cut at 40 bytes on a
+       * character boundary (the field goes back in a JSON string). */
       static char bad[64];
-      snprintf(bad, sizeof bad, "options.%.40s", key);
+      size_t n = strlen(key) > 40 ? 40 : strlen(key);
+      while (n > 0 && n < strlen(key) && ((unsigned char)key[n] & 0xc0) == 0x80)
+        n--;
+      snprintf(bad, sizeof bad, "options.%.*s", (int)n, key);
       *field = bad;
       return SRV_EBADREQ;
     }
