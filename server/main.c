@@ -114,8 +114,9 @@ int main(int argc, char **argv) {
   srv_sink sink = {0};
   if (app.net != NULL)
     srv_net_sink(app.net, &sink);
-  srv_room_limits limits = {cfg.abandon_ms, cfg.idle_room_ms, cfg.finished_room_ms,
-                            cfg.rooms_per_player, cfg.max_rooms};
+  srv_room_limits limits = {cfg.abandon_ms,       cfg.idle_room_ms,       cfg.finished_room_ms,
+                            cfg.rooms_per_player, cfg.max_rooms,          cfg.waiting_room_ms,
+                            cfg.rooms_per_ip,     cfg.public_rooms_per_ip};
   app.rooms = app.net && app.ident ? srv_rooms_new(&app.time, app.ident, &sink, &limits) : NULL;
   app.lobby = app.rooms ? srv_lobby_new(app.rooms, &app.time, &sink) : NULL;
   app.persist = srv_persist_new(app.store, app.ident, &app.time);
@@ -144,6 +145,9 @@ int main(int argc, char **argv) {
   app.dispatch.store.restore = srv_persist_restore;
   app.dispatch.store.player = srv_persist_player;
   app.dispatch.store.ud = app.persist;
+  app.dispatch.time = &app.time;
+  app.dispatch.players_per_addr = cfg.players_per_ip;
+  srv_lobby_set_limit(app.lobby, cfg.watchers_per_ip);
   if ((rc = uv_signal_init(&app.loop, &app.sigint)) != 0 ||
       (rc = uv_signal_init(&app.loop, &app.sigterm)) != 0) {
     srv_log_error("main", "uv_signal_init: %s", uv_strerror(rc));

@@ -10,10 +10,12 @@
 #include "srv_list.h"
 
 typedef struct srv_client {
-  srv_player *player; /* NULL until hello; the client holds a reference to it. */
-  srv_list rooms;     /* Its memberships (the rooms' own; see srv_room_int.h). */
-  srv_list watch;     /* Its node in the lobby's watchers while it watches (srv_lobby.c). */
-  void *conn;         /* The owner's data; nothing else touches it. */
+  srv_player *player;    /* NULL until hello; the client holds a reference to it. */
+  srv_list rooms;        /* Its memberships (the rooms' own; see srv_room_int.h). */
+  srv_list watch;        /* Its node in the lobby's watchers while it watches (srv_lobby.c). */
+  void *conn;            /* The owner's data; nothing else touches it. */
+  struct srv_peer *peer; /* Its address's entry (srv_peer.h; the owner holds the reference), or
+                          * NULL: not counted by address (the unit tests). */
 } srv_client;
 
 /* Initialises c for the connection conn (borrowed): no player, no room, not watching. */
@@ -22,6 +24,7 @@ static inline void srv_client_init(srv_client *c, void *conn) {
   srv_list_init(&c->rooms);
   c->watch.prev = c->watch.next = NULL;
   c->conn = conn;
+  c->peer = NULL;
 }
 
 #endif

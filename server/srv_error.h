@@ -25,8 +25,9 @@
   X(NOOFFER, "no_draw_offer", "Your opponent has not offered a draw.")                             \
   X(NOTOVER, "not_finished", "The game is still going on.")                                        \
   X(UNSUPPORTED, "unsupported", "This server does not support that yet.")                          \
-  X(ROOMS, "too_many_rooms", "You are seated in too many rooms.")                                  \
+  X(ROOMS, "too_many_rooms", "Too many unfinished rooms for you or your address.")                 \
   X(CONNS, "too_many_connections", "Too many connections: try again later.")                       \
+  X(WATCHERS, "too_many_watchers", "Too many lobby watchers from your address.")                   \
   X(SERVERFULL, "server_full", "The server cannot take more rooms right now.")                     \
   X(NOMEM, "out_of_memory", "The server ran out of memory.")                                       \
   X(STORAGE, "storage_error", "The server could not store that; nothing changed. Try again.")      \

@@ -15,6 +15,7 @@
 #include "srv_list.h"
 #include "srv_log.h"
 #include "srv_metrics.h"
+#include "srv_peer.h"
 #include "srv_proto.h"
 #include "srv_send.h"
 #include "srv_time_uv.h"
@@ -67,8 +68,10 @@ typedef struct conn {
   uint64_t refill_ms;
   int strikes;
   char ip[64];
-  srv_list link; /* In net->conns once established. */
-  srv_list held; /* In net->held while it has frames of the current turn. */
+  uint64_t opened_ms;
+  srv_list unhello; /* In net->unhello until it says hello. */
+  srv_list link;    /* In net->conns once established. */
+  srv_list held;    /* In net->held while it has frames of the current turn. */
 } conn;
 
 /* Per HTTP request with a generated body. */
@@ -76,11 +79,6 @@ typedef struct http_req {
   unsigned char *body; /* LWS_PRE + len bytes. */
   size_t len;
 } http_req;
-
-typedef struct ip_count {
-  char ip[64];
-  int n;
-} ip_count;
 
 struct srv_net {
   uv_loop_t *loop;
@@ -100,8 +98,9 @@ struct srv_net {
   char web_origin[1100]; /* The file mount's origin: mounts must outlive the context. */
   srv_list conns;        /* Every established connection. */
   long nconns;
-  ip_count *ips;
-  size_t nips, capips;
+  srv_peers *peers; /* Every client address (srv_peer.h): connections per address. */
+  srv_list unhello; /* Connections that have not said hello yet, oldest first. */
+  uv_timer_t hello_timer;
   uv_prepare_t prepare;
   uint64_t turn; /* Frames queued now belong to this turn; earlier turns are released. */
   uint64_t seq;  /* The number of frames ever queued (out_entry.seq). */
@@ -120,43 +119,6 @@ struct srv_net {
 
 static uint64_t now_ms(void) {
   return uv_hrtime() / 1000000u;
-}
-
-/* ---- Address limits ------------------------------------------------------------------------ */
-
-static ip_count *ip_find(srv_net *net, const char *ip) {
-  for (size_t i = 0; i < net->nips; i++) {
-    if (strcmp(net->ips[i].ip, ip) == 0)
-      return &net->ips[i];
-  }
-  return NULL;
-}
-
-static int ip_add(srv_net *net, const char *ip) {
-  ip_count *e = ip_find(net, ip);
-  if (e == NULL) {
-    if (net->nips == net->capips) {
-      size_t cap = net->capips ? net->capips * 2 : 16;
-      ip_count *p = realloc(net->ips, cap * sizeof *p);
-      if (p == NULL)
-        return SRV_ENOMEM;
-      net->ips = p;
-      net->capips = cap;
-    }
-    e = &net->ips[net->nips++];
-    snprintf(e->ip, sizeof e->ip, "%s", ip);
-    e->n = 0;
-  }
-  e->n++;
-  return 0;
-}
-
-static void ip_remove(srv_net *net, const char *ip) {
-  ip_count *e = ip_find(net, ip);
-  if (e == NULL)
-    return;
-  if (--e->n == 0)
-    *e = net->ips[--net->nips];
 }
 
 /* ---- The outgoing queue: the only way anything is sent ------------------------------------- */
@@ -369,24 +331,30 @@ static void conn_open(srv_net *net, conn *c, struct lws *wsi) {
   c->wsi = wsi;
   c->net = net;
   srv_client_init(&c->client, c);
-  char peer[64] = "", xff[512];
+  char peer[64] = "", xff[512], key[64];
   lws_get_peer_simple(wsi, peer, sizeof peer);
   bool has_xff = lws_hdr_copy(wsi, xff, sizeof xff, WSI_TOKEN_X_FORWARDED_FOR) > 0;
   srv_addr_client(&net->proxies, peer, has_xff ? xff : NULL, c->ip, sizeof c->ip);
+  srv_addr_key(c->ip, key, sizeof key);
   c->tokens = net->cfg.burst;
   c->refill_ms = now_ms();
+  c->opened_ms = c->refill_ms;
   srv_list_push_front(&net->conns, &c->link);
-  ip_count *e = ip_find(net, c->ip);
+  srv_peer *p = net->stopping ? NULL : srv_peers_get(net->peers, key);
   if (net->stopping) {
     conn_error(net, c, SRV_ECONNS, NULL, LWS_CLOSE_STATUS_GOINGAWAY, "server shutting down");
-  } else if (net->nconns >= net->cfg.max_connections || (e && e->n >= net->cfg.max_per_ip)) {
-    srv_log_info("net", "refusing %s: too many connections", c->ip);
-    conn_error(net, c, SRV_ECONNS, NULL, CLOSE_TRY_AGAIN_LATER, "too many connections");
-  } else if (ip_add(net, c->ip) != 0) {
+  } else if (p == NULL) {
     conn_error(net, c, SRV_ENOMEM, NULL, CLOSE_TRY_AGAIN_LATER, "out of memory");
+  } else if (net->nconns >= net->cfg.max_connections || p->connections >= net->cfg.max_per_ip) {
+    srv_log_info("net", "refusing %s: too many connections", c->ip);
+    srv_peer_unref(p);
+    conn_error(net, c, SRV_ECONNS, NULL, CLOSE_TRY_AGAIN_LATER, "too many connections");
   } else {
     c->open = true;
+    c->client.peer = p;
+    p->connections++;
     net->nconns++;
+    srv_list_push_back(&net->unhello, &c->unhello);
     srv_log_debug("net", "connection from %s (%ld open)", c->ip, net->nconns);
   }
 }
@@ -394,10 +362,13 @@ static void conn_open(srv_net *net, conn *c, struct lws *wsi) {
 static void conn_closed(srv_net *net, conn *c) {
   if (c->open) {
     srv_dispatch_client_gone(net->dispatch, &c->client);
-    ip_remove(net, c->ip);
+    c->client.peer->connections--;
+    srv_peer_unref(c->client.peer);
+    c->client.peer = NULL;
     net->nconns--;
     c->open = false;
   }
+  srv_list_remove(&c->unhello);
   queue_clear(&c->q);
   srv_list_remove(&c->held);
   free(c->rx);
@@ -439,6 +410,26 @@ static void conn_message(srv_net *net, conn *c, const char *buf, size_t len, boo
     return;
   }
   srv_dispatch_frame(net->dispatch, &c->client, buf, len);
+  if (c->client.player != NULL)
+    srv_list_remove(&c->unhello); /* It said hello: no deadline any more. */
+}
+
+/* Once a second: connections that have not said hello within --hello-s get hello_required and
+ * are closed (1008), so that silent connections cannot hold the connection slots for good. */
+static void on_hello_tick(uv_timer_t *t) {
+  srv_net *net = (srv_net *)((char *)t - offsetof(srv_net, hello_timer));
+  uint64_t now = now_ms(), deadline = (uint64_t)net->cfg.hello_s * 1000;
+  srv_list *it;
+  while ((it = srv_list_first(&net->unhello)) != NULL) {
+    conn *c = srv_list_entry(it, conn, unhello);
+    if (now - c->opened_ms < deadline)
+      break;
+    srv_list_remove(&c->unhello);
+    if (c->client.player != NULL || c->closing || c->doomed)
+      continue;
+    srv_log_info("net", "closing %s: no hello within %d s", c->ip, net->cfg.hello_s);
+    conn_error(net, c, SRV_EHELLO, NULL, LWS_CLOSE_STATUS_POLICY_VIOLATION, "hello timeout");
+  }
 }
 
 static void conn_receive(srv_net *net, conn *c, const char *in, size_t len) {
@@ -735,20 +726,29 @@ srv_net *srv_net_new(uv_loop_t *loop, const srv_config *cfg, const char *version
   net->cfg = *cfg;
   srv_list_init(&net->conns);
   srv_list_init(&net->held);
+  srv_list_init(&net->unhello);
+  net->peers = srv_peers_new();
+  if (net->peers == NULL) {
+    free(net);
+    return NULL;
+  }
   net->sink = (srv_sink){net_queue, net_lost, net};
   if (srv_addr_list_parse(cfg->trust_proxy, &net->proxies) != 0)
     net->proxies.n = 0; /* srv_config_load() already refused a bad list. */
   net->version = version;
   net->port = -1;
   net->started_ms = now_ms();
-  if (uv_prepare_init(loop, &net->prepare) != 0 || uv_timer_init(loop, &net->stop_timer) != 0) {
-    /* Neither fails on a live loop; if one did, the handle was not registered. */
+  if (uv_prepare_init(loop, &net->prepare) != 0 || uv_timer_init(loop, &net->stop_timer) != 0 ||
+      uv_timer_init(loop, &net->hello_timer) != 0) {
+    /* None fails on a live loop; if one did, the handle was not registered. */
+    srv_peers_free(net->peers);
     free(net);
     return NULL;
   }
   net->prepare.data = SRV_OWN_TAG;
   net->stop_timer.data = SRV_OWN_TAG;
-  net->handles_open = 2;
+  net->hello_timer.data = SRV_OWN_TAG;
+  net->handles_open = 3;
   return net;
 }
 
@@ -792,6 +792,7 @@ void srv_net_set_turn_hook(srv_net *net, void (*fn)(void *arg), void *arg) {
 int srv_net_start(srv_net *net, srv_dispatch *d) {
   net->dispatch = d;
   uv_prepare_start(&net->prepare, on_prepare);
+  uv_timer_start(&net->hello_timer, on_hello_tick, 1000, 1000);
 
   if (realpath(net->cfg.web, net->index_path) == NULL) {
     srv_log_warn("net", "web directory %s: not found; only /ws, /healthz and /metrics will work",
@@ -909,6 +910,7 @@ static void on_stop_tick(uv_timer_t *t) {
   if (net->context != NULL)
     lws_context_destroy(net->context); /* The second call finishes it; pcontext becomes NULL. */
   uv_timer_stop(&net->stop_timer);
+  uv_timer_stop(&net->hello_timer);
   uv_prepare_stop(&net->prepare);
   if (net->done)
     net->done(net->done_arg);
@@ -939,8 +941,14 @@ void srv_net_stop(srv_net *net, void (*done)(void *arg), void *arg) {
 }
 
 static void net_handle_closed(srv_net *net) {
-  if (--net->handles_open == 0)
+  if (--net->handles_open == 0) {
+    srv_peers_free(net->peers);
     free(net);
+  }
+}
+
+static void on_hello_timer_closed(uv_handle_t *h) {
+  net_handle_closed((srv_net *)((char *)h - offsetof(srv_net, hello_timer)));
 }
 
 static void on_prepare_closed(uv_handle_t *h) {
@@ -954,9 +962,8 @@ static void on_stop_timer_closed(uv_handle_t *h) {
 void srv_net_free(srv_net *net) {
   if (net == NULL)
     return;
-  free(net->ips);
-  net->ips = NULL;
-  /* The handles live inside net, which is freed when both have closed. */
+  /* The handles live inside net, which is freed when all have closed. */
   uv_close((uv_handle_t *)&net->prepare, on_prepare_closed);
   uv_close((uv_handle_t *)&net->stop_timer, on_stop_timer_closed);
+  uv_close((uv_handle_t *)&net->hello_timer, on_hello_timer_closed);
 }

@@ -56,7 +56,12 @@ void srv_persist_room_gone(srv_persist *p, const char *code);
  * (borrowed), adopted into the registry with a new reference (the caller's), or NULL. */
 srv_player *srv_persist_restore(void *ud, const char *token);
 
-/* Hello's player hook (srv_dispatch_store.player): records player (borrowed). */
+/* Hello's player hook (srv_dispatch_store.player): records the new name of player (borrowed)
+ * when storage knows it. Players are stored when they first sit down (their room's record). */
 void srv_persist_player(void *ud, const srv_player *player);
+
+/* Players that never played a game and sit nowhere are forgotten after this many days (checked
+ * at the first commit and then once a day, srv_store_players_expire()). */
+#define SRV_PERSIST_GUEST_DAYS 7
 
 #endif

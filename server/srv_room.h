@@ -39,6 +39,10 @@ typedef struct srv_room_limits {
   int64_t finished_ms;  /* A finished room stays this long for a rematch. */
   int rooms_per_player; /* Unfinished rooms one player may be seated in. */
   int max_rooms;        /* Rooms in memory. */
+  /* Per client address (srv_peer.h; 0: no limit, or for waiting_ms idle_ms). */
+  int64_t waiting_ms;  /* A waiting room nobody is in closes after this long. */
+  int rooms_per_addr;  /* Unfinished rooms created from one address. */
+  int public_per_addr; /* Public rooms for two, not finished, created from one address. */
 } srv_room_limits;
 
 /* ---- The storage seam ------------------------------------------------------------------------ */

@@ -45,8 +45,11 @@ struct srv_room {
   srv_clock undo_clock;    /* The clock before the last move, for srv_rooms_store_lost(). */
   srv_client *move_client; /* Who made the last move and the request id it came with. */
   srv_req_id move_id;
-  srv_room *hnext; /* Hash chain. */
-  srv_list order;  /* rooms->order: creation order, the lobby's and quick pairing's. */
+  struct srv_peer *peer; /* The address it was created from (a reference), or NULL. */
+  double chat_tokens;    /* Spectators' chat: a token bucket of the room (srv_room_chat.c). */
+  uint64_t chat_ms;      /* Its last refill; 0: never (full). */
+  srv_room *hnext;       /* Hash chain. */
+  srv_list order;        /* rooms->order: creation order, the lobby's and quick pairing's. */
 };
 
 struct srv_rooms {
@@ -114,8 +117,12 @@ void srv_room__changed(srv_room *room);
  * Returns the recorder's result (0 without one); a refusal of any other kind is logged here. */
 int srv_room__record(srv_room *room, srv_record_kind kind, int seat, int house);
 
-/* Sets the status, counting rooms by status. */
+/* Sets the status, counting rooms by status (and its address's public rooms). */
 void srv_room__set_status(srv_room *room, srv_status status);
+
+/* Counts room (new, just made) as created from peer (borrowed; NULL: none): the room holds a
+ * reference until it is freed. */
+void srv_room__created_from(srv_room *room, struct srv_peer *peer);
 
 /* Starts timer t for ms (0 when negative) / stops it. */
 void srv_room__arm(srv_room *room, srv_timer *t, int64_t ms);

@@ -4,6 +4,7 @@
 
 #include "srv_error.h"
 #include "srv_log.h"
+#include "srv_peer.h"
 #include "srv_rand.h"
 #include "srv_room_int.h"
 
@@ -65,15 +66,30 @@ static int take_free_seat(srv_rooms *rooms, srv_room *room, srv_client *c, const
   return enter(room, c, id);
 }
 
+/* Whether c's address may create one more room like opts (srv_peer.h; no address: yes). */
+static bool address_may_create(const srv_rooms *rooms, const srv_client *c,
+                               const srv_room_opts *opts) {
+  const srv_peer *p = c->peer;
+  const srv_room_limits *l = &rooms->limits;
+  if (p == NULL)
+    return true;
+  if (l->rooms_per_addr > 0 && p->rooms >= l->rooms_per_addr)
+    return false;
+  return l->public_per_addr <= 0 || opts->visibility != SRV_PUBLIC ||
+         opts->opponent != SRV_OPP_HUMAN || p->public_rooms < l->public_per_addr;
+}
+
 int srv_room_create(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
   if (cmd->opts.opponent == SRV_OPP_COMPUTER)
     return SRV_EUNSUPPORTED;
-  if (srv_room__active_count(rooms, c->player) >= rooms->limits.rooms_per_player)
+  if (srv_room__active_count(rooms, c->player) >= rooms->limits.rooms_per_player ||
+      !address_may_create(rooms, c, &cmd->opts))
     return SRV_EROOMS;
   srv_room *room;
   int rc = srv_room__make(rooms, &cmd->opts, NULL, &room);
   if (rc != 0)
     return rc;
+  srv_room__created_from(room, c->peer);
   if ((rc = seat(room, c->player, cmd->opts.seat)) != 0 || (rc = enter(room, c, &cmd->id)) != 0) {
     srv_room__close(room, "error");
     return rc;

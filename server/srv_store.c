@@ -94,7 +94,7 @@ static const char *const migrations[SRV_STORE_SCHEMA_VERSION] = {
 /* Every statement the store runs after open, prepared once. */
 typedef struct store_stmts {
   sqlite3_stmt *begin, *commit, *rollback;
-  sqlite3_stmt *player_put, *player_seen, *player_by_token;
+  sqlite3_stmt *player_put, *player_seen, *player_by_token, *player_rename, *players_expire;
   sqlite3_stmt *room_put, *room_delete, *room_set_game;
   sqlite3_stmt *game_insert, *game_finish, *game_get, *game_moves, *move_insert, *move_truncate;
   sqlite3_stmt *player_games;
@@ -114,6 +114,13 @@ static const struct {
       "INSERT INTO players (id, name, token_hash, created_ms) VALUES (?1, ?2, ?3, ?4) "
       "ON CONFLICT (id) DO UPDATE SET name = excluded.name, token_hash = excluded.token_hash"),
     S(player_seen, "UPDATE players SET seen_ms = ?2 WHERE id = ?1"),
+    S(player_rename, "UPDATE players SET name = ?2 WHERE id = ?1"),
+    S(players_expire,
+      "DELETE FROM players WHERE created_ms < ?1 AND coalesce(seen_ms, 0) < ?1 AND id NOT IN ("
+      "SELECT south FROM rooms WHERE south IS NOT NULL UNION "
+      "SELECT north FROM rooms WHERE north IS NOT NULL UNION "
+      "SELECT south FROM games WHERE south IS NOT NULL UNION "
+      "SELECT north FROM games WHERE north IS NOT NULL)"),
     S(player_by_token,
       "SELECT id, name, token_hash, created_ms FROM players WHERE token_hash = ?1"),
     S(room_put,
@@ -809,6 +816,34 @@ int srv_store_player_seen(srv_store *store, const char *id, int64_t seen_ms) {
   srv_store_op op;
   op_init(&op, SRV_STORE_OP_PLAYER, id, 0, 0);
   return write_end(store, step_done(s), &op, "cannot store when a player was seen");
+}
+
+int srv_store_player_rename(srv_store *store, const char *id, const char *name) {
+  if (store == NULL || id == NULL || name == NULL)
+    return SRV_STORE_EINVAL;
+  int rc = write_begin(store);
+  if (rc != 0)
+    return rc;
+  sqlite3_stmt *s = store->st.player_rename;
+  sqlite3_bind_text(s, 1, id, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(s, 2, name, -1, SQLITE_TRANSIENT);
+  srv_store_op op;
+  op_init(&op, SRV_STORE_OP_PLAYER, id, 0, 0);
+  return write_end(store, step_done(s), &op, "cannot rename a player");
+}
+
+int srv_store_players_expire(srv_store *store, int64_t before_ms) {
+  if (store == NULL)
+    return SRV_STORE_EINVAL;
+  int rc = write_begin(store);
+  if (rc != 0)
+    return rc;
+  sqlite3_stmt *s = store->st.players_expire;
+  sqlite3_bind_int64(s, 1, before_ms);
+  srv_store_op op;
+  op_init(&op, SRV_STORE_OP_PLAYER, "", 0, 0);
+  rc = write_end(store, step_done(s), &op, "cannot expire players");
+  return rc < 0 ? rc : sqlite3_changes(store->db);
 }
 
 int srv_store_room_put(srv_store *store, const srv_store_room *room) {

@@ -254,6 +254,15 @@ int srv_store_move_add(srv_store *store, int64_t game, const srv_store_move *mov
 int srv_store_game_finish(srv_store *store, int64_t game, mc_winner winner, mc_reason reason,
                           const int score[2], int64_t ended_ms);
 
+/* Records the new name (borrowed) of player id (borrowed) when the store knows the player; an
+ * unknown id changes nothing. */
+int srv_store_player_rename(srv_store *store, const char *id, const char *name);
+
+/* Deletes the players created and last seen before before_ms (Unix ms) that never played a game
+ * and hold no seat in an open room: guests nobody can come back as usefully. Returns how many
+ * were deleted, or a negative code. */
+int srv_store_players_expire(srv_store *store, int64_t before_ms);
+
 /* Records the time player id (borrowed) was last seen (schema 2). */
 int srv_store_player_seen(srv_store *store, const char *id, int64_t seen_ms);
 

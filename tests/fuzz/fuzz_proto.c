@@ -19,11 +19,14 @@
 #include "harness.h"
 #include "srv_lobby.h"
 #include "srv_log.h"
+#include "srv_peer.h"
 
 #define NCLIENTS 4
 
 typedef struct fuzz_world {
   world w;
+  srv_peers *peers;
+  srv_peer *peer[2]; /* Clients 0 and 1 share one address, 2 and 3 another. */
   tclient t[NCLIENTS];
   bool online[NCLIENTS]; /* The connection exists (it may not have said hello). */
   char token[NCLIENTS][SRV_TOKEN_CHARS + 1];
@@ -185,6 +188,12 @@ static void check_world(fuzz_world *f) {
   }
   for (int s = 0; s < 3; s++)
     FZ_CHECK(seen[s] == counts[s]);
+  /* The addresses' counts are never negative nor past the limits (6 rooms, 3 public). */
+  for (int i = 0; i < 2; i++) {
+    const srv_peer *p = f->peer[i];
+    FZ_CHECK(p->rooms >= 0 && p->rooms <= 6 && p->public_rooms >= 0 && p->public_rooms <= 3);
+    FZ_CHECK(p->public_rooms <= p->rooms && p->watchers >= 0 && p->watchers <= 1);
+  }
   /* Keep each client's token (the placeholders use it). */
   for (int i = 0; i < NCLIENTS; i++) {
     const char *tok = field_s(&f->t[i], "welcome", "token");
@@ -200,12 +209,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fz_in in = {data, size};
   srv_log_set_level(SRV_LOG_QUIET); /* Refused records log on every run. */
   memset(&f, 0, sizeof f);
-  srv_room_limits limits = {5000, 20000, 30000, 3, 24};
+  srv_room_limits limits = {5000, 20000, 30000, 3, 24, 8000, 6, 3};
   world_init(&f.w, &limits);
   srv_recorder rec = {record, &f};
   srv_rooms_set_recorder(f.w.rooms, &rec);
+  f.peers = srv_peers_new();
+  FZ_CHECK(f.peers != NULL);
+  f.peer[0] = srv_peers_get(f.peers, "203.0.113.1");
+  f.peer[1] = srv_peers_get(f.peers, "2001:db8::/64");
+  f.w.dispatch.time = &f.w.time.base;
+  f.w.dispatch.players_per_addr = 6;
+  srv_lobby_set_limit(f.w.lobby, 1);
   for (int i = 0; i < NCLIENTS; i++) {
     srv_client_init(&f.t[i].c, &f.t[i]);
+    f.t[i].c.peer = f.peer[i / 2];
     f.online[i] = true;
     memset(f.token[i], '0', SRV_TOKEN_CHARS);
   }
@@ -228,6 +245,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         f.online[who] = false;
       } else {
         srv_client_init(&f.t[who].c, &f.t[who]);
+        f.t[who].c.peer = f.peer[who / 2];
         f.online[who] = true;
       }
     } else if (kind < 57) {
@@ -255,5 +273,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     tclient_clear(&f.t[i]);
   }
   world_free(&f.w);
+  /* Every room and watcher gave its address back. */
+  for (int i = 0; i < 2; i++) {
+    FZ_CHECK(f.peer[i]->refs == 1 && f.peer[i]->rooms == 0 && f.peer[i]->public_rooms == 0 &&
+             f.peer[i]->watchers == 0);
+    srv_peer_unref(f.peer[i]);
+  }
+  FZ_CHECK(srv_peers_count(f.peers) == 0);
+  srv_peers_free(f.peers);
   return 0;
 }
