@@ -398,3 +398,91 @@ TEST_IMPL(old_burn_rule) {
   rm_tree(dir);
   return 0;
 }
+
+/* Security probe, finding 8: anonymous hellos grew the database without bound. A new player is
+ * stored when it first sits down (its room's record), not at hello; a hello with a known token
+ * and a name renames it; guests that never played and sit nowhere are forgotten after
+ * SRV_PERSIST_GUEST_DAYS (7), checked at the first commit and then once a day. */
+TEST_IMPL(guests_stored_when_seated) {
+  tmp_dir(dir, sizeof dir);
+  env e;
+  env_open(&e);
+  e.w.dispatch.store = (srv_dispatch_store){srv_persist_restore, srv_persist_player, e.persist};
+  /* Old rows, by the fake wall clock (1700000000000 + 1000000 ms now): two guests 8 days old, one
+   * of them seated in an open room; a player 30 days old who played a game; a guest of 6 days. */
+  long long now = 1700000000000LL + 1000000, day = 86400000LL;
+  char sql[2048];
+  snprintf(
+      sql, sizeof sql,
+      "INSERT INTO players (id, name, token_hash, created_ms) VALUES "
+      "('00000000000000a1', 'Old', randomblob(32), %lld),"
+      "('00000000000000a2', 'Seated', randomblob(32), %lld),"
+      "('00000000000000a3', 'Player', randomblob(32), %lld),"
+      "('00000000000000a4', 'Young', randomblob(32), %lld);"
+      "INSERT INTO rooms (code, settings, south, south_name, south_computer, north_name, "
+      "north_computer, status) VALUES ('QQQQQQ', '{}', '00000000000000a2', 'Seated', 0, '', 0, "
+      "'waiting');"
+      "INSERT INTO games (room, game_no, game, houses, seeds, options, south, south_name, "
+      "south_computer, north, north_name, north_computer, started_ms) VALUES ('RRRRRR', 1, "
+      "'kalah', 6, 4, '', '00000000000000a3', 'Player', 0, NULL, 'X', 0, %lld);",
+      now - 8 * day, now - 8 * day, now - 30 * day, now - 6 * day, now - 30 * day);
+  raw_exec(dir, sql);
+  srv_store_close(e.store); /* Reopen: the rows above are in the file now. */
+  char err[SRV_STORE_ERR_SIZE];
+  ASSERT_EQ(srv_store_open(dir, NULL, &e.store, err), 0);
+  srv_persist_free(e.persist);
+  e.persist = srv_persist_new(e.store, e.w.ident, &e.w.time.base);
+  e.turn.persist = e.persist;
+  e.w.dispatch.store.ud = e.persist;
+  srv_recorder recorder = {srv_persist_record, e.persist};
+  srv_rooms_set_recorder(e.w.rooms, &recorder);
+
+  tclient a, b, c;
+  memset(&a, 0, sizeof a);
+  srv_client_init(&a.c, &a);
+  ASSERT_EQ(run(&e.w, &a, "{\"type\":\"hello\",\"name\":\"Ana\"}"), 0);
+  end_turn(&e); /* The first commit: the old guest is forgotten. */
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM players WHERE name = 'Ana'"), 0);
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM players WHERE id = '00000000000000a1'"), 0);
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM players WHERE id IN ('00000000000000a2', "
+                         "'00000000000000a3', '00000000000000a4')"),
+            3);
+  /* Ana sits down: stored. */
+  ASSERT_EQ(run(&e.w, &a, "{\"type\":\"create\",\"game\":\"kalah\"}"), 0);
+  end_turn(&e);
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM players WHERE name = 'Ana'"), 1);
+  /* Her token and a new name, on another connection: renamed. */
+  memset(&b, 0, sizeof b);
+  srv_client_init(&b.c, &b);
+  char hello[200];
+  snprintf(hello, sizeof hello, "{\"type\":\"hello\",\"name\":\"Ana B\",\"token\":\"%s\"}",
+           field_s(&a, "welcome", "token"));
+  ASSERT_EQ(run(&e.w, &b, hello), 0);
+  end_turn(&e);
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM players WHERE name = 'Ana B'"), 1);
+  /* A hundred hellos that never sit down store nothing. */
+  long long rows = raw_int(dir, "SELECT count(*) FROM players");
+  for (int i = 0; i < 100; i++) {
+    memset(&c, 0, sizeof c);
+    srv_client_init(&c.c, &c);
+    ASSERT_EQ(run(&e.w, &c, "{\"type\":\"hello\"}"), 0);
+    disconnect(&e.w, &c);
+    end_turn(&e);
+  }
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM players"), rows);
+  /* A day later the young guest is 7 days old, not yet older: kept; a day after that, gone. */
+  fake_advance(&e.w.time, (uint64_t)day);
+  end_turn(&e);
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM players WHERE id = '00000000000000a4'"), 1);
+  fake_advance(&e.w.time, (uint64_t)day);
+  end_turn(&e);
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM players WHERE id = '00000000000000a4'"), 0);
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM players WHERE id IN ('00000000000000a2', "
+                         "'00000000000000a3')"),
+            2);
+  disconnect(&e.w, &a);
+  disconnect(&e.w, &b);
+  env_close(&e);
+  rm_tree(dir);
+  return 0;
+}
