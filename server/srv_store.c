@@ -168,6 +168,9 @@ struct srv_store {
   store_stmts st;
   bool reader; /* A connection for committed reads only (srv_store_open_reader()). */
   bool in_txn;
+  bool moved; /* The database or its WAL was deleted or replaced: no more writes, ever. */
+  dev_t wal_dev;
+  ino_t wal_ino; /* The WAL's identity at open (0: unknown). */
   /* The writes of the open batch, so that a lost batch can be reported. */
   srv_store_op *ops;
   size_t n_ops, cap_ops;
@@ -179,6 +182,8 @@ struct srv_store {
   srv_store_stats stats;
   char error[SRV_STORE_ERR_SIZE];
 };
+
+static void note_wal(srv_store *store);
 
 /* ---- Errors --------------------------------------------------------------------------------- */
 
@@ -210,6 +215,8 @@ const char *srv_store_strerror(int err) {
     return "a stored move does not replay";
   case SRV_STORE_EINTERNAL:
     return "internal storage error";
+  case SRV_STORE_EMOVED:
+    return "the database file was deleted or replaced while the server ran";
   default:
     return "unknown storage error";
   }
@@ -552,6 +559,7 @@ int srv_store_open(const char *dir, const srv_store_config *config, srv_store **
     return rc;
   }
   store->error[0] = '\0';
+  note_wal(store);
   *out = store;
   return 0;
 }
@@ -583,6 +591,7 @@ int srv_store_open_reader(const srv_store *main, srv_store **out) {
     srv_store_close(store);
     return err;
   }
+  note_wal(store);
   *out = store;
   return 0;
 }
@@ -602,6 +611,54 @@ void srv_store_close(srv_store *store) {
   free(store->failed);
   free(store->path);
   free(store);
+}
+
+/* ---- The files under the store (see srv_store.h) ------------------------------------------- */
+
+/* Remembers the identity of the write-ahead log, once it exists. */
+static void note_wal(srv_store *store) {
+  char wal[4200];
+  struct stat st;
+  snprintf(wal, sizeof wal, "%s-wal", store->path);
+  if (store->wal_ino == 0 && stat(wal, &st) == 0) {
+    store->wal_dev = st.st_dev;
+    store->wal_ino = st.st_ino;
+  }
+}
+
+/* Checks the store's files (see srv_store.h) before a write (write: the database, its WAL and
+ * its -shm must be writable) or a read (the -shm only: a read transaction writes its read mark
+ * there). Returns 0, SRV_STORE_EMOVED or SRV_STORE_EACCES with the store's error set. */
+static int check_files(srv_store *store, bool write) {
+  if (store->moved)
+    return SRV_STORE_EMOVED;
+  int moved = 0;
+  char wal[4200], shm[4200];
+  struct stat st;
+  snprintf(wal, sizeof wal, "%s-wal", store->path);
+  snprintf(shm, sizeof shm, "%s-shm", store->path);
+  if (sqlite3_file_control(store->db, "main", SQLITE_FCNTL_HAS_MOVED, &moved) != SQLITE_OK)
+    moved = 0;
+  if (!moved && store->wal_ino != 0 &&
+      (stat(wal, &st) != 0 || st.st_ino != store->wal_ino || st.st_dev != store->wal_dev))
+    moved = 1;
+  if (moved) {
+    store->moved = true;
+    set_error(store->error,
+              "%s: %s: nothing is written any more; stop the server, restore the file from a "
+              "backup and start it again",
+              store->path, srv_store_strerror(SRV_STORE_EMOVED));
+    return SRV_STORE_EMOVED;
+  }
+  const char *paths[] = {shm, store->path, wal};
+  for (int i = 0; i < (write ? 3 : 1); i++) {
+    if (access(paths[i], F_OK) == 0 && access(paths[i], W_OK) != 0) {
+      set_error(store->error, "%s: %s (%s): refused until it is writable again", paths[i],
+                srv_store_strerror(SRV_STORE_EACCES), strerror(errno));
+      return SRV_STORE_EACCES;
+    }
+  }
+  return 0;
 }
 
 /* ---- Batches -------------------------------------------------------------------------------- */
@@ -668,7 +725,10 @@ static int write_begin(srv_store *store) {
     return SRV_STORE_ENOMEM;
   if (store->in_txn)
     return 0;
-  int rc = step_done(store->st.begin);
+  int rc = check_files(store, true);
+  if (rc != 0)
+    return rc;
+  rc = step_done(store->st.begin);
   if (rc != SQLITE_OK)
     return db_fail(store, rc, "cannot begin a transaction");
   store->in_txn = true;
@@ -699,7 +759,9 @@ int srv_store_commit(srv_store *store) {
   if (store == NULL)
     return SRV_STORE_EINVAL;
   int err = 0;
-  if (store->in_txn) {
+  if (store->in_txn && (err = check_files(store, true)) != 0) {
+    batch_lost(store); /* Its writes would go where no restart finds them. */
+  } else if (store->in_txn) {
     uint64_t t0 = now_ns();
     int rc = step_done(store->st.commit);
     uint64_t dt = now_ns() - t0;
@@ -707,6 +769,7 @@ int srv_store_commit(srv_store *store) {
       store->in_txn = false;
       store->n_ops = 0;
       store->stats.commits++;
+      note_wal(store);
       store->stats.commit_ns_total += dt;
       if (dt > store->stats.commit_ns_max)
         store->stats.commit_ns_max = dt;
@@ -1087,6 +1150,9 @@ int srv_store_player_by_token(srv_store *store, const uint8_t token_hash[32],
                               srv_store_player *out) {
   if (store == NULL || token_hash == NULL || out == NULL)
     return SRV_STORE_EINVAL;
+  int checked = check_files(store, false);
+  if (checked != 0)
+    return checked;
   sqlite3_stmt *s = store->st.player_by_token;
   sqlite3_bind_blob(s, 1, token_hash, 32, SQLITE_TRANSIENT);
   int rc = sqlite3_step(s), err = 0;
@@ -1112,6 +1178,9 @@ int srv_store_game_get(srv_store *store, int64_t id, srv_store_game **out) {
   if (store == NULL || out == NULL)
     return SRV_STORE_EINVAL;
   *out = NULL;
+  int checked = check_files(store, false);
+  if (checked != 0)
+    return checked;
   srv_store_game *g = calloc(1, sizeof *g);
   if (g == NULL)
     return SRV_STORE_ENOMEM;
@@ -1149,6 +1218,9 @@ int srv_store_player_games(srv_store *store, const char *id, int limit, srv_stor
   if (store == NULL || id == NULL || out == NULL || limit < 1 || limit > 100)
     return SRV_STORE_EINVAL;
   *out = NULL;
+  int checked = check_files(store, false);
+  if (checked != 0)
+    return checked;
   srv_store_game_list *list = calloc(1, sizeof *list);
   if (list == NULL)
     return SRV_STORE_ENOMEM;

@@ -52,7 +52,8 @@ enum {
   SRV_STORE_ENOTFOUND = -210, /* No such game, room or player. */
   SRV_STORE_ECONFLICT = -211, /* A constraint failed (a move recorded twice...). */
   SRV_STORE_EBADROW = -212,   /* A stored row does not replay (see srv_store_replay()). */
-  SRV_STORE_EINTERNAL = -213  /* Anything else SQLite reports. */
+  SRV_STORE_EINTERNAL = -213, /* Anything else SQLite reports. */
+  SRV_STORE_EMOVED = -214     /* The database file was deleted or replaced while open. */
 };
 
 /* The schema version this code creates and migrates to (PRAGMA user_version). */
@@ -221,6 +222,16 @@ const char *srv_store_strerror(int err);
 
 /* Returns the database file path (borrowed, valid while store lives). */
 const char *srv_store_path(const srv_store *store);
+
+/* The files under the store. Before every batch, every commit and every read the store checks
+ * that its files are still the ones it opened and still writable (a few stat(2) and access(2)
+ * calls a turn), and refuses with a plain message instead of going on:
+ *   - the database file deleted or replaced (another inode under its name), or its write-ahead
+ *     log deleted or replaced: SRV_STORE_EMOVED, for good (nothing written after that could be
+ *     found again by a restart; the store never writes again);
+ *   - the database, its write-ahead log or its shared-memory index (-shm, which SQLite maps into
+ *     memory: a write to a mapping of a file that became unwritable is a SIGBUS) not writable:
+ *     SRV_STORE_EACCES, until it is writable again. */
 
 /* ---- Events: each joins the current batch (beginning it on the first write) ---------------- */
 
