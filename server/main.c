@@ -66,6 +66,20 @@ static void on_stopped(void *arg) {
   a->net = NULL;
 }
 
+/* A write through a memory mapping of a file that can no longer be written (SQLite maps the
+ * database's -shm) is a SIGBUS. The store checks its files before every batch, commit and read
+ * (srv_store.h), so this should not happen; if it does anyway, the log says why before the process
+ * dies (nothing unacknowledged is lost: frames go out only after their commit). */
+static void on_sigbus(int sig) {
+  static const char line[] =
+      "ERROR main: SIGBUS: a file mapped into memory (the database's -shm) cannot be written "
+      "any more; stopping at once\n";
+  ssize_t w = write(STDERR_FILENO, line, sizeof line - 1);
+  (void)w;
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
 static void on_signal(uv_signal_t *h, int signum) {
   (void)h;
   srv_log_info("main", "%s: stopping", signum == SIGINT ? "SIGINT" : "SIGTERM");
@@ -87,6 +101,10 @@ int main(int argc, char **argv) {
   srv_log_set_level(cfg.log_level);
   srv_log_hook_lws();
   signal(SIGPIPE, SIG_IGN);
+  struct sigaction bus;
+  memset(&bus, 0, sizeof bus);
+  bus.sa_handler = on_sigbus;
+  sigaction(SIGBUS, &bus, NULL);
   srv_log_info("main", "mancala-server %s starting (pid %ld)", MANCALA_VERSION, (long)getpid());
   srv_config_log(&cfg);
 
@@ -134,7 +152,7 @@ int main(int argc, char **argv) {
   app.turn = (srv_turn){app.lobby,
                         app.persist,
                         app.rooms,
-                        {srv_net_mark, srv_net_drop_room, srv_net_release, app.net}};
+                        {srv_net_drop_room, srv_net_answer_dropped, srv_net_release, app.net}};
   srv_net_set_turn_hook(app.net, srv_turn_end, &app.turn);
   srv_net_routes routes = {gauges, &app, srv_api_get, app.api};
   srv_net_set_routes(app.net, &routes);

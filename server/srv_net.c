@@ -35,7 +35,6 @@ _Static_assert(SRV_FRAME_PRE >= LWS_PRE, "frames need LWS_PRE bytes of headroom"
 typedef struct out_entry {
   srv_frame *frame; /* One reference, the queue's. */
   uint64_t turn;    /* The loop turn that queued it: held until that turn is released. */
-  uint64_t seq;     /* Queue order across the server (srv_net_drop_room() keeps later ones). */
 } out_entry;
 
 /* A connection's outgoing queue: the entries v[head..tail) in order, oldest first. The last
@@ -74,6 +73,12 @@ typedef struct conn {
   srv_list held;    /* In net->held while it has frames of the current turn. */
 } conn;
 
+/* An answer dropped with a room's states (srv_net_drop_room()): the request it answered. */
+typedef struct dropped_reply {
+  struct conn *c;
+  srv_req_id id;
+} dropped_reply;
+
 /* Per HTTP request with a generated body. */
 typedef struct http_req {
   unsigned char *body; /* LWS_PRE + len bytes. */
@@ -102,10 +107,11 @@ struct srv_net {
   srv_list unhello; /* Connections that have not said hello yet, oldest first. */
   uv_timer_t hello_timer;
   uv_prepare_t prepare;
-  uint64_t turn; /* Frames queued now belong to this turn; earlier turns are released. */
-  uint64_t seq;  /* The number of frames ever queued (out_entry.seq). */
-  srv_sink sink; /* Queues for a client's connection (srv_send.h). */
-  srv_list held; /* Connections with frames of the current turn. */
+  uint64_t turn;          /* Frames queued now belong to this turn; earlier turns are released. */
+  srv_sink sink;          /* Queues for a client's connection (srv_send.h). */
+  srv_list held;          /* Connections with frames of the current turn. */
+  dropped_reply *dropped; /* Answers srv_net_drop_room() dropped this turn. */
+  size_t n_dropped, cap_dropped;
   void (*turn_hook)(void *arg);
   void *turn_hook_arg;
   srv_net_routes routes;
@@ -209,7 +215,7 @@ static void net_queue(void *ud, srv_client *to, srv_frame *f) {
     }
   }
   /* Not written yet: the frame waits for the end of this loop turn (see on_prepare()). */
-  out_entry e = {srv_frame_ref(f), net->turn, ++net->seq};
+  out_entry e = {srv_frame_ref(f), net->turn};
   if (!queue_append(q, &e)) {
     srv_frame_unref(f);
     conn_drop(net, c, "out of memory");
@@ -234,24 +240,71 @@ void srv_net_sink(srv_net *net, srv_sink *out) {
   *out = net->sink;
 }
 
-uint64_t srv_net_mark(void *ud) {
-  return ((srv_net *)ud)->seq;
+static int grow_dropped(srv_net *net) {
+  size_t cap = net->cap_dropped ? 2 * net->cap_dropped : 16;
+  dropped_reply *v = realloc(net->dropped, cap * sizeof *v);
+  if (v == NULL)
+    return SRV_ENOMEM;
+  net->dropped = v;
+  net->cap_dropped = cap;
+  return 0;
 }
 
-void srv_net_drop_room(void *ud, const char *code, uint64_t mark) {
+int srv_net_drop_room(void *ud, const char *code) {
   srv_net *net = ud;
+  int dropped = 0;
   srv_list_foreach (it, &net->held) {
     conn *c = srv_list_entry(it, conn, held);
     out_queue *q = &c->q;
     for (size_t i = q->head; i < q->tail;) {
       const out_entry *e = &q->v[i];
-      if (e->turn >= net->turn && e->seq <= mark && e->frame->type == SRV_EV_STATE &&
-          strcmp(e->frame->room, code) == 0)
-        queue_remove(q, i);
-      else
+      const srv_frame *f = e->frame;
+      if (e->turn < net->turn || f->type != SRV_EV_STATE || strcmp(f->room, code) != 0) {
         i++;
+        continue;
+      }
+      if (f->reply && !c->doomed) {
+        /* The answer to a request: remembered, so that the request gets an error instead. */
+        dropped_reply *d = NULL;
+        if (net->n_dropped < net->cap_dropped ||
+            grow_dropped(net) == 0) /* Out of memory: the request goes unanswered. */
+          d = &net->dropped[net->n_dropped++];
+        if (d != NULL) {
+          d->c = c;
+          srv_proto_peek_id(srv_frame_text(f), f->len, &d->id);
+        }
+      }
+      queue_remove(q, i);
+      dropped++;
     }
   }
+  return dropped;
+}
+
+/* Whether c's queue holds an error of this turn answering id. */
+static bool answered(const srv_net *net, const conn *c, const srv_req_id *id) {
+  const out_queue *q = &c->q;
+  for (size_t i = q->head; i < q->tail; i++) {
+    const out_entry *e = &q->v[i];
+    srv_req_id other;
+    if (e->turn < net->turn || e->frame->type != SRV_EV_ERROR)
+      continue;
+    srv_proto_peek_id(srv_frame_text(e->frame), e->frame->len, &other);
+    if (other.kind == id->kind && other.num == id->num && strcmp(other.str, id->str) == 0)
+      return true;
+  }
+  return false;
+}
+
+void srv_net_answer_dropped(void *ud) {
+  srv_net *net = ud;
+  for (size_t i = 0; i < net->n_dropped; i++) {
+    dropped_reply *d = &net->dropped[i];
+    if (d->id.kind == SRV_ID_NONE || d->c->doomed || d->c->closing || answered(net, d->c, &d->id))
+      continue;
+    srv_dispatch_error(net->dispatch, &d->c->client, SRV_ESTORAGE, &d->id, NULL, NULL);
+  }
+  net->n_dropped = 0;
 }
 
 void srv_net_set_routes(srv_net *net, const srv_net_routes *routes) {
@@ -943,6 +996,7 @@ void srv_net_stop(srv_net *net, void (*done)(void *arg), void *arg) {
 static void net_handle_closed(srv_net *net) {
   if (--net->handles_open == 0) {
     srv_peers_free(net->peers);
+    free(net->dropped);
     free(net);
   }
 }

@@ -145,8 +145,11 @@ int srv_room__acting_seat(const srv_room *room, const srv_client *c);
 
 /* ---- srv_room_game.c: games ------------------------------------------------------------------ */
 
-/* Starts game number game_no + 1 with the seats as they are: South moves first. */
-void srv_room__start_game(srv_room *room);
+/* Starts game number game_no + 1 with the seats as they are: South moves first. The game is
+ * recorded first (the room, its seats and the new game); a recorder that refuses it leaves the
+ * room exactly as it was and its error is returned (the request that started the game gets it).
+ * Returns 0 or the recorder's negative code. */
+int srv_room__start_game(srv_room *room);
 
 /* Starts the clock of the side to move (clocked rooms in play). */
 void srv_room__start_turn_clock(srv_room *room);

@@ -77,7 +77,8 @@ TEST_IMPL(bidi_controls) {
 TEST_IMPL(controls_and_bad_utf8) {
   REFUSED("a\nb");
   REFUSED("a\x7f");
-  REFUSED("a\xc2\x85" "b"); /* NEL, a C1 control. */
+  REFUSED("a\xc2\x85"
+          "b");                /* NEL, a C1 control. */
   REFUSED("a\xc3");            /* Cut. */
   REFUSED("a\xc0\xaf");        /* Overlong. */
   REFUSED("\xed\xa0\x80x");    /* A surrogate. */

@@ -15,22 +15,23 @@
 
 static char dir[256];
 
-/* The network's part in the end of a turn, faked: drops and releases are counted. */
+/* The network's part in the end of a turn, faked: drops, answers and releases are counted (the
+ * recording clients got every frame at once: a drop says it dropped one, so the room sends its
+ * state again). */
 typedef struct fake_net {
-  uint64_t marks;
-  int drops, releases;
+  int drops, answers, releases;
   char dropped[8];
 } fake_net;
 
-static uint64_t net_mark(void *ud) {
-  return ++((fake_net *)ud)->marks;
-}
-
-static void net_drop(void *ud, const char *code, uint64_t mark) {
+static int net_drop(void *ud, const char *code) {
   fake_net *n = ud;
-  ASSERT_EQ(mark, n->marks);
   n->drops++;
   snprintf(n->dropped, sizeof n->dropped, "%s", code);
+  return 1;
+}
+
+static void net_answer(void *ud) {
+  ((fake_net *)ud)->answers++;
 }
 
 static void net_release(void *ud) {
@@ -55,7 +56,7 @@ static void env_open(env *e) {
   srv_rooms_set_recorder(e->w.rooms, &recorder);
   memset(&e->net, 0, sizeof e->net);
   e->turn =
-      (srv_turn){e->w.lobby, e->persist, e->w.rooms, {net_mark, net_drop, net_release, &e->net}};
+      (srv_turn){e->w.lobby, e->persist, e->w.rooms, {net_drop, net_answer, net_release, &e->net}};
   ASSERT_EQ(srv_recover(e->store, e->w.ident, e->w.rooms, &e->w.time.base), 0);
 }
 
@@ -116,7 +117,7 @@ static void lost_batch(void) {
       0);
   ASSERT_EQ(field_i(&b, "state", "ply"), 2);
   srv_store_rollback(e.store);
-  ASSERT_EQ(srv_rooms_store_lost(e.w.rooms, room, 1, 1, false, SRV_ESTORAGE), 0);
+  ASSERT_EQ(srv_rooms_store_lost(e.w.rooms, room, 1, 1, false, SRV_ESTORAGE, true), 0);
   ASSERT_STR_EQ(field_s(&b, "error", "code"), "storage_error");
   ASSERT_EQ(field_i(&b, "error", "id"), 7);
   ASSERT_EQ(count_of(&a, "error"), 0);
@@ -131,7 +132,8 @@ static void lost_batch(void) {
   ASSERT_EQ(runf(&e.w, &b, "{\"type\":\"move\",\"room\":\"%s\",\"house\":2,\"ply\":1}", room), 0);
   end_turn(&e);
   ASSERT_EQ(stored_moves(&e, 1), 2);
-  ASSERT_EQ(srv_rooms_store_lost(e.w.rooms, "ZZZZZZ", 1, 0, false, SRV_ESTORAGE), SRV_ENOTFOUND);
+  ASSERT_EQ(srv_rooms_store_lost(e.w.rooms, "ZZZZZZ", 1, 0, false, SRV_ESTORAGE, true),
+            SRV_ENOTFOUND);
   disconnect(&e.w, &a);
   disconnect(&e.w, &b);
   env_close(&e);
@@ -280,6 +282,7 @@ TEST_IMPL(turn_takes_back_a_lost_batch) {
   ASSERT_EQ(e.net.drops, 1);
   ASSERT_STR_EQ(e.net.dropped, room);
   ASSERT_EQ(e.net.releases, 2);
+  ASSERT_EQ(e.net.answers, 1); /* Asked to answer the requests whose states it dropped. */
   ASSERT_STR_EQ(field_s(&a, "error", "code"), "storage_error");
   ASSERT_EQ(field_i(&a, "error", "id"), 9);
   ASSERT_EQ(count_of(&b, "error"), 0);
