@@ -41,6 +41,7 @@ function opt(name, def) {
 }
 const flag = (name) => argv.includes(name);
 const SECONDS = Number(opt('--seconds', 20));
+const ROUNDS = Number(opt('--rounds', 3));
 const BUILD = path.resolve(top, opt('--build', 'build-bench'));
 const SYNC = opt('--sync', 'normal');
 const SWEEP_THINK = opt('--sweep-think', '200-600');
@@ -49,9 +50,9 @@ const NOFILE = 65536;
 const MAX_CONNECTIONS = 60000;
 const WITH_PEER = !flag('--no-peer');
 const known = ['closed', 'think', 'idle', 'sweep', 'profile', 'all'];
-if (!known.includes(what) || !(SECONDS > 0) || !['normal', 'full'].includes(SYNC)) {
+if (!known.includes(what) || !(SECONDS > 0) || !(ROUNDS >= 1) || !['normal', 'full'].includes(SYNC)) {
   console.error(`usage: node bench/bench.mjs ${known.join('|')} [--seconds S] [--build DIR] [--peer DIR] ` +
-    '[--no-peer] [--sync normal|full] [--sweep-think MIN-MAX] [--sweep-players N,N,...]');
+    '[--no-peer] [--sync normal|full] [--rounds N] [--sweep-think MIN-MAX] [--sweep-players N,N,...]');
   process.exit(2);
 }
 
@@ -62,6 +63,9 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // ---- Build and the peer -----------------------------------------------------------------------
 
 function build() {
+  // The packages (gnuplot, valgrind, Node's build tools for the peer): installed when missing, as
+  // root; otherwise install-deps.sh says what is missing.
+  execFileSync('sh', [path.join(top, 'deploy/install-deps.sh'), 'bench'], { stdio: ['ignore', 'ignore', 'inherit'] });
   log(`building the Release server, loadgen and echo-server in ${BUILD}`);
   execFileSync('cmake', ['-S', top, '-B', BUILD, '-DCMAKE_BUILD_TYPE=Release', '-DMANCALA_TESTS=OFF'],
     { stdio: ['ignore', 'ignore', 'inherit'] });
@@ -240,45 +244,64 @@ function machine() {
 
 // ---- The figures ------------------------------------------------------------------------------
 
-// (a) 100 connections, closed loop.
+// (a) 100 connections, closed loop. The machine may be shared: the servers take turns in
+// ROUNDS rounds (in a rotated order), each measured SECONDS / ROUNDS seconds a round, so that a
+// change of load on the machine falls on all of them; the ratios are given per round as well.
 async function closed(peerScript) {
-  const args = ['--players', '100', '--warmup', '3', '--duration', String(SECONDS)];
-  const rows = [];
-  if (peerScript) rows.push(await withServer(() => startPeer(peerScript), (s) => loadgen(s, args)));
-  rows.push(await withServer(() => startOurs('normal'), (s) => loadgen(s, args)));
-  rows.push(await withServer(() => startOurs('full'), (s) => loadgen(s, args)));
-  rows.push(await withServer(startEcho, (s) => loadgen(s, args)));
-  console.log(`### (a) 100 connections, closed loop (local Kalah 6x4 rooms, ${SECONDS} s measured)\n`);
-  table(['server', 'moves/s', 'RTT p50 ms', 'RTT p99 ms', 'server CPU', 'loadgen CPU', 'errors'],
-    rows.map((r) => [r.label, f0(r.moves_per_s), f2(r.rtt_ms.p50), f2(r.rtt_ms.p99),
-      `${f0(r.server.cpu_pct)}%`, `${f0(r.loadgen.cpu_pct)}%`, errorsOf(r)]));
-  const by = (l) => rows.find((r) => r.label.startsWith(l));
-  const peer = by('peer'); const normal = by('mancala-server --sync normal');
-  const full = by('mancala-server --sync full'); const echo = by('echo');
-  const ratios = [];
-  if (peer) {
-    ratios.push(['ours (normal) / peer', f2(normal.moves_per_s / peer.moves_per_s), 'at least 2.8']);
-    ratios.push(['ours (full) / peer', f2(full.moves_per_s / peer.moves_per_s), '']);
+  const secs = Math.max(5, Math.round(SECONDS / ROUNDS));
+  const args = ['--players', '100', '--warmup', '3', '--duration', String(secs)];
+  const servers = [];
+  if (peerScript) servers.push(['peer', () => startPeer(peerScript)]);
+  servers.push(['normal', () => startOurs('normal')], ['full', () => startOurs('full')], ['echo', startEcho]);
+  const runs = new Map(servers.map(([k]) => [k, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let i = 0; i < servers.length; i++) {
+      const [key, start] = servers[(i + round) % servers.length];
+      runs.get(key).push(await withServer(start, (s) => loadgen(s, args)));
+    }
   }
-  ratios.push(['ours (normal) / echo', `${f0((100 * normal.moves_per_s) / echo.moves_per_s)}%`, 'at least 60%']);
-  ratios.push(['ours (full) / echo', `${f0((100 * full.moves_per_s) / echo.moves_per_s)}%`, '']);
-  table(['ratio', 'measured', 'target'], ratios);
-  return rows;
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+  const sum = (rs, f) => rs.reduce((a, r) => a + f(r), 0);
+  const agg = new Map([...runs].map(([key, rs]) => [key, {
+    label: rs[0].label, rs,
+    rate: sum(rs, (r) => r.moves) / sum(rs, (r) => r.window_s),
+    p50: median(rs.map((r) => r.rtt_ms.p50)), p99: median(rs.map((r) => r.rtt_ms.p99)),
+    cpu: sum(rs, (r) => r.server.cpu_pct) / rs.length, own: sum(rs, (r) => r.loadgen.cpu_pct) / rs.length,
+    errors: rs.map(errorsOf).filter((e) => e !== '0').join('; ') || '0',
+  }]));
+  console.log(`### (a) 100 connections, closed loop (local Kalah 6x4 rooms; ${ROUNDS} rounds of ${secs} s per server)\n`);
+  table(['server', 'moves/s', 'moves/s per round', 'RTT p50 ms', 'RTT p99 ms', 'server CPU', 'loadgen CPU', 'errors'],
+    [...agg.values()].map((a) => [a.label, f0(a.rate), a.rs.map((r) => f0(r.moves_per_s)).join(', '),
+      f2(a.p50), f2(a.p99), `${f0(a.cpu)}%`, `${f0(a.own)}%`, a.errors]));
+  const ratio = (x, y, pct) => {
+    const fmt = (v) => (pct ? `${f0(100 * v)}%` : f2(v));
+    const per = runs.get(x).map((r, i) => r.moves_per_s / runs.get(y)[i].moves_per_s);
+    return [fmt(agg.get(x).rate / agg.get(y).rate), per.map(fmt).join(', ')];
+  };
+  const rows = [];
+  if (peerScript) {
+    rows.push(['ours (normal) / peer', ...ratio('normal', 'peer', false), 'at least 2.8']);
+    rows.push(['ours (full) / peer', ...ratio('full', 'peer', false), '']);
+  }
+  rows.push(['ours (normal) / echo', ...ratio('normal', 'echo', true), 'at least 60%']);
+  rows.push(['ours (full) / echo', ...ratio('full', 'echo', true), '']);
+  table(['ratio', 'measured', 'per round', 'target'], rows);
+  return agg;
 }
 
 // (b) 10,000 players thinking 1-3 s.
 async function think(peerScript) {
   const args = ['--players', '10000', '--think', '1000-3000', '--ramp', '20', '--warmup', '10',
-    '--duration', String(Math.max(SECONDS, 30))];
+    '--ready-timeout', '120', '--duration', String(Math.max(SECONDS, 30))];
   const rows = [];
   rows.push(await withServer(() => startOurs(SYNC), (s) => loadgen(s, args)));
   if (peerScript) rows.push(await withServer(() => startPeer(peerScript), (s) => loadgen(s, args)));
   console.log(`### (b) 10,000 players thinking 1-3 s between moves (about 5,000 moves/s offered)\n`);
   table(['server', 'offered/s', 'moves/s', 'of offered', 'RTT p50 ms', 'RTT p99 ms', 'RTT max ms',
-    'server CPU', 'players in a room', 'errors'],
+    'server CPU', 'players in a room', 'setup s', 'errors'],
   rows.map((r) => [r.label, f0(r.offered_per_s), f0(r.moves_per_s), `${f1(r.achieved_pct)}%`,
     f2(r.rtt_ms.p50), f2(r.rtt_ms.p99), f2(r.rtt_ms.max), `${f0(r.server.cpu_pct)}%`,
-    f0(r.connections.players_in_room), errorsOf(r)]));
+    f0(r.connections.players_in_room), f0(r.ramp_s + r.warmup_s + r.ready_wait_s), errorsOf(r)]));
   console.log('Target: at least 95% of the offered rate at p99 <= 10 ms.\n');
   return rows;
 }
@@ -286,7 +309,8 @@ async function think(peerScript) {
 // (c) RSS per idle connection that said hello.
 async function idle(peerScript) {
   const n = 5000;
-  const args = ['--players', '0', '--idle', String(n), '--ramp', '5', '--warmup', '3', '--duration', '2'];
+  const args = ['--players', '0', '--idle', String(n), '--ramp', '5', '--warmup', '3', '--ready-timeout', '60',
+    '--duration', '2'];
   const rows = [];
   rows.push(await withServer(() => startOurs(SYNC), (s) => loadgen(s, args)));
   if (peerScript) rows.push(await withServer(() => startPeer(peerScript), (s) => loadgen(s, args)));
@@ -304,7 +328,7 @@ async function sweep(peerScript) {
   for (const players of SWEEP_PLAYERS) {
     const ramp = Math.max(1, Math.ceil(players / 500));
     const args = ['--players', String(players), '--think', SWEEP_THINK, '--ramp', String(ramp),
-      '--warmup', '5', '--duration', String(SECONDS)];
+      '--warmup', '5', '--ready-timeout', '120', '--duration', String(SECONDS)];
     const ours = await withServer(() => startOurs(SYNC), (s) => loadgen(s, args));
     const peer = peerScript ? await withServer(() => startPeer(peerScript), (s) => loadgen(s, args)) : null;
     results.push({ players, ours, peer });
@@ -353,7 +377,16 @@ async function profileGame(game, moves) {
     .map((m) => ({ ir: Number(m[1].replace(/,/g, '')), fn: m[4], obj: path.basename(m[5]) }));
   const byObj = new Map();
   for (const x of fns) byObj.set(x.obj, (byObj.get(x.obj) || 0) + x.ir);
-  return { game, moves: r.moves, games: r.games, total, fns, byObj, out };
+  // Inclusive costs of the named functions (the server's own, jansson's and libc's API): where
+  // the work of a move is spent, callees included. The loop and dispatch frames (all of it) and
+  // functions without symbols are left out.
+  const inclusive = execFileSync('callgrind_annotate', ['--inclusive=yes', '--threshold=99', out],
+    { encoding: 'utf8', maxBuffer: 1 << 26 });
+  const incl = [...inclusive.matchAll(/^\s*([\d,]+) \(\s*([\d.]+)%\)\s+(\S+):(\S+) \[([^\]]+)\]/gm)]
+    .map((m) => ({ ir: Number(m[1].replace(/,/g, '')), share: Number(m[2]), fn: m[4], obj: path.basename(m[5]) }))
+    .filter((x) => x.share < 98 && !x.fn.startsWith('0x') && !x.fn.includes("'") &&
+      /^(mancala-server|libjansson|libsqlite3|libc\.)/.test(x.obj));
+  return { game, moves: r.moves, games: r.games, total, fns, byObj, incl, out };
 }
 
 async function profile() {
@@ -368,6 +401,9 @@ async function profile() {
         .map(([obj, ir]) => [obj, f0(ir / p.moves), `${f1((100 * ir) / p.total)}%`]));
   }
   const k = runs[0];
+  console.log('kalah, where a move goes (inclusive cost of named functions, callees included):\n');
+  table(['function', 'object', 'instructions per move', 'share'],
+    k.incl.slice(0, 20).map((x) => [x.fn, x.obj, f0(x.ir / k.moves), `${f1(x.share)}%`]));
   console.log('kalah, the functions that cost most (self cost; addresses are functions without symbols):\n');
   table(['function', 'object', 'instructions per move', 'share'],
     k.fns.slice(0, 20).map((x) => [x.fn, x.obj, f0(x.ir / k.moves), `${f1((100 * x.ir) / k.total)}%`]));

@@ -56,8 +56,9 @@ typedef struct config {
   long server_pid; /* 0: none. */
   bool json, verbose, progress;
   uint64_t seed;
-  long long max_moves; /* 0: no limit; else the window ends after this many moves. */
-  int max_connecting;  /* Connections being set up at once. */
+  long long max_moves;  /* 0: no limit; else the window ends after this many moves. */
+  int max_connecting;   /* Connections being set up at once. */
+  double ready_timeout; /* Seconds the window may wait for every player to be in a room. */
 } config;
 
 /* ---- Connections and games ----------------------------------------------------------------- */
@@ -153,6 +154,8 @@ static struct loadgen {
   conn *wait_head, *wait_tail;
   bool starting_next; /* Inside connect_next(): no re-entry. */
   uint64_t stop_started;
+  uint64_t ready_wait_from; /* When the window would have opened (--ready-timeout). */
+  bool all_ready;
   bool measuring, window_done, stopping, destroyed_once;
   uint64_t t0, win_start, win_end;
   double srv_cpu0, srv_cpu1;
@@ -807,24 +810,6 @@ static void window_end(void) {
   begin_stop();
 }
 
-static void on_window_end(uv_timer_t *t) {
-  (void)t;
-  window_end();
-}
-
-static void on_window_start(uv_timer_t *t) {
-  (void)t;
-  lg.measuring = true;
-  lg.win_start = now_ns();
-  getrusage(RUSAGE_SELF, &lg.ru0);
-  if (lg.cfg.server_pid > 0) {
-    lg.srv_cpu0 = lg_proc_cpu_s((pid_t)lg.cfg.server_pid);
-    lg.rss_start = lg.rss_max = lg_proc_rss_kib((pid_t)lg.cfg.server_pid);
-    uv_timer_start(&lg.sample, on_sample, 1000, 1000);
-  }
-  uv_timer_start(&lg.phase, on_window_end, (uint64_t)(lg.cfg.duration * 1000), 0);
-}
-
 /* Connections by role: [0] open, [1] welcomed (players and spectators: in a room). */
 static void count_ready(int counts[4][2]) {
   memset(counts, 0, sizeof(int) * 8);
@@ -837,8 +822,48 @@ static void count_ready(int counts[4][2]) {
   }
 }
 
+static void on_window_end(uv_timer_t *t) {
+  (void)t;
+  window_end();
+}
+
+static void on_window_start(uv_timer_t *t) {
+  (void)t;
+  if (lg.cfg.ready_timeout > 0 && lg.ready_wait_from == 0)
+    lg.ready_wait_from = now_ns();
+  if (lg.cfg.ready_timeout > 0) {
+    /* --ready-timeout: the window opens once every player and spectator is in a room (or when
+     * the timeout is over), so that a slow start is not measured as play. */
+    int ready[4][2];
+    count_ready(ready);
+    lg.all_ready = ready[ROLE_PLAYER][1] == lg.cfg.players &&
+                   ready[ROLE_SPECTATOR][1] == (int)lg.ngames * lg.cfg.spectators &&
+                   ready[ROLE_IDLE][1] == lg.cfg.idle;
+    if (!lg.all_ready && elapsed_s(lg.ready_wait_from, now_ns()) < lg.cfg.ready_timeout) {
+      uv_timer_start(&lg.phase, on_window_start, 100, 0);
+      return;
+    }
+  }
+  lg.measuring = true;
+  lg.win_start = now_ns();
+  getrusage(RUSAGE_SELF, &lg.ru0);
+  if (lg.cfg.server_pid > 0) {
+    lg.srv_cpu0 = lg_proc_cpu_s((pid_t)lg.cfg.server_pid);
+    lg.rss_start = lg.rss_max = lg_proc_rss_kib((pid_t)lg.cfg.server_pid);
+    uv_timer_start(&lg.sample, on_sample, 1000, 1000);
+  }
+  uv_timer_start(&lg.phase, on_window_end, (uint64_t)(lg.cfg.duration * 1000), 0);
+}
+
 static double ms(uint64_t us) {
   return (double)us / 1000.0;
+}
+
+/* How long the window waited for the connections to be ready (--ready-timeout). */
+static double ready_wait_s(void) {
+  return lg.ready_wait_from != 0 && lg.win_start > lg.ready_wait_from
+             ? elapsed_s(lg.ready_wait_from, lg.win_start)
+             : 0.0;
 }
 
 static void report_text(double secs, double srv_cpu, double own_cpu, const int ready[4][2]) {
@@ -847,7 +872,8 @@ static void report_text(double secs, double srv_cpu, double own_cpu, const int r
   printf("loadgen: %s %s, %d players, %d idle, %d silent, %d spectators per room, think %d-%d ms\n",
          cfg->pair ? "pair" : "local", cfg->game, cfg->players, cfg->idle, cfg->silent,
          cfg->spectators, cfg->think_min, cfg->think_max);
-  printf("  window: %.1f s after %.1f s ramp and %.1f s warmup\n", secs, cfg->ramp, cfg->warmup);
+  printf("  window: %.1f s after %.1f s ramp, %.1f s warmup and %.1f s waiting for the players\n",
+         secs, cfg->ramp, cfg->warmup, ready_wait_s());
   printf("  moves: %" PRIu64 " (%.0f/s), games finished: %" PRIu64 "\n", st->moves,
          secs > 0 ? (double)st->moves / secs : 0.0, st->games);
   if (cfg->think_max > 0) {
@@ -899,10 +925,10 @@ static void report_json(double secs, double srv_cpu, double own_cpu, const int r
       cfg->think_max > 0 ? rooms * 1000.0 / ((cfg->think_min + cfg->think_max) / 2.0) : 0.0;
   printf("{\"mode\":\"%s\",\"game\":\"%s\",\"houses\":%d,\"seeds\":%d,\"players\":%d,"
          "\"idle\":%d,\"silent\":%d,\"spectators\":%d,\"think_ms\":[%d,%d],"
-         "\"ramp_s\":%.3f,\"warmup_s\":%.3f,\"window_s\":%.3f,",
+         "\"ramp_s\":%.3f,\"warmup_s\":%.3f,\"ready_wait_s\":%.3f,\"window_s\":%.3f,",
          cfg->pair ? "pair" : "local", cfg->game, cfg->houses, cfg->seeds, cfg->players, cfg->idle,
          cfg->silent, cfg->spectators, cfg->think_min, cfg->think_max, cfg->ramp, cfg->warmup,
-         secs);
+         ready_wait_s(), secs);
   printf("\"moves\":%" PRIu64 ",\"moves_per_s\":%.1f,\"games\":%" PRIu64 ",", st->moves,
          secs > 0 ? (double)st->moves / secs : 0.0, st->games);
   if (offered > 0)
@@ -1052,6 +1078,8 @@ static void usage(FILE *f) {
           "  --warmup S                  seconds before measuring, after the ramp (default 1)\n"
           "  --ramp S                    spread the connections' start over S seconds (default 0)\n"
           "  --max-connecting N          connections set up at once (default 100)\n"
+          "  --ready-timeout S           after the warmup, wait up to S seconds for every player,\n"
+          "                              spectator and idle connection to be ready (default 0)\n"
           "  --moves N                   end the window after N moves\n"
           "  --server-pid PID            report that process's CPU and RSS (from /proc)\n"
           "  --seed N                    seed of the move and think-time choices (default 1)\n"
@@ -1150,6 +1178,7 @@ static int parse_options(config *cfg, int argc, char **argv) {
     O_VERBOSE,
     O_PROGRESS,
     O_CONNECTING,
+    O_READY,
     O_HELP
   };
   static const struct option opts[] = {
@@ -1175,6 +1204,7 @@ static int parse_options(config *cfg, int argc, char **argv) {
       {"verbose", no_argument, NULL, O_VERBOSE},
       {"progress", no_argument, NULL, O_PROGRESS},
       {"max-connecting", required_argument, NULL, O_CONNECTING},
+      {"ready-timeout", required_argument, NULL, O_READY},
       {"help", no_argument, NULL, O_HELP},
       {NULL, 0, NULL, 0},
   };
@@ -1269,6 +1299,9 @@ static int parse_options(config *cfg, int argc, char **argv) {
       break;
     case O_PROGRESS:
       cfg->progress = true;
+      break;
+    case O_READY:
+      bad = parse_secs(optarg, &cfg->ready_timeout);
       break;
     case O_CONNECTING:
       bad = parse_long(optarg, 1, 100000, &v);
