@@ -11,7 +11,8 @@
  *   other   -> error unknown_type
  *
  * Measured under the same loadgen, the gap between it and mancala-server is the server's own
- * work per move (decoding, rules, storage, encoding), since harness and transport are the same.
+ * work per move (decoding, rules, storage, encoding), since harness and transport are the same
+ * (keepalive included: the server's default ping and hangup times).
  *
  *   echo-server [--port N] [--bind ADDR] [--max-connections N]
  *
@@ -317,12 +318,17 @@ int main(int argc, char **argv) {
   echo.protocols[0] =
       (struct lws_protocols){PROTOCOL_NAME, ws_callback, sizeof(econn), FRAME_MAX, 0, NULL, 0};
   memset(&echo.protocols[1], 0, sizeof echo.protocols[1]);
+  /* The server's keepalive (its --ping-s and --hangup-s defaults): lws keeps a timer per
+   * connection for it, a cost of the transport that both must pay. */
+  static const lws_retry_bo_t keepalive = {.secs_since_valid_ping = 30,
+                                           .secs_since_valid_hangup = 75};
   void *loops[1] = {&echo.loop};
   struct lws_context_creation_info info;
   memset(&info, 0, sizeof info);
   info.options = LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_EXPLICIT_VHOSTS;
   info.foreign_loops = loops;
   info.pcontext = &echo.context;
+  info.retry_and_idle_policy = &keepalive;
   info.fd_limit_per_thread = echo.max_connections + 256;
   echo.context = lws_create_context(&info);
   int status = 0;

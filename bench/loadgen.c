@@ -996,6 +996,14 @@ static void on_stop_tick(uv_timer_t *t) {
   if (!lg.destroyed_once) {
     lg.destroyed_once = true;
     lg.stop_started = now_ns();
+    /* Close every connection now, without a closing handshake: lws's own teardown closes them
+     * gracefully, one timeout each, which takes long with thousands of connections to a server
+     * that is slow to answer. */
+    for (size_t i = 0; i < lg.nconns; i++) {
+      struct lws *wsi = lg.conns[i].wsi;
+      if (wsi != NULL)
+        lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_SYNC);
+    }
     if (lg.context != NULL)
       lws_context_destroy(lg.context);
     return;
