@@ -11,7 +11,7 @@
 //
 // Options: --seconds S (measured window of a, b and d), --build DIR (default build-bench),
 // --peer DIR (the Node.js peer's sources; default ../shared/peer next to the repository, or
-// $MANCALA_PEER), --sweep-think MIN-MAX (default 200-600), --sweep-players 100,500,...,
+// $MANCALA_PEER), --sweep-think MIN-MAX (default 1000-3000, as in b), --sweep-players 100,500,...,
 // --no-peer (skip the peer), --sync normal|full (the server of b, c, d and profile).
 //
 // Every run builds the Release server, loadgen and echo-server into the build directory first
@@ -44,7 +44,7 @@ const SECONDS = Number(opt('--seconds', 20));
 const ROUNDS = Number(opt('--rounds', 3));
 const BUILD = path.resolve(top, opt('--build', 'build-bench'));
 const SYNC = opt('--sync', 'normal');
-const SWEEP_THINK = opt('--sweep-think', '200-600');
+const SWEEP_THINK = opt('--sweep-think', '1000-3000');
 const SWEEP_PLAYERS = opt('--sweep-players', '100,500,1000,2000,5000,10000').split(',').map(Number);
 const NOFILE = 65536;
 const MAX_CONNECTIONS = 60000;

@@ -986,10 +986,26 @@ static void count_lws_handle(uv_handle_t *h, void *arg) {
 
 /* Teardown with a foreign loop: destroy the context from a uv callback, wait until lws has no
  * handle left, destroy it again, then close our own handles so uv_run() returns. */
+/* Counts the handles lws still has, by kind, for the watchdog's message. */
+static void count_kinds(uv_handle_t *h, void *arg) {
+  int *n = arg;
+  if (h->data == &own_tag)
+    return;
+  n[0]++;
+  n[1] += uv_is_closing(h) != 0;
+  n[2] += h->type == UV_POLL;
+  n[3] += h->type == UV_TIMER;
+}
+
 static void on_stop_tick(uv_timer_t *t) {
   if (lg.stop_started != 0 && now_ns() - lg.stop_started > 30000000000ull) {
-    /* Never seen, but a benchmark must not hang: the report is out, leave without cleanup. */
-    fprintf(stderr, "loadgen: libwebsockets did not close its connections in 30 s; exiting\n");
+    /* A benchmark must not hang: the report is out, leave without cleanup. */
+    int n[4] = {0, 0, 0, 0};
+    uv_walk(&lg.loop, count_kinds, n);
+    fprintf(stderr,
+            "loadgen: libwebsockets did not close its connections in 30 s (%d handles left: %d "
+            "closing, %d sockets, %d timers); exiting\n",
+            n[0], n[1], n[2], n[3]);
     fflush(NULL);
     _exit(3);
   }
