@@ -204,6 +204,7 @@ int main(int argc, char **argv) {
     srv_log_error("main", "the loop still has handles at exit: %s", uv_strerror(rc));
     status = 1;
   }
+  srv_log_flush(); /* The counts of repeated lines left out (srv_log.h). */
   if (status == 0)
     srv_log_info("main", "stopped cleanly");
   return status;

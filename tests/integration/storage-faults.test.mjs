@@ -1,4 +1,4 @@
-// Storage faults under load (security probe, findings 3, 4, 9): what players see when the
+// Storage faults under load (security probe, findings 3, 4, 9, 12): what players see when the
 // database cannot take writes, is deleted, or becomes unwritable, against the real server.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -123,6 +123,14 @@ test('at the quota every request is answered and no states storm', async () => {
     await sleep(1500);
     const late = pairs.reduce((n, p) => n + p.a.inbox.length + p.b.inbox.length, 0);
     assert.equal(late, 0, 'no frames without requests');
+    // Finding 12: repeated failures are logged, but not once each: at most 20 lines per call site
+    // per 10 s (srv_log.h), and a count of the rest.
+    const lines = server.log.split('\n').filter((l) => / (ERROR|WARN) /.test(l));
+    const sites = new Set(lines.map((l) => l.replace(/^\S+ /, '').replace(/[0-9a-f]{8,}|\d+/g, 'N')));
+    assert.ok(lines.length <= 20 * sites.size * 2, `log lines: ${lines.length} for ${storageErrors} storage errors`);
+    // The count of the lines left out is said when the window ends, at the latest at the stop.
+    assert.deepEqual(await server.stop(), { code: 0, signal: null });
+    assert.match(server.log, /more lines like this in \d+ s were not logged; the last: /);
   } finally {
     assert.deepEqual(await server.stop(), { code: 0, signal: null });
   }
