@@ -10,6 +10,7 @@
 #include "srv_api.h"
 #include "srv_config.h"
 #include "srv_dispatch.h"
+#include "srv_gameid.h"
 #include "srv_ident.h"
 #include "srv_lobby.h"
 #include "srv_log.h"
@@ -119,6 +120,12 @@ int main(int argc, char **argv) {
     return 1;
   }
   srv_log_info("main", "storage: %s (synchronous %s)", srv_store_path(app.store), cfg.sync);
+  unsigned char gamekey[SRV_GAMEID_KEY_LEN];
+  if ((rc = srv_store_secret(app.store, "game_id", gamekey, sizeof gamekey)) != 0) {
+    srv_log_error("main", "cannot read the key of the public game ids: %s", srv_store_strerror(rc));
+    return 1;
+  }
+  srv_gameid_set_key(gamekey);
   if ((app.api = srv_api_new(app.store)) == NULL)
     return 1;
 

@@ -29,7 +29,7 @@
 /* Migration i takes the schema from version i to i + 1. Never edit a migration that has shipped:
  * add the next one. Version 1 is the base tables; version 2 adds when a player was last seen and
  * the indexes behind a player's recent games; version 3 records the rules version of the Congkak
- * matches stored before it (below). */
+ * matches stored before it (below); version 4 holds the key of the public game ids. */
 static const char *const migrations[SRV_STORE_SCHEMA_VERSION] = {
     /* 0 -> 1 */
     "CREATE TABLE players ("
@@ -84,6 +84,10 @@ static const char *const migrations[SRV_STORE_SCHEMA_VERSION] = {
     "UPDATE games SET options = options || ' burn=match' "
     "WHERE game = 'congkak' AND ' ' || options || ' ' LIKE '% rounds=match %' "
     "AND ' ' || options || ' ' NOT LIKE '% burn=%';",
+    /* 3 -> 4: the secret key of the public game ids (srv_gameid.h; security probe, finding 5),
+     * made once, kept with the games it names. */
+    "CREATE TABLE secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL);"
+    "INSERT INTO secrets (name, value) VALUES ('game_id', randomblob(16));",
 };
 
 #define GAME_COLUMNS                                                                               \
@@ -1172,6 +1176,26 @@ void srv_store_game_free(srv_store_game *game) {
     return;
   free(game->moves);
   free(game);
+}
+
+int srv_store_secret(srv_store *store, const char *name, unsigned char *out, size_t len) {
+  if (store == NULL || name == NULL || out == NULL)
+    return SRV_STORE_EINVAL;
+  sqlite3_stmt *s = NULL;
+  int rc = sqlite3_prepare_v2(store->db, "SELECT value FROM secrets WHERE name = ?1", -1, &s, NULL);
+  if (rc != SQLITE_OK)
+    return db_fail(store, rc, "cannot read a secret");
+  sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+  int err = SRV_STORE_ENOTFOUND;
+  rc = sqlite3_step(s);
+  if (rc == SQLITE_ROW && (size_t)sqlite3_column_bytes(s, 0) == len) {
+    memcpy(out, sqlite3_column_blob(s, 0), len);
+    err = 0;
+  } else if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+    err = db_fail(store, rc, "cannot read a secret");
+  }
+  sqlite3_finalize(s);
+  return err;
 }
 
 int srv_store_game_get(srv_store *store, int64_t id, srv_store_game **out) {

@@ -57,7 +57,7 @@ enum {
 };
 
 /* The schema version this code creates and migrates to (PRAGMA user_version). */
-#define SRV_STORE_SCHEMA_VERSION 3
+#define SRV_STORE_SCHEMA_VERSION 4
 
 /* The database file inside the data directory. */
 #define SRV_STORE_FILE "mancala.db"
@@ -325,6 +325,11 @@ void srv_store_recovery_free(srv_store_recovery *recovery);
  * or SRV_STORE_ENOTFOUND. For a token the server no longer has in memory. */
 int srv_store_player_by_token(srv_store *store, const uint8_t token_hash[32],
                               srv_store_player *out);
+
+/* Reads the secret name (borrowed; "game_id": the key of the public game ids, srv_gameid.h) into
+ * out, len bytes. Returns 0, SRV_STORE_ENOTFOUND (no such secret, or not len bytes) or another
+ * negative code. */
+int srv_store_secret(srv_store *store, const char *name, unsigned char *out, size_t len);
 
 /* Reads game id with all its moves into a new *out (free with srv_store_game_free()). Returns 0
  * or SRV_STORE_ENOTFOUND. Unfinished games are returned too (ended_ms == 0): the caller decides

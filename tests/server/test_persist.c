@@ -7,6 +7,7 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include "srv_gameid.h"
 #include "srv_persist.h"
 #include "srv_recover.h"
 #include "srv_store.h"
@@ -170,7 +171,7 @@ TEST_IMPL(recovery) {
   reconnect_as(&e.w, &b, (srv_player *)srv_room_seat(r, 1));
   ASSERT_EQ(runf(&e.w, &b, "{\"type\":\"resign\",\"room\":\"%s\"}", room), 0);
   end_turn(&e);
-  ASSERT_EQ(field_i(&a, "state", "game_id"), 1);
+  ASSERT_EQ(srv_gameid_parse(field_s(&a, "state", "game_id"), SRV_GAMEID_LEN), 1);
   disconnect(&e.w, &a);
   disconnect(&e.w, &b);
   env_close(&e);
@@ -185,7 +186,7 @@ TEST_IMPL(recovery) {
   ASSERT_EQ(res.reason, MC_REASON_RESIGNATION);
   ASSERT_EQ(res.winner, MC_WIN_SOUTH);
   reconnect_as(&e.w, &a, (srv_player *)srv_room_seat(r, 0));
-  ASSERT_EQ(field_i(&a, "state", "game_id"), 1);
+  ASSERT_EQ(srv_gameid_parse(field_s(&a, "state", "game_id"), SRV_GAMEID_LEN), 1);
   ASSERT_STR_EQ(path_s(&a, "state", "result", "reason"), "resignation");
   disconnect(&e.w, &a);
   /* Its expiry timer runs again: the room closes and is forgotten. */
