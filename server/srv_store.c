@@ -86,8 +86,8 @@ static const char *const migrations[SRV_STORE_SCHEMA_VERSION] = {
     "AND ' ' || options || ' ' NOT LIKE '% burn=%';",
     /* 3 -> 4: the secret key of the public game ids (srv_gameid.h; security probe, finding 5),
      * made once, kept with the games it names. */
-    "CREATE TABLE secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL);"
-    "INSERT INTO secrets (name, value) VALUES ('game_id', randomblob(16));",
+    ("CREATE TABLE secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL);"
+     "INSERT INTO secrets (name, value) VALUES ('game_id', randomblob(16));"),
 };
 
 #define GAME_COLUMNS                                                                               \
