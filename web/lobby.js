@@ -65,9 +65,8 @@ export class LobbyView {
         h('div', { class: 'gc-art', 'aria-hidden': 'true' }, mini),
         h('h3', {}, gameTitle(g)),
         h('p', {}, t('game.' + g + '.blurb')),
-        h('div', { class: 'gc-actions' },
+        h('div', { class: 'gc-actions', dataset: { game: g } },
           h('button', { class: 'btn primary', type: 'button', dataset: { quick: g }, onclick: () => this.quick(g) }, t('lobby.quick')),
-          h('button', { class: 'btn rated-quick', type: 'button', dataset: { quickRated: g }, hidden: !conn.account, onclick: () => this.quick(g, true) }, t('lobby.quick_rated')),
           h('a', { class: 'btn ghost', href: '/?how=' + g, 'data-link': '' }, t('nav.how'))));
     };
     this.main.append(
@@ -106,7 +105,15 @@ export class LobbyView {
     const box = this.accountBox;
     if (!box) return;
     const acc = conn.account;
-    for (const b of this.main.querySelectorAll('.rated-quick')) b.hidden = !acc;
+    // Rated quick play, for an account only (right after the casual one).
+    for (const row of this.main.querySelectorAll('.gc-actions[data-game]')) {
+      const old = row.querySelector('.rated-quick');
+      if (old && !acc) old.remove();
+      if (!old && acc) {
+        const g = row.dataset.game;
+        row.firstElementChild.after(h('button', { class: 'btn rated-quick', type: 'button', dataset: { quickRated: g }, onclick: () => this.quick(g, true) }, t('lobby.quick_rated')));
+      }
+    }
     if (this.nameInput && this.nameInput.parentNode && !acc && box.contains(this.nameInput)) return;
     clear(box);
     if (acc) {
