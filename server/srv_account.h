@@ -23,6 +23,11 @@
  * Replies (docs/protocol.md): register and change_password answer with an account frame; login,
  * logout, logout_all and delete_account with the connection's new welcome (then, after a login,
  * joined and state for every seat of the account).
+ *
+ * Storage: the account's writes (srv_store.h) join the loop turn's batch like the rooms' and are
+ * committed before the reply is released. A write refused at once is answered with storage_error
+ * and changes nothing; a commit that fails after it was accepted is logged by persistence (the
+ * memory already has the change; it is not taken back, unlike a move).
  */
 #ifndef SRV_ACCOUNT_H
 #define SRV_ACCOUNT_H
