@@ -70,7 +70,10 @@ function formDialog(title, build) {
     }
   });
   dlg.append(head, form);
-  form.append(status);
+  // The form's error above its buttons, where the eye is after pressing one.
+  const actions = form.querySelector('.dlg-actions');
+  if (actions) form.insertBefore(status, actions);
+  else form.append(status);
   dlg.setAttribute('aria-labelledby', 'dlg-title');
   dlg.onclose = null;
   dlg.showModal();
@@ -94,21 +97,25 @@ export function loginDialog() {
         name.set(n ? '' : t('account.required'));
         pw.set(p ? '' : t('account.required'));
         if (!n || !p) return;
-        // The account's seats come back right after the welcome (joined, then state, per room).
-        const seats = [];
-        const off = conn.on('joined', (j) => { if (j.room && j.role === 'player') seats.push(j.room.toUpperCase()); });
+        // The account's seats come back right after the welcome (joined, then state, per room);
+        // the games still to play are those whose state is not finished.
+        const seats = [], live = new Set();
+        const offs = [conn.on('joined', (j) => { if (j.room && j.role === 'player') seats.push(j.room.toUpperCase()); }),
+          conn.on('state', (s) => { if (s.room && s.status !== 'finished') live.add(s.room.toUpperCase()); })];
         try {
           const w = await conn.request({ type: 'login', name: n, password: p });
           if (!w) { status.textContent = t('err.timeout'); return; }
           close();
           await new Promise((r) => setTimeout(r, 150));
-          toast(seats.length ? t('account.welcome_back_games', { name: w.name, n: seats.length }) : t('account.welcome_back', { name: w.name }), 'ok', 5000);
+          const games = seats.filter((r) => live.has(r));
+          toast(games.length ? t('account.welcome_back_games', { name: w.name, n: games.length }) : t('account.welcome_back', { name: w.name }), 'ok', 5000);
           // One game in progress: straight back to it; several: the first (the lobby lists them).
-          if (seats.length && !location.pathname.startsWith('/r/' + seats[0])) navigate('/r/' + seats[0]);
+          // A finished game whose room is still open is no reason to leave this page.
+          if (games.length && !location.pathname.startsWith('/r/' + games[0])) navigate('/r/' + games[0]);
         } catch (e) {
           status.textContent = accountError(e);
           if (e.code === 'bad_credentials') { pw.input.value = ''; pw.input.focus(); }
-        } finally { off(); }
+        } finally { for (const off of offs) off(); }
       },
     };
   });
