@@ -118,9 +118,10 @@ export class LeaderboardView {
 
 // The rating history of one game as an SVG line chart: the rating after each rated game (and the
 // rating it started from), a band for the deviation, the lowest and highest values and the first
-// and last dates on the axes. Drawn at a fixed viewBox and scaled with the page.
-export function ratingGraph(game, points) {
-  const W = 640, H = 200, L = 46, R = 12, T = 12, B = 26;
+// and last dates on the axes. Drawn for width px (the width it is shown at, so that its text keeps
+// its size on a phone as on a desktop).
+export function ratingGraph(game, points, width = 640) {
+  const W = Math.max(240, Math.round(width)), H = W < 520 ? 180 : 220, L = 46, R = 12, T = 12, B = 26;
   const title = t('profile.graph_title', { game: gameTitle(game) });
   if (!points.length) return h('p', { class: 'empty-note graph-empty' }, t('profile.no_history'));
   const series = [{ rating: points[0].rating - points[0].diff, rd: null, at: null }, ...points];
@@ -132,7 +133,7 @@ export function ratingGraph(game, points) {
   const x = (i) => L + (series.length === 1 ? (W - L - R) / 2 : (i * (W - L - R)) / (series.length - 1));
   const y = (v) => T + ((hi - v) * (H - T - B)) / (hi - lo || 1);
   const line = series.map((p, i) => `${x(i).toFixed(1)},${y(p.rating).toFixed(1)}`).join(' ');
-  const svg = h(SVG + 'svg', { class: 'rating-graph', viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-labelledby': `graph-${game}-t graph-${game}-d`, preserveAspectRatio: 'none' });
+  const svg = h(SVG + 'svg', { class: 'rating-graph', viewBox: `0 0 ${W} ${H}`, style: { 'aspect-ratio': `${W} / ${H}` }, role: 'img', 'aria-labelledby': `graph-${game}-t graph-${game}-d`, preserveAspectRatio: 'none' });
   const first = rounded(series[0].rating), last = rounded(series[series.length - 1].rating);
   svg.append(
     h(SVG + 'title', { id: `graph-${game}-t` }, title),
@@ -169,12 +170,26 @@ export class ProfileView {
     this.games = [];
     this.next = null;
     this.game = null; // the game whose graph shows
-    this.offs = [onLang(() => this.render())];
+    // The graph is drawn again for its new width when the window's changes.
+    let timer = 0;
+    const resize = () => { clearTimeout(timer); timer = setTimeout(() => this.drawGraph(), 120); };
+    window.addEventListener('resize', resize);
+    this.offs = [onLang(() => this.render()), () => { clearTimeout(timer); window.removeEventListener('resize', resize); }];
     this.render();
     this.load();
   }
 
   destroy() { for (const f of this.offs) f(); this.gone = true; }
+
+  drawGraph() {
+    const box = this.graphBox;
+    if (!box || !this.data || !this.data.history) return;
+    const width = box.clientWidth || 640;
+    if (box.firstChild && Math.abs(width - (box.drawnWidth || 0)) < 8) return;
+    clear(box);
+    box.drawnWidth = width;
+    box.append(ratingGraph(this.game, this.data.history[this.game] || [], width));
+  }
 
   async load() {
     try {
@@ -225,6 +240,7 @@ export class ProfileView {
       r.rank ? h('span', { class: 'rc-rank' }, t('profile.rank', { n: r.rank })) : null);
     });
     this.gamesBox = h('div', { class: 'recent profile-games' });
+    this.graphBox = h('div', { class: 'graph-box' });
     main.append(h('section', { class: 'profile' },
       h('div', { class: 'profile-head' },
         h('div', {}, h('h1', {}, d.name), h('p', { class: 'lead' }, t('profile.since', { date: date(d.created, true) }))),
@@ -233,8 +249,9 @@ export class ProfileView {
       h('div', { class: 'card graph-card' },
         h('h2', {}, t('profile.graph_title', { game: gameTitle(this.game) }),
           h('a', { class: 'small-link', href: '/leaderboard/' + this.game, 'data-link': '' }, t('lb.title'))),
-        ratingGraph(this.game, d.history[this.game] || [])),
+        this.graphBox),
       h('div', { class: 'card' }, h('h2', {}, t('profile.games')), this.gamesBox)));
+    this.drawGraph();
     this.renderGames();
   }
 
