@@ -672,7 +672,9 @@ export class RoomView {
       // (the players' bars move down) rather than the card covering them. On phones the card
       // covers the whole screen (style.css) and the board keeps its place.
       if (getComputedStyle(O).position === 'absolute') {
-        const need = card.offsetHeight + 24;
+        // Its content's height and borders: the card's own height is capped at the board's
+        // (max-height: 100%).
+        const need = card.scrollHeight + card.offsetHeight - card.clientHeight + 24;
         if (need > wrap.offsetHeight) wrap.style.setProperty('min-height', need + 'px');
       }
     }

@@ -190,6 +190,9 @@ test('guests sign up keeping their game, two rated games rate as Glicko-2 says, 
     Bartek: { after: String(round(bartekR.r)), diff: signed(round(bartekR.r) - 1500) },
   });
   await shots(ola, 'rating-change');
+  // The result card shows whole over the board (its buttons were cut off under the rating row).
+  const card = await ola.locator('.overlay.over .over-card').evaluate((el) => ({ full: el.scrollHeight, shown: el.clientHeight }));
+  assert.ok(card.full <= card.shown + 1, `the result card shows ${card.shown} of its ${card.full} px`);
 
   // 4. A second rated game, created by Bartek from the lobby; Ola resigns. Now the two
   // come in with different ratings, so nothing here is symmetric. (Between the games each deviation
