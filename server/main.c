@@ -7,6 +7,7 @@
 
 #include <uv.h>
 
+#include "srv_account.h"
 #include "srv_api.h"
 #include "srv_config.h"
 #include "srv_dispatch.h"
@@ -21,6 +22,7 @@
 #include "srv_store.h"
 #include "srv_time_uv.h"
 #include "srv_turn.h"
+#include "srv_work_uv.h"
 
 #ifndef MANCALA_VERSION
 #define MANCALA_VERSION "0.0.0"
@@ -40,6 +42,8 @@ static struct app {
   srv_store *store;
   srv_persist *persist;
   srv_api *api;
+  srv_work work;
+  srv_accounts *accounts;
 } app;
 
 /* The gauges of /healthz and /metrics that the network layer does not own. */
@@ -144,6 +148,20 @@ int main(int argc, char **argv) {
   app.dispatch.store.restore = srv_persist_restore;
   app.dispatch.store.player = srv_persist_player;
   app.dispatch.store.ud = app.persist;
+  /* Accounts hash passwords on libuv's thread pool; their results come back to this loop. */
+  srv_work_init_uv(&app.work, &app.loop);
+  srv_accounts_config acfg;
+  srv_accounts_config_init(&acfg);
+  acfg.attempts_per_name = cfg.login_attempts;
+  acfg.attempts_per_addr = cfg.login_attempts_ip;
+  acfg.window_ms = (int64_t)cfg.login_window_s * 1000;
+  app.accounts =
+      srv_accounts_new(&app.dispatch, app.store, app.persist, &app.work, &app.time, &acfg);
+  if (app.accounts == NULL) {
+    srv_log_error("main", "cannot start the accounts (out of memory, or libsodium failed)");
+    return 1;
+  }
+  app.dispatch.accounts = app.accounts;
   if ((rc = uv_signal_init(&app.loop, &app.sigint)) != 0 ||
       (rc = uv_signal_init(&app.loop, &app.sigterm)) != 0) {
     srv_log_error("main", "uv_signal_init: %s", uv_strerror(rc));
@@ -165,6 +183,8 @@ int main(int argc, char **argv) {
   }
   uv_run(&app.loop, UV_RUN_DEFAULT);
 
+  /* Every password job has had its done call (uv_run() waits for them), applying nothing. */
+  srv_accounts_free(app.accounts);
   srv_persist_free(app.persist);
   srv_ident_free(app.ident);
   srv_api_free(app.api);

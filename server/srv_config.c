@@ -84,6 +84,12 @@ static const opt options[] = {
     STR_OPT("trust-proxy", "MANCALA_TRUST_PROXY", trust_proxy, "127.0.0.1,::1",
             "reverse proxies whose X-Forwarded-For names the client: addresses and CIDR blocks, "
             "comma-separated, or none"),
+    INT_OPT("login-attempts", "MANCALA_LOGIN_ATTEMPTS", login_attempts, 1, 1000000, 5,
+            "failed logins of one account name per --login-window-s, then too_many_attempts"),
+    INT_OPT("login-attempts-ip", "MANCALA_LOGIN_ATTEMPTS_IP", login_attempts_ip, 1, 1000000, 30,
+            "logins, sign-ups and password checks from one address per --login-window-s"),
+    INT_OPT("login-window-s", "MANCALA_LOGIN_WINDOW_S", login_window_s, 1, 86400, 600,
+            "the window of both login limits, in seconds"),
     {"help", NULL, OPT_HELP, 0, 0, 0, 0, 0, NULL, "print this help and exit"},
 };
 
@@ -249,7 +255,7 @@ void srv_config_help(FILE *out, const char *prog) {
 }
 
 void srv_config_log(const srv_config *cfg) {
-  char line[900];
+  char line[1200];
   size_t n = 0;
   for (size_t i = 0; i < N_OPTIONS && n < sizeof line; i++) {
     const opt *o = &options[i];

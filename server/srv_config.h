@@ -31,6 +31,9 @@ typedef struct srv_config {
   int send_queue;          /* Outgoing messages queued per connection before it is dropped. */
   int send_queue_kib;      /* Outgoing bytes (KiB) queued per connection before it is dropped. */
   char trust_proxy[512];   /* Proxies whose X-Forwarded-For names the client (srv_addr.h). */
+  int login_attempts;      /* Failed logins of one name per window (srv_account.h). */
+  int login_attempts_ip;   /* Password checks and sign-ups from one address per window. */
+  int login_window_s;      /* The window of both. */
 } srv_config;
 
 /* Fills *cfg with the defaults. */

@@ -26,6 +26,8 @@ typedef struct srv_dispatch_store {
   void *ud;
 } srv_dispatch_store;
 
+struct srv_accounts;
+
 /* What the handlers work on; all borrowed, owned by main. */
 typedef struct srv_dispatch {
   srv_rooms *rooms;
@@ -33,6 +35,7 @@ typedef struct srv_dispatch {
   srv_ident *ident;
   srv_sink sink;
   srv_dispatch_store store;
+  struct srv_accounts *accounts; /* NULL: the account commands are unsupported. */
 } srv_dispatch;
 
 /* Handles one complete text frame (buf, len; borrowed) from c. Never fails: errors are sent. */
@@ -47,6 +50,10 @@ int srv_dispatch_command(srv_dispatch *d, srv_client *c, const srv_cmd *cmd);
  * are borrowed and may be NULL. */
 void srv_dispatch_error(srv_dispatch *d, srv_client *c, int err, const srv_req_id *id,
                         const char *field, const char *request);
+
+/* As srv_dispatch_error() for an error that says when to try again (too_many_attempts). */
+void srv_dispatch_error_retry(srv_dispatch *d, srv_client *c, int err, const srv_req_id *id,
+                              const char *request, int64_t retry_after_ms);
 
 /* Encodes ev (borrowed) and queues it for c. Returns 0 or SRV_ENOMEM (c is then dropped). */
 int srv_dispatch_send(srv_dispatch *d, srv_client *c, const srv_event *ev);

@@ -49,6 +49,7 @@ static srv_frame *encode(srv_lobby *lobby) {
     for (int s = 0; s < 2; s++) {
       const srv_player *p = srv_room_seat(r, s);
       e->names[s] = p ? p->name : NULL;
+      e->seats[s] = p;
     }
     e->status = srv_room_status(r);
     e->spectators = srv_room_spectators(r);

@@ -16,6 +16,10 @@
 #define SRV_CHAT_MAX 300 /* Characters (code points). */
 #define SRV_CHAT_SIZE (4 * SRV_CHAT_MAX + 1)
 #define SRV_ID_SIZE 65 /* A string request id: up to 64 bytes. */
+/* A password: a new one has 8..128 characters (code points); any has at most 128. */
+#define SRV_PASSWORD_MIN 8
+#define SRV_PASSWORD_MAX 128
+#define SRV_PASSWORD_SIZE (4 * SRV_PASSWORD_MAX + 1)
 
 typedef enum srv_visibility { SRV_PUBLIC = 0, SRV_PRIVATE = 1 } srv_visibility;
 typedef enum srv_seat_choice {
@@ -68,6 +72,7 @@ typedef struct srv_room_opts {
   int64_t increment_ms;
   srv_opponent opponent;
   int level;
+  bool rated; /* The game counts for the ratings (srv_rating.h says which may). */
 } srv_room_opts;
 
 typedef enum srv_cmd_type {
@@ -83,6 +88,12 @@ typedef enum srv_cmd_type {
   SRV_CMD_REMATCH,
   SRV_CMD_CHAT,
   SRV_CMD_RESYNC,
+  SRV_CMD_REGISTER,
+  SRV_CMD_LOGIN,
+  SRV_CMD_LOGOUT,
+  SRV_CMD_LOGOUT_ALL,
+  SRV_CMD_CHANGE_PASSWORD,
+  SRV_CMD_DELETE_ACCOUNT,
   SRV_CMD_COUNT
 } srv_cmd_type;
 
@@ -97,7 +108,7 @@ typedef struct srv_req_id {
 typedef struct srv_cmd {
   srv_cmd_type type;
   srv_req_id id;
-  bool has_name;            /* hello */
+  bool has_name;            /* hello, register, login */
   char name[SRV_NAME_SIZE]; /* hello: trimmed, 1..24 characters, no control characters */
   bool has_token;           /* hello */
   char token[SRV_TOKEN_CHARS + 1];
@@ -110,6 +121,10 @@ typedef struct srv_cmd {
   srv_draw_action action;      /* draw */
   char text[SRV_CHAT_SIZE];    /* chat: 1..300 characters, no control characters */
   bool watch;                  /* lobby: true unless "watch":false */
+  /* login, change_password, delete_account: the password (1..128 characters); register: the
+   * new one (8..128). new_password: change_password's new one. Wiped after the handler. */
+  char password[SRV_PASSWORD_SIZE];
+  char new_password[SRV_PASSWORD_SIZE];
 } srv_cmd;
 
 /* One seat as shown in a state. */
@@ -145,6 +160,9 @@ typedef struct srv_state_view {
   int64_t abandon_ms;
   int64_t game_id; /* The archive id of a finished game, 0: none. */
   bool with_moves; /* A full state: the game's moves too (join, resume, resync). */
+  /* A rated game that ended and changed the ratings: each seat's rating before and after. */
+  bool has_rating_change;
+  double rating_before[2], rating_after[2];
 } srv_state_view;
 
 /* One public room in the lobby list. */
@@ -154,6 +172,7 @@ typedef struct srv_lobby_entry {
   const char *names[2]; /* NULL: free seat. */
   srv_status status;
   int spectators;
+  const srv_player *seats[2]; /* NULL: free seat (for their ratings in a rated room). */
 } srv_lobby_entry;
 
 typedef enum srv_event_type {
@@ -165,7 +184,8 @@ typedef enum srv_event_type {
   SRV_EV_CHAT,
   SRV_EV_ERROR,
   SRV_EV_CLOSED,
-  SRV_EV_BYE
+  SRV_EV_BYE,
+  SRV_EV_ACCOUNT
 } srv_event_type;
 
 /* An event for one connection. Pointers are borrowed for the duration of the send call. */
@@ -177,8 +197,12 @@ typedef struct srv_event {
       const srv_player *player;
       const char *token; /* NULL when resuming: the client already has it. */
       bool resumed;
-      bool storage; /* Durable storage is on (features.storage). */
+      bool storage;       /* Durable storage is on (features.storage). */
+      const char *reason; /* Why a new identity arrives without a hello ("logout"...), or NULL. */
     } welcome;
+    struct {
+      const srv_player *player; /* Its account: name, ratings. */
+    } account;
     struct {
       const char *room;
       srv_role role;
@@ -200,8 +224,9 @@ typedef struct srv_event {
     } chat;
     struct {
       int err;
-      const char *field;   /* bad_request: the offending field, or NULL. */
-      const char *request; /* The request's type when known, or NULL. */
+      const char *field;      /* bad_request: the offending field, or NULL. */
+      const char *request;    /* The request's type when known, or NULL. */
+      int64_t retry_after_ms; /* too_many_attempts: when to try again (0: not said). */
     } error;
     struct {
       const char *room;

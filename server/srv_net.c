@@ -92,7 +92,7 @@ struct srv_net {
   uint64_t started_ms;
   lws_retry_bo_t retry;
   struct lws_protocols protocols[3];
-  struct lws_http_mount mounts[6];
+  struct lws_http_mount mounts[9];
   struct lws_protocol_vhost_options mimetypes[5];
   char index_path[1100];
   char web_origin[1100]; /* The file mount's origin: mounts must outlive the context. */
@@ -371,6 +371,7 @@ static void conn_open(srv_net *net, conn *c, struct lws *wsi) {
   lws_get_peer_simple(wsi, peer, sizeof peer);
   bool has_xff = lws_hdr_copy(wsi, xff, sizeof xff, WSI_TOKEN_X_FORWARDED_FOR) > 0;
   srv_addr_client(&net->proxies, peer, has_xff ? xff : NULL, c->ip, sizeof c->ip);
+  snprintf(c->client.addr, sizeof c->client.addr, "%s", c->ip);
   c->tokens = net->cfg.burst;
   c->refill_ms = now_ms();
   srv_list_push_front(&net->conns, &c->link);
@@ -572,17 +573,28 @@ static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void
       return http_reply(wsi, req, HTTP_STATUS_OK, "text/plain; version=0.0.4; charset=utf-8", text);
     }
     if (strncmp(uri, "/api/", 5) == 0 && net->routes.api != NULL) {
-      char arg[64];
-      const char *limit = lws_get_urlarg_by_name(wsi, "limit=", arg, (int)sizeof arg);
+      /* The query's arguments, decoded, joined by '&' (a few short ones are all a route reads). */
+      char query[256] = "", frag[96];
+      size_t qn = 0;
+      for (int i = 0; i < 8; i++) {
+        int n = lws_hdr_copy_fragment(wsi, frag, sizeof frag, WSI_TOKEN_HTTP_URI_ARGS, i);
+        if (n <= 0 || qn + (size_t)n + 2 > sizeof query)
+          break;
+        qn += (size_t)snprintf(query + qn, sizeof query - qn, "%s%s", qn ? "&" : "", frag);
+      }
       char *body = NULL;
       const char *type = "application/json";
-      int status = net->routes.api(net->routes.api_ud, uri, limit, &body, &type);
+      int status = net->routes.api(net->routes.api_ud, uri, query, &body, &type);
       if (body == NULL)
         return -1;
       return http_reply(wsi, req, (unsigned)status, type, body);
     }
-    if (strncmp(uri, "/r/", 3) == 0 || (strncmp(uri, "/g/", 3) == 0 && net->routes.api != NULL)) {
-      /* /r/CODE and /g/ID: the same page as /, which reads the code from the address. */
+    if (strncmp(uri, "/r/", 3) == 0 ||
+        (net->routes.api != NULL &&
+         (strncmp(uri, "/g/", 3) == 0 || strncmp(uri, "/@/", 3) == 0 ||
+          strncmp(uri, "/leaderboard", 12) == 0 || strcmp(uri, "/settings") == 0))) {
+      /* /r/CODE, /g/ID, /@/NAME, /leaderboard/GAME and /settings: the same page as /, which reads
+       * what to show from the address. */
       int n = lws_serve_http_file(wsi, net->index_path, "text/html", NULL, 0);
       if (n < 0 || (n > 0 && lws_http_transaction_completed(wsi)))
         return -1;
@@ -711,8 +723,9 @@ int srv_net_start(srv_net *net, srv_dispatch *d) {
     net->mimetypes[i].name = types[i][0];
     net->mimetypes[i].value = types[i][1];
   }
-  static const char *const routes[] = {"/r", "/healthz", "/metrics", "/api", "/g"};
-  for (int i = 0; i < 5; i++) {
+  static const char *const routes[] = {"/r", "/healthz",     "/metrics", "/api",
+                                       "/g", "/leaderboard", "/@",       "/settings"};
+  for (int i = 0; i < 8; i++) {
     struct lws_http_mount *m = &net->mounts[i];
     memset(m, 0, sizeof *m);
     m->mount_next = &net->mounts[i + 1];
@@ -721,7 +734,7 @@ int srv_net_start(srv_net *net, srv_dispatch *d) {
     m->origin = "http";
     m->origin_protocol = LWSMPRO_CALLBACK;
   }
-  struct lws_http_mount *root = &net->mounts[5];
+  struct lws_http_mount *root = &net->mounts[8];
   memset(root, 0, sizeof *root);
   root->mountpoint = "/";
   root->mountpoint_len = 1;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "srv_error.h"
+#include "srv_rating.h"
 
 static const char code_alphabet[] = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
 
@@ -311,6 +312,41 @@ static int store_action(srv_cmd *cmd, json_t *v, const char **field) {
   return 0;
 }
 
+static int store_rated(srv_cmd *cmd, json_t *v, const char **field) {
+  (void)field;
+  cmd->opts.rated = json_is_true(v);
+  return 0;
+}
+
+/* A password: any string of 1..128 characters without NUL is one (a login tries it); a new one
+ * needs SRV_PASSWORD_MIN characters (weak_password). Never trimmed: spaces count. */
+static int copy_password(json_t *v, char *out, long min, int short_err) {
+  const char *s = json_string_value(v);
+  size_t len = json_string_length(v);
+  if (strlen(s) != len || len >= SRV_PASSWORD_SIZE)
+    return SRV_EBADREQ;
+  long n = 0;
+  for (size_t i = 0; i < len; i++)
+    n += ((unsigned char)s[i] & 0xc0) != 0x80;
+  if (n < 1 || n > SRV_PASSWORD_MAX)
+    return n < 1 ? SRV_EBADREQ : short_err;
+  if (n < min)
+    return short_err;
+  memcpy(out, s, len + 1);
+  return 0;
+}
+
+static int store_password(srv_cmd *cmd, json_t *v, const char **field) {
+  (void)field;
+  return copy_password(v, cmd->password, 1, SRV_EBADREQ);
+}
+
+static int store_new_password(srv_cmd *cmd, json_t *v, const char **field) {
+  (void)field;
+  char *out = cmd->type == SRV_CMD_CHANGE_PASSWORD ? cmd->new_password : cmd->password;
+  return copy_password(v, out, SRV_PASSWORD_MIN, SRV_EPASSWORD);
+}
+
 static int store_text(srv_cmd *cmd, json_t *v, const char **field) {
   (void)field;
   return copy_text(v, cmd->text, sizeof cmd->text, 1, SRV_CHAT_MAX);
@@ -320,8 +356,9 @@ static int store_text(srv_cmd *cmd, json_t *v, const char **field) {
   {"game", J_STRING, 1, store_game}, {"houses", J_INTEGER, 0, store_houses},                       \
       {"seeds", J_INTEGER, 0, store_seeds}, {"options", J_OBJECT, 0, store_options},               \
       {"visibility", J_STRING, 0, store_visibility}, {"seat", J_STRING, 0, store_seat},            \
-      {"clock", J_OBJECT_OR_NULL, 0, store_clock}, {"opponent", J_STRING, 0, store_opponent}, {    \
-    "level", J_INTEGER, 0, store_level                                                             \
+      {"clock", J_OBJECT_OR_NULL, 0, store_clock}, {"opponent", J_STRING, 0, store_opponent},      \
+      {"level", J_INTEGER, 0, store_level}, {                                                      \
+    "rated", J_BOOL, 0, store_rated                                                                \
   }
 #define ROOM_FIELD                                                                                 \
   { "room", J_STRING, 1, store_room }
@@ -344,6 +381,19 @@ static const msg_spec messages[] = {
     {"rematch", SRV_CMD_REMATCH, {ROOM_FIELD}},
     {"chat", SRV_CMD_CHAT, {ROOM_FIELD, {"text", J_STRING, 1, store_text}}},
     {"resync", SRV_CMD_RESYNC, {ROOM_FIELD}},
+    {"register",
+     SRV_CMD_REGISTER,
+     {{"name", J_STRING, 1, store_name}, {"password", J_STRING, 1, store_new_password}}},
+    {"login",
+     SRV_CMD_LOGIN,
+     {{"name", J_STRING, 1, store_name}, {"password", J_STRING, 1, store_password}}},
+    {"logout", SRV_CMD_LOGOUT, {{NULL, J_STRING, 0, NULL}}},
+    {"logout_all", SRV_CMD_LOGOUT_ALL, {{NULL, J_STRING, 0, NULL}}},
+    {"change_password",
+     SRV_CMD_CHANGE_PASSWORD,
+     {{"password", J_STRING, 1, store_password},
+      {"new_password", J_STRING, 1, store_new_password}}},
+    {"delete_account", SRV_CMD_DELETE_ACCOUNT, {{"password", J_STRING, 1, store_password}}},
 };
 
 #define N_MESSAGES (sizeof messages / sizeof messages[0])
@@ -423,6 +473,11 @@ static int decode_fields(json_t *root, const msg_spec *spec, srv_cmd *cmd, srv_p
   if (cmd->type == SRV_CMD_CREATE || cmd->type == SRV_CMD_QUICK) {
     if (mc_rules_check(&cmd->opts.rules) != 0) {
       err->field = "options";
+      return SRV_EBADREQ;
+    }
+    /* Only the default board of a game, against a person, with a clock, is rated. */
+    if (cmd->opts.rated && !srv_rating_rateable(&cmd->opts)) {
+      err->field = "rated";
       return SRV_EBADREQ;
     }
   }

@@ -7,11 +7,14 @@
 #include "srv_proto.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "srv_error.h"
 #include "srv_jsonw.h"
+#include "srv_names.h"
+#include "srv_rating.h"
 
 /* The loop thread's writer: its buffer is kept from one frame to the next. */
 static srv_jsonw out = SRV_JSONW_INIT;
@@ -42,6 +45,19 @@ static srv_frame *finish(srv_jsonw *w, srv_event_type type, const srv_req_id *id
 /* A seat name ("south", "north", "both", "spectator") or null. */
 static void seat_or_null(srv_jsonw *w, int seat) {
   srv_jsonw_str(w, srv_name_of(srv_you_names, seat));
+}
+
+/* A rating as the protocol shows it: rounded to a whole number. */
+static long long rounded(double rating) {
+  return (long long)llround(rating);
+}
+
+/* An account's rating in kind, or null for a guest. */
+static void rating_or_null(srv_jsonw *w, const srv_player *p, mc_kind kind) {
+  if (p != NULL && p->account && (int)kind >= 0 && (int)kind < SRV_RATED_GAMES)
+    srv_jsonw_int(w, rounded(p->ratings[kind].rating));
+  else
+    srv_jsonw_lit(w, "null");
 }
 
 /* "room", "game", "houses", "seeds", "options": the table a state and a lobby entry share. A
@@ -104,6 +120,11 @@ static void state(srv_jsonw *w, const srv_state_view *v) {
     srv_jsonw_bool(w, sv->connected);
     srv_jsonw_lit(w, ",\"computer\":");
     srv_jsonw_bool(w, sv->computer);
+    srv_jsonw_lit(w, ",\"rating\":");
+    rating_or_null(w, sv->player, v->opts->rules.kind);
+    srv_jsonw_lit(w, ",\"provisional\":");
+    srv_jsonw_bool(w, sv->player->account &&
+                          sv->player->ratings[v->opts->rules.kind].rd > SRV_RATING_PROVISIONAL_RD);
     srv_jsonw_lit(w, "}");
   }
   srv_jsonw_lit(w, "},\"clock\":");
@@ -160,6 +181,24 @@ static void state(srv_jsonw *w, const srv_state_view *v) {
     srv_jsonw_int(w, v->game_id);
   else
     srv_jsonw_lit(w, "null");
+  srv_jsonw_lit(w, ",\"rated\":");
+  srv_jsonw_bool(w, v->opts->rated);
+  srv_jsonw_lit(w, ",\"rating_change\":");
+  if (v->has_rating_change) {
+    for (int s = 0; s < 2; s++) {
+      if (s == 0)
+        srv_jsonw_lit(w, "{\"south\":{\"before\":");
+      else
+        srv_jsonw_lit(w, ",\"north\":{\"before\":");
+      srv_jsonw_int(w, rounded(v->rating_before[s]));
+      srv_jsonw_lit(w, ",\"after\":");
+      srv_jsonw_int(w, rounded(v->rating_after[s]));
+      srv_jsonw_lit(w, "}");
+    }
+    srv_jsonw_lit(w, "}");
+  } else {
+    srv_jsonw_lit(w, "null");
+  }
   srv_jsonw_lit(w, ",\"spectators\":");
   srv_jsonw_int(w, v->spectators);
   srv_jsonw_lit(w, ",\"round\":");
@@ -229,7 +268,13 @@ static void lobby(srv_jsonw *w, const srv_lobby_entry *rooms, size_t n) {
     srv_jsonw_str(w, srv_name_of(srv_status_names, (int)e->status));
     srv_jsonw_lit(w, ",\"spectators\":");
     srv_jsonw_int(w, e->spectators);
-    srv_jsonw_lit(w, "}");
+    srv_jsonw_lit(w, ",\"rated\":");
+    srv_jsonw_bool(w, e->opts->rated);
+    srv_jsonw_lit(w, ",\"ratings\":{\"south\":");
+    rating_or_null(w, e->seats[0], e->opts->rules.kind);
+    srv_jsonw_lit(w, ",\"north\":");
+    rating_or_null(w, e->seats[1], e->opts->rules.kind);
+    srv_jsonw_lit(w, "}}");
   }
   srv_jsonw_lit(w, "]}");
 }
@@ -286,6 +331,10 @@ static srv_frame *hot(const srv_event *ev) {
       srv_jsonw_lit(w, ",\"request\":");
       srv_jsonw_str(w, ev->u.error.request);
     }
+    if (ev->u.error.retry_after_ms > 0) {
+      srv_jsonw_lit(w, ",\"retry_after_ms\":");
+      srv_jsonw_int(w, ev->u.error.retry_after_ms);
+    }
     srv_jsonw_lit(w, "}");
     break;
   default:
@@ -333,11 +382,31 @@ static void put(bool *failed, json_t *obj, const char *key, json_t *value) {
     *failed = true;
 }
 
+/* The account of p, or null for a guest: its name and its rating in every game. */
+static json_t *account_json(bool *failed, const srv_player *p) {
+  if (!p->account)
+    return json_null();
+  json_t *a = json_object(), *ratings = json_object();
+  put(failed, a, "name", json_string(p->name));
+  for (int k = 0; k < SRV_RATED_GAMES; k++) {
+    const srv_player_rating *r = &p->ratings[k];
+    json_t *o = json_object();
+    put(failed, o, "rating", json_integer(rounded(r->rating)));
+    put(failed, o, "rd", json_integer(rounded(r->rd)));
+    put(failed, o, "games", json_integer(r->games));
+    put(failed, o, "provisional", json_boolean(r->rd > SRV_RATING_PROVISIONAL_RD));
+    put(failed, ratings, mc_kind_name((mc_kind)k), o);
+  }
+  put(failed, a, "ratings", ratings);
+  return a;
+}
+
 static json_t *cold_tree(const srv_event *ev, bool *failed) {
   static const char *const types[] = {[SRV_EV_WELCOME] = "welcome",
                                       [SRV_EV_LEFT] = "left",
                                       [SRV_EV_CLOSED] = "closed",
-                                      [SRV_EV_BYE] = "bye"};
+                                      [SRV_EV_BYE] = "bye",
+                                      [SRV_EV_ACCOUNT] = "account"};
   json_t *o = json_object();
   put(failed, o, "type", json_string(types[ev->type]));
   if (ev->id != NULL && ev->id->kind == SRV_ID_INT)
@@ -356,14 +425,26 @@ static json_t *cold_tree(const srv_event *ev, bool *failed) {
     put(failed, features, "computer", json_false());
     put(failed, features, "local", json_true());
     put(failed, features, "storage", json_boolean(ev->u.welcome.storage));
+    put(failed, features, "accounts", json_boolean(ev->u.welcome.storage));
     put(failed, o, "features", features);
     json_t *limits = json_object();
     put(failed, limits, "frame_bytes", json_integer(SRV_FRAME_MAX));
     put(failed, limits, "chat_chars", json_integer(SRV_CHAT_MAX));
     put(failed, limits, "name_chars", json_integer(24));
+    put(failed, limits, "account_name_chars",
+        json_pack("[ii]", SRV_ACCOUNT_NAME_MIN, SRV_ACCOUNT_NAME_MAX));
+    put(failed, limits, "password_chars", json_pack("[ii]", SRV_PASSWORD_MIN, SRV_PASSWORD_MAX));
     put(failed, o, "limits", limits);
+    put(failed, o, "account", account_json(failed, ev->u.welcome.player));
+    if (ev->u.welcome.reason != NULL)
+      put(failed, o, "reason", json_string(ev->u.welcome.reason));
     break;
   }
+  case SRV_EV_ACCOUNT:
+    put(failed, o, "player", json_string(ev->u.account.player->id));
+    put(failed, o, "name", json_string(ev->u.account.player->name));
+    put(failed, o, "account", account_json(failed, ev->u.account.player));
+    break;
   case SRV_EV_LEFT:
     put(failed, o, "room", json_string(ev->u.left.room));
     break;
@@ -410,6 +491,7 @@ srv_frame *srv_proto_encode(const srv_event *ev) {
   case SRV_EV_LEFT:
   case SRV_EV_CLOSED:
   case SRV_EV_BYE:
+  case SRV_EV_ACCOUNT:
     return cold(ev);
   }
   return NULL;

@@ -6,6 +6,7 @@
 
 #include "srv_error.h"
 #include "srv_log.h"
+#include "srv_persist.h"
 #include "srv_settings.h"
 
 /* What recovery works with, all borrowed. */
@@ -25,8 +26,12 @@ static srv_player *recovered_player(recovery *p, const srv_store_recovery *rec,
     if (strcmp(sp->id, seat->player) != 0)
       continue;
     srv_player *pl = NULL;
-    if (srv_ident_adopt(p->ident, sp->id, sp->name, sp->token_hash, &pl) != 0)
+    if (srv_ident_adopt(p->ident, sp->id, sp->name, &pl) != 0)
       return NULL;
+    if (pl->refs == 1 && srv_persist_load_account(p->store, pl) != 0) {
+      srv_ident_unref(p->ident, pl);
+      return NULL;
+    }
     return pl;
   }
   return NULL;

@@ -69,9 +69,9 @@ int srv_room__record(srv_room *room, srv_record_kind kind, int seat, int house) 
   if (rooms->recorder.record == NULL)
     return 0;
   srv_record rec = {
-      kind,          room->code, &room->opts, room->game, {room->seat[0], room->seat[1]},
-      room->game_no, seat,       house,       {0, 0},     room->status,
-      &room->game_id};
+      kind,           room->code,   &room->opts, room->game, {room->seat[0], room->seat[1]},
+      room->game_no,  seat,         house,       {0, 0},     room->status,
+      &room->game_id, &room->rating};
   uint64_t now = rooms->time->now(rooms->time);
   for (int s = 0; s < 2; s++)
     rec.clock_ms[s] = room->opts.clocked ? srv_clock_left(&room->clock, s, now) : 0;
@@ -169,6 +169,7 @@ int srv_room__make(srv_rooms *rooms, const srv_room_opts *opts, const char *code
     return SRV_ENOMEM;
   }
   room->status = SRV_WAITING;
+  room->waiting_since = rooms->time->now(rooms->time);
   /* Until the game starts both clocks show the full time and neither runs. */
   srv_clock_init(&room->clock, opts->initial_ms, opts->increment_ms);
   room->last_seat = -1;

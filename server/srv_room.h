@@ -57,6 +57,14 @@ typedef enum srv_record_kind {
   SRV_RECORD_KINDS
 } srv_record_kind;
 
+/* What a rated game changed, as the recorder reports it (SRV_RECORD_GAME_FINISHED of a rated room):
+ * each seat's rating before and after, with the deviation and the rated games after it. */
+typedef struct srv_rating_change {
+  bool known; /* The recorder rated the game (false: not rated, or not now). */
+  double before[2], after[2], rd_after[2];
+  int games_after[2];
+} srv_rating_change;
+
 typedef struct srv_record {
   srv_record_kind kind;
   const char *room;
@@ -71,6 +79,8 @@ typedef struct srv_record {
    * room; the recorder writes the id it gave the game (SRV_RECORD_GAME_STARTED, or any later
    * record that finds it 0 and records the game then) and 0 when that record was lost. */
   int64_t *game_id;
+  /* Owned by the room: the recorder of a rated game's end writes what it changed. */
+  srv_rating_change *rating;
 } srv_record;
 
 typedef struct srv_recorder {
@@ -158,6 +168,11 @@ srv_room *srv_rooms_find_game(srv_rooms *rooms, int64_t game_id);
  * Borrowed. */
 const srv_room *srv_rooms_first(const srv_rooms *rooms);
 const srv_room *srv_rooms_next(const srv_room *room);
+
+/* player (borrowed) gives up everywhere (its account is being deleted): its games in progress are
+ * lost by resignation (in a local room, by the side to move), its seats in waiting rooms are given
+ * up. Finished rooms keep it. */
+void srv_rooms_forfeit(srv_rooms *rooms, srv_player *player);
 
 /* Counts rooms by status into counts[3]. */
 void srv_rooms_count(const srv_rooms *rooms, long counts[3]);

@@ -1,5 +1,7 @@
 /* Games in a room: start and end, the clock's flag, abandonment, and the commands that end or
  * restart a game (resign, draw, rematch). */
+#include <string.h>
+
 #include "mc_error.h"
 #include "srv_error.h"
 #include "srv_log.h"
@@ -20,6 +22,7 @@ void srv_room__start_turn_clock(srv_room *room) {
 void srv_room__start_game(srv_room *room) {
   room->game_no++;
   room->game_id = 0;
+  memset(&room->rating, 0, sizeof room->rating);
   room->last_seat = -1;
   room->trace_len = 0;
   room->draw_offer = -1;
@@ -51,7 +54,18 @@ void srv_room__finish(srv_room *room, mc_reason reason, mc_winner winner) {
   srv_room__presence(room);
   srv_room__arm(room, room->finished_timer, rooms->limits.finished_ms);
   srv_metrics_game_finished(room->opts.rules.kind, result.reason);
+  room->rating.known = false;
   srv_room__record(room, SRV_RECORD_GAME_FINISHED, -1, 0);
+  if (room->rating.known) {
+    /* The players' ratings as the rooms show them, until their next login reads them again. */
+    int kind = (int)room->opts.rules.kind;
+    for (int s = 0; s < 2 && kind < SRV_RATED_GAMES; s++) {
+      srv_player_rating *r = &room->seat[s]->ratings[kind];
+      r->rating = room->rating.after[s];
+      r->rd = room->rating.rd_after[s];
+      r->games = room->rating.games_after[s];
+    }
+  }
   srv_log_debug("room", "%s: game %d over: %s", room->code, room->game_no,
                 mc_reason_name(result.reason));
 }
@@ -80,6 +94,35 @@ void srv_room__on_abandon(void *arg) {
   int loser = room->abandon_seat;
   srv_room__finish(room, MC_REASON_ABANDONED, loser == MC_SOUTH ? MC_WIN_NORTH : MC_WIN_SOUTH);
   srv_room__broadcast(room, NULL, NULL, NULL);
+}
+
+void srv_rooms_forfeit(srv_rooms *rooms, srv_player *player) {
+  srv_list_foreach_safe (it, &rooms->order) {
+    srv_room *room = srv_list_entry(it, srv_room, order);
+    bool seated = room->seat[0] == player || room->seat[1] == player;
+    if (!seated)
+      continue;
+    if (room->status == SRV_PLAYING) {
+      int loser = room->seat[0] == player && room->seat[1] == player ? mc_game_pos(room->game)->turn
+                  : room->seat[0] == player                          ? MC_SOUTH
+                                                                     : MC_NORTH;
+      srv_room__finish(room, MC_REASON_RESIGNATION,
+                       loser == MC_SOUTH ? MC_WIN_NORTH : MC_WIN_SOUTH);
+      srv_room__broadcast(room, NULL, NULL, NULL);
+    } else if (room->status == SRV_WAITING) {
+      for (int s = 0; s < 2; s++) {
+        if (room->seat[s] == player)
+          srv_room__free_seat(room, s);
+      }
+      srv_room__changed(room);
+      if (room->seat[0] == NULL && room->seat[1] == NULL) {
+        srv_room__close(room, "left"); /* Unlinks it: the safe walk goes on after it. */
+        continue;
+      }
+      srv_room__record(room, SRV_RECORD_SEATED, -1, 0);
+      srv_room__broadcast(room, NULL, NULL, NULL);
+    }
+  }
 }
 
 /* ---- resign, draw, rematch ----------------------------------------------------------------- */

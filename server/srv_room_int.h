@@ -41,9 +41,11 @@ struct srv_room {
   int last_seat, last_house; /* The last move of the game (last_seat -1: none). */
   mc_step *trace;            /* Its steps, for late joiners and reconnections. */
   size_t trace_len;
-  int64_t game_id;         /* Permanent id of the current game given by storage, 0: none. */
-  srv_clock undo_clock;    /* The clock before the last move, for srv_rooms_store_lost(). */
-  srv_client *move_client; /* Who made the last move and the request id it came with. */
+  int64_t game_id;          /* Permanent id of the current game given by storage, 0: none. */
+  srv_rating_change rating; /* What the current game changed in the ratings (rated rooms). */
+  uint64_t waiting_since;   /* When the room was made: quick pairing's waiting time. */
+  srv_clock undo_clock;     /* The clock before the last move, for srv_rooms_store_lost(). */
+  srv_client *move_client;  /* Who made the last move and the request id it came with. */
   srv_req_id move_id;
   srv_room *hnext; /* Hash chain. */
   srv_list order;  /* rooms->order: creation order, the lobby's and quick pairing's. */

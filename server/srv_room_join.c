@@ -4,7 +4,9 @@
 
 #include "srv_error.h"
 #include "srv_log.h"
+#include "srv_pairing.h"
 #include "srv_rand.h"
+#include "srv_rating.h"
 #include "srv_room_int.h"
 
 /* c enters room (already a member or not): joined (answering id) and the full state to c, the
@@ -51,6 +53,8 @@ static int seat(srv_room *room, srv_player *p, srv_seat_choice choice) {
 /* c takes the free seat of a waiting room and enters it: join's and quick's way in. On error c is
  * not left in the room. */
 static int take_free_seat(srv_rooms *rooms, srv_room *room, srv_client *c, const srv_req_id *id) {
+  if (room->opts.rated && !c->player->account)
+    return SRV_EACCOUNTREQ; /* Rated games are between two accounts. */
   if (srv_room__active_count(rooms, c->player) >= rooms->limits.rooms_per_player)
     return SRV_EROOMS;
   bool was_member = srv_room__member(room, c) != NULL;
@@ -68,6 +72,8 @@ static int take_free_seat(srv_rooms *rooms, srv_room *room, srv_client *c, const
 int srv_room_create(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
   if (cmd->opts.opponent == SRV_OPP_COMPUTER)
     return SRV_EUNSUPPORTED;
+  if (cmd->opts.rated && !c->player->account)
+    return SRV_EACCOUNTREQ;
   if (srv_room__active_count(rooms, c->player) >= rooms->limits.rooms_per_player)
     return SRV_EROOMS;
   srv_room *room;
@@ -101,7 +107,8 @@ static bool same_table(const srv_room_opts *a, const srv_room_opts *b) {
   return x->kind == y->kind && x->houses == y->houses && x->seeds == y->seeds &&
          x->empty_capture == y->empty_capture && x->grand_slam == y->grand_slam &&
          x->lap_capture == y->lap_capture && x->match == y->match && a->clocked == b->clocked &&
-         (!a->clocked || (a->initial_ms == b->initial_ms && a->increment_ms == b->increment_ms));
+         (!a->clocked || (a->initial_ms == b->initial_ms && a->increment_ms == b->increment_ms)) &&
+         a->rated == b->rated;
 }
 
 /* A room quick pairing may use: public, for two people, waiting, same table. */
@@ -115,10 +122,19 @@ int srv_room_quick(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
     return SRV_EUNSUPPORTED;
   if (cmd->opts.opponent == SRV_OPP_LOCAL)
     return SRV_EBADREQ;
+  if (cmd->opts.rated && !c->player->account)
+    return SRV_EACCOUNTREQ;
   srv_room_opts opts = cmd->opts;
   opts.visibility = SRV_PUBLIC;
   srv_room *mine = NULL;
-  /* The oldest waiting room whose waiting player is someone else and is there. */
+  /* The pool: the waiting rooms of the same table whose waiting player is someone else and is
+   * there, oldest first; the choice among them is srv_pair_choose()'s. */
+  enum { MAX_CANDIDATES = 64 };
+  srv_room *cand[MAX_CANDIDATES];
+  srv_pair_candidate pc[MAX_CANDIDATES];
+  size_t n = 0;
+  uint64_t now = rooms->time->now(rooms->time);
+  mc_kind kind = opts.rules.kind;
   srv_list_foreach (it, &rooms->order) {
     srv_room *r = srv_list_entry(it, srv_room, order);
     if (!pairable(r, &opts))
@@ -129,10 +145,16 @@ int srv_room_quick(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
         mine = r;
       continue;
     }
-    if (waiting == NULL || !srv_room_seat_connected(r, r->seat[0] ? 0 : 1))
+    if (waiting == NULL || !srv_room_seat_connected(r, r->seat[0] ? 0 : 1) || n == MAX_CANDIDATES)
       continue;
-    return take_free_seat(rooms, r, c, &cmd->id);
+    cand[n] = r;
+    pc[n].rating = srv_rating_of(waiting, kind);
+    pc[n].waited_ms = now > r->waiting_since ? now - r->waiting_since : 0;
+    n++;
   }
+  int pick = srv_pair_choose(srv_rating_of(c->player, kind), pc, n);
+  if (pick >= 0)
+    return take_free_seat(rooms, cand[pick], c, &cmd->id);
   if (mine != NULL) /* Asked twice: the same waiting room. */
     return enter(mine, c, &cmd->id);
   srv_cmd create = *cmd;

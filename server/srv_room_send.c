@@ -53,6 +53,11 @@ static void state_view(const srv_room *room, srv_state_view *v) {
   v->abandon_seat = room->abandon_seat;
   v->abandon_ms = 0;
   v->game_id = room->status == SRV_FINISHED ? room->game_id : 0;
+  v->has_rating_change = room->status == SRV_FINISHED && room->rating.known;
+  for (int s = 0; s < 2; s++) {
+    v->rating_before[s] = room->rating.before[s];
+    v->rating_after[s] = room->rating.after[s];
+  }
   if (room->abandon_seat >= 0 && room->abandon_deadline > now)
     v->abandon_ms = (int64_t)(room->abandon_deadline - now);
 }

@@ -176,6 +176,7 @@ int srv_room__new_code(srv_rooms *rooms, char code[SRV_CODE_LEN + 1]) {
 void srv_rooms_identify(srv_rooms *rooms, srv_client *c, srv_player *player, bool resumed) {
   c->player = player;
   srv_ident_ref(player);
+  srv_list_push_back(&player->clients, &c->of_player);
   if (!resumed)
     return;
   srv_list_foreach (it, &rooms->order) {
@@ -197,6 +198,7 @@ void srv_rooms_client_gone(srv_rooms *rooms, srv_client *c) {
   while ((it = srv_list_first(&c->rooms)) != NULL)
     srv_room__leave(srv_list_entry(it, srv_member, in_client), false);
   if (c->player != NULL) {
+    srv_list_remove(&c->of_player);
     srv_ident_unref(rooms->ident, c->player);
     c->player = NULL;
   }

@@ -7,6 +7,8 @@ import { errorText, gameTitle, optionsText, recentGames, navigate } from './comm
 import { Board } from './board.js';
 
 const CLOCKS = [null, [1, 0], [3, 2], [5, 3], [10, 5], [30, 20], 'custom'];
+// Rated quick play needs a clock: 5 minutes and 3 seconds a move.
+const RATED_CLOCK = { initial_ms: 300000, increment_ms: 3000 };
 const CODE_RE = /^[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{6}$/;
 
 export class LobbyView {
@@ -18,6 +20,7 @@ export class LobbyView {
     this.build();
     this.offs.push(conn.on('lobby', (m) => { if (Array.isArray(m.rooms)) { this.rooms = m.rooms; this.renderRooms(); } }));
     this.offs.push(conn.on('online', () => { this.watch(); this.renderForm(); }));
+    this.offs.push(conn.on('me', () => { this.renderAccount(); this.renderForm(); }));
     this.offs.push(conn.on('welcome', (w) => {
       this.fetchArchive();
       if (this.nameInput && !this.nameInput.value && document.activeElement !== this.nameInput) this.nameInput.value = w.name || '';
@@ -62,7 +65,7 @@ export class LobbyView {
         h('div', { class: 'gc-art', 'aria-hidden': 'true' }, mini),
         h('h3', {}, gameTitle(g)),
         h('p', {}, t('game.' + g + '.blurb')),
-        h('div', { class: 'gc-actions' },
+        h('div', { class: 'gc-actions', dataset: { game: g } },
           h('button', { class: 'btn primary', type: 'button', dataset: { quick: g }, onclick: () => this.quick(g) }, t('lobby.quick')),
           h('a', { class: 'btn ghost', href: '/?how=' + g, 'data-link': '' }, t('nav.how'))));
     };
@@ -71,8 +74,10 @@ export class LobbyView {
         h('div', { class: 'hero-text' },
           h('h1', {}, t('lobby.title')),
           h('p', { class: 'lead' }, t('lobby.lead'))),
-        h('label', { class: 'name-field' }, h('span', {}, t('lobby.your_name')), this.nameInput)),
+        this.accountBox = h('div', { class: 'hero-account' })),
       h('section', { class: 'games' }, GAMES.map(gameCard)),
+      h('nav', { class: 'board-links', 'aria-label': t('lb.title') }, h('span', {}, t('lb.title') + ':'),
+        GAMES.map((g) => h('a', { href: '/leaderboard/' + g, 'data-link': '' }, gameTitle(g)))),
       h('div', { class: 'lobby-grid' },
         h('section', { class: 'card' },
           h('h2', {}, t('lobby.create')),
@@ -88,9 +93,41 @@ export class LobbyView {
           h('section', { class: 'card' },
             h('h2', {}, t('lobby.recent')),
             this.recentBox))));
+    this.renderAccount();
     this.renderForm();
     this.renderRooms();
     this.renderRecent();
+  }
+
+  // A guest names itself here and is offered an account; a player with one sees its name, its
+  // ratings and the way to its profile.
+  renderAccount() {
+    const box = this.accountBox;
+    if (!box) return;
+    const acc = conn.account;
+    // Rated quick play, for an account only (right after the casual one).
+    for (const row of this.main.querySelectorAll('.gc-actions[data-game]')) {
+      const old = row.querySelector('.rated-quick');
+      if (old && !acc) old.remove();
+      if (!old && acc) {
+        const g = row.dataset.game;
+        row.firstElementChild.after(h('button', { class: 'btn rated-quick', type: 'button', dataset: { quickRated: g }, onclick: () => this.quick(g, true) }, t('lobby.quick_rated')));
+      }
+    }
+    if (this.nameInput && this.nameInput.parentNode && !acc && box.contains(this.nameInput)) return;
+    clear(box);
+    if (acc) {
+      const r = acc.ratings || {};
+      box.append(h('div', { class: 'me-card' },
+        h('a', { class: 'me-name', href: '/@/' + encodeURIComponent(acc.name), 'data-link': '' }, acc.name),
+        h('span', { class: 'me-ratings' }, GAMES.map((g) => r[g] ? h('span', { class: 'me-r ' + g, title: gameTitle(g) }, gameTitle(g) + ' ' + Math.round(r[g].rating) + (r[g].provisional ? '?' : '')) : null))));
+      return;
+    }
+    box.append(h('label', { class: 'name-field' }, h('span', {}, t('lobby.your_name')), this.nameInput));
+    if (conn.features && conn.features.accounts) {
+      box.append(h('p', { class: 'signup-hint' }, t('lobby.signup_hint') + ' ',
+        h('button', { type: 'button', class: 'link-btn', onclick: () => document.dispatchEvent(new CustomEvent('mc:account', { detail: 'signup' })) }, t('account.signup'))));
+    }
   }
 
   // Drawn again whenever a choice changes what the form offers; the focused control keeps the focus
@@ -133,6 +170,21 @@ export class LobbyView {
         h('label', { class: 'field' }, h('span', {}, t('clock.minutes')), h('input', { class: 'input', type: 'number', min: '0.5', max: '180', step: '0.5', value: String(f.custom[0]), onchange: (e) => { f.custom[0] = Number(e.target.value) || 5; save(); } })),
         h('label', { class: 'field' }, h('span', {}, t('clock.increment')), h('input', { class: 'input', type: 'number', min: '0', max: '60', step: '1', value: String(f.custom[1]), onchange: (e) => { f.custom[1] = Number(e.target.value) || 0; save(); } }))));
     }
+    // Rated (accounts only): the game's own board and options, with a clock, against a person.
+    const canRate = !!conn.account && f.opponent === 'human';
+    if (canRate) {
+      F.append(h('label', { class: 'check rated-check' }, h('input', { type: 'checkbox', name: 'rated', checked: !!f.rated, onchange: (e) => {
+        f.rated = e.target.checked;
+        if (f.rated) {
+          f.houses = DEFAULTS[f.game].houses; f.seeds = DEFAULTS[f.game].seeds; f.options = {};
+          if (!CLOCKS[f.clock]) f.clock = 3;
+        }
+        save(); this.renderForm();
+      } }), h('span', {}, t('create.rated'))));
+      if (f.rated) F.append(h('p', { class: 'field-hint' }, t('create.rated_hint')));
+    }
+    const rated = canRate && f.rated;
+    if (rated) for (const el of F.querySelectorAll('select[name=houses], select[name=seeds], .opts input, .opts select, input[name=clock][value="0"]')) el.disabled = true;
     const opponents = [['human', t('opp.human')], ['local', t('opp.local')]];
     if (conn.features && (conn.features.computer || conn.features.ai)) opponents.push(['computer', t('opp.computer')]);
     else if (f.opponent === 'computer') f.opponent = 'human';
@@ -173,12 +225,15 @@ export class LobbyView {
     if (f.game === 'congkak') { if (f.options.lap_capture) options.lap_capture = true; if (f.options.rounds) options.rounds = f.options.rounds; }
     const msg = { type: 'create', game: f.game, houses: f.houses, seeds: f.seeds, options, clock: this.clockValue(), opponent: f.opponent };
     if (f.opponent === 'human') msg.visibility = f.visibility; else msg.visibility = 'private';
+    if (f.opponent === 'human' && f.rated && conn.account) msg.rated = true;
     if (f.opponent !== 'local') msg.seat = f.seat;
     if (f.opponent === 'computer') msg.level = f.level;
     this.enter(msg);
   }
 
-  quick(game) { this.enter({ type: 'quick', game }); }
+  quick(game, rated = false) {
+    this.enter(rated ? { type: 'quick', game, rated: true, clock: RATED_CLOCK } : { type: 'quick', game });
+  }
 
   joinCode() {
     let v = this.codeInput.value.trim().toUpperCase();
@@ -198,10 +253,11 @@ export class LobbyView {
       const names = Array.isArray(r.players) ? r.players.filter(Boolean).map((p) => (typeof p === 'string' ? p : p.name))
         : r.players ? ['south', 'north'].map((s) => r.players[s]).filter(Boolean).map((p) => (typeof p === 'string' ? p : p.name)) : [];
       const waiting = r.status === 'waiting';
-      box.append(h('div', { class: 'room-row' },
+      const ratings = r.ratings ? ['south', 'north'].map((s) => r.ratings[s]).filter((x) => typeof x === 'number') : [];
+      box.append(h('div', { class: 'room-row' + (r.rated ? ' rated' : '') },
         h('span', { class: 'rr-game ' + r.game }, gameTitle(r.game)),
         h('span', { class: 'rr-info' },
-          h('b', {}, names.join(' – ') || '—'),
+          h('b', {}, names.join(' – ') || '—', r.rated ? h('span', { class: 'tag rated' }, t('room.rated')) : null, ratings.length ? h('span', { class: 'rr-ratings' }, ' ' + ratings.join(' – ')) : null),
           h('small', {}, [t('room.board_size', { m: r.houses, n: r.seeds }), clockLabel(r.clock), optionsText(r.game, r.options)].filter(Boolean).join(' · '))),
         h('span', { class: 'rr-status ' + r.status }, t('status.' + r.status + '_short')),
         h('a', { class: 'btn small ' + (waiting ? 'primary' : 'ghost'), href: '/r/' + r.code, 'data-link': '', dataset: { role: waiting ? 'player' : 'spectator' },

@@ -89,7 +89,7 @@ export class RoomView {
   async askName() {
     if (this.asking) return;
     this.asking = true;
-    const current = conn.name || (conn.me && conn.me.name) || '';
+    const current = (conn.account && conn.account.name) || conn.name || (conn.me && conn.me.name) || '';
     const name = await promptDialog({
       title: t('invite.title'), body: t('invite.body'), label: t('lobby.your_name'), value: current,
       okKey: 'invite.join', cancelKey: 'invite.watch', maxlength: 24,
@@ -399,7 +399,7 @@ export class RoomView {
     this.bottom = bottom;
     E.title.textContent = gameTitle(s.game) + ' · ' + t('room.board_size', { m: s.houses, n: s.seeds });
     const c = s.clock && s.clock.initial_ms !== undefined ? clockLabel(s.clock) : null;
-    E.sub.textContent = [optionsText(s.game, s.options), c, this.isLocal(s) ? t('opp.local') : (s.players && ['south', 'north'].some((x) => s.players[x] && s.players[x].computer)) ? t('opp.computer') : t(s.visibility === 'private' ? 'create.private' : s.visibility === 'public' ? 'create.public' : '')]
+    E.sub.textContent = [optionsText(s.game, s.options), c, this.isLocal(s) ? t('opp.local') : (s.players && ['south', 'north'].some((x) => s.players[x] && s.players[x].computer)) ? t('opp.computer') : t(s.visibility === 'private' ? 'create.private' : s.visibility === 'public' ? 'create.public' : ''), s.rated ? t('room.rated') : t('room.casual')]
       .filter((x) => x && x.length).join(' · ');
     E.watching.hidden = !(this.latest && this.latest.you === 'spectator');
     // Your-turn notifications are for a player with one side.
@@ -458,11 +458,14 @@ export class RoomView {
     bar.className = 'pbar ' + (seat === this.bottom ? 'near' : 'far') + (turn ? ' turn' : '') + ' seat-' + seat;
     const name = local || s.local ? this.seatName(seat, s) : p ? p.name : t('room.waiting_player');
     const tags = [];
+    if (p && typeof p.rating === 'number' && !local) tags.push(h('span', { class: 'prating', title: t('room.rating') }, String(p.rating) + (p.provisional ? '?' : '')));
     if (mine) tags.push(h('span', { class: 'tag you' }, t('room.you')));
     if (p && p.computer) tags.push(h('span', { class: 'tag' }, t('room.computer')));
     const online = p ? (p.connected !== false) : false;
     const score = s.pits[seat === 'south' ? s.houses : 2 * s.houses + 1];
-    const label = h('span', { class: 'pname-text' }, name);
+    const label = p && typeof p.rating === 'number' && !local
+      ? h('a', { class: 'pname-text', href: '/@/' + encodeURIComponent(p.name), target: '_blank', rel: 'noopener' }, name)
+      : h('span', { class: 'pname-text' }, name);
     append(bar, [
       h('span', { class: 'avatar ' + seat, 'aria-hidden': 'true' }, Array.from(name)[0] ? Array.from(name)[0].toUpperCase() : '?'),
       h('span', { class: 'pinfo' },
@@ -658,6 +661,7 @@ export class RoomView {
           h('span', { class: 'fs south' }, h('b', {}, String(score[0])), h('small', {}, this.seatName('south'))),
           h('span', { class: 'fs-sep' }, ':'),
           h('span', { class: 'fs north' }, h('b', {}, String(score[1])), h('small', {}, this.seatName('north')))),
+        s.rating_change ? this.ratingChange(s) : null,
         h('div', { class: 'over-actions' },
           (seat || s.you === 'both') ? this.rematchButton(s) : null,
           id ? h('a', { class: 'btn ghost', href: '/g/' + id }, t('result.replay')) : null,
@@ -668,10 +672,25 @@ export class RoomView {
       // (the players' bars move down) rather than the card covering them. On phones the card
       // covers the whole screen (style.css) and the board keeps its place.
       if (getComputedStyle(O).position === 'absolute') {
-        const need = card.offsetHeight + 24;
+        // Its content's height and borders: the card's own height is capped at the board's
+        // (max-height: 100%).
+        const need = card.scrollHeight + card.offsetHeight - card.clientHeight + 24;
         if (need > wrap.offsetHeight) wrap.style.setProperty('min-height', need + 'px');
       }
     }
+  }
+
+  // What a rated game changed: each side's rating before and after, the viewer's own first.
+  ratingChange(s) {
+    const c = s.rating_change;
+    const seats = s.you === 'north' ? ['north', 'south'] : ['south', 'north'];
+    return h('div', { class: 'rating-change', 'aria-label': t('room.rating_change') }, seats.map((seat) => {
+      const d = c[seat].after - c[seat].before;
+      return h('span', { class: 'rc ' + seat + (d > 0 ? ' up' : d < 0 ? ' down' : ''), dataset: { seat } },
+        h('small', {}, this.seatName(seat)),
+        h('b', {}, String(c[seat].after)),
+        h('span', { class: 'rc-diff' }, (d > 0 ? '+' : d < 0 ? '−' : '±') + Math.abs(d)));
+    }));
   }
 
   renderMoves() {

@@ -40,6 +40,7 @@ test('the lobby lists public rooms and keeps sending changes until unwatched', a
     room: pub.room, code: pub.room, game: 'congkak', houses: 7, seeds: 7,
     options: { lap_capture: false, rounds: 'single' }, clock: { initial_ms: 60000, increment_ms: 0 },
     players: entry.players, status: 'waiting', spectators: 0,
+    rated: false, ratings: { south: null, north: null },
   });
   assert.equal(entry.players.south ?? entry.players.north, 'Ana');
   assert.ok(!listed.rooms.some((r) => r.code === priv.room), 'private rooms are never listed');

@@ -42,18 +42,19 @@ TEST_IMPL(game_json) {
   srv_store_game g = hand_game(moves);
   json_t *j = srv_archive_game_json(&g, NULL);
   ASSERT(j != NULL);
-  check_json(j, "{\"clock\":{\"increment_ms\":2000,\"initial_ms\":300000},"
-                "\"ended\":1795910460000,\"game\":\"kalah\",\"game_no\":1,\"houses\":2,\"id\":12,"
-                "\"moves\":[{\"at\":1795910410000,\"clock_ms\":301000,\"house\":2,\"ply\":0,"
-                "\"seat\":\"south\"},{\"at\":1795910420000,\"clock_ms\":302000,\"house\":1,"
-                "\"ply\":1,\"seat\":\"south\"}],"
-                "\"options\":{\"empty_capture\":false},"
-                "\"players\":{\"north\":{\"computer\":false,\"id\":\"p2\",\"level\":null,"
-                "\"name\":\"Bo\"},\"south\":{\"computer\":false,\"id\":\"p1\",\"level\":null,"
-                "\"name\":\"Ana\"}},"
-                "\"ply\":2,\"reason\":\"no_seeds\",\"record\":\"kalah 2x1\\n2 1\\n\","
-                "\"result\":\"south\",\"room\":\"K7QX2M\",\"score\":[3,1],\"seeds\":1,"
-                "\"started\":1795910400000}");
+  check_json(j,
+             "{\"clock\":{\"increment_ms\":2000,\"initial_ms\":300000},"
+             "\"ended\":1795910460000,\"game\":\"kalah\",\"game_no\":1,\"houses\":2,\"id\":12,"
+             "\"moves\":[{\"at\":1795910410000,\"clock_ms\":301000,\"house\":2,\"ply\":0,"
+             "\"seat\":\"south\"},{\"at\":1795910420000,\"clock_ms\":302000,\"house\":1,"
+             "\"ply\":1,\"seat\":\"south\"}],"
+             "\"options\":{\"empty_capture\":false},"
+             "\"players\":{\"north\":{\"computer\":false,\"id\":\"p2\",\"level\":null,"
+             "\"name\":\"Bo\"},\"south\":{\"computer\":false,\"id\":\"p1\",\"level\":null,"
+             "\"name\":\"Ana\"}},"
+             "\"ply\":2,\"rated\":false,\"reason\":\"no_seeds\",\"record\":\"kalah 2x1\\n2 1\\n\","
+             "\"result\":\"south\",\"room\":\"K7QX2M\",\"score\":[3,1],\"seeds\":1,"
+             "\"started\":1795910400000}");
   json_decref(j);
 
   /* In progress, no clock, the computer in the north seat, Oware options. */
