@@ -139,9 +139,14 @@ typedef struct srv_state_view {
   size_t trace_len;
   bool has_result;
   mc_result result;
-  int draw_offer;   /* The seat offering a draw, or -1. */
-  bool rematch[2];  /* Which seats asked for a rematch. */
-  int abandon_seat; /* The absent seat whose abandonment countdown runs, or -1. */
+  int draw_offer;        /* The seat offering a draw, or -1. */
+  int draw_declined;     /* The seat whose draw offer was declined (until the next move), or -1. */
+  int takeback_offer;    /* The seat asking to take back its last move, or -1. */
+  int takeback_declined; /* The seat whose takeback request was declined, or -1. */
+  int first_move_seat;   /* A clocked game before its first move: the first mover, or -1... */
+  int64_t first_move_ms; /* ...and the time it has left to move. */
+  bool rematch[2];       /* Which seats asked for a rematch. */
+  int abandon_seat;      /* The absent seat whose abandonment countdown runs, or -1. */
   int64_t abandon_ms;
   int64_t game_id; /* The archive id of a finished game, 0: none. */
   bool with_moves; /* A full state: the game's moves too (join, resume, resync). */

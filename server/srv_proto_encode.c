@@ -184,6 +184,12 @@ static void state(srv_jsonw *w, const srv_state_view *v) {
   }
   srv_jsonw_lit(w, ",\"draw_offer\":");
   seat_or_null(w, v->draw_offer);
+  srv_jsonw_lit(w, ",\"draw_declined\":");
+  seat_or_null(w, v->draw_declined);
+  srv_jsonw_lit(w, ",\"takeback\":");
+  seat_or_null(w, v->takeback_offer);
+  srv_jsonw_lit(w, ",\"takeback_declined\":");
+  seat_or_null(w, v->takeback_declined);
   srv_jsonw_lit(w, ",\"rematch\":{\"south\":");
   srv_jsonw_bool(w, v->rematch[0]);
   srv_jsonw_lit(w, ",\"north\":");
@@ -194,6 +200,16 @@ static void state(srv_jsonw *w, const srv_state_view *v) {
     seat_or_null(w, v->abandon_seat);
     srv_jsonw_lit(w, ",\"ms\":");
     srv_jsonw_int(w, v->abandon_ms);
+    srv_jsonw_lit(w, "}");
+  } else {
+    srv_jsonw_lit(w, "null");
+  }
+  srv_jsonw_lit(w, ",\"first_move\":");
+  if (v->first_move_seat >= 0) {
+    srv_jsonw_lit(w, "{\"seat\":");
+    seat_or_null(w, v->first_move_seat);
+    srv_jsonw_lit(w, ",\"ms\":");
+    srv_jsonw_int(w, v->first_move_ms);
     srv_jsonw_lit(w, "}");
   } else {
     srv_jsonw_lit(w, "null");

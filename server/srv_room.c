@@ -173,6 +173,7 @@ int srv_room__make(srv_rooms *rooms, const srv_room_opts *opts, const char *code
   srv_clock_init(&room->clock, opts->initial_ms, opts->increment_ms);
   room->last_seat = -1;
   room->draw_offer = -1;
+  srv_room__offers_clear(room);
   room->abandon_seat = -1;
   srv_room__link(rooms, room);
   srv_room__changed(room);

@@ -33,6 +33,10 @@
 typedef struct srv_rooms srv_rooms;
 typedef struct srv_room srv_room;
 
+/* The first move of a clocked game: no clock runs until it is made, and the first mover loses on
+ * time (timeout) if it does not come within this long, or within the initial time when shorter. */
+#define SRV_FIRST_MOVE_MS 30000
+
 typedef struct srv_room_limits {
   int64_t abandon_ms;   /* Countdown of an absent player on their own turn. */
   int64_t idle_ms;      /* A room nobody is in closes after this long. */

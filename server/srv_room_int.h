@@ -37,6 +37,13 @@ struct srv_room {
   int abandon_seat; /* Seat whose abandonment countdown runs, or -1. */
   uint64_t abandon_deadline;
   int draw_offer; /* Seat offering a draw, or -1. */
+  /* The answers a player sees (docs/protocol.md, "Offers"): the seat whose draw offer was
+   * declined, the seat asking to take back its last move and the seat whose request was declined
+   * (each -1 when none; cleared by the next move, see srv_room__offers_clear()). */
+  int draw_declined, takeback_offer, takeback_declined;
+  /* A clocked game before its first move: no clock runs, and the first mover loses on time at
+   * this monotonic time (0: no such deadline). */
+  uint64_t first_deadline;
   bool rematch[2];
   int last_seat, last_house; /* The last move of the game (last_seat -1: none). */
   mc_step *trace;            /* Its steps, for late joiners and reconnections. */
@@ -141,8 +148,12 @@ int srv_room__acting_seat(const srv_room *room, const srv_client *c);
 /* Starts game number game_no + 1 with the seats as they are: South moves first. */
 void srv_room__start_game(srv_room *room);
 
-/* Starts the clock of the side to move (clocked rooms in play). */
+/* Starts the clock of the side to move (clocked rooms in play); before the first move no clock
+ * runs and the first move's deadline starts instead (SRV_FIRST_MOVE_MS). */
 void srv_room__start_turn_clock(srv_room *room);
+
+/* Clears the standing offers and their answers (draw and takeback). */
+void srv_room__offers_clear(srv_room *room);
 
 /* Ends the game in progress. reason MC_REASON_NONE: the board ended it (the engine already knows
  * the result); else an outside reason with winner. */

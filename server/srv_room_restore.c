@@ -94,7 +94,7 @@ int srv_rooms_store_lost(srv_rooms *rooms, const char *code, int64_t game_id, in
     srv_log_warn("room", "%s: storage lost the moves from ply %d on: taken back", room->code,
                  lost_ply);
     room->trace_len = 0;
-    room->draw_offer = -1;
+    srv_room__offers_clear(room);
     room->rematch[0] = room->rematch[1] = false;
     srv_room__disarm(room, room->finished_timer);
     srv_room__disarm(room, room->clock_timer);

@@ -48,6 +48,14 @@ static void state_view(const srv_room *room, srv_state_view *v) {
   v->trace_len = room->trace_len;
   v->has_result = room->status == SRV_FINISHED && mc_game_over(room->game, &v->result);
   v->draw_offer = room->draw_offer;
+  v->draw_declined = room->draw_declined;
+  v->takeback_offer = room->takeback_offer;
+  v->takeback_declined = room->takeback_declined;
+  v->first_move_seat = -1;
+  if (room->status == SRV_PLAYING && room->first_deadline != 0) {
+    v->first_move_seat = mc_game_pos(room->game)->turn;
+    v->first_move_ms = room->first_deadline > now ? (int64_t)(room->first_deadline - now) : 0;
+  }
   v->rematch[0] = room->rematch[0];
   v->rematch[1] = room->rematch[1];
   v->abandon_seat = room->abandon_seat;
