@@ -26,6 +26,7 @@ ROOM_HANDLER(draw)
 ROOM_HANDLER(rematch)
 ROOM_HANDLER(chat)
 ROOM_HANDLER(resync)
+ROOM_HANDLER(takeback)
 #undef ROOM_HANDLER
 
 static int on_lobby(srv_dispatch *d, srv_client *c, const srv_cmd *cmd) {
@@ -34,10 +35,11 @@ static int on_lobby(srv_dispatch *d, srv_client *c, const srv_cmd *cmd) {
 
 /* The dispatch table: one handler per request type. */
 static const handler handlers[SRV_CMD_COUNT] = {
-    [SRV_CMD_HELLO] = srv_hello,    [SRV_CMD_CREATE] = on_create, [SRV_CMD_JOIN] = on_join,
-    [SRV_CMD_QUICK] = on_quick,     [SRV_CMD_LEAVE] = on_leave,   [SRV_CMD_LOBBY] = on_lobby,
-    [SRV_CMD_MOVE] = on_move,       [SRV_CMD_RESIGN] = on_resign, [SRV_CMD_DRAW] = on_draw,
-    [SRV_CMD_REMATCH] = on_rematch, [SRV_CMD_CHAT] = on_chat,     [SRV_CMD_RESYNC] = on_resync,
+    [SRV_CMD_HELLO] = srv_hello,      [SRV_CMD_CREATE] = on_create, [SRV_CMD_JOIN] = on_join,
+    [SRV_CMD_QUICK] = on_quick,       [SRV_CMD_LEAVE] = on_leave,   [SRV_CMD_LOBBY] = on_lobby,
+    [SRV_CMD_MOVE] = on_move,         [SRV_CMD_RESIGN] = on_resign, [SRV_CMD_DRAW] = on_draw,
+    [SRV_CMD_REMATCH] = on_rematch,   [SRV_CMD_CHAT] = on_chat,     [SRV_CMD_RESYNC] = on_resync,
+    [SRV_CMD_TAKEBACK] = on_takeback,
 };
 
 int srv_dispatch_send(srv_dispatch *d, srv_client *c, const srv_event *ev) {

@@ -142,15 +142,19 @@ srv_lobby *srv_lobby_new(srv_rooms *rooms, srv_time *time, const srv_sink *sink)
     free(lobby);
     return NULL;
   }
-  srv_room_observer obs = {on_changed, lobby};
-  srv_rooms_set_observer(rooms, &obs);
+  srv_room_observer obs = {on_changed, NULL, lobby};
+  if (srv_rooms_add_observer(rooms, &obs) != 0) {
+    lobby->time->timer_free(lobby->timer);
+    free(lobby);
+    return NULL;
+  }
   return lobby;
 }
 
 void srv_lobby_free(srv_lobby *lobby) {
   if (lobby == NULL)
     return;
-  srv_rooms_set_observer(lobby->rooms, NULL);
+  srv_rooms_remove_observer(lobby->rooms, lobby);
   lobby->time->timer_free(lobby->timer);
   srv_frame_unref(lobby->list);
   free(lobby);

@@ -83,6 +83,7 @@ typedef enum srv_cmd_type {
   SRV_CMD_REMATCH,
   SRV_CMD_CHAT,
   SRV_CMD_RESYNC,
+  SRV_CMD_TAKEBACK,
   SRV_CMD_COUNT
 } srv_cmd_type;
 
@@ -107,7 +108,7 @@ typedef struct srv_cmd {
   int house;                   /* move: 1..m (checked against the room's board later) */
   bool has_ply;                /* move */
   long long ply;               /* move */
-  srv_draw_action action;      /* draw */
+  srv_draw_action action;      /* draw, takeback */
   char text[SRV_CHAT_SIZE];    /* chat: 1..300 characters, no control characters */
   bool watch;                  /* lobby: true unless "watch":false */
 } srv_cmd;

@@ -200,6 +200,24 @@ static int record_game(srv_persist *p, const srv_record *ev) {
   return 0;
 }
 
+/* The moves of the room's game beyond its ply are gone from the store, and each side's last
+ * remaining move holds that side's time now (srv_store_move_clock()). */
+static int take_back(srv_persist *p, const srv_record *rec) {
+  size_t ply = mc_game_ply(rec->game);
+  int rc = srv_store_moves_truncate(p->store, *rec->game_id, (int)ply);
+  if (rc < 0)
+    return store_fail(p, "cannot take back the moves of room", rec->room, rc);
+  for (int s = 0; s < 2 && rec->opts->clocked; s++) {
+    size_t i = ply;
+    while (i > 0 && mc_game_mover(rec->game, i - 1) != s)
+      i--;
+    if (i > 0 &&
+        (rc = srv_store_move_clock(p->store, *rec->game_id, (int)i - 1, rec->clock_ms[s])) < 0)
+      return store_fail(p, "cannot store the clocks of room", rec->room, rc);
+  }
+  return 0;
+}
+
 /* Remembers the result of a game the store refused (the room is finished in memory and its
  * players have seen the result), to write it again later. */
 static void result_unsaved(srv_persist *p, const srv_record *rec) {
@@ -281,6 +299,10 @@ static int write_record(srv_persist *p, const srv_record *rec) {
   case SRV_RECORD_ROOM_CLOSED:
     rc = srv_store_room_closed(p->store, rec->room);
     return rc < 0 ? store_fail(p, "cannot close room", rec->room, rc) : 0;
+  case SRV_RECORD_TAKEBACK:
+    if (*rec->game_id == 0)
+      return record_game(p, rec); /* Its start was lost: record it whole, as it is now. */
+    return take_back(p, rec);
   case SRV_RECORD_KINDS:
     break;
   }

@@ -344,6 +344,7 @@ static const msg_spec messages[] = {
     {"rematch", SRV_CMD_REMATCH, {ROOM_FIELD}},
     {"chat", SRV_CMD_CHAT, {ROOM_FIELD, {"text", J_STRING, 1, store_text}}},
     {"resync", SRV_CMD_RESYNC, {ROOM_FIELD}},
+    {"takeback", SRV_CMD_TAKEBACK, {ROOM_FIELD, {"action", J_STRING, 1, store_action}}},
 };
 
 #define N_MESSAGES (sizeof messages / sizeof messages[0])

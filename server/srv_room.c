@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mc_error.h"
 #include "srv_error.h"
 #include "srv_log.h"
 #include "srv_room_int.h"
@@ -59,9 +60,19 @@ int srv_room_spectators(const srv_room *room) {
 /* ---- What others are told ------------------------------------------------------------------ */
 
 void srv_room__changed(srv_room *room) {
-  const srv_room_observer *o = &room->rooms->observer;
-  if (o->changed != NULL)
-    o->changed(o->ud, room);
+  for (int i = 0; i < room->rooms->nobservers; i++) {
+    const srv_room_observer *o = &room->rooms->observers[i];
+    if (o->changed != NULL)
+      o->changed(o->ud, room);
+  }
+}
+
+void srv_room__moved(srv_room *room) {
+  for (int i = 0; i < room->rooms->nobservers; i++) {
+    const srv_room_observer *o = &room->rooms->observers[i];
+    if (o->moved != NULL)
+      o->moved(o->ud, room);
+  }
 }
 
 int srv_room__record(srv_room *room, srv_record_kind kind, int seat, int house) {
@@ -272,6 +283,26 @@ int srv_room__find_playing(srv_rooms *rooms, srv_client *c, const char *code, sr
     return SRV_ENOTPLAYING;
   if ((*room)->status == SRV_FINISHED)
     return SRV_EOVER;
+  return 0;
+}
+
+int srv_room__replay(const srv_room *room, size_t ply, mc_game **out) {
+  size_t n = 0;
+  const uint8_t *moves = mc_game_moves(room->game, &n);
+  *out = NULL;
+  if (ply > n)
+    return MC_EINVAL;
+  mc_game *g = mc_game_new(mc_game_rules(room->game));
+  if (g == NULL)
+    return MC_ENOMEM;
+  for (size_t i = 0; i < ply; i++) {
+    int rc = mc_game_play(g, moves[i], NULL);
+    if (rc != 0) {
+      mc_game_free(g);
+      return rc;
+    }
+  }
+  *out = g;
   return 0;
 }
 

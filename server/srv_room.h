@@ -58,6 +58,9 @@ typedef enum srv_record_kind {
   SRV_RECORD_MOVE, /* seat played house; game and clock_ms are as they are after it */
   SRV_RECORD_GAME_FINISHED,
   SRV_RECORD_ROOM_CLOSED,
+  /* The game's moves from its ply on were taken back (game as it is after the takeback, clock_ms
+   * each side's time now); also "the stored moves are exactly the game's" after a lost batch. */
+  SRV_RECORD_TAKEBACK,
   SRV_RECORD_KINDS
 } srv_record_kind;
 
@@ -86,11 +89,16 @@ typedef struct srv_recorder {
  */
 
 /* Told (synchronously) that room changed in a way the lobby shows: opened, closed, status, seats,
- * presence, spectators. It must not call back into the rooms; it reads them later. */
+ * presence, spectators; and (moved, optional) that its game's position changed: a move played or
+ * taken back. It must not call back into the rooms; it reads them later. */
 typedef struct srv_room_observer {
   void (*changed)(void *ud, const srv_room *room);
+  void (*moved)(void *ud, const srv_room *room);
   void *ud;
 } srv_room_observer;
+
+/* How many observers the rooms can have (the lobby, the players' own lists). */
+#define SRV_ROOM_OBSERVERS 4
 
 /* ---- Recovery ------------------------------------------------------------------------------- */
 
@@ -123,8 +131,12 @@ void srv_rooms_free(srv_rooms *rooms);
 /* Sets (or with NULL clears) the storage recorder; copied. */
 void srv_rooms_set_recorder(srv_rooms *rooms, const srv_recorder *recorder);
 
-/* Sets (or with NULL clears) the observer of changes the lobby shows; copied. */
-void srv_rooms_set_observer(srv_rooms *rooms, const srv_room_observer *observer);
+/* Adds an observer of the rooms (copied). Returns 0, or SRV_ENOMEM when SRV_ROOM_OBSERVERS are
+ * there already. */
+int srv_rooms_add_observer(srv_rooms *rooms, const srv_room_observer *observer);
+
+/* Removes the observer whose ud is ud (nothing when there is none). */
+void srv_rooms_remove_observer(srv_rooms *rooms, void *ud);
 
 /* Adds a room recovered from durable storage (r borrowed, r->game stolen), with nobody connected:
  * the clock of the side to move starts now from r->clock_ms (the downtime is not charged), and
@@ -177,6 +189,9 @@ int srv_room_resign(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
 int srv_room_draw(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
 int srv_room_rematch(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
 int srv_room_chat(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
+/* Takes back moves: in a local room the last move at once; between people on request, answered
+ * by the other side (docs/protocol.md, "takeback"). */
+int srv_room_takeback(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
 /* The full state again (the game's moves included) to c, answering its request. */
 int srv_room_resync(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
 

@@ -62,7 +62,8 @@ struct srv_rooms {
   srv_sink sink;
   srv_room_limits limits;
   srv_recorder recorder;
-  srv_room_observer observer;
+  srv_room_observer observers[SRV_ROOM_OBSERVERS];
+  int nobservers;
   srv_room **buckets;
   size_t nbuckets, count;
   srv_list order; /* srv_room.order, oldest first. */
@@ -114,8 +115,9 @@ void srv_room__free_seat(srv_room *room, int seat);
 /* The seat(s) c's player holds here: MC_SOUTH, MC_NORTH, SRV_SEAT_BOTH or SRV_SEAT_SPECTATOR. */
 int srv_room__you(const srv_room *room, const srv_client *c);
 
-/* Tells the observer that room changed as the lobby shows it. */
+/* Tells the observers that room changed as the lobby shows it / that its position changed. */
 void srv_room__changed(srv_room *room);
+void srv_room__moved(srv_room *room);
 
 /* Records the room as it is now under kind (seat and house: the move of SRV_RECORD_MOVE).
  * Returns the recorder's result (0 without one); a refusal of any other kind is logged here. */
@@ -139,6 +141,10 @@ int srv_room__find_member(srv_rooms *rooms, srv_client *c, const char *code, srv
 /* As srv_room__find_member(), and c holds a seat (else SRV_ENOTPLAYER) in a game in progress
  * (else SRV_ENOTPLAYING or SRV_EOVER). */
 int srv_room__find_playing(srv_rooms *rooms, srv_client *c, const char *code, srv_room **room);
+
+/* A new game of the room's rules with the first ply moves of its game played again (*out, the
+ * caller's). Returns 0, or an engine error (MC_ENOMEM...). */
+int srv_room__replay(const srv_room *room, size_t ply, mc_game **out);
 
 /* The seat a command of c speaks for: c's seat, or in a local room the seat to move. */
 int srv_room__acting_seat(const srv_room *room, const srv_client *c);

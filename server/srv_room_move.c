@@ -85,6 +85,7 @@ int srv_room_move(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
   else if (room->opts.clocked)
     srv_room__arm(room, room->clock_timer, srv_clock_until_flag(&room->clock, now));
   srv_room__presence(room);
+  srv_room__moved(room);
   srv_room__broadcast(room, c, &cmd->id, NULL);
   return 0;
 }

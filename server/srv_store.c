@@ -97,6 +97,7 @@ typedef struct store_stmts {
   sqlite3_stmt *player_put, *player_seen, *player_by_token;
   sqlite3_stmt *room_put, *room_delete, *room_set_game;
   sqlite3_stmt *game_insert, *game_finish, *game_get, *game_moves, *move_insert, *move_truncate;
+  sqlite3_stmt *move_clock;
   sqlite3_stmt *player_games;
   sqlite3_stmt *recover_rooms, *recover_games, *recover_players;
 } store_stmts;
@@ -137,6 +138,7 @@ static const struct {
     S(move_insert, "INSERT INTO moves (game, ply, seat, house, clock_ms, at_ms) "
                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
     S(move_truncate, "DELETE FROM moves WHERE game = ?1 AND ply >= ?2"),
+    S(move_clock, "UPDATE moves SET clock_ms = ?3 WHERE game = ?1 AND ply = ?2"),
     S(player_games,
       "SELECT " GAME_COLUMNS ", (SELECT count(*) FROM moves WHERE moves.game = games.id) "
       "FROM games WHERE id IN ("
@@ -921,8 +923,23 @@ int srv_store_moves_truncate(srv_store *store, int64_t game, int from_ply) {
   sqlite3_bind_int64(s, 1, game);
   sqlite3_bind_int(s, 2, from_ply);
   srv_store_op op;
-  op_init(&op, SRV_STORE_OP_MOVE, "", game, from_ply);
+  op_init(&op, SRV_STORE_OP_TAKEBACK, "", game, from_ply);
   return write_end(store, step_done(s), &op, "cannot drop moves");
+}
+
+int srv_store_move_clock(srv_store *store, int64_t game, int ply, int64_t clock_ms) {
+  if (store == NULL || game <= 0 || ply < 0 || clock_ms < 0)
+    return SRV_STORE_EINVAL;
+  int rc = write_begin(store);
+  if (rc != 0)
+    return rc;
+  sqlite3_stmt *s = store->st.move_clock;
+  sqlite3_bind_int64(s, 1, game);
+  sqlite3_bind_int(s, 2, ply);
+  sqlite3_bind_int64(s, 3, clock_ms);
+  srv_store_op op;
+  op_init(&op, SRV_STORE_OP_TAKEBACK, "", game, ply);
+  return write_end(store, step_done(s), &op, "cannot store a clock");
 }
 
 int srv_store_game_finish(srv_store *store, int64_t game, mc_winner winner, mc_reason reason,

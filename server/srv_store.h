@@ -170,7 +170,8 @@ typedef enum srv_store_op_kind {
   SRV_STORE_OP_ROOM,
   SRV_STORE_OP_GAME_START,
   SRV_STORE_OP_MOVE,
-  SRV_STORE_OP_GAME_FINISH
+  SRV_STORE_OP_GAME_FINISH,
+  SRV_STORE_OP_TAKEBACK /* Moves deleted or their clocks rewritten (not a lost move). */
 } srv_store_op_kind;
 
 typedef struct srv_store_op {
@@ -257,10 +258,15 @@ int srv_store_game_finish(srv_store *store, int64_t game, mc_winner winner, mc_r
 /* Records the time player id (borrowed) was last seen (schema 2). */
 int srv_store_player_seen(srv_store *store, const char *id, int64_t seen_ms);
 
-/* Deletes the moves of game from ply from_ply on. For recovery after srv_store_replay() found a
- * bad row: the game resumes from the valid moves before it (log what is dropped first), and the
- * next move can take that ply again. */
+/* Deletes the moves of game from ply from_ply on: moves taken back in play (a takeback), or, in
+ * recovery after srv_store_replay() found a bad row, the moves from it on (log what is dropped
+ * first). The next move can take that ply again. */
 int srv_store_moves_truncate(srv_store *store, int64_t game, int from_ply);
+
+/* Sets the stored clock of the move of game at ply (its mover's time after it) to clock_ms. After
+ * a takeback each side's last remaining move holds that side's time at the takeback, so that
+ * recovery (srv_store_clocks()) resumes the clocks as they were and gives no time back. */
+int srv_store_move_clock(srv_store *store, int64_t game, int ply, int64_t clock_ms);
 
 /* ---- Batches -------------------------------------------------------------------------------- */
 
