@@ -114,8 +114,9 @@ int main(int argc, char **argv) {
   srv_sink sink = {0};
   if (app.net != NULL)
     srv_net_sink(app.net, &sink);
-  srv_room_limits limits = {cfg.abandon_ms, cfg.idle_room_ms, cfg.finished_room_ms,
-                            cfg.rooms_per_player, cfg.max_rooms};
+  srv_room_limits limits = {
+      cfg.abandon_ms, cfg.idle_room_ms, cfg.finished_room_ms, cfg.rooms_per_player, cfg.max_rooms,
+      cfg.rate,       cfg.burst};
   app.rooms = app.net && app.ident ? srv_rooms_new(&app.time, app.ident, &sink, &limits) : NULL;
   app.lobby = app.rooms ? srv_lobby_new(app.rooms, &app.time, &sink) : NULL;
   app.persist = srv_persist_new(app.store, app.ident, &app.time);

@@ -109,9 +109,22 @@ typedef struct srv_cmd {
   bool has_ply;                /* move */
   long long ply;               /* move */
   srv_draw_action action;      /* draw, takeback */
-  char text[SRV_CHAT_SIZE];    /* chat: 1..300 characters, no control characters */
+  char text[SRV_CHAT_SIZE];    /* chat: 1..300 characters, cleaned (srv_text.h) */
   bool watch;                  /* lobby: true unless "watch":false */
 } srv_cmd;
+
+/* A room keeps this many chat lines, and at most SRV_CHAT_HISTORY_BYTES of their text. */
+#define SRV_CHAT_HISTORY 50
+#define SRV_CHAT_HISTORY_BYTES 16384
+
+/* One chat line as a room keeps it, sends it and stores it. */
+typedef struct srv_chat_line {
+  int64_t at; /* Unix time in milliseconds. */
+  int seat;   /* MC_SOUTH, MC_NORTH, SRV_SEAT_BOTH or SRV_SEAT_SPECTATOR. */
+  char player[SRV_PLAYER_ID_CHARS + 1]; /* The speaker's public id. */
+  char name[SRV_NAME_SIZE];             /* The speaker's name when it was said. */
+  const char *text;                     /* Cleaned (srv_text.h), 1..SRV_CHAT_MAX characters. */
+} srv_chat_line;
 
 /* One seat as shown in a state. */
 typedef struct srv_seat_view {
@@ -171,7 +184,8 @@ typedef enum srv_event_type {
   SRV_EV_CHAT,
   SRV_EV_ERROR,
   SRV_EV_CLOSED,
-  SRV_EV_BYE
+  SRV_EV_BYE,
+  SRV_EV_CHAT_HISTORY
 } srv_event_type;
 
 /* An event for one connection. Pointers are borrowed for the duration of the send call. */
@@ -203,7 +217,14 @@ typedef struct srv_event {
       const char *from;
       const char *text;
       int64_t at;
+      const char *player; /* The speaker's id. */
+      int seat;           /* MC_SOUTH, MC_NORTH, SRV_SEAT_BOTH or SRV_SEAT_SPECTATOR. */
     } chat;
+    struct {
+      const char *room;
+      const srv_chat_line *const *lines; /* Oldest first. */
+      size_t n;
+    } chat_history;
     struct {
       int err;
       const char *field;   /* bad_request: the offending field, or NULL. */

@@ -250,6 +250,20 @@ static void lobby(srv_jsonw *w, const srv_lobby_entry *rooms, size_t n) {
   srv_jsonw_lit(w, "]}");
 }
 
+/* The fields of a chat line after "from" (the same in chat and chat_history). */
+static void chat_fields(srv_jsonw *w, const char *player, int seat, const char *text, int64_t at) {
+  srv_jsonw_lit(w, ",\"player\":");
+  srv_jsonw_str(w, player);
+  srv_jsonw_lit(w, ",\"seat\":");
+  seat_or_null(w, seat == SRV_SEAT_SPECTATOR ? SRV_SEAT_NONE : seat);
+  srv_jsonw_lit(w, ",\"spectator\":");
+  srv_jsonw_bool(w, seat == SRV_SEAT_SPECTATOR);
+  srv_jsonw_lit(w, ",\"text\":");
+  srv_jsonw_str(w, text);
+  srv_jsonw_lit(w, ",\"at\":");
+  srv_jsonw_int(w, at);
+}
+
 static srv_frame *hot(const srv_event *ev) {
   srv_jsonw *w = &out;
   const char *room = NULL;
@@ -282,11 +296,24 @@ static srv_frame *hot(const srv_event *ev) {
     srv_jsonw_str(w, ev->u.chat.room);
     srv_jsonw_lit(w, ",\"from\":");
     srv_jsonw_str(w, ev->u.chat.from);
-    srv_jsonw_lit(w, ",\"text\":");
-    srv_jsonw_str(w, ev->u.chat.text);
-    srv_jsonw_lit(w, ",\"at\":");
-    srv_jsonw_int(w, ev->u.chat.at);
+    chat_fields(w, ev->u.chat.player, ev->u.chat.seat, ev->u.chat.text, ev->u.chat.at);
     srv_jsonw_lit(w, "}");
+    break;
+  case SRV_EV_CHAT_HISTORY:
+    head(w, "chat_history", ev->id);
+    srv_jsonw_lit(w, ",\"room\":");
+    srv_jsonw_str(w, ev->u.chat_history.room);
+    srv_jsonw_lit(w, ",\"messages\":[");
+    for (size_t i = 0; i < ev->u.chat_history.n; i++) {
+      const srv_chat_line *l = ev->u.chat_history.lines[i];
+      if (i > 0)
+        srv_jsonw_lit(w, ",");
+      srv_jsonw_lit(w, "{\"from\":");
+      srv_jsonw_str(w, l->name);
+      chat_fields(w, l->player, l->seat, l->text, l->at);
+      srv_jsonw_lit(w, "}");
+    }
+    srv_jsonw_lit(w, "]}");
     break;
   case SRV_EV_ERROR:
     head(w, "error", ev->id);
@@ -420,6 +447,7 @@ srv_frame *srv_proto_encode(const srv_event *ev) {
   case SRV_EV_LOBBY:
   case SRV_EV_JOINED:
   case SRV_EV_CHAT:
+  case SRV_EV_CHAT_HISTORY:
   case SRV_EV_ERROR:
     return hot(ev);
   case SRV_EV_WELCOME:

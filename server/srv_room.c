@@ -75,14 +75,15 @@ void srv_room__moved(srv_room *room) {
   }
 }
 
-int srv_room__record(srv_room *room, srv_record_kind kind, int seat, int house) {
+static int record(srv_room *room, srv_record_kind kind, int seat, int house,
+                  const srv_chat_line *chat) {
   srv_rooms *rooms = room->rooms;
   if (rooms->recorder.record == NULL)
     return 0;
   srv_record rec = {
-      kind,          room->code, &room->opts, room->game, {room->seat[0], room->seat[1]},
-      room->game_no, seat,       house,       {0, 0},     room->status,
-      &room->game_id};
+      kind,           room->code, &room->opts, room->game, {room->seat[0], room->seat[1]},
+      room->game_no,  seat,       house,       {0, 0},     room->status,
+      &room->game_id, chat};
   uint64_t now = rooms->time->now(rooms->time);
   for (int s = 0; s < 2; s++)
     rec.clock_ms[s] = room->opts.clocked ? srv_clock_left(&room->clock, s, now) : 0;
@@ -91,6 +92,14 @@ int srv_room__record(srv_room *room, srv_record_kind kind, int seat, int house) 
     srv_log_warn("room", "%s: storage refused record %d: %s", room->code, (int)kind,
                  srv_err_code(rc));
   return rc;
+}
+
+int srv_room__record(srv_room *room, srv_record_kind kind, int seat, int house) {
+  return record(room, kind, seat, house, NULL);
+}
+
+int srv_room__record_chat(srv_room *room, const srv_chat_line *line) {
+  return record(room, SRV_RECORD_CHAT, -1, 0, line);
 }
 
 /* ---- Status and timers --------------------------------------------------------------------- */
@@ -186,6 +195,11 @@ int srv_room__make(srv_rooms *rooms, const srv_room_opts *opts, const char *code
   room->draw_offer = -1;
   srv_room__offers_clear(room);
   room->abandon_seat = -1;
+  uint64_t now = rooms->time->now(rooms->time);
+  for (int v = 0; v < 3; v++) {
+    room->chat_tokens[v] = rooms->limits.chat_burst;
+    room->chat_refill[v] = now;
+  }
   srv_room__link(rooms, room);
   srv_room__changed(room);
   if (code == NULL)
@@ -204,6 +218,7 @@ void srv_room__destroy(srv_room *room) {
   t->timer_free(room->finished_timer);
   mc_game_free(room->game);
   free(room->trace);
+  srv_room__chat_free(room);
   free(room);
 }
 

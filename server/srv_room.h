@@ -43,6 +43,10 @@ typedef struct srv_room_limits {
   int64_t finished_ms;  /* A finished room stays this long for a rematch. */
   int rooms_per_player; /* Unfinished rooms one player may be seated in. */
   int max_rooms;        /* Rooms in memory. */
+  /* A room's chat allowance: lines a second on average and at once, for each seat and for all
+   * its spectators together (the server gives each one connection's --rate and --burst).
+   * chat_rate 0: no bound of the room's own. */
+  int chat_rate, chat_burst;
 } srv_room_limits;
 
 /* ---- The storage seam ------------------------------------------------------------------------ */
@@ -61,6 +65,7 @@ typedef enum srv_record_kind {
   /* The game's moves from its ply on were taken back (game as it is after the takeback, clock_ms
    * each side's time now); also "the stored moves are exactly the game's" after a lost batch. */
   SRV_RECORD_TAKEBACK,
+  SRV_RECORD_CHAT, /* A chat line (chat) was said in the room. */
   SRV_RECORD_KINDS
 } srv_record_kind;
 
@@ -78,6 +83,7 @@ typedef struct srv_record {
    * room; the recorder writes the id it gave the game (SRV_RECORD_GAME_STARTED, or any later
    * record that finds it 0 and records the game then) and 0 when that record was lost. */
   int64_t *game_id;
+  const srv_chat_line *chat; /* SRV_RECORD_CHAT */
 } srv_record;
 
 typedef struct srv_recorder {
@@ -114,6 +120,8 @@ typedef struct srv_room_restore {
   int64_t clock_ms[2];       /* Time left (South, North) when clocked. */
   bool has_last;             /* The last move, for the state's "last" (no trace). */
   int last_seat, last_house;
+  const srv_chat_line *chat; /* The room's last chat lines, oldest first (borrowed, copied). */
+  size_t n_chat;
 } srv_room_restore;
 
 /* ---- The registry ------------------------------------------------------------------------------

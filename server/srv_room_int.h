@@ -52,6 +52,14 @@ struct srv_room {
   srv_clock undo_clock;    /* The clock before the last move, for srv_rooms_store_lost(). */
   srv_client *move_client; /* Who made the last move and the request id it came with. */
   srv_req_id move_id;
+  /* Chat: the last lines, a ring of chat_n from chat_first (each line one allocation with its
+   * text; chat_bytes of text in all), and the room's allowance per voice, token buckets for
+   * South, North and the spectators together (srv_room_chat.c). */
+  srv_chat_line *chat[SRV_CHAT_HISTORY];
+  int chat_first, chat_n;
+  size_t chat_bytes;
+  double chat_tokens[3];
+  uint64_t chat_refill[3];
   srv_room *hnext; /* Hash chain. */
   srv_list order;  /* rooms->order: creation order, the lobby's and quick pairing's. */
 };
@@ -123,6 +131,10 @@ void srv_room__moved(srv_room *room);
  * Returns the recorder's result (0 without one); a refusal of any other kind is logged here. */
 int srv_room__record(srv_room *room, srv_record_kind kind, int seat, int house);
 
+/* Records the chat line (borrowed) as SRV_RECORD_CHAT. Returns the recorder's result (0 without
+ * one): a refused line is not said. */
+int srv_room__record_chat(srv_room *room, const srv_chat_line *line);
+
 /* Sets the status, counting rooms by status. */
 void srv_room__set_status(srv_room *room, srv_status status);
 
@@ -169,6 +181,16 @@ void srv_room__finish(srv_room *room, mc_reason reason, mc_winner winner);
 void srv_room__on_clock(void *arg);
 void srv_room__on_abandon(void *arg);
 
+/* ---- srv_room_chat.c: chat ------------------------------------------------------------------- */
+
+/* Keeps a copy of line (borrowed) as room's newest chat line, forgetting the oldest beyond
+ * SRV_CHAT_HISTORY lines or SRV_CHAT_HISTORY_BYTES of text. Returns 0 or SRV_ENOMEM (nothing
+ * kept). */
+int srv_room__chat_keep(srv_room *room, const srv_chat_line *line);
+
+/* Forgets room's chat lines. */
+void srv_room__chat_free(srv_room *room);
+
 /* ---- srv_room_join.c: entering and leaving -------------------------------------------------- */
 
 /* Removes membership m; keeps the seats unless free_waiting_seat and the room is waiting and the
@@ -193,9 +215,12 @@ void srv_room__broadcast(srv_room *room, const srv_client *requester, const srv_
 /* Sends c joined (answering id, or NULL). */
 void srv_room__send_joined(srv_room *room, srv_client *c, const srv_req_id *id);
 
-/* Sends every member the chat line text (borrowed) from c at wall time at; c's copy answers id. */
-void srv_room__send_chat(srv_room *room, srv_client *from, const srv_req_id *id, const char *text,
-                         int64_t at);
+/* Sends every member the chat line (borrowed) from c; c's copy answers id. */
+void srv_room__send_chat(srv_room *room, srv_client *from, const srv_req_id *id,
+                         const srv_chat_line *line);
+
+/* Sends c the room's last chat lines (chat_history), when it has any: on entering or resuming. */
+void srv_room__send_chat_history(srv_room *room, srv_client *c);
 
 /* Sends closed (reason: static) to every member. */
 void srv_room__send_closed(srv_room *room, const char *reason);

@@ -40,6 +40,10 @@ int srv_rooms_restore(srv_rooms *rooms, const srv_room_restore *r) {
     room->clock.left_ms[1] = r->clock_ms[1];
   }
   room->undo_clock = room->clock;
+  for (size_t i = 0; i < r->n_chat; i++) {
+    if (srv_room__chat_keep(room, &r->chat[i]) != 0)
+      break; /* Out of memory: the room comes back with fewer lines. */
+  }
   if (r->status != SRV_WAITING)
     srv_room__set_status(room, r->status);
   if (r->status == SRV_PLAYING)

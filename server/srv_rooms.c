@@ -197,6 +197,7 @@ void srv_rooms_identify(srv_rooms *rooms, srv_client *c, srv_player *player, boo
     srv_room__presence(r);
     srv_room__changed(r);
     srv_room__send_full(r, c, NULL);
+    srv_room__send_chat_history(r, c);
     srv_room__broadcast(r, NULL, NULL, c);
   }
 }

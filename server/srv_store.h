@@ -56,7 +56,7 @@ enum {
 };
 
 /* The schema version this code creates and migrates to (PRAGMA user_version). */
-#define SRV_STORE_SCHEMA_VERSION 3
+#define SRV_STORE_SCHEMA_VERSION 4
 
 /* The database file inside the data directory. */
 #define SRV_STORE_FILE "mancala.db"
@@ -147,8 +147,23 @@ typedef struct srv_store_game {
   srv_store_move *moves;
 } srv_store_game;
 
+/* One chat line of a room (schema 4). In writes text is borrowed; in a recovery it is owned by the
+ * recovery. */
+typedef struct srv_store_chat {
+  char room[SRV_STORE_CODE_SIZE];
+  int64_t game; /* The room's game when it was said; 0: before its first game. */
+  int64_t at_ms;
+  char player[SRV_STORE_ID_SIZE];
+  char name[SRV_STORE_NAME_SIZE];
+  char seat[8]; /* "south", "north", "both"; "" for a spectator. */
+  const char *text;
+} srv_store_chat;
+
+/* A recovery gives back at most this many chat lines per room, the last ones. */
+#define SRV_STORE_CHAT_KEEP 50
+
 /* Everything needed to rebuild the server after a restart: every room still open with its
- * current unfinished game (when any), and the players seated in them. */
+ * current unfinished game (when any), the players seated in them, and their last chat lines. */
 typedef struct srv_store_recovery {
   size_t n_rooms;
   srv_store_room *rooms;
@@ -156,6 +171,8 @@ typedef struct srv_store_recovery {
   srv_store_game *games; /* Unfinished games, each with room set; ordered by id. */
   size_t n_players;
   srv_store_player *players;
+  size_t n_chat;
+  srv_store_chat *chat; /* Ordered by room, then oldest first; SRV_STORE_CHAT_KEEP per room. */
 } srv_store_recovery;
 
 /* A list of games, newest first, without their moves. */
@@ -171,7 +188,8 @@ typedef enum srv_store_op_kind {
   SRV_STORE_OP_GAME_START,
   SRV_STORE_OP_MOVE,
   SRV_STORE_OP_GAME_FINISH,
-  SRV_STORE_OP_TAKEBACK /* Moves deleted or their clocks rewritten (not a lost move). */
+  SRV_STORE_OP_TAKEBACK, /* Moves deleted or their clocks rewritten (not a lost move). */
+  SRV_STORE_OP_CHAT      /* A chat line (key: the room). */
 } srv_store_op_kind;
 
 typedef struct srv_store_op {
@@ -239,8 +257,12 @@ int srv_store_player_put(srv_store *store, const srv_store_player *player);
 int srv_store_room_put(srv_store *store, const srv_store_room *room);
 
 /* Records that room code (borrowed) closed: its row is deleted and it will not be recovered (its
- * games stay in the archive). */
+ * games stay in the archive). Its chat lines stay with the games they were said in, no longer
+ * attached to the code (codes are reused); lines said before any game are deleted. */
 int srv_store_room_closed(srv_store *store, const char *code);
+
+/* Records a chat line (borrowed) of an open room. */
+int srv_store_chat_add(srv_store *store, const srv_store_chat *line);
 
 /* Records a new game (borrowed; id, result and moves are ignored) and makes it the current game of
  * its room (put the room first). On success *id is its new permanent id, valid at once for

@@ -524,7 +524,7 @@ TEST_IMPL(quick_and_lobby) {
 }
 
 TEST_IMPL(leave_expiry_limits) {
-  srv_room_limits limits = {60000, 5000, 20000, 2, 1000};
+  srv_room_limits limits = {60000, 5000, 20000, 2, 1000, 0, 0};
   world w;
   world_init(&w, &limits);
   tclient a, b;
