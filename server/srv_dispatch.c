@@ -33,13 +33,19 @@ static int on_lobby(srv_dispatch *d, srv_client *c, const srv_cmd *cmd) {
   return srv_lobby_request(d->lobby, c, cmd);
 }
 
+static int on_my_rooms(srv_dispatch *d, srv_client *c, const srv_cmd *cmd) {
+  return srv_myrooms_request(d->myrooms, c, cmd);
+}
+
 /* The dispatch table: one handler per request type. */
 static const handler handlers[SRV_CMD_COUNT] = {
-    [SRV_CMD_HELLO] = srv_hello,      [SRV_CMD_CREATE] = on_create, [SRV_CMD_JOIN] = on_join,
-    [SRV_CMD_QUICK] = on_quick,       [SRV_CMD_LEAVE] = on_leave,   [SRV_CMD_LOBBY] = on_lobby,
-    [SRV_CMD_MOVE] = on_move,         [SRV_CMD_RESIGN] = on_resign, [SRV_CMD_DRAW] = on_draw,
-    [SRV_CMD_REMATCH] = on_rematch,   [SRV_CMD_CHAT] = on_chat,     [SRV_CMD_RESYNC] = on_resync,
-    [SRV_CMD_TAKEBACK] = on_takeback,
+    [SRV_CMD_HELLO] = srv_hello,      [SRV_CMD_CREATE] = on_create,
+    [SRV_CMD_JOIN] = on_join,         [SRV_CMD_QUICK] = on_quick,
+    [SRV_CMD_LEAVE] = on_leave,       [SRV_CMD_LOBBY] = on_lobby,
+    [SRV_CMD_MOVE] = on_move,         [SRV_CMD_RESIGN] = on_resign,
+    [SRV_CMD_DRAW] = on_draw,         [SRV_CMD_REMATCH] = on_rematch,
+    [SRV_CMD_CHAT] = on_chat,         [SRV_CMD_RESYNC] = on_resync,
+    [SRV_CMD_TAKEBACK] = on_takeback, [SRV_CMD_MY_ROOMS] = on_my_rooms,
 };
 
 int srv_dispatch_send(srv_dispatch *d, srv_client *c, const srv_event *ev) {
@@ -89,5 +95,6 @@ void srv_dispatch_frame(srv_dispatch *d, srv_client *c, const char *buf, size_t 
 
 void srv_dispatch_client_gone(srv_dispatch *d, srv_client *c) {
   srv_lobby_client_gone(d->lobby, c);
+  srv_myrooms_client_gone(d->myrooms, c);
   srv_rooms_client_gone(d->rooms, c);
 }

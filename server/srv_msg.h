@@ -84,6 +84,7 @@ typedef enum srv_cmd_type {
   SRV_CMD_CHAT,
   SRV_CMD_RESYNC,
   SRV_CMD_TAKEBACK,
+  SRV_CMD_MY_ROOMS,
   SRV_CMD_COUNT
 } srv_cmd_type;
 
@@ -110,7 +111,7 @@ typedef struct srv_cmd {
   long long ply;               /* move */
   srv_draw_action action;      /* draw, takeback */
   char text[SRV_CHAT_SIZE];    /* chat: 1..300 characters, cleaned (srv_text.h) */
-  bool watch;                  /* lobby: true unless "watch":false */
+  bool watch;                  /* lobby, my_rooms: true unless "watch":false */
 } srv_cmd;
 
 /* A room keeps this many chat lines, and at most SRV_CHAT_HISTORY_BYTES of their text. */
@@ -166,6 +167,14 @@ typedef struct srv_state_view {
   bool with_moves; /* A full state: the game's moves too (join, resume, resync). */
 } srv_state_view;
 
+/* One of quick play's pools (srv_pool.h) and how many players wait in it. */
+typedef struct srv_pool_view {
+  mc_kind game;
+  bool clocked;
+  int64_t initial_ms, increment_ms;
+  int waiting;
+} srv_pool_view;
+
 /* One public room in the lobby list. */
 typedef struct srv_lobby_entry {
   const char *room;
@@ -174,6 +183,20 @@ typedef struct srv_lobby_entry {
   srv_status status;
   int spectators;
 } srv_lobby_entry;
+
+/* One unfinished room of a player's own, as my_rooms lists it (srv_myrooms.h). */
+typedef struct srv_my_room {
+  const char *room;
+  const srv_room_opts *opts;
+  const mc_rules *rules; /* The game's own rules (as its state shows them). */
+  srv_status status;
+  int you;                    /* MC_SOUTH, MC_NORTH or SRV_SEAT_BOTH. */
+  const srv_player *opponent; /* NULL: a free seat, or a same-screen game. */
+  bool opponent_connected;
+  int turn; /* The seat to move while playing, else -1. */
+  long ply;
+  int game_no;
+} srv_my_room;
 
 typedef enum srv_event_type {
   SRV_EV_WELCOME = 0,
@@ -185,7 +208,8 @@ typedef enum srv_event_type {
   SRV_EV_ERROR,
   SRV_EV_CLOSED,
   SRV_EV_BYE,
-  SRV_EV_CHAT_HISTORY
+  SRV_EV_CHAT_HISTORY,
+  SRV_EV_MY_ROOMS
 } srv_event_type;
 
 /* An event for one connection. Pointers are borrowed for the duration of the send call. */
@@ -211,6 +235,8 @@ typedef struct srv_event {
     struct {
       const srv_lobby_entry *rooms;
       size_t n;
+      const srv_pool_view *pools; /* Quick play's pools with their waiting counts. */
+      size_t npools;
     } lobby;
     struct {
       const char *room;
@@ -225,6 +251,10 @@ typedef struct srv_event {
       const srv_chat_line *const *lines; /* Oldest first. */
       size_t n;
     } chat_history;
+    struct {
+      const srv_my_room *rooms;
+      size_t n;
+    } my_rooms;
     struct {
       int err;
       const char *field;   /* bad_request: the offending field, or NULL. */

@@ -230,14 +230,14 @@ static void net_queue(void *ud, srv_client *to, srv_frame *f) {
     srv_metrics_dropped(1);
     return;
   }
-  /* A newer state of a room, or a newer lobby list, supersedes an unsent older one, unless that
-   * one is the reply to a request, or a full state (with the game's moves) and the newer is not:
-   * a queue holds at most one full and one other state of a room. */
-  if (f->type == SRV_EV_STATE || f->type == SRV_EV_LOBBY) {
+  /* A newer state of a room, or a newer lobby or my_rooms list, supersedes an unsent older one,
+   * unless that one is the reply to a request, or a full state (with the game's moves) and the
+   * newer is not: a queue holds at most one full and one other state of a room. */
+  if (f->type == SRV_EV_STATE || f->type == SRV_EV_LOBBY || f->type == SRV_EV_MY_ROOMS) {
     for (size_t i = q->head; i < q->tail; i++) {
       const srv_frame *o = q->v[i].frame;
       if (o->type == f->type && !o->reply && (!o->full || f->full) &&
-          (f->type == SRV_EV_LOBBY || strcmp(o->room, f->room) == 0)) {
+          (f->type != SRV_EV_STATE || strcmp(o->room, f->room) == 0)) {
         queue_remove(q, i);
         srv_metrics_dropped(1);
         break;

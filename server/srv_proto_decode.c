@@ -352,6 +352,7 @@ static const msg_spec messages[] = {
     {"chat", SRV_CMD_CHAT, {ROOM_FIELD, {"text", J_STRING, 1, store_text}}},
     {"resync", SRV_CMD_RESYNC, {ROOM_FIELD}},
     {"takeback", SRV_CMD_TAKEBACK, {ROOM_FIELD, {"action", J_STRING, 1, store_action}}},
+    {"my_rooms", SRV_CMD_MY_ROOMS, {{"watch", J_BOOL, 0, store_watch}}},
 };
 
 #define N_MESSAGES (sizeof messages / sizeof messages[0])

@@ -217,6 +217,30 @@ static void state(srv_jsonw *w, const srv_state_view *v) {
   srv_jsonw_lit(w, "}");
 }
 
+static void pools(srv_jsonw *w, const srv_pool_view *p, size_t n) {
+  srv_jsonw_lit(w, ",\"pools\":[");
+  for (size_t i = 0; i < n; i++) {
+    if (i > 0)
+      srv_jsonw_lit(w, ",");
+    srv_jsonw_lit(w, "{\"game\":");
+    srv_jsonw_str(w, mc_kind_name(p[i].game));
+    srv_jsonw_lit(w, ",\"clock\":");
+    if (p[i].clocked) {
+      srv_jsonw_lit(w, "{\"initial_ms\":");
+      srv_jsonw_int(w, p[i].initial_ms);
+      srv_jsonw_lit(w, ",\"increment_ms\":");
+      srv_jsonw_int(w, p[i].increment_ms);
+      srv_jsonw_lit(w, "}");
+    } else {
+      srv_jsonw_lit(w, "null");
+    }
+    srv_jsonw_lit(w, ",\"waiting\":");
+    srv_jsonw_int(w, p[i].waiting);
+    srv_jsonw_lit(w, "}");
+  }
+  srv_jsonw_lit(w, "]");
+}
+
 static void lobby(srv_jsonw *w, const srv_lobby_entry *rooms, size_t n) {
   srv_jsonw_lit(w, ",\"rooms\":[");
   for (size_t i = 0; i < n; i++) {
@@ -264,6 +288,62 @@ static void chat_fields(srv_jsonw *w, const char *player, int seat, const char *
   srv_jsonw_int(w, at);
 }
 
+/* A room's clock settings, or null. */
+static void clock_settings(srv_jsonw *w, const srv_room_opts *o) {
+  if (!o->clocked) {
+    srv_jsonw_lit(w, "null");
+    return;
+  }
+  srv_jsonw_lit(w, "{\"initial_ms\":");
+  srv_jsonw_int(w, o->initial_ms);
+  srv_jsonw_lit(w, ",\"increment_ms\":");
+  srv_jsonw_int(w, o->increment_ms);
+  srv_jsonw_lit(w, "}");
+}
+
+static void my_rooms(srv_jsonw *w, const srv_my_room *rooms, size_t n) {
+  srv_jsonw_lit(w, ",\"rooms\":[");
+  for (size_t i = 0; i < n; i++) {
+    const srv_my_room *r = &rooms[i];
+    if (i > 0)
+      srv_jsonw_lit(w, ",");
+    srv_jsonw_lit(w, "{");
+    board(w, r->room, r->rules);
+    srv_jsonw_lit(w, ",\"clock\":");
+    clock_settings(w, r->opts);
+    srv_jsonw_lit(w, ",\"visibility\":");
+    srv_jsonw_str(w, srv_name_of(srv_visibility_names, (int)r->opts->visibility));
+    srv_jsonw_lit(w, ",\"local\":");
+    srv_jsonw_bool(w, r->opts->opponent == SRV_OPP_LOCAL);
+    srv_jsonw_lit(w, ",\"status\":");
+    srv_jsonw_str(w, srv_name_of(srv_status_names, (int)r->status));
+    srv_jsonw_lit(w, ",\"you\":");
+    seat_or_null(w, r->you);
+    srv_jsonw_lit(w, ",\"opponent\":");
+    if (r->opponent != NULL) {
+      srv_jsonw_lit(w, "{\"id\":");
+      srv_jsonw_str(w, r->opponent->id);
+      srv_jsonw_lit(w, ",\"name\":");
+      srv_jsonw_str(w, r->opponent->name);
+      srv_jsonw_lit(w, ",\"connected\":");
+      srv_jsonw_bool(w, r->opponent_connected);
+      srv_jsonw_lit(w, "}");
+    } else {
+      srv_jsonw_lit(w, "null");
+    }
+    srv_jsonw_lit(w, ",\"turn\":");
+    seat_or_null(w, r->turn);
+    srv_jsonw_lit(w, ",\"your_turn\":");
+    srv_jsonw_bool(w, r->turn >= 0 && (r->you == r->turn || r->you == SRV_SEAT_BOTH));
+    srv_jsonw_lit(w, ",\"ply\":");
+    srv_jsonw_int(w, r->ply);
+    srv_jsonw_lit(w, ",\"game_no\":");
+    srv_jsonw_int(w, r->game_no);
+    srv_jsonw_lit(w, "}");
+  }
+  srv_jsonw_lit(w, "]}");
+}
+
 static srv_frame *hot(const srv_event *ev) {
   srv_jsonw *w = &out;
   const char *room = NULL;
@@ -278,7 +358,12 @@ static srv_frame *hot(const srv_event *ev) {
     break;
   case SRV_EV_LOBBY:
     head(w, "lobby", ev->id);
+    pools(w, ev->u.lobby.pools, ev->u.lobby.npools);
     lobby(w, ev->u.lobby.rooms, ev->u.lobby.n);
+    break;
+  case SRV_EV_MY_ROOMS:
+    head(w, "my_rooms", ev->id);
+    my_rooms(w, ev->u.my_rooms.rooms, ev->u.my_rooms.n);
     break;
   case SRV_EV_JOINED:
     head(w, "joined", ev->id);
@@ -448,6 +533,7 @@ srv_frame *srv_proto_encode(const srv_event *ev) {
   case SRV_EV_JOINED:
   case SRV_EV_CHAT:
   case SRV_EV_CHAT_HISTORY:
+  case SRV_EV_MY_ROOMS:
   case SRV_EV_ERROR:
     return hot(ev);
   case SRV_EV_WELCOME:

@@ -19,6 +19,9 @@ const srv_room_opts *srv_room_opts_of(const srv_room *room) {
 srv_status srv_room_status(const srv_room *room) {
   return room->status;
 }
+int srv_room_game_no(const srv_room *room) {
+  return room->game_no;
+}
 const mc_game *srv_room_game(const srv_room *room) {
   return room->game;
 }

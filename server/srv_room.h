@@ -208,6 +208,7 @@ int srv_room_resync(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
 const char *srv_room_code(const srv_room *room);
 const srv_room_opts *srv_room_opts_of(const srv_room *room);
 srv_status srv_room_status(const srv_room *room);
+int srv_room_game_no(const srv_room *room); /* 0 while the first game waits, +1 per game. */
 const mc_game *srv_room_game(const srv_room *room);
 const srv_player *srv_room_seat(const srv_room *room, int seat);
 

@@ -54,8 +54,8 @@ static void env_open(env *e) {
   srv_recorder recorder = {srv_persist_record, e->persist};
   srv_rooms_set_recorder(e->w.rooms, &recorder);
   memset(&e->net, 0, sizeof e->net);
-  e->turn =
-      (srv_turn){e->w.lobby, e->persist, e->w.rooms, {net_mark, net_drop, net_release, &e->net}};
+  e->turn = (srv_turn){
+      e->w.lobby, e->persist, e->w.rooms, {net_mark, net_drop, net_release, &e->net}, e->w.myrooms};
   ASSERT_EQ(srv_recover(e->store, e->w.ident, e->w.rooms, &e->w.time.base), 0);
 }
 
@@ -66,9 +66,7 @@ static void end_turn(env *e) {
 
 static void env_close(env *e) {
   end_turn(e);
-  srv_lobby_free(e->w.lobby);
-  srv_rooms_free(e->w.rooms);
-  e->w.rooms = NULL;
+  world_close_rooms(&e->w);
   srv_persist_free(e->persist);
   srv_ident_free(e->w.ident);
   srv_store_close(e->store);

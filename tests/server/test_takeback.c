@@ -242,15 +242,13 @@ static void env_open(env *e) {
   ASSERT_NOT_NULL(e->persist);
   srv_recorder recorder = {srv_persist_record, e->persist};
   srv_rooms_set_recorder(e->w.rooms, &recorder);
-  e->turn = (srv_turn){e->w.lobby, e->persist, e->w.rooms, {NULL, NULL, NULL, NULL}};
+  e->turn = (srv_turn){e->w.lobby, e->persist, e->w.rooms, {NULL, NULL, NULL, NULL}, e->w.myrooms};
   ASSERT_EQ(srv_recover(e->store, e->w.ident, e->w.rooms, &e->w.time.base), 0);
 }
 
 static void env_close(env *e) {
   srv_turn_end(&e->turn);
-  srv_lobby_free(e->w.lobby);
-  srv_rooms_free(e->w.rooms);
-  e->w.rooms = NULL;
+  world_close_rooms(&e->w);
   srv_persist_free(e->persist);
   srv_ident_free(e->w.ident);
   srv_store_close(e->store);
