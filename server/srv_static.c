@@ -13,9 +13,9 @@
 #include <unistd.h>
 
 #include <openssl/evp.h>
+#include <zlib.h>
 
 #include "srv_error.h"
-#include "srv_gzip.h"
 #include "srv_log.h"
 
 #define NAME_MAX_LEN 200
@@ -251,6 +251,42 @@ static int read_all(const char *path, size_t size, unsigned char **out) {
   return 0;
 }
 
+/* Sets f's gzip form (RFC 1952, zlib's deflate at level 9) when it is smaller than the file;
+ * leaves it NULL otherwise. Returns 0, or SRV_ENOMEM. */
+static int gzip_compress(sfile *f) {
+  z_stream z;
+  memset(&z, 0, sizeof z);
+  /* windowBits 15 + 16: a gzip header and trailer (no name, time 0) around the deflate stream. */
+  if (deflateInit2(&z, 9, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    return SRV_ENOMEM;
+  /* deflateBound() covers zlib's header; the gzip header and trailer are 18 more bytes. */
+  size_t cap = (size_t)deflateBound(&z, (uLong)f->len) + 18;
+  unsigned char *out = malloc(cap);
+  if (out == NULL) {
+    deflateEnd(&z);
+    return SRV_ENOMEM;
+  }
+  z.next_in = f->data;
+  z.avail_in = (uInt)f->len; /* At most FILE_MAX_BYTES. */
+  z.next_out = out;
+  z.avail_out = (uInt)cap;
+  int zrc = deflate(&z, Z_FINISH);
+  size_t n = cap - z.avail_out;
+  deflateEnd(&z);
+  if (zrc != Z_STREAM_END) { /* Cannot happen with a bound-sized buffer; not fatal either. */
+    free(out);
+    srv_log_warn("static", "%s: gzip failed (%d); served uncompressed", f->name, zrc);
+    return 0;
+  }
+  if (n >= f->len) {
+    free(out);
+    return 0;
+  }
+  f->gz = out;
+  f->gz_len = n;
+  return 0;
+}
+
 /* Loads f's content, validators and gzip form from path (st: its stat). Returns 0, SRV_ENOMEM or
  * SRV_ENOTFOUND (unreadable: the file changed while it was read, or permissions). */
 static int file_load(sfile *f, const char *path, const struct stat *st, bool text) {
@@ -274,14 +310,9 @@ static int file_load(sfile *f, const char *path, const struct stat *st, bool tex
   snprintf(f->etag_gz, sizeof f->etag_gz, "\"%s-gz\"", hex);
   srv_static_format_date((int64_t)st->st_mtim.tv_sec, f->last_modified, sizeof f->last_modified);
   if (text && f->len > 0) {
-    int rc = srv_gzip(f->data, f->len, &f->gz, &f->gz_len);
+    int rc = gzip_compress(f);
     if (rc != 0)
       return rc;
-    if (f->gz_len >= f->len) {
-      free(f->gz);
-      f->gz = NULL;
-      f->gz_len = 0;
-    }
   }
   return 0;
 }

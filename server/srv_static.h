@@ -3,9 +3,10 @@
  * Files are read from the web directory (--web) when first asked for and kept in memory with their
  * validators: a strong ETag (the first 128 bits of the content's SHA-256) and Last-Modified (the
  * file's modification time). A text file (HTML, CSS, JavaScript, SVG, JSON, plain text) is also
- * kept gzip-compressed (srv_gzip.h) when that is smaller, and sent so to a client that accepts
- * gzip; that representation has its own ETag (the same with "-gz"). Every request stats the file:
- * a file changed on disk is read again, so a running server serves what is in the directory.
+ * kept gzip-compressed (by zlib, once, when it is read) when that is smaller, and sent so to a
+ * client that accepts gzip; that representation has its own ETag (the same with "-gz"). Every
+ * request stats the file: a file changed on disk is read (and compressed) again, so a running
+ * server serves what is in the directory.
  *
  * Cache policy: the client's files are not versioned (a module imports another by its plain name),
  * so every response says "Cache-Control: no-cache": a browser keeps the file and asks again with
