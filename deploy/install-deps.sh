@@ -7,6 +7,9 @@
 #   deploy/install-deps.sh test      build + what the tests use (valgrind, Node.js, Chromium, nginx...)
 #   deploy/install-deps.sh docker    Docker, Compose and debootstrap, for the `docker` tests
 #                                    (tests/docker/run.sh); a Docker already installed is kept
+#   deploy/install-deps.sh bench     build + what the benchmarks use (node bench/bench.mjs: Node.js
+#                                    and npm, python3 for the peer's native module, valgrind for
+#                                    callgrind, gnuplot for the plot; docs/performance.md)
 #
 # Packages already installed are skipped, so it is cheap to run again. Run it as root.
 set -eu
@@ -17,21 +20,23 @@ runtime="libuv1 libwebsockets17 libwebsockets-evlib-uv libjansson4 libsqlite3-0 
 build="build-essential cmake pkg-config libuv1-dev libwebsockets-dev libwebsockets-evlib-uv libjansson-dev libsqlite3-dev libssl-dev zlib1g-dev"
 test="valgrind chromium nginx openssl shellcheck ca-certificates curl sqlite3 clang-format"
 docker="debootstrap procps"
+bench="valgrind gnuplot-nox python3"
 
 case "$mode" in
   runtime) want="$runtime" ;;
   build) want="$runtime $build" ;;
   test) want="$runtime $build $test" ;;
   docker) want="$docker" ;;
+  bench) want="$runtime $build $bench" ;;
   *)
-    echo "usage: $0 runtime|build|test|docker" >&2
+    echo "usage: $0 runtime|build|test|docker|bench" >&2
     exit 2
     ;;
 esac
 
 # Node.js and npm run the protocol and browser tests. A machine that already has a node (for
 # example from another repository) keeps it: Debian's npm would conflict with it.
-if [ "$mode" = test ] && ! command -v node >/dev/null 2>&1; then
+if { [ "$mode" = test ] || [ "$mode" = bench ]; } && ! command -v node >/dev/null 2>&1; then
   want="$want nodejs npm"
 fi
 

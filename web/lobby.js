@@ -216,11 +216,14 @@ export class LobbyView {
     this.archiveFor = conn.me.player;
     try {
       const res = await fetch('/api/players/' + encodeURIComponent(conn.me.player) + '/games', { headers: { accept: 'application/json' } });
-      if (!res.ok) return;
+      if (!res.ok) throw new Error(String(res.status));
       const data = await res.json();
       this.archive = Array.isArray(data.games) ? data.games : [];
       this.renderRecent();
-    } catch { /* the local list stays */ }
+    } catch {
+      // The local list stays; the next welcome (after a reconnection) asks again.
+      this.archiveFor = null;
+    }
   }
 
   renderRecent() {

@@ -127,4 +127,4 @@ sh "$here/base-image.sh" || fail "no debian:bookworm-slim image"
 
 # The tests.
 MANCALA_DOCKER_RUN=$run MANCALA_DOCKER_WORK=$work MANCALA_COMPOSE=$compose \
-  node --test "$here/docker.test.mjs"
+  timeout -k 10 1200 node --test "$here/docker.test.mjs"

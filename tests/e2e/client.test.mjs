@@ -361,6 +361,9 @@ test('an offline banner shows while the server is away and goes once it is back'
   p.allowed.push(/WebSocket connection to .* failed/);
   await p.goto(server.base + '/');
   await p.waitForFunction(() => document.getElementById('who').textContent.length > 0);
+  // The lobby's requests (the archive of this player's games) are answered before the server goes:
+  // one refused while it is down would be a real console error.
+  await p.waitForLoadState('networkidle');
   const port = server.port;
   await server.stop();
   await p.locator('#offline').waitFor({ state: 'visible', timeout: 10000 });
