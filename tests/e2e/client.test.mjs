@@ -283,11 +283,18 @@ test('quick play pairs two people in the same room', async () => {
   const a = await page();
   const b = await page({ width: 360, height: 640 });
   await a.goto(server.base + '/');
-  await a.locator('button[data-quick="oware"]').click();
+  await a.locator('button[data-quick="oware"][data-pool="untimed"]').click();
   await a.waitForURL(/\/r\/[A-Z2-9]{6}$/);
   await a.locator('.overlay.waiting').waitFor();
   await b.goto(server.base + '/');
-  await b.locator('button[data-quick="oware"]').click();
+  // The lobby shows who waits in which pool: one player in Oware's untimed pool, nobody elsewhere.
+  const pool = b.locator('button[data-quick="oware"][data-pool="untimed"]');
+  await b.waitForFunction(() => document.querySelector('button[data-quick="oware"][data-pool="untimed"]')?.dataset.waiting === '1');
+  assert.equal(await pool.locator('.pool-n').textContent(), '1');
+  assert.match(await pool.getAttribute('aria-label'), /1 player waiting/);
+  assert.equal(await b.locator('button[data-quick="oware"][data-pool="3+2"]').getAttribute('data-waiting'), '0');
+  assert.equal(await b.locator('button[data-quick="kalah"][data-pool="untimed"]').getAttribute('data-waiting'), '0');
+  await pool.click();
   await b.waitForURL(a.url());
   for (const p of [a, b]) await p.locator('.overlay.waiting').waitFor({ state: 'hidden' });
   assert.equal(await a.locator('.room-title').textContent(), en['game.oware'] + ' · 6 × 4');
