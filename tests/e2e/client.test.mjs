@@ -253,8 +253,13 @@ test('live lobby, clock, keys, chat, draw offer and answer, rematch and resignat
   // A draw offer declined, then one accepted.
   await a.getByRole('button', { name: en['room.offer_draw'] }).click();
   await b.locator('.offer', { hasText: en['draw.decline'] }).waitFor();
+  const nameA = await b.locator('.pbar.far .pname-text').textContent();
+  // Told as a toast too (under the board on a phone), and in the live region.
+  await b.locator('.toast', { hasText: en['draw.offered'].replace('{name}', nameA) }).waitFor();
   await b.getByRole('button', { name: en['draw.decline'] }).click();
   await b.locator('.offer').waitFor({ state: 'hidden' });
+  // The offerer learns the answer.
+  await a.locator('.offer', { hasText: en['draw.declined'].replace('{name}', await a.locator('.pbar.far .pname-text').textContent()) }).waitFor();
   await a.getByRole('button', { name: en['room.offer_draw'] }).click();
   await b.getByRole('button', { name: en['draw.accept'] }).click();
   for (const p of [a, b]) {
