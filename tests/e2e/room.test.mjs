@@ -125,6 +125,18 @@ test('two people: the clocks wait for the first move; takeback refused, then all
   await b.reload();
   await b.waitForFunction(() => document.querySelectorAll('.chat-log .msg').length === 2);
   assert.deepEqual(await lines(b), said.slice(0, 2));
+  // ... and mute the opponent: A's lines go, A's new ones are not shown; unmuted, they are back.
+  await b.locator('.chat-settings summary').click();
+  const mute = b.locator('.chat-prefs input[data-pref="mute"]');
+  assert.equal(await b.locator('.chat-prefs label', { has: b.locator('input[data-pref="mute"]') }).textContent(), fr('chat.mute', { name: await b.locator('.pbar.far .pname-text').textContent() }));
+  await mute.check();
+  assert.deepEqual(await lines(b), [['Merci', false]]);
+  await a.fill('.chat-form input', 'Tu m’entends ?');
+  await a.press('.chat-form input', 'Enter');
+  await c.locator('.chat-log .msg p', { hasText: 'Tu m’entends ?' }).waitFor();
+  assert.deepEqual(await lines(b), [['Merci', false]]);
+  await mute.uncheck();
+  assert.deepEqual(await lines(b), [['Bonne chance !', false], ['Merci', false], ['Tu m’entends ?', false]]);
   await setSpeed(b, 'off');
 
   // ---- Games in progress: the private room is in the player's lobby, live, with Resume.
@@ -132,7 +144,9 @@ test('two people: the clocks wait for the first move; takeback refused, then all
   await a.goto(ctx.server.base + '/');
   const row = a.locator(`.in-progress .mine-row[data-room="${code}"]`);
   await row.waitFor();
-  assert.equal(await a.locator('#in-progress-title').textContent(), fr('lobby.in_progress'));
+  // A region named for screen readers, its Resume link named with the game and the opponent.
+  const region = a.getByRole('region', { name: fr('lobby.in_progress') });
+  assert.equal(await region.getByRole('link').count(), 1);
   assert.ok((await row.textContent()).includes('Bea'), 'the opponent is named');
   assert.equal(await row.getAttribute('data-state'), aMoves ? 'your_move' : 'their_move');
   assert.equal(await row.locator('.rr-status').textContent(), fr(aMoves ? 'inprogress.your_move' : 'inprogress.their_move'));
