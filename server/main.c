@@ -36,6 +36,7 @@ static struct app {
   srv_ident *ident;
   srv_rooms *rooms;
   srv_lobby *lobby;
+  srv_myrooms *myrooms;
   srv_net *net;
   srv_dispatch dispatch;
   srv_turn turn;
@@ -62,6 +63,8 @@ static void on_stopped(void *arg) {
   srv_turn_end(&a->turn);
   srv_lobby_free(a->lobby);
   a->lobby = NULL;
+  srv_myrooms_free(a->myrooms);
+  a->myrooms = NULL;
   srv_rooms_free(a->rooms);
   a->rooms = NULL;
   uv_close((uv_handle_t *)&a->sigint, NULL);
@@ -118,12 +121,14 @@ int main(int argc, char **argv) {
   srv_sink sink = {0};
   if (app.net != NULL)
     srv_net_sink(app.net, &sink);
-  srv_room_limits limits = {cfg.abandon_ms, cfg.idle_room_ms, cfg.finished_room_ms,
-                            cfg.rooms_per_player, cfg.max_rooms};
+  srv_room_limits limits = {
+      cfg.abandon_ms, cfg.idle_room_ms, cfg.finished_room_ms, cfg.rooms_per_player, cfg.max_rooms,
+      cfg.rate,       cfg.burst};
   app.rooms = app.net && app.ident ? srv_rooms_new(&app.time, app.ident, &sink, &limits) : NULL;
   app.lobby = app.rooms ? srv_lobby_new(app.rooms, &app.time, &sink) : NULL;
+  app.myrooms = app.rooms ? srv_myrooms_new(app.rooms, &sink) : NULL;
   app.persist = srv_persist_new(app.store, app.ident, &app.time);
-  if (app.rooms == NULL || app.lobby == NULL || app.persist == NULL) {
+  if (app.rooms == NULL || app.lobby == NULL || app.myrooms == NULL || app.persist == NULL) {
     srv_log_error("main", "out of memory");
     return 1;
   }
@@ -137,12 +142,14 @@ int main(int argc, char **argv) {
   app.turn = (srv_turn){app.lobby,
                         app.persist,
                         app.rooms,
-                        {srv_net_mark, srv_net_drop_room, srv_net_release, app.net}};
+                        {srv_net_mark, srv_net_drop_room, srv_net_release, app.net},
+                        app.myrooms};
   srv_net_set_turn_hook(app.net, srv_turn_end, &app.turn);
   srv_net_routes routes = {gauges, &app, srv_api_get, app.api};
   srv_net_set_routes(app.net, &routes);
   app.dispatch.rooms = app.rooms;
   app.dispatch.lobby = app.lobby;
+  app.dispatch.myrooms = app.myrooms;
   app.dispatch.ident = app.ident;
   app.dispatch.sink = sink;
   app.dispatch.store.restore = srv_persist_restore;

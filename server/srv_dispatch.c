@@ -28,10 +28,15 @@ ROOM_HANDLER(draw)
 ROOM_HANDLER(rematch)
 ROOM_HANDLER(chat)
 ROOM_HANDLER(resync)
+ROOM_HANDLER(takeback)
 #undef ROOM_HANDLER
 
 static int on_lobby(srv_dispatch *d, srv_client *c, const srv_cmd *cmd) {
   return srv_lobby_request(d->lobby, c, cmd);
+}
+
+static int on_my_rooms(srv_dispatch *d, srv_client *c, const srv_cmd *cmd) {
+  return srv_myrooms_request(d->myrooms, c, cmd);
 }
 
 /* The account commands take the accounts (srv_account.h). */
@@ -67,6 +72,8 @@ static const handler handlers[SRV_CMD_COUNT] = {
     [SRV_CMD_LOGOUT_ALL] = on_logout_all,
     [SRV_CMD_CHANGE_PASSWORD] = on_change_password,
     [SRV_CMD_DELETE_ACCOUNT] = on_delete_account,
+    [SRV_CMD_TAKEBACK] = on_takeback,
+    [SRV_CMD_MY_ROOMS] = on_my_rooms,
 };
 
 int srv_dispatch_send(srv_dispatch *d, srv_client *c, const srv_event *ev) {
@@ -146,5 +153,6 @@ void srv_dispatch_client_gone(srv_dispatch *d, srv_client *c) {
   if (d->accounts != NULL)
     srv_accounts_client_gone(d->accounts, c);
   srv_lobby_client_gone(d->lobby, c);
+  srv_myrooms_client_gone(d->myrooms, c);
   srv_rooms_client_gone(d->rooms, c);
 }

@@ -13,6 +13,7 @@
 
 #include "srv_ident.h"
 #include "srv_lobby.h"
+#include "srv_myrooms.h"
 #include "srv_room.h"
 #include "srv_send.h"
 
@@ -32,6 +33,7 @@ struct srv_accounts;
 typedef struct srv_dispatch {
   srv_rooms *rooms;
   srv_lobby *lobby;
+  srv_myrooms *myrooms;
   srv_ident *ident;
   srv_sink sink;
   srv_dispatch_store store;

@@ -23,6 +23,8 @@
   X(OVER, "game_over", "The game is over.")                                                        \
   X(STALE, "stale", "The move was made for an earlier position.")                                  \
   X(NOOFFER, "no_draw_offer", "Your opponent has not offered a draw.")                             \
+  X(NOTAKEBACK, "no_takeback_offer", "Your opponent has not asked to take back a move.")           \
+  X(NOTHINGBACK, "nothing_to_take_back", "There is no move of yours to take back.")                \
   X(NOTOVER, "not_finished", "The game is still going on.")                                        \
   X(UNSUPPORTED, "unsupported", "This server does not support that yet.")                          \
   X(ROOMS, "too_many_rooms", "You are seated in too many rooms.")                                  \

@@ -94,6 +94,8 @@ typedef enum srv_cmd_type {
   SRV_CMD_LOGOUT_ALL,
   SRV_CMD_CHANGE_PASSWORD,
   SRV_CMD_DELETE_ACCOUNT,
+  SRV_CMD_TAKEBACK,
+  SRV_CMD_MY_ROOMS,
   SRV_CMD_COUNT
 } srv_cmd_type;
 
@@ -118,14 +120,27 @@ typedef struct srv_cmd {
   int house;                   /* move: 1..m (checked against the room's board later) */
   bool has_ply;                /* move */
   long long ply;               /* move */
-  srv_draw_action action;      /* draw */
-  char text[SRV_CHAT_SIZE];    /* chat: 1..300 characters, no control characters */
-  bool watch;                  /* lobby: true unless "watch":false */
+  srv_draw_action action;      /* draw, takeback */
+  char text[SRV_CHAT_SIZE];    /* chat: 1..300 characters, cleaned (srv_text.h) */
+  bool watch;                  /* lobby, my_rooms: true unless "watch":false */
   /* login, change_password, delete_account: the password (1..128 characters); register: the
    * new one (8..128). new_password: change_password's new one. Wiped after the handler. */
   char password[SRV_PASSWORD_SIZE];
   char new_password[SRV_PASSWORD_SIZE];
 } srv_cmd;
+
+/* A room keeps this many chat lines, and at most SRV_CHAT_HISTORY_BYTES of their text. */
+#define SRV_CHAT_HISTORY 50
+#define SRV_CHAT_HISTORY_BYTES 16384
+
+/* One chat line as a room keeps it, sends it and stores it. */
+typedef struct srv_chat_line {
+  int64_t at; /* Unix time in milliseconds. */
+  int seat;   /* MC_SOUTH, MC_NORTH, SRV_SEAT_BOTH or SRV_SEAT_SPECTATOR. */
+  char player[SRV_PLAYER_ID_CHARS + 1]; /* The speaker's public id. */
+  char name[SRV_NAME_SIZE];             /* The speaker's name when it was said. */
+  const char *text;                     /* Cleaned (srv_text.h), 1..SRV_CHAT_MAX characters. */
+} srv_chat_line;
 
 /* One seat as shown in a state. */
 typedef struct srv_seat_view {
@@ -154,9 +169,14 @@ typedef struct srv_state_view {
   size_t trace_len;
   bool has_result;
   mc_result result;
-  int draw_offer;   /* The seat offering a draw, or -1. */
-  bool rematch[2];  /* Which seats asked for a rematch. */
-  int abandon_seat; /* The absent seat whose abandonment countdown runs, or -1. */
+  int draw_offer;        /* The seat offering a draw, or -1. */
+  int draw_declined;     /* The seat whose draw offer was declined (until the next move), or -1. */
+  int takeback_offer;    /* The seat asking to take back its last move, or -1. */
+  int takeback_declined; /* The seat whose takeback request was declined, or -1. */
+  int first_move_seat;   /* A clocked game before its first move: the first mover, or -1... */
+  int64_t first_move_ms; /* ...and the time it has left to move. */
+  bool rematch[2];       /* Which seats asked for a rematch. */
+  int abandon_seat;      /* The absent seat whose abandonment countdown runs, or -1. */
   int64_t abandon_ms;
   int64_t game_id; /* The archive id of a finished game, 0: none. */
   bool with_moves; /* A full state: the game's moves too (join, resume, resync). */
@@ -164,6 +184,14 @@ typedef struct srv_state_view {
   bool has_rating_change;
   double rating_before[2], rating_after[2];
 } srv_state_view;
+
+/* One of quick play's pools (srv_pool.h) and how many players wait in it. */
+typedef struct srv_pool_view {
+  mc_kind game;
+  bool clocked;
+  int64_t initial_ms, increment_ms;
+  int waiting;
+} srv_pool_view;
 
 /* One public room in the lobby list. */
 typedef struct srv_lobby_entry {
@@ -175,6 +203,20 @@ typedef struct srv_lobby_entry {
   const srv_player *seats[2]; /* NULL: free seat (for their ratings in a rated room). */
 } srv_lobby_entry;
 
+/* One unfinished room of a player's own, as my_rooms lists it (srv_myrooms.h). */
+typedef struct srv_my_room {
+  const char *room;
+  const srv_room_opts *opts;
+  const mc_rules *rules; /* The game's own rules (as its state shows them). */
+  srv_status status;
+  int you;                    /* MC_SOUTH, MC_NORTH or SRV_SEAT_BOTH. */
+  const srv_player *opponent; /* NULL: a free seat, or a same-screen game. */
+  bool opponent_connected;
+  int turn; /* The seat to move while playing, else -1. */
+  long ply;
+  int game_no;
+} srv_my_room;
+
 typedef enum srv_event_type {
   SRV_EV_WELCOME = 0,
   SRV_EV_JOINED,
@@ -185,7 +227,9 @@ typedef enum srv_event_type {
   SRV_EV_ERROR,
   SRV_EV_CLOSED,
   SRV_EV_BYE,
-  SRV_EV_ACCOUNT
+  SRV_EV_ACCOUNT,
+  SRV_EV_CHAT_HISTORY,
+  SRV_EV_MY_ROOMS
 } srv_event_type;
 
 /* An event for one connection. Pointers are borrowed for the duration of the send call. */
@@ -215,13 +259,26 @@ typedef struct srv_event {
     struct {
       const srv_lobby_entry *rooms;
       size_t n;
+      const srv_pool_view *pools; /* Quick play's pools with their waiting counts. */
+      size_t npools;
     } lobby;
     struct {
       const char *room;
       const char *from;
       const char *text;
       int64_t at;
+      const char *player; /* The speaker's id. */
+      int seat;           /* MC_SOUTH, MC_NORTH, SRV_SEAT_BOTH or SRV_SEAT_SPECTATOR. */
     } chat;
+    struct {
+      const char *room;
+      const srv_chat_line *const *lines; /* Oldest first. */
+      size_t n;
+    } chat_history;
+    struct {
+      const srv_my_room *rooms;
+      size_t n;
+    } my_rooms;
     struct {
       int err;
       const char *field;      /* bad_request: the offending field, or NULL. */

@@ -15,6 +15,7 @@
 #include "srv_metrics.h"
 #include "srv_proto.h"
 #include "srv_send.h"
+#include "srv_static.h"
 #include "srv_time_uv.h"
 
 #define PROTOCOL_NAME "mancala.v1"
@@ -92,11 +93,10 @@ struct srv_net {
   uint64_t started_ms;
   lws_retry_bo_t retry;
   struct lws_protocols protocols[3];
-  struct lws_http_mount mounts[9];
-  struct lws_protocol_vhost_options mimetypes[5];
-  char index_path[1100];
-  char web_origin[1100]; /* The file mount's origin: mounts must outlive the context. */
-  srv_list conns;        /* Every established connection. */
+  struct lws_http_mount mounts[6];
+  char web_dir[1100];
+  srv_static *files; /* The web client's files, with validators and gzip (srv_static.h). */
+  srv_list conns;    /* Every established connection. */
   long nconns;
   ip_count *ips;
   size_t nips, capips;
@@ -230,14 +230,14 @@ static void net_queue(void *ud, srv_client *to, srv_frame *f) {
     srv_metrics_dropped(1);
     return;
   }
-  /* A newer state of a room, or a newer lobby list, supersedes an unsent older one, unless that
-   * one is the reply to a request, or a full state (with the game's moves) and the newer is not:
-   * a queue holds at most one full and one other state of a room. */
-  if (f->type == SRV_EV_STATE || f->type == SRV_EV_LOBBY) {
+  /* A newer state of a room, or a newer lobby or my_rooms list, supersedes an unsent older one,
+   * unless that one is the reply to a request, or a full state (with the game's moves) and the
+   * newer is not: a queue holds at most one full and one other state of a room. */
+  if (f->type == SRV_EV_STATE || f->type == SRV_EV_LOBBY || f->type == SRV_EV_MY_ROOMS) {
     for (size_t i = q->head; i < q->tail; i++) {
       const srv_frame *o = q->v[i].frame;
       if (o->type == f->type && !o->reply && (!o->full || f->full) &&
-          (f->type == SRV_EV_LOBBY || strcmp(o->room, f->room) == 0)) {
+          (f->type != SRV_EV_STATE || strcmp(o->room, f->room) == 0)) {
         queue_remove(q, i);
         srv_metrics_dropped(1);
         break;
@@ -549,6 +549,58 @@ static int http_reply(struct lws *wsi, http_req *req, unsigned status, const cha
   return 0;
 }
 
+/* The value of header token (into buf), or NULL when the request has none. */
+static const char *header(struct lws *wsi, enum lws_token_indexes token, char *buf, int size) {
+  return lws_hdr_copy(wsi, buf, size, token) > 0 ? buf : NULL;
+}
+
+static int add_header(struct lws *wsi, enum lws_token_indexes token, const char *value,
+                      unsigned char **p, unsigned char *end) {
+  return lws_add_http_header_by_token(wsi, token, (const unsigned char *)value, (int)strlen(value),
+                                      p, end);
+}
+
+/* A file of the web client (srv_static.h): 200 with its validators, 304, or 404. */
+static int http_static(srv_net *net, struct lws *wsi, http_req *req, const char *uri) {
+  char inm[512], ims[64], ae[256];
+  srv_static_request sr = {uri, header(wsi, WSI_TOKEN_HTTP_IF_NONE_MATCH, inm, sizeof inm),
+                           header(wsi, WSI_TOKEN_HTTP_IF_MODIFIED_SINCE, ims, sizeof ims),
+                           header(wsi, WSI_TOKEN_HTTP_ACCEPT_ENCODING, ae, sizeof ae)};
+  srv_static_response res;
+  int rc = srv_static_serve(net->files, &sr, &res);
+  if (rc != 0 || res.status == 404) {
+    if (lws_return_http_status(
+            wsi, rc != 0 ? HTTP_STATUS_INTERNAL_SERVER_ERROR : HTTP_STATUS_NOT_FOUND, NULL) ||
+        lws_http_transaction_completed(wsi))
+      return -1;
+    return 0;
+  }
+  if (res.status == 200) {
+    req->body = malloc(LWS_PRE + (res.len ? res.len : 1));
+    if (req->body == NULL)
+      return -1;
+    memcpy(req->body + LWS_PRE, res.body, res.len);
+    req->len = res.len;
+  }
+  unsigned char head[LWS_PRE + 2048], *start = head + LWS_PRE, *p = start,
+                                      *end = head + sizeof head - 1;
+  if ((res.status == 200
+           ? lws_add_http_common_headers(wsi, HTTP_STATUS_OK, res.type, res.len, &p, end)
+           : lws_add_http_header_status(wsi, HTTP_STATUS_NOT_MODIFIED, &p, end)) ||
+      add_header(wsi, WSI_TOKEN_HTTP_ETAG, res.etag, &p, end) ||
+      add_header(wsi, WSI_TOKEN_HTTP_LAST_MODIFIED, res.last_modified, &p, end) ||
+      add_header(wsi, WSI_TOKEN_HTTP_CACHE_CONTROL, res.cache_control, &p, end) ||
+      (res.vary && add_header(wsi, WSI_TOKEN_HTTP_VARY, "Accept-Encoding", &p, end)) ||
+      (res.encoding != NULL &&
+       add_header(wsi, WSI_TOKEN_HTTP_CONTENT_ENCODING, res.encoding, &p, end)) ||
+      lws_finalize_write_http_header(wsi, start, &p, end))
+    return -1;
+  if (res.status == 304)
+    return lws_http_transaction_completed(wsi) ? -1 : 0;
+  lws_callback_on_writable(wsi);
+  return 0;
+}
+
 static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
                          size_t len) {
   struct lws_vhost *vh = lws_get_vhost(wsi);
@@ -589,17 +641,12 @@ static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void
         return -1;
       return http_reply(wsi, req, (unsigned)status, type, body);
     }
-    if (strncmp(uri, "/r/", 3) == 0 ||
-        (net->routes.api != NULL &&
-         (strncmp(uri, "/g/", 3) == 0 || strncmp(uri, "/@/", 3) == 0 ||
-          strncmp(uri, "/leaderboard", 12) == 0 || strcmp(uri, "/settings") == 0))) {
-      /* /r/CODE, /g/ID, /@/NAME, /leaderboard/GAME and /settings: the same page as /, which reads
-       * what to show from the address. */
-      int n = lws_serve_http_file(wsi, net->index_path, "text/html", NULL, 0);
-      if (n < 0 || (n > 0 && lws_http_transaction_completed(wsi)))
-        return -1;
-      return 0;
-    }
+    /* The web client's files; /r/CODE, /g/ID, /@/NAME, /leaderboard/GAME and /settings are the same
+     * page as /, which reads what to show from the address (all but /r/ only with the archive). */
+    if (net->routes.api != NULL ||
+        !(strncmp(uri, "/g/", 3) == 0 || strncmp(uri, "/@/", 3) == 0 ||
+          strncmp(uri, "/leaderboard", 12) == 0 || strcmp(uri, "/settings") == 0))
+      return http_static(net, wsi, req, uri);
     if (lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL) ||
         lws_http_transaction_completed(wsi))
       return -1;
@@ -697,15 +744,15 @@ int srv_net_start(srv_net *net, srv_dispatch *d) {
   net->dispatch = d;
   uv_prepare_start(&net->prepare, on_prepare);
 
-  if (realpath(net->cfg.web, net->index_path) == NULL) {
+  if (realpath(net->cfg.web, net->web_dir) == NULL) {
     srv_log_warn("net", "web directory %s: not found; only /ws, /healthz and /metrics will work",
                  net->cfg.web);
-    snprintf(net->index_path, sizeof net->index_path, "%s", net->cfg.web);
+    snprintf(net->web_dir, sizeof net->web_dir, "%s", net->cfg.web);
   }
-  char webdir[1100];
-  snprintf(webdir, sizeof webdir, "%s", net->index_path);
-  snprintf(net->index_path, sizeof net->index_path, "%.1000s/index.html", webdir);
-  snprintf(net->web_origin, sizeof net->web_origin, "%s", webdir);
+  if ((net->files = srv_static_new(net->web_dir)) == NULL) {
+    srv_log_error("net", "out of memory");
+    return SRV_ENOMEM;
+  }
 
   net->protocols[0] =
       (struct lws_protocols){"http", http_callback, sizeof(http_req), 0, 0, NULL, 0};
@@ -713,35 +760,17 @@ int srv_net_start(srv_net *net, srv_dispatch *d) {
       (struct lws_protocols){PROTOCOL_NAME, ws_callback, sizeof(conn), SRV_FRAME_MAX, 0, NULL, 0};
   memset(&net->protocols[2], 0, sizeof net->protocols[2]);
 
-  static const char *const types[][2] = {{".mjs", "text/javascript"},
-                                         {".json", "application/json"},
-                                         {".webmanifest", "application/manifest+json"},
-                                         {".woff2", "font/woff2"},
-                                         {".txt", "text/plain"}};
-  for (int i = 0; i < 5; i++) {
-    net->mimetypes[i].next = i < 4 ? &net->mimetypes[i + 1] : NULL;
-    net->mimetypes[i].name = types[i][0];
-    net->mimetypes[i].value = types[i][1];
-  }
-  static const char *const routes[] = {"/r", "/healthz",     "/metrics", "/api",
-                                       "/g", "/leaderboard", "/@",       "/settings"};
-  for (int i = 0; i < 8; i++) {
+  /* Every path is ours (http_callback()): the routes, then the web client's files. */
+  static const char *const routes[] = {"/r", "/healthz", "/metrics", "/api", "/g", "/"};
+  for (int i = 0; i < 6; i++) {
     struct lws_http_mount *m = &net->mounts[i];
     memset(m, 0, sizeof *m);
-    m->mount_next = &net->mounts[i + 1];
+    m->mount_next = i < 5 ? &net->mounts[i + 1] : NULL;
     m->mountpoint = routes[i];
     m->mountpoint_len = (unsigned char)strlen(routes[i]);
     m->origin = "http";
     m->origin_protocol = LWSMPRO_CALLBACK;
   }
-  struct lws_http_mount *root = &net->mounts[8];
-  memset(root, 0, sizeof *root);
-  root->mountpoint = "/";
-  root->mountpoint_len = 1;
-  root->origin = net->web_origin;
-  root->def = "index.html";
-  root->origin_protocol = LWSMPRO_FILE;
-  root->extra_mimetypes = net->mimetypes;
 
   net->retry.secs_since_valid_ping = (uint16_t)net->cfg.ping_s;
   net->retry.secs_since_valid_hangup = (uint16_t)net->cfg.hangup_s;
@@ -777,7 +806,7 @@ int srv_net_start(srv_net *net, srv_dispatch *d) {
   }
   net->port = lws_get_vhost_listen_port(net->vhost);
   srv_log_info("net", "listening on http://%s:%d/ (WebSocket /ws, web %s)", net->cfg.bind,
-               net->port, webdir);
+               net->port, net->web_dir);
   return 0;
 }
 
@@ -858,6 +887,8 @@ void srv_net_free(srv_net *net) {
     return;
   free(net->ips);
   net->ips = NULL;
+  srv_static_free(net->files);
+  net->files = NULL;
   /* The handles live inside net, which is freed when both have closed. */
   uv_close((uv_handle_t *)&net->prepare, on_prepare_closed);
   uv_close((uv_handle_t *)&net->stop_timer, on_stop_timer_closed);

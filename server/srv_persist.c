@@ -262,6 +262,41 @@ static int record_game(srv_persist *p, const srv_record *ev) {
   return 0;
 }
 
+/* A chat line, with the room's current game (none before the first). */
+static int put_chat(srv_persist *p, const srv_record *rec) {
+  const srv_chat_line *l = rec->chat;
+  srv_store_chat c;
+  memset(&c, 0, sizeof c);
+  snprintf(c.room, sizeof c.room, "%s", rec->room);
+  c.game = *rec->game_id;
+  c.at_ms = l->at;
+  snprintf(c.player, sizeof c.player, "%s", l->player);
+  snprintf(c.name, sizeof c.name, "%s", l->name);
+  const char *seat = srv_name_of(srv_you_names, l->seat);
+  snprintf(c.seat, sizeof c.seat, "%s", l->seat == SRV_SEAT_SPECTATOR || !seat ? "" : seat);
+  c.text = l->text;
+  int rc = srv_store_chat_add(p->store, &c);
+  return rc < 0 ? store_fail(p, "cannot store a chat line of room", rec->room, rc) : 0;
+}
+
+/* The moves of the room's game beyond its ply are gone from the store, and each side's last
+ * remaining move holds that side's time now (srv_store_move_clock()). */
+static int take_back(srv_persist *p, const srv_record *rec) {
+  size_t ply = mc_game_ply(rec->game);
+  int rc = srv_store_moves_truncate(p->store, *rec->game_id, (int)ply);
+  if (rc < 0)
+    return store_fail(p, "cannot take back the moves of room", rec->room, rc);
+  for (int s = 0; s < 2 && rec->opts->clocked; s++) {
+    size_t i = ply;
+    while (i > 0 && mc_game_mover(rec->game, i - 1) != s)
+      i--;
+    if (i > 0 &&
+        (rc = srv_store_move_clock(p->store, *rec->game_id, (int)i - 1, rec->clock_ms[s])) < 0)
+      return store_fail(p, "cannot store the clocks of room", rec->room, rc);
+  }
+  return 0;
+}
+
 /* Remembers the result of a game the store refused (the room is finished in memory and its
  * players have seen the result), to write it again later. */
 static void result_unsaved(srv_persist *p, const srv_record *rec) {
@@ -351,6 +386,12 @@ static int write_record(srv_persist *p, const srv_record *rec) {
   case SRV_RECORD_ROOM_CLOSED:
     rc = srv_store_room_closed(p->store, rec->room);
     return rc < 0 ? store_fail(p, "cannot close room", rec->room, rc) : 0;
+  case SRV_RECORD_CHAT:
+    return put_chat(p, rec);
+  case SRV_RECORD_TAKEBACK:
+    if (*rec->game_id == 0)
+      return record_game(p, rec); /* Its start was lost: record it whole, as it is now. */
+    return take_back(p, rec);
   case SRV_RECORD_KINDS:
     break;
   }
@@ -451,6 +492,13 @@ static void summarise(const srv_store_op *ops, size_t n, srv_persist_lost *out) 
   }
 }
 
+/* Whether a lost write is one the room takes back or records again (not a player, an account or
+ * a chat line). */
+static bool room_write(const srv_store_op *op) {
+  return op->kind != SRV_STORE_OP_PLAYER && op->kind != SRV_STORE_OP_ACCOUNT &&
+         op->kind != SRV_STORE_OP_CHAT;
+}
+
 /* Groups the n lost writes (copied into p->ops, their keys filled with their rooms) room by room
  * into p->lost. Returns the number of rooms. */
 static int group_lost(srv_persist *p, size_t n) {
@@ -465,6 +513,11 @@ static int group_lost(srv_persist *p, size_t n) {
       srv_log_error("persist", "an account or session write of player %s was lost", ops[i].key);
       continue;
     }
+    if (ops[i].kind == SRV_STORE_OP_CHAT) {
+      /* The line was said (it is not taken back): it is missing from the stored history. */
+      srv_log_warn("persist", "room %s: a chat line was not stored", ops[i].key);
+      continue;
+    }
     const char *room = room_of(p, &ops[i]);
     if (room[0] == '\0')
       srv_log_warn("persist", "game %" PRId64 ": a lost write of a game no room plays any more",
@@ -474,14 +527,12 @@ static int group_lost(srv_persist *p, size_t n) {
   }
   int rooms = 0;
   for (size_t i = 0; i < n; i++) {
-    if (ops[i].kind == SRV_STORE_OP_PLAYER || ops[i].kind == SRV_STORE_OP_ACCOUNT ||
-        ops[i].key[0] == '\0')
+    if (!room_write(&ops[i]) || ops[i].key[0] == '\0')
       continue;
     /* Bring the other writes of the same room next to this one, in place. */
     size_t k = i + 1;
     for (size_t j = i + 1; j < n; j++) {
-      if (ops[j].kind != SRV_STORE_OP_PLAYER && ops[j].kind != SRV_STORE_OP_ACCOUNT &&
-          strcmp(ops[j].key, ops[i].key) == 0) {
+      if (room_write(&ops[j]) && strcmp(ops[j].key, ops[i].key) == 0) {
         srv_store_op t = ops[k];
         ops[k] = ops[j];
         ops[j] = t;

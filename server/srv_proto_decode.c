@@ -8,6 +8,7 @@
 
 #include "srv_error.h"
 #include "srv_rating.h"
+#include "srv_text.h"
 
 static const char code_alphabet[] = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
 
@@ -40,7 +41,7 @@ typedef struct msg_spec {
 } msg_spec;
 
 /* Walks a valid UTF-8 string: returns the number of code points, or -1 when it holds a control
- * character (C0, DEL, C1). */
+ * character (C0, DEL, C1) or a bidirectional override, embedding or isolate (srv_text.h). */
 static long count_chars(const char *s, size_t len) {
   long n = 0;
   for (size_t i = 0; i < len;) {
@@ -64,7 +65,7 @@ static long count_chars(const char *s, size_t len) {
       return -1;
     for (size_t j = 1; j < k; j++)
       cp = (cp << 6) | ((unsigned char)s[i + j] & 0x3f);
-    if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0))
+    if (srv_text_unsafe(cp))
       return -1;
     n++;
     i += k;
@@ -347,9 +348,15 @@ static int store_new_password(srv_cmd *cmd, json_t *v, const char **field) {
   return copy_password(v, out, SRV_PASSWORD_MIN, SRV_EPASSWORD);
 }
 
+/* A chat line is cleaned rather than refused: line breaks become spaces, other control
+ * characters and reordering bidirectional characters are dropped (srv_text.h). */
 static int store_text(srv_cmd *cmd, json_t *v, const char **field) {
   (void)field;
-  return copy_text(v, cmd->text, sizeof cmd->text, 1, SRV_CHAT_MAX);
+  const char *s = json_string_value(v);
+  size_t len = json_string_length(v);
+  if (strlen(s) != len)
+    return SRV_EBADREQ; /* An embedded NUL. */
+  return srv_text_clean(s, len, cmd->text, sizeof cmd->text, 1, SRV_CHAT_MAX) < 0 ? SRV_EBADREQ : 0;
 }
 
 #define CREATE_FIELDS                                                                              \
@@ -394,6 +401,8 @@ static const msg_spec messages[] = {
      {{"password", J_STRING, 1, store_password},
       {"new_password", J_STRING, 1, store_new_password}}},
     {"delete_account", SRV_CMD_DELETE_ACCOUNT, {{"password", J_STRING, 1, store_password}}},
+    {"takeback", SRV_CMD_TAKEBACK, {ROOM_FIELD, {"action", J_STRING, 1, store_action}}},
+    {"my_rooms", SRV_CMD_MY_ROOMS, {{"watch", J_BOOL, 0, store_watch}}},
 };
 
 #define N_MESSAGES (sizeof messages / sizeof messages[0])

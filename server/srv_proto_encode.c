@@ -223,6 +223,12 @@ static void state(srv_jsonw *w, const srv_state_view *v) {
   }
   srv_jsonw_lit(w, ",\"draw_offer\":");
   seat_or_null(w, v->draw_offer);
+  srv_jsonw_lit(w, ",\"draw_declined\":");
+  seat_or_null(w, v->draw_declined);
+  srv_jsonw_lit(w, ",\"takeback\":");
+  seat_or_null(w, v->takeback_offer);
+  srv_jsonw_lit(w, ",\"takeback_declined\":");
+  seat_or_null(w, v->takeback_declined);
   srv_jsonw_lit(w, ",\"rematch\":{\"south\":");
   srv_jsonw_bool(w, v->rematch[0]);
   srv_jsonw_lit(w, ",\"north\":");
@@ -237,7 +243,41 @@ static void state(srv_jsonw *w, const srv_state_view *v) {
   } else {
     srv_jsonw_lit(w, "null");
   }
+  srv_jsonw_lit(w, ",\"first_move\":");
+  if (v->first_move_seat >= 0) {
+    srv_jsonw_lit(w, "{\"seat\":");
+    seat_or_null(w, v->first_move_seat);
+    srv_jsonw_lit(w, ",\"ms\":");
+    srv_jsonw_int(w, v->first_move_ms);
+    srv_jsonw_lit(w, "}");
+  } else {
+    srv_jsonw_lit(w, "null");
+  }
   srv_jsonw_lit(w, "}");
+}
+
+static void pools(srv_jsonw *w, const srv_pool_view *p, size_t n) {
+  srv_jsonw_lit(w, ",\"pools\":[");
+  for (size_t i = 0; i < n; i++) {
+    if (i > 0)
+      srv_jsonw_lit(w, ",");
+    srv_jsonw_lit(w, "{\"game\":");
+    srv_jsonw_str(w, mc_kind_name(p[i].game));
+    srv_jsonw_lit(w, ",\"clock\":");
+    if (p[i].clocked) {
+      srv_jsonw_lit(w, "{\"initial_ms\":");
+      srv_jsonw_int(w, p[i].initial_ms);
+      srv_jsonw_lit(w, ",\"increment_ms\":");
+      srv_jsonw_int(w, p[i].increment_ms);
+      srv_jsonw_lit(w, "}");
+    } else {
+      srv_jsonw_lit(w, "null");
+    }
+    srv_jsonw_lit(w, ",\"waiting\":");
+    srv_jsonw_int(w, p[i].waiting);
+    srv_jsonw_lit(w, "}");
+  }
+  srv_jsonw_lit(w, "]");
 }
 
 static void lobby(srv_jsonw *w, const srv_lobby_entry *rooms, size_t n) {
@@ -279,6 +319,76 @@ static void lobby(srv_jsonw *w, const srv_lobby_entry *rooms, size_t n) {
   srv_jsonw_lit(w, "]}");
 }
 
+/* The fields of a chat line after "from" (the same in chat and chat_history). */
+static void chat_fields(srv_jsonw *w, const char *player, int seat, const char *text, int64_t at) {
+  srv_jsonw_lit(w, ",\"player\":");
+  srv_jsonw_str(w, player);
+  srv_jsonw_lit(w, ",\"seat\":");
+  seat_or_null(w, seat == SRV_SEAT_SPECTATOR ? SRV_SEAT_NONE : seat);
+  srv_jsonw_lit(w, ",\"spectator\":");
+  srv_jsonw_bool(w, seat == SRV_SEAT_SPECTATOR);
+  srv_jsonw_lit(w, ",\"text\":");
+  srv_jsonw_str(w, text);
+  srv_jsonw_lit(w, ",\"at\":");
+  srv_jsonw_int(w, at);
+}
+
+/* A room's clock settings, or null. */
+static void clock_settings(srv_jsonw *w, const srv_room_opts *o) {
+  if (!o->clocked) {
+    srv_jsonw_lit(w, "null");
+    return;
+  }
+  srv_jsonw_lit(w, "{\"initial_ms\":");
+  srv_jsonw_int(w, o->initial_ms);
+  srv_jsonw_lit(w, ",\"increment_ms\":");
+  srv_jsonw_int(w, o->increment_ms);
+  srv_jsonw_lit(w, "}");
+}
+
+static void my_rooms(srv_jsonw *w, const srv_my_room *rooms, size_t n) {
+  srv_jsonw_lit(w, ",\"rooms\":[");
+  for (size_t i = 0; i < n; i++) {
+    const srv_my_room *r = &rooms[i];
+    if (i > 0)
+      srv_jsonw_lit(w, ",");
+    srv_jsonw_lit(w, "{");
+    board(w, r->room, r->rules);
+    srv_jsonw_lit(w, ",\"clock\":");
+    clock_settings(w, r->opts);
+    srv_jsonw_lit(w, ",\"visibility\":");
+    srv_jsonw_str(w, srv_name_of(srv_visibility_names, (int)r->opts->visibility));
+    srv_jsonw_lit(w, ",\"local\":");
+    srv_jsonw_bool(w, r->opts->opponent == SRV_OPP_LOCAL);
+    srv_jsonw_lit(w, ",\"status\":");
+    srv_jsonw_str(w, srv_name_of(srv_status_names, (int)r->status));
+    srv_jsonw_lit(w, ",\"you\":");
+    seat_or_null(w, r->you);
+    srv_jsonw_lit(w, ",\"opponent\":");
+    if (r->opponent != NULL) {
+      srv_jsonw_lit(w, "{\"id\":");
+      srv_jsonw_str(w, r->opponent->id);
+      srv_jsonw_lit(w, ",\"name\":");
+      srv_jsonw_str(w, r->opponent->name);
+      srv_jsonw_lit(w, ",\"connected\":");
+      srv_jsonw_bool(w, r->opponent_connected);
+      srv_jsonw_lit(w, "}");
+    } else {
+      srv_jsonw_lit(w, "null");
+    }
+    srv_jsonw_lit(w, ",\"turn\":");
+    seat_or_null(w, r->turn);
+    srv_jsonw_lit(w, ",\"your_turn\":");
+    srv_jsonw_bool(w, r->turn >= 0 && (r->you == r->turn || r->you == SRV_SEAT_BOTH));
+    srv_jsonw_lit(w, ",\"ply\":");
+    srv_jsonw_int(w, r->ply);
+    srv_jsonw_lit(w, ",\"game_no\":");
+    srv_jsonw_int(w, r->game_no);
+    srv_jsonw_lit(w, "}");
+  }
+  srv_jsonw_lit(w, "]}");
+}
+
 static srv_frame *hot(const srv_event *ev) {
   srv_jsonw *w = &out;
   const char *room = NULL;
@@ -293,7 +403,12 @@ static srv_frame *hot(const srv_event *ev) {
     break;
   case SRV_EV_LOBBY:
     head(w, "lobby", ev->id);
+    pools(w, ev->u.lobby.pools, ev->u.lobby.npools);
     lobby(w, ev->u.lobby.rooms, ev->u.lobby.n);
+    break;
+  case SRV_EV_MY_ROOMS:
+    head(w, "my_rooms", ev->id);
+    my_rooms(w, ev->u.my_rooms.rooms, ev->u.my_rooms.n);
     break;
   case SRV_EV_JOINED:
     head(w, "joined", ev->id);
@@ -311,11 +426,24 @@ static srv_frame *hot(const srv_event *ev) {
     srv_jsonw_str(w, ev->u.chat.room);
     srv_jsonw_lit(w, ",\"from\":");
     srv_jsonw_str(w, ev->u.chat.from);
-    srv_jsonw_lit(w, ",\"text\":");
-    srv_jsonw_str(w, ev->u.chat.text);
-    srv_jsonw_lit(w, ",\"at\":");
-    srv_jsonw_int(w, ev->u.chat.at);
+    chat_fields(w, ev->u.chat.player, ev->u.chat.seat, ev->u.chat.text, ev->u.chat.at);
     srv_jsonw_lit(w, "}");
+    break;
+  case SRV_EV_CHAT_HISTORY:
+    head(w, "chat_history", ev->id);
+    srv_jsonw_lit(w, ",\"room\":");
+    srv_jsonw_str(w, ev->u.chat_history.room);
+    srv_jsonw_lit(w, ",\"messages\":[");
+    for (size_t i = 0; i < ev->u.chat_history.n; i++) {
+      const srv_chat_line *l = ev->u.chat_history.lines[i];
+      if (i > 0)
+        srv_jsonw_lit(w, ",");
+      srv_jsonw_lit(w, "{\"from\":");
+      srv_jsonw_str(w, l->name);
+      chat_fields(w, l->player, l->seat, l->text, l->at);
+      srv_jsonw_lit(w, "}");
+    }
+    srv_jsonw_lit(w, "]}");
     break;
   case SRV_EV_ERROR:
     head(w, "error", ev->id);
@@ -485,6 +613,8 @@ srv_frame *srv_proto_encode(const srv_event *ev) {
   case SRV_EV_LOBBY:
   case SRV_EV_JOINED:
   case SRV_EV_CHAT:
+  case SRV_EV_CHAT_HISTORY:
+  case SRV_EV_MY_ROOMS:
   case SRV_EV_ERROR:
     return hot(ev);
   case SRV_EV_WELCOME:

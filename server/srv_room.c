@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mc_error.h"
 #include "srv_error.h"
 #include "srv_log.h"
 #include "srv_room_int.h"
@@ -17,6 +18,9 @@ const srv_room_opts *srv_room_opts_of(const srv_room *room) {
 }
 srv_status srv_room_status(const srv_room *room) {
   return room->status;
+}
+int srv_room_game_no(const srv_room *room) {
+  return room->game_no;
 }
 const mc_game *srv_room_game(const srv_room *room) {
   return room->game;
@@ -59,19 +63,30 @@ int srv_room_spectators(const srv_room *room) {
 /* ---- What others are told ------------------------------------------------------------------ */
 
 void srv_room__changed(srv_room *room) {
-  const srv_room_observer *o = &room->rooms->observer;
-  if (o->changed != NULL)
-    o->changed(o->ud, room);
+  for (int i = 0; i < room->rooms->nobservers; i++) {
+    const srv_room_observer *o = &room->rooms->observers[i];
+    if (o->changed != NULL)
+      o->changed(o->ud, room);
+  }
 }
 
-int srv_room__record(srv_room *room, srv_record_kind kind, int seat, int house) {
+void srv_room__moved(srv_room *room) {
+  for (int i = 0; i < room->rooms->nobservers; i++) {
+    const srv_room_observer *o = &room->rooms->observers[i];
+    if (o->moved != NULL)
+      o->moved(o->ud, room);
+  }
+}
+
+static int record(srv_room *room, srv_record_kind kind, int seat, int house,
+                  const srv_chat_line *chat) {
   srv_rooms *rooms = room->rooms;
   if (rooms->recorder.record == NULL)
     return 0;
   srv_record rec = {
-      kind,           room->code,   &room->opts, room->game, {room->seat[0], room->seat[1]},
-      room->game_no,  seat,         house,       {0, 0},     room->status,
-      &room->game_id, &room->rating};
+      kind,           room->code,    &room->opts, room->game, {room->seat[0], room->seat[1]},
+      room->game_no,  seat,          house,       {0, 0},     room->status,
+      &room->game_id, &room->rating, chat};
   uint64_t now = rooms->time->now(rooms->time);
   for (int s = 0; s < 2; s++)
     rec.clock_ms[s] = room->opts.clocked ? srv_clock_left(&room->clock, s, now) : 0;
@@ -80,6 +95,14 @@ int srv_room__record(srv_room *room, srv_record_kind kind, int seat, int house) 
     srv_log_warn("room", "%s: storage refused record %d: %s", room->code, (int)kind,
                  srv_err_code(rc));
   return rc;
+}
+
+int srv_room__record(srv_room *room, srv_record_kind kind, int seat, int house) {
+  return record(room, kind, seat, house, NULL);
+}
+
+int srv_room__record_chat(srv_room *room, const srv_chat_line *line) {
+  return record(room, SRV_RECORD_CHAT, -1, 0, line);
 }
 
 /* ---- Status and timers --------------------------------------------------------------------- */
@@ -174,7 +197,13 @@ int srv_room__make(srv_rooms *rooms, const srv_room_opts *opts, const char *code
   srv_clock_init(&room->clock, opts->initial_ms, opts->increment_ms);
   room->last_seat = -1;
   room->draw_offer = -1;
+  srv_room__offers_clear(room);
   room->abandon_seat = -1;
+  uint64_t now = rooms->time->now(rooms->time);
+  for (int v = 0; v < 3; v++) {
+    room->chat_tokens[v] = rooms->limits.chat_burst;
+    room->chat_refill[v] = now;
+  }
   srv_room__link(rooms, room);
   srv_room__changed(room);
   if (code == NULL)
@@ -193,6 +222,7 @@ void srv_room__destroy(srv_room *room) {
   t->timer_free(room->finished_timer);
   mc_game_free(room->game);
   free(room->trace);
+  srv_room__chat_free(room);
   free(room);
 }
 
@@ -272,6 +302,26 @@ int srv_room__find_playing(srv_rooms *rooms, srv_client *c, const char *code, sr
     return SRV_ENOTPLAYING;
   if ((*room)->status == SRV_FINISHED)
     return SRV_EOVER;
+  return 0;
+}
+
+int srv_room__replay(const srv_room *room, size_t ply, mc_game **out) {
+  size_t n = 0;
+  const uint8_t *moves = mc_game_moves(room->game, &n);
+  *out = NULL;
+  if (ply > n)
+    return MC_EINVAL;
+  mc_game *g = mc_game_new(mc_game_rules(room->game));
+  if (g == NULL)
+    return MC_ENOMEM;
+  for (size_t i = 0; i < ply; i++) {
+    int rc = mc_game_play(g, moves[i], NULL);
+    if (rc != 0) {
+      mc_game_free(g);
+      return rc;
+    }
+  }
+  *out = g;
   return 0;
 }
 

@@ -33,12 +33,20 @@
 typedef struct srv_rooms srv_rooms;
 typedef struct srv_room srv_room;
 
+/* The first move of a clocked game: no clock runs until it is made, and the first mover loses on
+ * time (timeout) if it does not come within this long, or within the initial time when shorter. */
+#define SRV_FIRST_MOVE_MS 30000
+
 typedef struct srv_room_limits {
   int64_t abandon_ms;   /* Countdown of an absent player on their own turn. */
   int64_t idle_ms;      /* A room nobody is in closes after this long. */
   int64_t finished_ms;  /* A finished room stays this long for a rematch. */
   int rooms_per_player; /* Unfinished rooms one player may be seated in. */
   int max_rooms;        /* Rooms in memory. */
+  /* A room's chat allowance: lines a second on average and at once, for each seat and for all
+   * its spectators together (the server gives each one connection's --rate and --burst).
+   * chat_rate 0: no bound of the room's own. */
+  int chat_rate, chat_burst;
 } srv_room_limits;
 
 /* ---- The storage seam ------------------------------------------------------------------------ */
@@ -54,6 +62,10 @@ typedef enum srv_record_kind {
   SRV_RECORD_MOVE, /* seat played house; game and clock_ms are as they are after it */
   SRV_RECORD_GAME_FINISHED,
   SRV_RECORD_ROOM_CLOSED,
+  /* The game's moves from its ply on were taken back (game as it is after the takeback, clock_ms
+   * each side's time now); also "the stored moves are exactly the game's" after a lost batch. */
+  SRV_RECORD_TAKEBACK,
+  SRV_RECORD_CHAT, /* A chat line (chat) was said in the room. */
   SRV_RECORD_KINDS
 } srv_record_kind;
 
@@ -81,6 +93,7 @@ typedef struct srv_record {
   int64_t *game_id;
   /* Owned by the room: the recorder of a rated game's end writes what it changed. */
   srv_rating_change *rating;
+  const srv_chat_line *chat; /* SRV_RECORD_CHAT */
 } srv_record;
 
 typedef struct srv_recorder {
@@ -92,11 +105,16 @@ typedef struct srv_recorder {
  */
 
 /* Told (synchronously) that room changed in a way the lobby shows: opened, closed, status, seats,
- * presence, spectators. It must not call back into the rooms; it reads them later. */
+ * presence, spectators; and (moved, optional) that its game's position changed: a move played or
+ * taken back. It must not call back into the rooms; it reads them later. */
 typedef struct srv_room_observer {
   void (*changed)(void *ud, const srv_room *room);
+  void (*moved)(void *ud, const srv_room *room);
   void *ud;
 } srv_room_observer;
+
+/* How many observers the rooms can have (the lobby, the players' own lists). */
+#define SRV_ROOM_OBSERVERS 4
 
 /* ---- Recovery ------------------------------------------------------------------------------- */
 
@@ -112,6 +130,8 @@ typedef struct srv_room_restore {
   int64_t clock_ms[2];       /* Time left (South, North) when clocked. */
   bool has_last;             /* The last move, for the state's "last" (no trace). */
   int last_seat, last_house;
+  const srv_chat_line *chat; /* The room's last chat lines, oldest first (borrowed, copied). */
+  size_t n_chat;
 } srv_room_restore;
 
 /* ---- The registry ------------------------------------------------------------------------------
@@ -129,8 +149,12 @@ void srv_rooms_free(srv_rooms *rooms);
 /* Sets (or with NULL clears) the storage recorder; copied. */
 void srv_rooms_set_recorder(srv_rooms *rooms, const srv_recorder *recorder);
 
-/* Sets (or with NULL clears) the observer of changes the lobby shows; copied. */
-void srv_rooms_set_observer(srv_rooms *rooms, const srv_room_observer *observer);
+/* Adds an observer of the rooms (copied). Returns 0, or SRV_ENOMEM when SRV_ROOM_OBSERVERS are
+ * there already. */
+int srv_rooms_add_observer(srv_rooms *rooms, const srv_room_observer *observer);
+
+/* Removes the observer whose ud is ud (nothing when there is none). */
+void srv_rooms_remove_observer(srv_rooms *rooms, void *ud);
 
 /* Adds a room recovered from durable storage (r borrowed, r->game stolen), with nobody connected:
  * the clock of the side to move starts now from r->clock_ms (the downtime is not charged), and
@@ -188,6 +212,9 @@ int srv_room_resign(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
 int srv_room_draw(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
 int srv_room_rematch(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
 int srv_room_chat(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
+/* Takes back moves: in a local room the last move at once; between people on request, answered
+ * by the other side (docs/protocol.md, "takeback"). */
+int srv_room_takeback(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
 /* The full state again (the game's moves included) to c, answering its request. */
 int srv_room_resync(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
 
@@ -196,6 +223,7 @@ int srv_room_resync(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
 const char *srv_room_code(const srv_room *room);
 const srv_room_opts *srv_room_opts_of(const srv_room *room);
 srv_status srv_room_status(const srv_room *room);
+int srv_room_game_no(const srv_room *room); /* 0 while the first game waits, +1 per game. */
 const mc_game *srv_room_game(const srv_room *room);
 const srv_player *srv_room_seat(const srv_room *room, int seat);
 

@@ -10,11 +10,28 @@
 
 /* ---- Start and end ------------------------------------------------------------------------- */
 
+void srv_room__offers_clear(srv_room *room) {
+  room->draw_offer = -1;
+  room->draw_declined = -1;
+  room->takeback_offer = -1;
+  room->takeback_declined = -1;
+}
+
 void srv_room__start_turn_clock(srv_room *room) {
+  room->first_deadline = 0;
   if (!room->opts.clocked || room->status != SRV_PLAYING)
     return;
   srv_rooms *rooms = room->rooms;
   uint64_t now = rooms->time->now(rooms->time);
+  if (mc_game_ply(room->game) == 0) {
+    /* As on lichess: no clock runs before the first move, which has a deadline of its own. */
+    int64_t ms =
+        room->opts.initial_ms < SRV_FIRST_MOVE_MS ? room->opts.initial_ms : SRV_FIRST_MOVE_MS;
+    srv_clock_stop(&room->clock, now);
+    room->first_deadline = now + (uint64_t)ms;
+    srv_room__arm(room, room->clock_timer, ms);
+    return;
+  }
   srv_clock_start(&room->clock, mc_game_pos(room->game)->turn, now);
   srv_room__arm(room, room->clock_timer, srv_clock_until_flag(&room->clock, now));
 }
@@ -25,7 +42,7 @@ void srv_room__start_game(srv_room *room) {
   memset(&room->rating, 0, sizeof room->rating);
   room->last_seat = -1;
   room->trace_len = 0;
-  room->draw_offer = -1;
+  srv_room__offers_clear(room);
   room->rematch[0] = room->rematch[1] = false;
   srv_clock_init(&room->clock, room->opts.initial_ms, room->opts.increment_ms);
   srv_room__set_status(room, SRV_PLAYING);
@@ -48,7 +65,8 @@ void srv_room__finish(srv_room *room, mc_reason reason, mc_winner winner) {
     result.reason = MC_REASON_NONE;
   srv_clock_stop(&room->clock, rooms->time->now(rooms->time));
   srv_room__disarm(room, room->clock_timer);
-  room->draw_offer = -1;
+  room->first_deadline = 0;
+  srv_room__offers_clear(room);
   room->rematch[0] = room->rematch[1] = false;
   srv_room__set_status(room, SRV_FINISHED);
   srv_room__presence(room);
@@ -75,9 +93,22 @@ void srv_room__finish(srv_room *room, mc_reason reason, mc_winner winner) {
 void srv_room__on_clock(void *arg) {
   srv_room *room = arg;
   srv_rooms *rooms = room->rooms;
-  if (room->status != SRV_PLAYING || room->clock.running < 0)
+  if (room->status != SRV_PLAYING)
     return;
   uint64_t now = rooms->time->now(rooms->time);
+  if (room->first_deadline != 0) {
+    /* Before the first move: the first mover's deadline. */
+    if (now < room->first_deadline) {
+      srv_room__arm(room, room->clock_timer, (int64_t)(room->first_deadline - now));
+      return;
+    }
+    int first = mc_game_pos(room->game)->turn;
+    srv_room__finish(room, MC_REASON_TIMEOUT, first == MC_SOUTH ? MC_WIN_NORTH : MC_WIN_SOUTH);
+    srv_room__broadcast(room, NULL, NULL, NULL);
+    return;
+  }
+  if (room->clock.running < 0)
+    return;
   if (!srv_clock_flagged(&room->clock, now)) {
     srv_room__arm(room, room->clock_timer, srv_clock_until_flag(&room->clock, now));
     return;
@@ -149,10 +180,12 @@ int srv_room_draw(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
   bool offered = room->draw_offer >= 0 && (you == SRV_SEAT_BOTH || room->draw_offer != you);
   switch (cmd->action) {
   case SRV_DRAW_OFFER:
-    if (offered)
+    if (offered) {
       srv_room__finish(room, MC_REASON_AGREEMENT, MC_DRAW);
-    else
+    } else {
       room->draw_offer = seat;
+      room->draw_declined = -1;
+    }
     break;
   case SRV_DRAW_ACCEPT:
     if (!offered)
@@ -162,6 +195,7 @@ int srv_room_draw(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
   case SRV_DRAW_DECLINE:
     if (!offered)
       return SRV_ENOOFFER;
+    room->draw_declined = room->draw_offer; /* Its player sees the answer. */
     room->draw_offer = -1;
     break;
   }

@@ -37,6 +37,13 @@ struct srv_room {
   int abandon_seat; /* Seat whose abandonment countdown runs, or -1. */
   uint64_t abandon_deadline;
   int draw_offer; /* Seat offering a draw, or -1. */
+  /* The answers a player sees (docs/protocol.md, "Offers"): the seat whose draw offer was
+   * declined, the seat asking to take back its last move and the seat whose request was declined
+   * (each -1 when none; cleared by the next move, see srv_room__offers_clear()). */
+  int draw_declined, takeback_offer, takeback_declined;
+  /* A clocked game before its first move: no clock runs, and the first mover loses on time at
+   * this monotonic time (0: no such deadline). */
+  uint64_t first_deadline;
   bool rematch[2];
   int last_seat, last_house; /* The last move of the game (last_seat -1: none). */
   mc_step *trace;            /* Its steps, for late joiners and reconnections. */
@@ -47,6 +54,14 @@ struct srv_room {
   srv_clock undo_clock;     /* The clock before the last move, for srv_rooms_store_lost(). */
   srv_client *move_client;  /* Who made the last move and the request id it came with. */
   srv_req_id move_id;
+  /* Chat: the last lines, a ring of chat_n from chat_first (each line one allocation with its
+   * text; chat_bytes of text in all), and the room's allowance per voice, token buckets for
+   * South, North and the spectators together (srv_room_chat.c). */
+  srv_chat_line *chat[SRV_CHAT_HISTORY];
+  int chat_first, chat_n;
+  size_t chat_bytes;
+  double chat_tokens[3];
+  uint64_t chat_refill[3];
   srv_room *hnext; /* Hash chain. */
   srv_list order;  /* rooms->order: creation order, the lobby's and quick pairing's. */
 };
@@ -57,7 +72,8 @@ struct srv_rooms {
   srv_sink sink;
   srv_room_limits limits;
   srv_recorder recorder;
-  srv_room_observer observer;
+  srv_room_observer observers[SRV_ROOM_OBSERVERS];
+  int nobservers;
   srv_room **buckets;
   size_t nbuckets, count;
   srv_list order; /* srv_room.order, oldest first. */
@@ -109,12 +125,17 @@ void srv_room__free_seat(srv_room *room, int seat);
 /* The seat(s) c's player holds here: MC_SOUTH, MC_NORTH, SRV_SEAT_BOTH or SRV_SEAT_SPECTATOR. */
 int srv_room__you(const srv_room *room, const srv_client *c);
 
-/* Tells the observer that room changed as the lobby shows it. */
+/* Tells the observers that room changed as the lobby shows it / that its position changed. */
 void srv_room__changed(srv_room *room);
+void srv_room__moved(srv_room *room);
 
 /* Records the room as it is now under kind (seat and house: the move of SRV_RECORD_MOVE).
  * Returns the recorder's result (0 without one); a refusal of any other kind is logged here. */
 int srv_room__record(srv_room *room, srv_record_kind kind, int seat, int house);
+
+/* Records the chat line (borrowed) as SRV_RECORD_CHAT. Returns the recorder's result (0 without
+ * one): a refused line is not said. */
+int srv_room__record_chat(srv_room *room, const srv_chat_line *line);
 
 /* Sets the status, counting rooms by status. */
 void srv_room__set_status(srv_room *room, srv_status status);
@@ -135,6 +156,10 @@ int srv_room__find_member(srv_rooms *rooms, srv_client *c, const char *code, srv
  * (else SRV_ENOTPLAYING or SRV_EOVER). */
 int srv_room__find_playing(srv_rooms *rooms, srv_client *c, const char *code, srv_room **room);
 
+/* A new game of the room's rules with the first ply moves of its game played again (*out, the
+ * caller's). Returns 0, or an engine error (MC_ENOMEM...). */
+int srv_room__replay(const srv_room *room, size_t ply, mc_game **out);
+
 /* The seat a command of c speaks for: c's seat, or in a local room the seat to move. */
 int srv_room__acting_seat(const srv_room *room, const srv_client *c);
 
@@ -143,8 +168,12 @@ int srv_room__acting_seat(const srv_room *room, const srv_client *c);
 /* Starts game number game_no + 1 with the seats as they are: South moves first. */
 void srv_room__start_game(srv_room *room);
 
-/* Starts the clock of the side to move (clocked rooms in play). */
+/* Starts the clock of the side to move (clocked rooms in play); before the first move no clock
+ * runs and the first move's deadline starts instead (SRV_FIRST_MOVE_MS). */
 void srv_room__start_turn_clock(srv_room *room);
+
+/* Clears the standing offers and their answers (draw and takeback). */
+void srv_room__offers_clear(srv_room *room);
 
 /* Ends the game in progress. reason MC_REASON_NONE: the board ended it (the engine already knows
  * the result); else an outside reason with winner. */
@@ -153,6 +182,16 @@ void srv_room__finish(srv_room *room, mc_reason reason, mc_winner winner);
 /* The timers' callbacks (arg is the room). */
 void srv_room__on_clock(void *arg);
 void srv_room__on_abandon(void *arg);
+
+/* ---- srv_room_chat.c: chat ------------------------------------------------------------------- */
+
+/* Keeps a copy of line (borrowed) as room's newest chat line, forgetting the oldest beyond
+ * SRV_CHAT_HISTORY lines or SRV_CHAT_HISTORY_BYTES of text. Returns 0 or SRV_ENOMEM (nothing
+ * kept). */
+int srv_room__chat_keep(srv_room *room, const srv_chat_line *line);
+
+/* Forgets room's chat lines. */
+void srv_room__chat_free(srv_room *room);
 
 /* ---- srv_room_join.c: entering and leaving -------------------------------------------------- */
 
@@ -178,9 +217,12 @@ void srv_room__broadcast(srv_room *room, const srv_client *requester, const srv_
 /* Sends c joined (answering id, or NULL). */
 void srv_room__send_joined(srv_room *room, srv_client *c, const srv_req_id *id);
 
-/* Sends every member the chat line text (borrowed) from c at wall time at; c's copy answers id. */
-void srv_room__send_chat(srv_room *room, srv_client *from, const srv_req_id *id, const char *text,
-                         int64_t at);
+/* Sends every member the chat line (borrowed) from c; c's copy answers id. */
+void srv_room__send_chat(srv_room *room, srv_client *from, const srv_req_id *id,
+                         const srv_chat_line *line);
+
+/* Sends c the room's last chat lines (chat_history), when it has any: on entering or resuming. */
+void srv_room__send_chat_history(srv_room *room, srv_client *c);
 
 /* Sends closed (reason: static) to every member. */
 void srv_room__send_closed(srv_room *room, const char *reason);

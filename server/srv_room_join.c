@@ -19,6 +19,7 @@ static int enter(srv_room *room, srv_client *c, const srv_req_id *id) {
   srv_room__presence(room);
   srv_room__changed(room);
   srv_room__send_full(room, c, NULL);
+  srv_room__send_chat_history(room, c);
   srv_room__broadcast(room, NULL, NULL, c);
   return 0;
 }

@@ -36,7 +36,8 @@ int srv_room_move(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
   if (room->seat[turn] != c->player)
     return SRV_ETURN;
   uint64_t now = rooms->time->now(rooms->time);
-  if (room->opts.clocked && srv_clock_flagged(&room->clock, now)) {
+  if (room->opts.clocked && (srv_clock_flagged(&room->clock, now) ||
+                             (room->first_deadline != 0 && now >= room->first_deadline))) {
     /* The flag fell before the timer fired: the game is lost on time, not played on. */
     srv_room__finish(room, MC_REASON_TIMEOUT, turn == MC_SOUTH ? MC_WIN_NORTH : MC_WIN_SOUTH);
     srv_room__broadcast(room, NULL, NULL, NULL);
@@ -51,14 +52,17 @@ int srv_room_move(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
   if (rc != 0)
     return rc == MC_EINVAL ? SRV_EILLEGAL : srv_err_from_engine(rc);
   srv_clock clock = room->clock;
+  uint64_t first_deadline = room->first_deadline;
   bool over = mc_game_over(room->game, NULL);
-  if (room->opts.clocked)
+  if (room->opts.clocked) /* The first move starts the clocks: nothing ran, nothing is added. */
     srv_clock_moved(&room->clock, over ? -1 : mc_game_pos(room->game)->turn, now);
+  room->first_deadline = 0;
   rc = srv_room__record(room, SRV_RECORD_MOVE, turn, cmd->house);
   if (rc < 0) {
     if (mc_game_undo(room->game) != 0)
       srv_log_error("room", "%s: cannot take back a refused move", room->code);
     room->clock = clock;
+    room->first_deadline = first_deadline;
     return rc;
   }
 
@@ -68,14 +72,20 @@ int srv_room_move(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
   keep_trace(room, rooms->trace);
   room->last_seat = turn;
   room->last_house = cmd->house;
-  if (room->draw_offer >= 0 && room->draw_offer != turn)
-    room->draw_offer = -1; /* Moving instead of answering declines the offer. */
+  room->draw_declined = -1;
+  if (room->draw_offer >= 0 && room->draw_offer != turn) {
+    room->draw_declined = room->draw_offer; /* Moving instead of answering declines the offer. */
+    room->draw_offer = -1;
+  }
+  room->takeback_offer = -1; /* A move changes what a takeback would take back. */
+  room->takeback_declined = -1;
   srv_metrics_move();
   if (over)
     srv_room__finish(room, MC_REASON_NONE, MC_DRAW);
   else if (room->opts.clocked)
     srv_room__arm(room, room->clock_timer, srv_clock_until_flag(&room->clock, now));
   srv_room__presence(room);
+  srv_room__moved(room);
   srv_room__broadcast(room, c, &cmd->id, NULL);
   return 0;
 }

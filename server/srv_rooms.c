@@ -60,11 +60,20 @@ void srv_rooms_set_recorder(srv_rooms *rooms, const srv_recorder *recorder) {
     memset(&rooms->recorder, 0, sizeof rooms->recorder);
 }
 
-void srv_rooms_set_observer(srv_rooms *rooms, const srv_room_observer *observer) {
-  if (observer != NULL)
-    rooms->observer = *observer;
-  else
-    memset(&rooms->observer, 0, sizeof rooms->observer);
+int srv_rooms_add_observer(srv_rooms *rooms, const srv_room_observer *observer) {
+  if (rooms->nobservers == SRV_ROOM_OBSERVERS)
+    return SRV_ENOMEM;
+  rooms->observers[rooms->nobservers++] = *observer;
+  return 0;
+}
+
+void srv_rooms_remove_observer(srv_rooms *rooms, void *ud) {
+  for (int i = 0; i < rooms->nobservers; i++) {
+    if (rooms->observers[i].ud == ud) {
+      rooms->observers[i] = rooms->observers[--rooms->nobservers];
+      return;
+    }
+  }
 }
 
 /* ---- Finding rooms ------------------------------------------------------------------------- */
@@ -189,6 +198,7 @@ void srv_rooms_identify(srv_rooms *rooms, srv_client *c, srv_player *player, boo
     srv_room__presence(r);
     srv_room__changed(r);
     srv_room__send_full(r, c, NULL);
+    srv_room__send_chat_history(r, c);
     srv_room__broadcast(r, NULL, NULL, c);
   }
 }

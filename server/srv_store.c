@@ -121,7 +121,23 @@ static const char *const migrations[SRV_STORE_SCHEMA_VERSION] = {
     "  PRIMARY KEY (player, game_id)) WITHOUT ROWID;"
     "CREATE INDEX rating_history_game ON rating_history(game_id);"
     "ALTER TABLE games ADD COLUMN rated INTEGER NOT NULL DEFAULT 0;",
+    /* 4 -> 5: chat lines, kept with the room's game; room is the code while the room is open
+     * (NULL after it closed: codes are reused), seat NULL for a spectator. */
+    "CREATE TABLE chat ("
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  room TEXT,"
+    "  game INTEGER,"
+    "  at_ms INTEGER NOT NULL,"
+    "  player TEXT NOT NULL,"
+    "  name TEXT NOT NULL,"
+    "  seat TEXT CHECK (seat IN ('south', 'north', 'both')),"
+    "  text TEXT NOT NULL);"
+    "CREATE INDEX chat_room ON chat(room, id) WHERE room IS NOT NULL;"
+    "CREATE INDEX chat_game ON chat(game, id) WHERE game IS NOT NULL;",
 };
+
+#define STORE_STR_(x) #x
+#define STORE_STR(x) STORE_STR_(x)
 
 #define GAME_COLUMNS                                                                               \
   "id, room, game_no, game, houses, seeds, options, south, south_name, south_computer, north, "    \
@@ -134,6 +150,7 @@ typedef struct store_stmts {
   sqlite3_stmt *player_put, *player_seen, *player_by_token;
   sqlite3_stmt *room_put, *room_delete, *room_set_game;
   sqlite3_stmt *game_insert, *game_finish, *game_get, *game_moves, *move_insert, *move_truncate;
+  sqlite3_stmt *move_clock, *chat_insert, *chat_orphans, *chat_detach, *recover_chat;
   sqlite3_stmt *player_games;
   sqlite3_stmt *recover_rooms, *recover_games, *recover_players;
   sqlite3_stmt *session_put, *session_delete, *sessions_revoke, *sessions_revoke_all;
@@ -180,6 +197,16 @@ static const struct {
     S(move_insert, "INSERT INTO moves (game, ply, seat, house, clock_ms, at_ms) "
                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
     S(move_truncate, "DELETE FROM moves WHERE game = ?1 AND ply >= ?2"),
+    S(move_clock, "UPDATE moves SET clock_ms = ?3 WHERE game = ?1 AND ply = ?2"),
+    S(chat_insert, "INSERT INTO chat (room, game, at_ms, player, name, seat, text) "
+                   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"),
+    S(chat_orphans, "DELETE FROM chat WHERE room = ?1 AND game IS NULL"),
+    S(chat_detach, "UPDATE chat SET room = NULL WHERE room = ?1"),
+    S(recover_chat,
+      "SELECT room, game, at_ms, player, name, seat, text FROM ("
+      "  SELECT *, row_number() OVER (PARTITION BY room ORDER BY id DESC) AS back FROM chat"
+      "  WHERE room IN (SELECT code FROM rooms)) WHERE back <= " STORE_STR(
+          SRV_STORE_CHAT_KEEP) " ORDER BY room, id"),
     S(player_games,
       "SELECT " GAME_COLUMNS ", (SELECT count(*) FROM moves WHERE moves.game = games.id) "
       "FROM games WHERE id IN ("
@@ -929,9 +956,40 @@ int srv_store_room_closed(srv_store *store, const char *code) {
   if (rc != 0)
     return rc;
   sqlite3_bind_text(store->st.room_delete, 1, code, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(store->st.chat_orphans, 1, code, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(store->st.chat_detach, 1, code, -1, SQLITE_TRANSIENT);
+  rc = step_done(store->st.room_delete);
+  if (rc == SQLITE_OK)
+    rc = step_done(store->st.chat_orphans);
+  if (rc == SQLITE_OK)
+    rc = step_done(store->st.chat_detach);
+  else
+    sqlite3_clear_bindings(store->st.chat_orphans);
+  sqlite3_clear_bindings(store->st.chat_detach);
   srv_store_op op;
   op_init(&op, SRV_STORE_OP_ROOM, code, 0, 0);
-  return write_end(store, step_done(store->st.room_delete), &op, "cannot close a room");
+  return write_end(store, rc, &op, "cannot close a room");
+}
+
+int srv_store_chat_add(srv_store *store, const srv_store_chat *line) {
+  if (store == NULL || line == NULL || line->room[0] == '\0' || line->text == NULL ||
+      line->player[0] == '\0')
+    return SRV_STORE_EINVAL;
+  int rc = write_begin(store);
+  if (rc != 0)
+    return rc;
+  sqlite3_stmt *s = store->st.chat_insert;
+  sqlite3_bind_text(s, 1, line->room, -1, SQLITE_TRANSIENT);
+  if (line->game > 0)
+    sqlite3_bind_int64(s, 2, line->game);
+  sqlite3_bind_int64(s, 3, line->at_ms);
+  sqlite3_bind_text(s, 4, line->player, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(s, 5, line->name, -1, SQLITE_TRANSIENT);
+  bind_text_or_null(s, 6, line->seat);
+  sqlite3_bind_text(s, 7, line->text, -1, SQLITE_TRANSIENT);
+  srv_store_op op;
+  op_init(&op, SRV_STORE_OP_CHAT, line->room, line->game, 0);
+  return write_end(store, step_done(s), &op, "cannot store a chat line");
 }
 
 /* Writes the options words of rules ("" when none) into buf: the rules text without its game and
@@ -1015,8 +1073,23 @@ int srv_store_moves_truncate(srv_store *store, int64_t game, int from_ply) {
   sqlite3_bind_int64(s, 1, game);
   sqlite3_bind_int(s, 2, from_ply);
   srv_store_op op;
-  op_init(&op, SRV_STORE_OP_MOVE, "", game, from_ply);
+  op_init(&op, SRV_STORE_OP_TAKEBACK, "", game, from_ply);
   return write_end(store, step_done(s), &op, "cannot drop moves");
+}
+
+int srv_store_move_clock(srv_store *store, int64_t game, int ply, int64_t clock_ms) {
+  if (store == NULL || game <= 0 || ply < 0 || clock_ms < 0)
+    return SRV_STORE_EINVAL;
+  int rc = write_begin(store);
+  if (rc != 0)
+    return rc;
+  sqlite3_stmt *s = store->st.move_clock;
+  sqlite3_bind_int64(s, 1, game);
+  sqlite3_bind_int(s, 2, ply);
+  sqlite3_bind_int64(s, 3, clock_ms);
+  srv_store_op op;
+  op_init(&op, SRV_STORE_OP_TAKEBACK, "", game, ply);
+  return write_end(store, step_done(s), &op, "cannot store a clock");
 }
 
 int srv_store_game_finish(srv_store *store, int64_t game, mc_winner winner, mc_reason reason,
@@ -1642,10 +1715,48 @@ void srv_store_recovery_free(srv_store_recovery *r) {
     free((char *)r->rooms[i].settings);
   for (size_t i = 0; i < r->n_games; i++)
     free(r->games[i].moves);
+  for (size_t i = 0; i < r->n_chat; i++)
+    free((char *)r->chat[i].text);
   free(r->rooms);
   free(r->games);
   free(r->players);
+  free(r->chat);
   free(r);
+}
+
+static int recover_chat(srv_store *store, srv_store_recovery *r) {
+  sqlite3_stmt *s = store->st.recover_chat;
+  size_t cap = 0;
+  int rc, err = 0;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    if (grow((void **)&r->chat, &cap, r->n_chat + 1, sizeof *r->chat) != 0) {
+      err = SRV_STORE_ENOMEM;
+      break;
+    }
+    srv_store_chat *c = &r->chat[r->n_chat];
+    memset(c, 0, sizeof *c);
+    col_text(s, 0, c->room, sizeof c->room);
+    c->game = sqlite3_column_int64(s, 1);
+    c->at_ms = sqlite3_column_int64(s, 2);
+    col_text(s, 3, c->player, sizeof c->player);
+    col_text(s, 4, c->name, sizeof c->name);
+    col_text(s, 5, c->seat, sizeof c->seat);
+    const unsigned char *text = sqlite3_column_text(s, 6);
+    size_t len = (size_t)sqlite3_column_bytes(s, 6);
+    char *copy = malloc(len + 1);
+    if (copy == NULL) {
+      err = SRV_STORE_ENOMEM;
+      break;
+    }
+    memcpy(copy, text ? (const char *)text : "", len);
+    copy[len] = '\0';
+    c->text = copy;
+    r->n_chat++;
+  }
+  if (err == 0 && rc != SQLITE_DONE)
+    err = db_fail(store, rc, "cannot read chat lines");
+  sqlite3_reset(s);
+  return err;
 }
 
 static int recover_rooms(srv_store *store, srv_store_recovery *r) {
@@ -1742,6 +1853,8 @@ int srv_store_recover(srv_store *store, srv_store_recovery **out) {
     err = recover_games(store, r);
   if (err == 0)
     err = recover_players(store, r);
+  if (err == 0)
+    err = recover_chat(store, r);
   if (err != 0) {
     srv_store_recovery_free(r);
     return err;

@@ -56,7 +56,7 @@ enum {
 };
 
 /* The schema version this code creates and migrates to (PRAGMA user_version). */
-#define SRV_STORE_SCHEMA_VERSION 4
+#define SRV_STORE_SCHEMA_VERSION 5
 
 /* The database file inside the data directory. */
 #define SRV_STORE_FILE "mancala.db"
@@ -177,8 +177,23 @@ typedef struct srv_store_game {
   srv_store_move *moves;
 } srv_store_game;
 
+/* One chat line of a room (schema 4). In writes text is borrowed; in a recovery it is owned by the
+ * recovery. */
+typedef struct srv_store_chat {
+  char room[SRV_STORE_CODE_SIZE];
+  int64_t game; /* The room's game when it was said; 0: before its first game. */
+  int64_t at_ms;
+  char player[SRV_STORE_ID_SIZE];
+  char name[SRV_STORE_NAME_SIZE];
+  char seat[8]; /* "south", "north", "both"; "" for a spectator. */
+  const char *text;
+} srv_store_chat;
+
+/* A recovery gives back at most this many chat lines per room, the last ones. */
+#define SRV_STORE_CHAT_KEEP 50
+
 /* Everything needed to rebuild the server after a restart: every room still open with its
- * current unfinished game (when any), and the players seated in them. */
+ * current unfinished game (when any), the players seated in them, and their last chat lines. */
 typedef struct srv_store_recovery {
   size_t n_rooms;
   srv_store_room *rooms;
@@ -186,6 +201,8 @@ typedef struct srv_store_recovery {
   srv_store_game *games; /* Unfinished games, each with room set; ordered by id. */
   size_t n_players;
   srv_store_player *players;
+  size_t n_chat;
+  srv_store_chat *chat; /* Ordered by room, then oldest first; SRV_STORE_CHAT_KEEP per room. */
 } srv_store_recovery;
 
 /* A list of games, newest first, without their moves. */
@@ -201,7 +218,9 @@ typedef enum srv_store_op_kind {
   SRV_STORE_OP_GAME_START,
   SRV_STORE_OP_MOVE,
   SRV_STORE_OP_GAME_FINISH, /* A result, and the ratings it changed. */
-  SRV_STORE_OP_ACCOUNT      /* An account, its password, its deletion, or a session (key: player) */
+  SRV_STORE_OP_ACCOUNT,     /* An account, its password, its deletion, or a session (key: player) */
+  SRV_STORE_OP_TAKEBACK,    /* Moves deleted or their clocks rewritten (not a lost move). */
+  SRV_STORE_OP_CHAT         /* A chat line (key: the room). */
 } srv_store_op_kind;
 
 typedef struct srv_store_op {
@@ -314,8 +333,12 @@ int srv_store_game_rate(srv_store *store, int64_t game, mc_kind kind, const char
 int srv_store_room_put(srv_store *store, const srv_store_room *room);
 
 /* Records that room code (borrowed) closed: its row is deleted and it will not be recovered (its
- * games stay in the archive). */
+ * games stay in the archive). Its chat lines stay with the games they were said in, no longer
+ * attached to the code (codes are reused); lines said before any game are deleted. */
 int srv_store_room_closed(srv_store *store, const char *code);
+
+/* Records a chat line (borrowed) of an open room. */
+int srv_store_chat_add(srv_store *store, const srv_store_chat *line);
 
 /* Records a new game (borrowed; id, result and moves are ignored) and makes it the current game of
  * its room (put the room first). On success *id is its new permanent id, valid at once for
@@ -333,10 +356,15 @@ int srv_store_game_finish(srv_store *store, int64_t game, mc_winner winner, mc_r
 /* Records the time player id (borrowed) was last seen (schema 2). */
 int srv_store_player_seen(srv_store *store, const char *id, int64_t seen_ms);
 
-/* Deletes the moves of game from ply from_ply on. For recovery after srv_store_replay() found a
- * bad row: the game resumes from the valid moves before it (log what is dropped first), and the
- * next move can take that ply again. */
+/* Deletes the moves of game from ply from_ply on: moves taken back in play (a takeback), or, in
+ * recovery after srv_store_replay() found a bad row, the moves from it on (log what is dropped
+ * first). The next move can take that ply again. */
 int srv_store_moves_truncate(srv_store *store, int64_t game, int from_ply);
+
+/* Sets the stored clock of the move of game at ply (its mover's time after it) to clock_ms. After
+ * a takeback each side's last remaining move holds that side's time at the takeback, so that
+ * recovery (srv_store_clocks()) resumes the clocks as they were and gives no time back. */
+int srv_store_move_clock(srv_store *store, int64_t game, int ply, int64_t clock_ms);
 
 /* ---- Batches -------------------------------------------------------------------------------- */
 

@@ -21,6 +21,8 @@ void srv_turn_end(void *arg) {
     if (t->net.drop_room != NULL)
       t->net.drop_room(t->net.ud, l->room, mark);
   }
+  if (t->myrooms != NULL)
+    srv_myrooms_flush(t->myrooms);
   if (t->net.release != NULL)
     t->net.release(t->net.ud);
 }

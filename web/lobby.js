@@ -1,5 +1,6 @@
-// The lobby: name, quick play per game, create a room, join by code, the live list of public rooms and
-// my recent games.
+// The lobby: name, my games in progress (my_rooms, with Resume), quick play per game and time control
+// (the pools, with how many wait in each, live), create a room, join by code, the live list of public
+// rooms and my recent games.
 import { h, clear, toast, storage, store, clockLabel, GAMES, DEFAULTS } from './ui.js';
 import { t, onLang } from './i18n.js';
 import { conn } from './net.js';
@@ -9,16 +10,26 @@ import { Board } from './board.js';
 const CLOCKS = [null, [1, 0], [3, 2], [5, 3], [10, 5], [30, 20], 'custom'];
 // Rated quick play needs a clock: 5 minutes and 3 seconds a move.
 const RATED_CLOCK = { initial_ms: 300000, increment_ms: 3000 };
+// Quick play's pools: per game, untimed and these time controls (minutes + seconds a move).
+const POOLS = [null, [1, 0], [3, 2], [5, 3], [10, 5]];
+const poolKey = (c) => (c ? c[0] + '+' + c[1] : 'untimed');
+const poolClock = (c) => (c ? { initial_ms: c[0] * 60000, increment_ms: c[1] * 1000 } : null);
 const CODE_RE = /^[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{6}$/;
 
 export class LobbyView {
   constructor(main) {
     this.main = main;
     this.rooms = null;
+    this.pools = null;   // the lobby's pools: {game, clock, waiting}
+    this.mine = null;    // my games in progress (my_rooms)
     this.offs = [];
     this.form = storage('mc.create', { game: 'kalah', houses: 6, seeds: 4, options: {}, clock: 0, custom: [5, 3], visibility: 'public', seat: 'random', opponent: 'human', level: 3 });
     this.build();
-    this.offs.push(conn.on('lobby', (m) => { if (Array.isArray(m.rooms)) { this.rooms = m.rooms; this.renderRooms(); } }));
+    this.offs.push(conn.on('lobby', (m) => {
+      if (Array.isArray(m.rooms)) { this.rooms = m.rooms; this.renderRooms(); }
+      if (Array.isArray(m.pools)) { this.pools = m.pools; this.renderPools(); }
+    }));
+    this.offs.push(conn.on('my_rooms', (m) => { if (Array.isArray(m.rooms)) { this.mine = m.rooms; this.renderMine(); } }));
     this.offs.push(conn.on('online', () => { this.watch(); this.renderForm(); }));
     this.offs.push(conn.on('me', () => { this.renderAccount(); this.renderForm(); }));
     this.offs.push(conn.on('welcome', (w) => {
@@ -31,10 +42,10 @@ export class LobbyView {
 
   destroy() {
     for (const f of this.offs) f();
-    if (conn.ready) conn.send({ type: 'lobby', watch: false });
+    if (conn.ready) { conn.send({ type: 'lobby', watch: false }); conn.send({ type: 'my_rooms', watch: false }); }
   }
 
-  watch() { conn.send({ type: 'lobby' }); }
+  watch() { conn.send({ type: 'lobby' }); conn.send({ type: 'my_rooms' }); }
 
   build() {
     clear(this.main);
@@ -53,6 +64,10 @@ export class LobbyView {
     this.roomsBox = h('div', { class: 'rooms', 'aria-live': 'polite' });
     this.recentBox = h('div', { class: 'recent' });
     this.formBox = h('form', { class: 'create-form', onsubmit: (e) => { e.preventDefault(); this.create(); } });
+    this.mineBox = h('div', { class: 'mine-list' });
+    this.mineSection = h('section', { class: 'card in-progress', hidden: true, 'aria-labelledby': 'in-progress-title' },
+      h('h2', { id: 'in-progress-title' }, t('lobby.in_progress')), this.mineBox);
+    this.poolBtns = new Map();
     const gameCard = (g) => {
       const mini = h('div', { class: 'board' });
       const b = new Board(mini, { mini: true });
@@ -61,12 +76,21 @@ export class LobbyView {
       const pits = new Array(2 * d.houses + 2).fill(g === 'congkak' ? 5 : 4);
       pits[d.houses] = g === 'oware' ? 0 : 3; pits[2 * d.houses + 1] = g === 'kalah' ? 5 : 2;
       b.show(pits);
+      // Quick play: one button per pool, with how many wait there.
+      const pools = h('div', { class: 'pools', role: 'group', 'aria-labelledby': 'quick-' + g + ' title-' + g },
+        POOLS.map((c) => {
+          const count = h('span', { class: 'pool-n', 'aria-hidden': 'true' });
+          const btn = h('button', { class: 'btn pool', type: 'button', dataset: { quick: g, pool: poolKey(c) }, onclick: () => this.quick(g, c) },
+            h('span', { class: 'pool-clock', 'aria-hidden': 'true' }, c ? c[0] + '+' + c[1] : '∞'), count);
+          this.poolBtns.set(g + ':' + poolKey(c), { btn, count, c, g });
+          return btn;
+        }));
       return h('article', { class: 'game-card ' + g },
         h('div', { class: 'gc-art', 'aria-hidden': 'true' }, mini),
-        h('h3', {}, gameTitle(g)),
+        h('h3', { id: 'title-' + g }, gameTitle(g)),
         h('p', {}, t('game.' + g + '.blurb')),
+        h('div', { class: 'gc-quick' }, h('span', { class: 'gc-quick-label', id: 'quick-' + g }, t('lobby.quick')), pools),
         h('div', { class: 'gc-actions', dataset: { game: g } },
-          h('button', { class: 'btn primary', type: 'button', dataset: { quick: g }, onclick: () => this.quick(g) }, t('lobby.quick')),
           h('a', { class: 'btn ghost', href: '/?how=' + g, 'data-link': '' }, t('nav.how'))));
     };
     this.main.append(
@@ -75,6 +99,7 @@ export class LobbyView {
           h('h1', {}, t('lobby.title')),
           h('p', { class: 'lead' }, t('lobby.lead'))),
         this.accountBox = h('div', { class: 'hero-account' })),
+      this.mineSection,
       h('section', { class: 'games' }, GAMES.map(gameCard)),
       h('nav', { class: 'board-links', 'aria-label': t('lb.title') }, h('span', {}, t('lb.title') + ':'),
         GAMES.map((g) => h('a', { href: '/leaderboard/' + g, 'data-link': '' }, gameTitle(g)))),
@@ -97,6 +122,44 @@ export class LobbyView {
     this.renderForm();
     this.renderRooms();
     this.renderRecent();
+    this.renderPools();
+    this.renderMine();
+  }
+
+  // How many wait in each pool (the lobby's pools, live): on each button, and in its name.
+  renderPools() {
+    for (const { btn, count, c, g } of this.poolBtns.values()) {
+      const pool = (this.pools || []).find((p) => p.game === g && (c ? p.clock && p.clock.initial_ms === c[0] * 60000 && p.clock.increment_ms === c[1] * 1000 : !p.clock));
+      const n = pool ? pool.waiting : 0;
+      count.textContent = n > 0 ? String(n) : '';
+      btn.classList.toggle('waiting', n > 0);
+      btn.dataset.waiting = String(n);
+      const label = t('pool.label', { game: gameTitle(g), clock: c ? clockLabel(poolClock(c)) : t('clock.none'), n });
+      btn.setAttribute('aria-label', label);
+      btn.title = label;
+    }
+  }
+
+  // My games in progress (the server's my_rooms, live): each with whose move it is and Resume.
+  renderMine() {
+    const box = this.mineBox;
+    if (!box) return;
+    clear(box);
+    const list = this.mine || [];
+    this.mineSection.hidden = list.length === 0;
+    for (const r of list) {
+      const vs = r.local ? t('opp.local') : r.opponent ? t('recent.vs', { name: r.opponent.name }) : t('room.waiting_player');
+      const state = r.status === 'waiting' ? 'waiting' : r.your_turn ? 'your_move' : 'their_move';
+      const details = [t('room.board_size', { m: r.houses, n: r.seeds }), clockLabel(r.clock), r.visibility === 'private' && !r.local ? t('create.private') : null,
+        r.opponent && !r.opponent.connected ? t('inprogress.away', { name: r.opponent.name }) : null].filter(Boolean).join(' · ');
+      box.append(h('div', { class: 'room-row mine-row', dataset: { room: r.room, state } },
+        h('span', { class: 'rr-game ' + r.game }, gameTitle(r.game)),
+        h('span', { class: 'rr-info' }, h('b', {}, vs), h('small', {}, details)),
+        h('span', { class: 'rr-status ' + state }, t('inprogress.' + state)),
+        h('a', { class: 'btn small ' + (r.your_turn ? 'primary' : 'ghost'), href: '/r/' + r.room, 'data-link': '',
+          'aria-label': t('inprogress.resume_label', { game: gameTitle(r.game), vs }),
+          onclick: () => store('mc.role.' + r.room, 'player') }, t('inprogress.resume'))));
+    }
   }
 
   // A guest names itself here and is offered an account; a player with one sees its name, its
@@ -111,7 +174,7 @@ export class LobbyView {
       if (old && !acc) old.remove();
       if (!old && acc) {
         const g = row.dataset.game;
-        row.firstElementChild.after(h('button', { class: 'btn rated-quick', type: 'button', dataset: { quickRated: g }, onclick: () => this.quick(g, true) }, t('lobby.quick_rated')));
+        row.prepend(h('button', { class: 'btn rated-quick', type: 'button', dataset: { quickRated: g }, onclick: () => this.quick(g, null, true) }, t('lobby.quick_rated')));
       }
     }
     if (this.nameInput && this.nameInput.parentNode && !acc && box.contains(this.nameInput)) return;
@@ -231,8 +294,10 @@ export class LobbyView {
     this.enter(msg);
   }
 
-  quick(game, rated = false) {
-    this.enter(rated ? { type: 'quick', game, rated: true, clock: RATED_CLOCK } : { type: 'quick', game });
+  // Quick play in a pool (clock: [minutes, seconds a move], or null for untimed); rated quick play
+  // (an account's) has its own clock: rated games are timed.
+  quick(game, clock, rated = false) {
+    this.enter(rated ? { type: 'quick', game, rated: true, clock: RATED_CLOCK } : { type: 'quick', game, clock: poolClock(clock) });
   }
 
   joinCode() {

@@ -21,7 +21,10 @@ test('quick pairing joins the oldest waiting room with the same table', async ()
   assert.equal(jb.room, ja.room);
   const st = await b.state(ja.room);
   assert.equal(st.status, 'playing');
-  assert.equal((await a.state(ja.room, (s) => s.status === 'playing')).clock.running, 'south');
+  // No clock runs before the first move; South has its first-move deadline.
+  const started = await a.state(ja.room, (s) => s.status === 'playing');
+  assert.equal(started.clock.running, null);
+  assert.equal(started.first_move.seat, 'south');
   for (const x of [a, b, c]) await x.close();
 });
 

@@ -163,6 +163,10 @@ static int make_events(srv_event *evs) {
   view.trace = trace.steps;
   view.trace_len = trace.len;
   view.draw_offer = -1;
+  view.draw_declined = -1;
+  view.takeback_offer = MC_NORTH;
+  view.takeback_declined = -1;
+  view.first_move_seat = -1;
   view.abandon_seat = MC_NORTH;
   view.abandon_ms = 1234;
   entries[0] = (srv_lobby_entry){"K7QX2M", &opts, {"Ana", NULL}, SRV_WAITING, 0, {NULL, NULL}};

@@ -54,8 +54,8 @@ static void env_open(env *e) {
   srv_recorder recorder = {srv_persist_record, e->persist};
   srv_rooms_set_recorder(e->w.rooms, &recorder);
   memset(&e->net, 0, sizeof e->net);
-  e->turn =
-      (srv_turn){e->w.lobby, e->persist, e->w.rooms, {net_mark, net_drop, net_release, &e->net}};
+  e->turn = (srv_turn){
+      e->w.lobby, e->persist, e->w.rooms, {net_mark, net_drop, net_release, &e->net}, e->w.myrooms};
   ASSERT_EQ(srv_recover(e->store, e->w.ident, e->w.rooms, &e->w.time.base), 0);
 }
 
@@ -66,9 +66,7 @@ static void end_turn(env *e) {
 
 static void env_close(env *e) {
   end_turn(e);
-  srv_lobby_free(e->w.lobby);
-  srv_rooms_free(e->w.rooms);
-  e->w.rooms = NULL;
+  world_close_rooms(&e->w);
   srv_persist_free(e->persist);
   srv_ident_free(e->w.ident);
   srv_store_close(e->store);
@@ -161,9 +159,10 @@ TEST_IMPL(recovery) {
   ASSERT_STR_EQ(field_s(&a, "joined", "room"), room);
   ASSERT_EQ(field_i(&a, "state", "ply"), 2);
   ASSERT_STR_EQ(path_s(&a, "state", "last", "seat"), "north");
-  /* South's clock: 60 s, 3 s spent, 1 s increment: the downtime of the restart is not charged. */
+  /* South's clock: 60 s, its first move free (no clock ran, nothing added); North's: 2 s spent,
+   * 1 s increment. The downtime of the restart is not charged. */
   json_t *clock = json_object_get(last_of(&a, "state"), "clock");
-  ASSERT_EQ(json_integer_value(json_object_get(clock, "south_ms")), 58000);
+  ASSERT_EQ(json_integer_value(json_object_get(clock, "south_ms")), 60000);
   ASSERT_EQ(json_integer_value(json_object_get(clock, "north_ms")), 59000);
   reconnect_as(&e.w, &b, (srv_player *)srv_room_seat(r, 1));
   ASSERT_EQ(runf(&e.w, &b, "{\"type\":\"resign\",\"room\":\"%s\"}", room), 0);

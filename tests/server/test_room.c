@@ -219,12 +219,12 @@ TEST_IMPL(clocks) {
   tclient a, b;
   const char *room =
       start_pair(&w, &a, &b, ",\"clock\":{\"initial_ms\":1000,\"increment_ms\":500}");
-  /* The clock of the first mover starts when the game starts. */
-  ASSERT_STR_EQ(path_s(&a, "state", "clock", "running"), "south");
+  /* No clock runs before the first move (docs/protocol.md, "When clocks start"). */
+  ASSERT(json_is_null(json_object_get(json_object_get(state_of(&a), "clock"), "running")));
   ASSERT_EQ(clock_ms(&a, "south"), 1000);
   fake_advance(&w.time, 400);
   ASSERT_EQ(runf(&w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":0}", room), 0);
-  ASSERT_EQ(clock_ms(&a, "south"), 1100); /* 1000 - 400 + 500 */
+  ASSERT_EQ(clock_ms(&a, "south"), 1000); /* The first move: nothing ran, nothing added. */
   ASSERT_EQ(clock_ms(&a, "north"), 1000);
   ASSERT_STR_EQ(path_s(&a, "state", "clock", "running"), "north");
   fake_advance(&w.time, 999);
@@ -243,11 +243,12 @@ TEST_IMPL(clocks) {
   /* A move that arrives after the flag fell but before the timer ran loses on time. */
   world_init(&w, NULL);
   room = start_pair(&w, &a, &b, ",\"clock\":{\"initial_ms\":1000}");
+  ASSERT_EQ(runf(&w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":0}", room), 0);
   w.time.now += 1500; /* Time passes without the timer firing. */
-  ASSERT_EQ(runf(&w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":0}", room),
+  ASSERT_EQ(runf(&w, &b, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":1}", room),
             SRV_EOVER);
   ASSERT_STR_EQ(path_s(&b, "state", "result", "reason"), "timeout");
-  ASSERT_STR_EQ(path_s(&b, "state", "result", "winner"), "north");
+  ASSERT_STR_EQ(path_s(&b, "state", "result", "winner"), "south");
   disconnect(&w, &a);
   disconnect(&w, &b);
   world_free(&w);
@@ -523,7 +524,7 @@ TEST_IMPL(quick_and_lobby) {
 }
 
 TEST_IMPL(leave_expiry_limits) {
-  srv_room_limits limits = {60000, 5000, 20000, 2, 1000};
+  srv_room_limits limits = {60000, 5000, 20000, 2, 1000, 0, 0};
   world w;
   world_init(&w, &limits);
   tclient a, b;
