@@ -24,6 +24,7 @@ typedef struct srv_player {
   char name[SRV_NAME_SIZE];         /* Display name, validated by the protocol layer. */
   uint8_t token_hash[32];           /* SHA-256 of the token. */
   int refs; /* References (connections, seats; a local room's two seats are two): read only. */
+  int active_rooms; /* Unfinished rooms where it holds a seat: kept by the room module. */
 } srv_player;
 
 typedef struct srv_ident srv_ident;
