@@ -15,6 +15,7 @@
 #include "srv_log.h"
 #include "srv_metrics.h"
 #include "srv_proto.h"
+#include "srv_rlimit.h"
 #include "srv_send.h"
 #include "srv_time_uv.h"
 
@@ -800,6 +801,7 @@ int srv_net_start(srv_net *net, srv_dispatch *d) {
   /* No validity timers from lws (both 0; without a policy of its own the vhost would get lws'
    * default, 300 s): keepalive is ours (on_keepalive_tick()). */
   memset(&net->retry, 0, sizeof net->retry);
+  long files = srv_rlimit_open_files();
 
   void *loops[1] = {net->loop};
   struct lws_context_creation_info info;
@@ -809,7 +811,8 @@ int srv_net_start(srv_net *net, srv_dispatch *d) {
   info.foreign_loops = loops;
   info.pcontext = &net->context;
   info.retry_and_idle_policy = &net->retry;
-  info.fd_limit_per_thread = (unsigned)net->cfg.max_connections + 256;
+  /* Exactly the open-file limit: lws then indexes its connections by descriptor (srv_rlimit.h). */
+  info.fd_limit_per_thread = (unsigned)files;
   net->context = lws_create_context(&info);
   if (net->context == NULL) {
     srv_log_error("net",
@@ -832,6 +835,11 @@ int srv_net_start(srv_net *net, srv_dispatch *d) {
   }
   net->port = lws_get_vhost_listen_port(net->vhost);
   uv_timer_start(&net->ka_timer, on_keepalive_tick, KEEPALIVE_TICK_MS, KEEPALIVE_TICK_MS);
+  if (files > 0 && files < (long)net->cfg.max_connections + 64)
+    srv_log_warn("net",
+                 "the open-file limit (%ld) is below --max-connections (%d): raise it "
+                 "(ulimit -n, LimitNOFILE)",
+                 files, net->cfg.max_connections);
   srv_log_info("net", "listening on http://%s:%d/ (WebSocket /ws, web %s)", net->cfg.bind,
                net->port, webdir);
   return 0;
