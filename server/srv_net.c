@@ -889,19 +889,29 @@ void srv_net_stop(srv_net *net, void (*done)(void *arg), void *arg) {
   net->stop_started = now_ms();
   uv_timer_stop(&net->ka_timer);
   srv_log_info("net", "shutting down: closing %ld connections", net->nconns);
+  /* One bye frame for everyone; NULL when memory ran out: the close frame alone then. */
+  srv_event ev = {.type = SRV_EV_BYE};
+  ev.u.bye.reason = "shutdown";
+  srv_frame *bye = srv_proto_encode(&ev);
   srv_list_foreach (it, &net->conns) {
     conn *c = srv_list_entry(it, conn, link);
     if (!c->open || c->closing || c->doomed)
       continue;
-    srv_event ev = {.type = SRV_EV_BYE};
-    ev.u.bye.reason = "shutdown";
-    srv_send_event(&net->sink, &c->client, &ev);
+    /* What a connection has not been sent yet is dropped: the bye and the close go out now, not
+     * after a backlog that a busy client would need longer than the grace to read. Nothing is
+     * lost with it: every move it announces is committed (or taken back) by the end of this
+     * turn, and a client that comes back gets its rooms' whole state again. */
+    srv_metrics_dropped(queue_len(&c->q));
+    queue_clear(&c->q);
+    if (bye != NULL)
+      srv_send_frame(&net->sink, &c->client, bye);
     c->closing = true;
     c->close_code = LWS_CLOSE_STATUS_GOINGAWAY;
     c->close_reason = "server shutting down";
     if (!c->doomed)
       lws_callback_on_writable(c->wsi);
   }
+  srv_frame_unref(bye);
   uv_timer_start(&net->stop_timer, on_stop_tick, 10, 10);
 }
 
