@@ -801,7 +801,7 @@ int srv_net_start(srv_net *net, srv_dispatch *d) {
   /* No validity timers from lws (both 0; without a policy of its own the vhost would get lws'
    * default, 300 s): keepalive is ours (on_keepalive_tick()). */
   memset(&net->retry, 0, sizeof net->retry);
-  long files = srv_rlimit_open_files();
+  long files = srv_rlimit_open_files((long)net->cfg.max_connections + SRV_RLIMIT_SPARE);
 
   void *loops[1] = {net->loop};
   struct lws_context_creation_info info;
