@@ -42,6 +42,7 @@ typedef struct srv_player {
   srv_player_rating ratings[SRV_RATED_GAMES]; /* Accounts only, by mc_kind. */
   srv_list clients; /* The connections identified as this player (srv_client.of_player). */
   int refs; /* References (connections, seats; a local room's two seats are two): read only. */
+  int active_rooms; /* Unfinished rooms where it holds a seat: kept by the room module. */
 } srv_player;
 
 typedef struct srv_ident srv_ident;

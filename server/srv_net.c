@@ -10,10 +10,12 @@
 
 #include "srv_addr.h"
 #include "srv_error.h"
+#include "srv_keepalive.h"
 #include "srv_list.h"
 #include "srv_log.h"
 #include "srv_metrics.h"
 #include "srv_proto.h"
+#include "srv_rlimit.h"
 #include "srv_send.h"
 #include "srv_static.h"
 #include "srv_time_uv.h"
@@ -22,6 +24,8 @@
 #define SHUTDOWN_GRACE_MS 1000
 #define CLOSE_TRY_AGAIN_LATER 1013
 #define CLOSE_ACK_S 5
+/* How often keepalive looks for silent connections: pings and hangups are up to this late. */
+#define KEEPALIVE_TICK_MS 1000
 /* The close opcode of lws_write(): lws keeps it private (LWS_WRITE_CLOSE = 4) in favour of
  * lws_close_reason(), which cannot be used here (see conn_writeable()). */
 #define WRITE_CLOSE ((enum lws_write_protocol)4)
@@ -66,8 +70,10 @@ typedef struct conn {
   uint64_t refill_ms;
   int strikes;
   char ip[64];
-  srv_list link; /* In net->conns once established. */
-  srv_list held; /* In net->held while it has frames of the current turn. */
+  srv_list link;         /* In net->conns once established. */
+  srv_list held;         /* In net->held while it has frames of the current turn. */
+  srv_keepalive_conn ka; /* In net->ka while open. */
+  bool ping_due;         /* Write a ping at the next writeable callback. */
 } conn;
 
 /* Per HTTP request with a generated body. */
@@ -109,6 +115,8 @@ struct srv_net {
   void *turn_hook_arg;
   srv_net_routes routes;
   uv_timer_t stop_timer;
+  srv_keepalive ka;    /* Keepalive of the open connections (srv_keepalive.h). */
+  uv_timer_t ka_timer; /* Its tick, every KEEPALIVE_TICK_MS. */
   bool stopping, destroyed_once;
   uint64_t stop_started;
   void (*done)(void *arg);
@@ -316,6 +324,18 @@ static void conn_error(srv_net *net, conn *c, int err, const srv_req_id *id, int
 static int conn_writeable(conn *c) {
   if (c->doomed)
     return -1;
+  if (c->ping_due) {
+    /* Keepalive: the client has been silent for --ping-s (see on_keepalive_tick()). */
+    c->ping_due = false;
+    /* With a payload: lws 4.1 does not pass an empty pong to LWS_CALLBACK_RECEIVE_PONG. */
+    unsigned char ping[LWS_PRE + 2] = {[LWS_PRE] = 'k', [LWS_PRE + 1] = 'a'};
+    if (!c->closing && lws_write(c->wsi, ping + LWS_PRE, 2, LWS_WRITE_PING) < 0)
+      return -1;
+    if (lws_send_pipe_choked(c->wsi)) {
+      lws_callback_on_writable(c->wsi);
+      return 0;
+    }
+  }
   out_queue *q = &c->q;
   if (queue_len(q) > 0 && q->v[q->head].turn >= c->net->turn)
     return 0; /* Not released yet: the end of the turn asks for this callback again. */
@@ -386,6 +406,7 @@ static void conn_open(srv_net *net, conn *c, struct lws *wsi) {
   } else {
     c->open = true;
     net->nconns++;
+    srv_keepalive_add(&net->ka, &c->ka, uv_now(net->loop));
     srv_log_debug("net", "connection from %s (%ld open)", c->ip, net->nconns);
   }
 }
@@ -399,6 +420,7 @@ static void conn_closed(srv_net *net, conn *c) {
   }
   queue_clear(&c->q);
   srv_list_remove(&c->held);
+  srv_keepalive_remove(&c->ka);
   free(c->rx);
   c->rx = NULL;
   srv_list_remove(&c->link);
@@ -443,6 +465,7 @@ static void conn_message(srv_net *net, conn *c, const char *buf, size_t len, boo
 static void conn_receive(srv_net *net, conn *c, const char *in, size_t len) {
   if (!c->open || c->closing || c->doomed)
     return;
+  srv_keepalive_seen(&net->ka, &c->ka, uv_now(net->loop));
   bool final = lws_is_final_fragment(c->wsi) != 0;
   if (!c->rx_over) {
     if (c->rxlen + len > SRV_FRAME_MAX) {
@@ -501,6 +524,10 @@ static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
     return 0;
   case LWS_CALLBACK_RECEIVE:
     conn_receive(net, c, in, len);
+    return 0;
+  case LWS_CALLBACK_RECEIVE_PONG:
+    if (c->net != NULL)
+      srv_keepalive_seen(&c->net->ka, &c->ka, uv_now(c->net->loop));
     return 0;
   case LWS_CALLBACK_SERVER_WRITEABLE:
     return conn_writeable(c);
@@ -676,6 +703,44 @@ static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void
   return lws_callback_http_dummy(wsi, reason, user, in, len);
 }
 
+/* ---- Keepalive ----------------------------------------------------------------------------- */
+
+static conn *conn_of_ka(srv_keepalive_conn *kc) {
+  return (conn *)((char *)kc - offsetof(conn, ka));
+}
+
+/* The tick's callbacks' argument. */
+typedef struct ka_tick {
+  srv_net *net;
+  bool hungup;
+} ka_tick;
+
+static void ka_ping(void *ud, srv_keepalive_conn *kc) {
+  (void)ud;
+  conn *c = conn_of_ka(kc);
+  c->ping_due = true;
+  lws_callback_on_writable(c->wsi);
+}
+
+static void ka_hangup(void *ud, srv_keepalive_conn *kc) {
+  ka_tick *t = ud;
+  conn_drop(t->net, conn_of_ka(kc), "silent for --hangup-s");
+  t->hungup = true;
+}
+
+/* Pings the connections silent for --ping-s and drops those silent for --hangup-s: our own
+ * keepalive, not lws' validity timers (see srv_keepalive.h). */
+static void on_keepalive_tick(uv_timer_t *timer) {
+  srv_net *net = (srv_net *)((char *)timer - offsetof(srv_net, ka_timer));
+  ka_tick t = {net, false};
+  srv_keepalive_ops ops = {ka_ping, ka_hangup, &t};
+  srv_keepalive_tick(&net->ka, uv_now(net->loop), &ops);
+  /* conn_drop() arms an lws timeout; lws on libuv re-arms its own timer only when it services an
+   * event, and a dead peer sends none: wake it (LWS_CALLBACK_EVENT_WAIT_CANCELLED, ignored). */
+  if (t.hungup)
+    lws_cancel_service(net->context);
+}
+
 /* ---- Lifecycle ----------------------------------------------------------------------------- */
 
 srv_net *srv_net_new(uv_loop_t *loop, const srv_config *cfg, const char *version) {
@@ -692,14 +757,17 @@ srv_net *srv_net_new(uv_loop_t *loop, const srv_config *cfg, const char *version
   net->version = version;
   net->port = -1;
   net->started_ms = now_ms();
-  if (uv_prepare_init(loop, &net->prepare) != 0 || uv_timer_init(loop, &net->stop_timer) != 0) {
-    /* Neither fails on a live loop; if one did, the handle was not registered. */
+  srv_keepalive_init(&net->ka, (uint64_t)cfg->ping_s * 1000, (uint64_t)cfg->hangup_s * 1000);
+  if (uv_prepare_init(loop, &net->prepare) != 0 || uv_timer_init(loop, &net->stop_timer) != 0 ||
+      uv_timer_init(loop, &net->ka_timer) != 0) {
+    /* None fails on a live loop; if one did, the handle was not registered. */
     free(net);
     return NULL;
   }
   net->prepare.data = SRV_OWN_TAG;
   net->stop_timer.data = SRV_OWN_TAG;
-  net->handles_open = 2;
+  net->ka_timer.data = SRV_OWN_TAG;
+  net->handles_open = 3;
   return net;
 }
 
@@ -772,8 +840,10 @@ int srv_net_start(srv_net *net, srv_dispatch *d) {
     m->origin_protocol = LWSMPRO_CALLBACK;
   }
 
-  net->retry.secs_since_valid_ping = (uint16_t)net->cfg.ping_s;
-  net->retry.secs_since_valid_hangup = (uint16_t)net->cfg.hangup_s;
+  /* No validity timers from lws (both 0; without a policy of its own the vhost would get lws'
+   * default, 300 s): keepalive is ours (on_keepalive_tick()). */
+  memset(&net->retry, 0, sizeof net->retry);
+  long files = srv_rlimit_open_files((long)net->cfg.max_connections + SRV_RLIMIT_SPARE);
 
   void *loops[1] = {net->loop};
   struct lws_context_creation_info info;
@@ -783,7 +853,8 @@ int srv_net_start(srv_net *net, srv_dispatch *d) {
   info.foreign_loops = loops;
   info.pcontext = &net->context;
   info.retry_and_idle_policy = &net->retry;
-  info.fd_limit_per_thread = (unsigned)net->cfg.max_connections + 256;
+  /* Exactly the open-file limit: lws then indexes its connections by descriptor (srv_rlimit.h). */
+  info.fd_limit_per_thread = (unsigned)files;
   net->context = lws_create_context(&info);
   if (net->context == NULL) {
     srv_log_error("net",
@@ -805,6 +876,12 @@ int srv_net_start(srv_net *net, srv_dispatch *d) {
     return SRV_EINTERNAL;
   }
   net->port = lws_get_vhost_listen_port(net->vhost);
+  uv_timer_start(&net->ka_timer, on_keepalive_tick, KEEPALIVE_TICK_MS, KEEPALIVE_TICK_MS);
+  if (files > 0 && files < (long)net->cfg.max_connections + 64)
+    srv_log_warn("net",
+                 "the open-file limit (%ld) is below --max-connections (%d): raise it "
+                 "(ulimit -n, LimitNOFILE)",
+                 files, net->cfg.max_connections);
   srv_log_info("net", "listening on http://%s:%d/ (WebSocket /ws, web %s)", net->cfg.bind,
                net->port, net->web_dir);
   return 0;
@@ -852,20 +929,31 @@ void srv_net_stop(srv_net *net, void (*done)(void *arg), void *arg) {
   net->done = done;
   net->done_arg = arg;
   net->stop_started = now_ms();
+  uv_timer_stop(&net->ka_timer);
   srv_log_info("net", "shutting down: closing %ld connections", net->nconns);
+  /* One bye frame for everyone; NULL when memory ran out: the close frame alone then. */
+  srv_event ev = {.type = SRV_EV_BYE};
+  ev.u.bye.reason = "shutdown";
+  srv_frame *bye = srv_proto_encode(&ev);
   srv_list_foreach (it, &net->conns) {
     conn *c = srv_list_entry(it, conn, link);
     if (!c->open || c->closing || c->doomed)
       continue;
-    srv_event ev = {.type = SRV_EV_BYE};
-    ev.u.bye.reason = "shutdown";
-    srv_send_event(&net->sink, &c->client, &ev);
+    /* What a connection has not been sent yet is dropped: the bye and the close go out now, not
+     * after a backlog that a busy client would need longer than the grace to read. Nothing is
+     * lost with it: every move it announces is committed (or taken back) by the end of this
+     * turn, and a client that comes back gets its rooms' whole state again. */
+    srv_metrics_dropped(queue_len(&c->q));
+    queue_clear(&c->q);
+    if (bye != NULL)
+      srv_send_frame(&net->sink, &c->client, bye);
     c->closing = true;
     c->close_code = LWS_CLOSE_STATUS_GOINGAWAY;
     c->close_reason = "server shutting down";
     if (!c->doomed)
       lws_callback_on_writable(c->wsi);
   }
+  srv_frame_unref(bye);
   uv_timer_start(&net->stop_timer, on_stop_tick, 10, 10);
 }
 
@@ -882,6 +970,10 @@ static void on_stop_timer_closed(uv_handle_t *h) {
   net_handle_closed((srv_net *)((char *)h - offsetof(srv_net, stop_timer)));
 }
 
+static void on_ka_timer_closed(uv_handle_t *h) {
+  net_handle_closed((srv_net *)((char *)h - offsetof(srv_net, ka_timer)));
+}
+
 void srv_net_free(srv_net *net) {
   if (net == NULL)
     return;
@@ -889,7 +981,8 @@ void srv_net_free(srv_net *net) {
   net->ips = NULL;
   srv_static_free(net->files);
   net->files = NULL;
-  /* The handles live inside net, which is freed when both have closed. */
+  /* The handles live inside net, which is freed when all three have closed. */
   uv_close((uv_handle_t *)&net->prepare, on_prepare_closed);
   uv_close((uv_handle_t *)&net->stop_timer, on_stop_timer_closed);
+  uv_close((uv_handle_t *)&net->ka_timer, on_ka_timer_closed);
 }

@@ -107,8 +107,21 @@ int srv_room__record_chat(srv_room *room, const srv_chat_line *line) {
 
 /* ---- Status and timers --------------------------------------------------------------------- */
 
+/* Adds delta to the active_rooms of each player seated in room (once for a local room's). */
+static void count_seated(srv_room *room, int delta) {
+  srv_player *a = room->seat[0], *b = room->seat[1];
+  if (a != NULL)
+    a->active_rooms += delta;
+  if (b != NULL && b != a)
+    b->active_rooms += delta;
+}
+
 void srv_room__set_status(srv_room *room, srv_status status) {
   room->rooms->by_status[room->status]--;
+  if (room->status == SRV_FINISHED && status != SRV_FINISHED)
+    count_seated(room, +1);
+  else if (room->status != SRV_FINISHED && status == SRV_FINISHED)
+    count_seated(room, -1);
   room->status = status;
   room->rooms->by_status[status]++;
   srv_room__changed(room);
@@ -269,6 +282,8 @@ void srv_room__remove_member(srv_member *m) {
 }
 
 void srv_room__take_seat(srv_room *room, int seat, srv_player *p) {
+  if (room->status != SRV_FINISHED && room->seat[1 - seat] != p)
+    p->active_rooms++;
   room->seat[seat] = p;
   srv_ident_ref(p);
 }
@@ -277,6 +292,8 @@ void srv_room__free_seat(srv_room *room, int seat) {
   srv_player *p = room->seat[seat];
   if (p == NULL)
     return;
+  if (room->status != SRV_FINISHED && room->seat[1 - seat] != p)
+    p->active_rooms--;
   room->seat[seat] = NULL;
   srv_ident_unref(room->rooms->ident, p);
 }

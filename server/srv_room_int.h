@@ -92,7 +92,8 @@ void srv_room__unlink(srv_room *room);
 /* Draws a code no room in memory has. Returns 0, or SRV_ESERVERFULL / SRV_EINTERNAL. */
 int srv_room__new_code(srv_rooms *rooms, char code[SRV_CODE_LEN + 1]);
 
-/* Counts the unfinished rooms where p holds a seat. */
+/* The unfinished rooms where p holds a seat: O(1), p->active_rooms, which take_seat, free_seat
+ * and set_status keep. */
 int srv_room__active_count(const srv_rooms *rooms, const srv_player *p);
 
 /* ---- srv_room.c: one room -------------------------------------------------------------------- */

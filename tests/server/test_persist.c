@@ -153,6 +153,9 @@ TEST_IMPL(recovery) {
   ASSERT_EQ(mc_game_ply(srv_room_game(r)), 2);
   ASSERT_STR_EQ(srv_room_seat(r, 0)->name, "Ana");
   ASSERT_STR_EQ(srv_room_seat(r, 1)->name, "Bob");
+  /* Recovered players count the room they play in (--rooms-per-player). */
+  ASSERT_EQ(srv_room_seat(r, 0)->active_rooms, 1);
+  ASSERT_EQ(srv_room_seat(r, 1)->active_rooms, 1);
   /* The players come back disconnected; Ana reconnects with her seat. */
   tclient a, b;
   reconnect_as(&e.w, &a, (srv_player *)srv_room_seat(r, 0));
@@ -181,6 +184,9 @@ TEST_IMPL(recovery) {
   ASSERT(mc_game_over(srv_room_game(r), &res));
   ASSERT_EQ(res.reason, MC_REASON_RESIGNATION);
   ASSERT_EQ(res.winner, MC_WIN_SOUTH);
+  /* Seated in a finished room only: nothing counts. */
+  ASSERT_EQ(srv_room_seat(r, 0)->active_rooms, 0);
+  ASSERT_EQ(srv_room_seat(r, 1)->active_rooms, 0);
   reconnect_as(&e.w, &a, (srv_player *)srv_room_seat(r, 0));
   ASSERT_EQ(field_i(&a, "state", "game_id"), 1);
   ASSERT_STR_EQ(path_s(&a, "state", "result", "reason"), "resignation");

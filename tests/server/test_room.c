@@ -700,3 +700,88 @@ TEST_IMPL(lobby_pace) {
   world_free(&w);
   return 0;
 }
+
+/* The --rooms-per-player count (srv_player.active_rooms, kept where rooms change rather than
+ * counted by a walk over every room): after each change, the number of unfinished rooms where the
+ * player holds a seat, counted here by hand. */
+TEST_IMPL(active_rooms) {
+  srv_room_limits limits = {60000, 5000, 20000, 3, 1000};
+  world w;
+  world_init(&w, &limits);
+  tclient a, b;
+  char pair[8], local[8], third[8];
+  connect_as(&w, &a, "Ana");
+  connect_as(&w, &b, "Bob");
+  srv_player *ana = a.c.player, *bob = b.c.player;
+  ASSERT_EQ(ana->active_rooms, 0);
+  /* Ana creates a room: waiting, her seat counts. */
+  ASSERT_EQ(run(&w, &a, "{\"type\":\"create\",\"game\":\"kalah\",\"seat\":\"south\"}"), 0);
+  snprintf(pair, sizeof pair, "%s", joined_code(&a));
+  ASSERT_EQ(ana->active_rooms, 1);
+  ASSERT_EQ(bob->active_rooms, 0);
+  /* Bob joins as the player: the game starts, one room each. */
+  ASSERT_EQ(runf(&w, &b, "{\"type\":\"join\",\"room\":\"%s\"}", pair), 0);
+  ASSERT_STR_EQ(status_of(&a), "playing");
+  ASSERT_EQ(ana->active_rooms, 1);
+  ASSERT_EQ(bob->active_rooms, 1);
+  /* A local room: both seats are Ana's, one room. */
+  ASSERT_EQ(run(&w, &a, "{\"type\":\"create\",\"game\":\"oware\",\"opponent\":\"local\"}"), 0);
+  snprintf(local, sizeof local, "%s", joined_code(&a));
+  ASSERT_EQ(ana->active_rooms, 2);
+  /* A third, waiting; Bob watches it: spectators hold no seat. */
+  ASSERT_EQ(run(&w, &a, "{\"type\":\"create\",\"game\":\"congkak\"}"), 0);
+  snprintf(third, sizeof third, "%s", joined_code(&a));
+  ASSERT_EQ(runf(&w, &b, "{\"type\":\"join\",\"room\":\"%s\",\"role\":\"spectator\"}", third), 0);
+  ASSERT_EQ(ana->active_rooms, 3);
+  ASSERT_EQ(bob->active_rooms, 1);
+  /* At the limit (3): a fourth is refused. */
+  ASSERT_EQ(run(&w, &a, "{\"type\":\"create\",\"game\":\"kalah\"}"), SRV_EROOMS);
+  ASSERT_EQ(ana->active_rooms, 3);
+  /* Leaving the waiting room frees her seat (and closes it). */
+  ASSERT_EQ(runf(&w, &a, "{\"type\":\"leave\",\"room\":\"%s\"}", third), 0);
+  ASSERT(srv_rooms_find(w.rooms, third) == NULL);
+  ASSERT_EQ(ana->active_rooms, 2);
+  ASSERT_EQ(bob->active_rooms, 1);
+  /* Finished: the pair's room no longer counts for either, though both still hold their seat. */
+  ASSERT_EQ(runf(&w, &a, "{\"type\":\"resign\",\"room\":\"%s\"}", pair), 0);
+  ASSERT_STR_EQ(status_of(&b), "finished");
+  ASSERT_EQ(ana->active_rooms, 1);
+  ASSERT_EQ(bob->active_rooms, 0);
+  /* The local room finished too; then restarted by a rematch: it counts again. */
+  ASSERT_EQ(runf(&w, &a, "{\"type\":\"resign\",\"room\":\"%s\"}", local), 0);
+  ASSERT_EQ(ana->active_rooms, 0);
+  ASSERT_EQ(runf(&w, &a, "{\"type\":\"rematch\",\"room\":\"%s\"}", local), 0);
+  ASSERT_EQ(ana->active_rooms, 1);
+  /* The pair's rematch (seats swapped): one room each again. */
+  ASSERT_EQ(runf(&w, &a, "{\"type\":\"rematch\",\"room\":\"%s\"}", pair), 0);
+  ASSERT_EQ(ana->active_rooms, 1);
+  ASSERT_EQ(runf(&w, &b, "{\"type\":\"rematch\",\"room\":\"%s\"}", pair), 0);
+  ASSERT_STR_EQ(status_of(&a), "playing");
+  ASSERT_EQ(ana->active_rooms, 2);
+  ASSERT_EQ(bob->active_rooms, 1);
+  /* Finished again, then closed after finished_ms: closing a finished room changes nothing. */
+  ASSERT_EQ(runf(&w, &b, "{\"type\":\"resign\",\"room\":\"%s\"}", pair), 0);
+  ASSERT_EQ(ana->active_rooms, 1);
+  ASSERT_EQ(bob->active_rooms, 0);
+  fake_advance(&w.time, 20000);
+  ASSERT(srv_rooms_find(w.rooms, pair) == NULL);
+  ASSERT_EQ(ana->active_rooms, 1);
+  ASSERT_EQ(bob->active_rooms, 0);
+  /* A waiting room of Bob's that closes when idle (nobody in it) gives his seat back. */
+  ASSERT_EQ(run(&w, &b, "{\"type\":\"create\",\"game\":\"kalah\"}"), 0);
+  ASSERT_EQ(bob->active_rooms, 1);
+  srv_ident_ref(bob);
+  disconnect(&w, &b);
+  fake_advance(&w.time, 5000);
+  ASSERT_EQ(bob->active_rooms, 0);
+  srv_ident_unref(w.ident, bob);
+  /* The unfinished local room closes when idle too: Ana holds nothing. */
+  srv_ident_ref(ana);
+  disconnect(&w, &a);
+  fake_advance(&w.time, 600000);
+  ASSERT(srv_rooms_find(w.rooms, local) == NULL);
+  ASSERT_EQ(ana->active_rooms, 0);
+  srv_ident_unref(w.ident, ana);
+  world_free(&w);
+  return 0;
+}
