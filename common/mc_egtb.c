@@ -65,6 +65,11 @@ struct mc_egtb {
   table t[MAX_TABLES];
 };
 
+/* An Oware entry: bounds valid for every history. */
+#define OW_BYTES 2
+#define OW_LO(t, e) ((t)->data[OW_BYTES * (e)])
+#define OW_HI(t, e) ((t)->data[OW_BYTES * (e) + 1])
+
 /* ---- small helpers -------------------------------------------------------------------------- */
 
 static int variant_of(const mc_rules *r) {
@@ -108,7 +113,7 @@ int mc_egtb_default_seeds(const mc_rules *rules) {
   if (!mc_egtb_supported(rules))
     return 0;
   /* Budgets in entries: a Kalah entry is one byte, an Oware entry two (docs/computer.md). */
-  const uint64_t budget = rules->kind == MC_KALAH ? UINT64_C(31000000) : UINT64_C(7000000);
+  const uint64_t budget = rules->kind == MC_KALAH ? UINT64_C(31000000) : UINT64_C(3000000);
   const int k = 2 * rules->houses, cap = 2 * rules->houses * MC_MAX_SEEDS;
   int best = 0;
   for (int b = 1; b <= cap && b + k < MAX_N; b++) {
@@ -216,8 +221,8 @@ int mc_egtb_max_seeds(const mc_egtb *tb, const mc_rules *rules) {
   return t ? t->max_seeds : -1;
 }
 
-int mc_egtb_probe(const mc_egtb *tb, const mc_rules *rules, const mc_pos *pos, int *lo, int *hi) {
-  if (tb == NULL || rules == NULL || pos == NULL || lo == NULL || hi == NULL)
+int mc_egtb_probe(const mc_egtb *tb, const mc_rules *rules, const mc_pos *pos, mc_egtb_value *v) {
+  if (tb == NULL || rules == NULL || pos == NULL || v == NULL)
     return MC_EINVAL;
   const table *t = find(tb, rules);
   if (t == NULL || pos->houses != rules->houses)
@@ -231,8 +236,7 @@ int mc_egtb_probe(const mc_egtb *tb, const mc_rules *rules, const mc_pos *pos, i
   normalize(pos, a);
   const uint64_t r = rank_of(t, a);
   if (t->rules.kind == MC_KALAH) {
-    const int v = t->data[t->off[board] + r];
-    *lo = *hi = sm - so + v;
+    v->lo = v->hi = sm - so + t->data[t->off[board] + r];
     return 1;
   }
   /* Oware: d from an even total (the index assumes one; every real game has 2mn seeds). */
@@ -243,8 +247,8 @@ int mc_egtb_probe(const mc_egtb *tb, const mc_rules *rules, const mc_pos *pos, i
   if (d < 1 || dother < 1)
     return 0; /* A majority: the game is over. */
   const uint64_t e = t->off[board] + r * (uint64_t)(board + 1) + (uint64_t)(d - 1);
-  *lo = sm - so + t->data[2 * e];
-  *hi = sm - so + t->data[2 * e + 1];
+  v->lo = sm - so + OW_LO(t, e);
+  v->hi = sm - so + OW_HI(t, e);
   return 1;
 }
 
@@ -511,7 +515,6 @@ done:
   free(low);
   free(stack);
   free(call);
-  free(next);
   free(on);
   return rc;
 }
@@ -550,9 +553,8 @@ static void oware_bounds(table *t, const level *lv, const uint8_t *a, uint32_t r
       const int total = 2 * (b + 1);
       const int cd = total / 2 + 1 - c.pits[2 * m + 1];
       const uint64_t e = t->off[cb] + cr * (uint64_t)(cb + 1) + (uint64_t)(cd - 1);
-      const int clo = t->data[2 * e], chi = t->data[2 * e + 1];
-      vlo = gain - chi;
-      vhi = gain - clo;
+      vlo = gain - OW_HI(t, e);
+      vhi = gain - OW_LO(t, e);
       if (cb == b && lv->comp[cr] == lv->comp[r]) {
         /* The child may be a third occurrence: each side takes its own houses. */
         const int rep = gain + (int)mc__side_seeds(&c, m, 0) - (int)mc__side_seeds(&c, m, 1);
@@ -576,6 +578,10 @@ static void level_free(level *lv) {
   memset(lv, 0, sizeof(*lv));
 }
 
+#ifdef MC_EGTB_TRACE
+static uint64_t stat_cyc_members, stat_cyc, stat_passes;
+#endif
+
 static int build_oware_level(builder *bd, int b) {
   table *t = bd->t;
   level lv = {.b = b, .boards = t->binom[b + t->k - 1][t->k - 1]};
@@ -591,17 +597,26 @@ static int build_oware_level(builder *bd, int b) {
   for (uint32_t c = 0; c < lv.ncomp && rc == 0; c++) {
     const uint32_t from = lv.start[c], to = lv.start[c + 1];
     const bool cyclic = to - from > 1 || lv.self[c];
-    /* Start from the widest bounds, then tighten until nothing changes (once without a
-     * cycle: the children are final). */
+    /* Bounds: start from the widest, then tighten until nothing changes (once without a cycle:
+     * the children are final). */
     for (uint32_t i = from; i < to; i++) {
       const uint64_t e0 = t->off[b] + (uint64_t)lv.order[i] * (uint64_t)(b + 1);
       for (int d = 1; d <= b + 1; d++) {
-        t->data[2 * (e0 + (uint64_t)d - 1)] = (int8_t)-b;
-        t->data[2 * (e0 + (uint64_t)d - 1) + 1] = (int8_t)b;
+        OW_LO(t, e0 + (uint64_t)d - 1) = (int8_t)-b;
+        OW_HI(t, e0 + (uint64_t)d - 1) = (int8_t)b;
       }
     }
     bool changed = true;
+#ifdef MC_EGTB_TRACE
+    if (cyclic) {
+      stat_cyc_members += to - from;
+      stat_cyc++;
+    }
+#endif
     while (changed) {
+#ifdef MC_EGTB_TRACE
+      stat_passes += cyclic;
+#endif
       changed = false;
       for (uint32_t i = from; i < to; i++) {
         const uint32_t r = lv.order[i];
@@ -611,14 +626,14 @@ static int build_oware_level(builder *bd, int b) {
         for (int d = 1; d <= b + 1; d++) {
           int lo, hi;
           oware_bounds(t, &lv, a, r, d, &lo, &hi);
-          int8_t *v = &t->data[2 * (e0 + (uint64_t)d - 1)];
+          const uint64_t e = e0 + (uint64_t)d - 1;
           /* Both old and new bounds hold: keep the tighter of each. */
-          if (lo > v[0]) {
-            v[0] = (int8_t)lo;
+          if (lo > OW_LO(t, e)) {
+            OW_LO(t, e) = (int8_t)lo;
             changed = true;
           }
-          if (hi < v[1]) {
-            v[1] = (int8_t)hi;
+          if (hi < OW_HI(t, e)) {
+            OW_HI(t, e) = (int8_t)hi;
             changed = true;
           }
         }
@@ -629,6 +644,13 @@ static int build_oware_level(builder *bd, int b) {
     if ((c & 0xfff) == 0 && canceled(bd))
       rc = MC_ECANCELED;
   }
+#ifdef MC_EGTB_TRACE
+  fprintf(stderr,
+          "level %d: %llu boards, %u components, %llu cyclic with %llu boards, %llu passes\n", b,
+          (unsigned long long)lv.boards, lv.ncomp, (unsigned long long)stat_cyc,
+          (unsigned long long)stat_cyc_members, (unsigned long long)stat_passes);
+  stat_cyc = stat_cyc_members = stat_passes = 0;
+#endif
   level_free(&lv);
   return rc;
 }
@@ -644,7 +666,7 @@ static int build_oware(builder *bd) {
   }
   t->open = 0;
   for (uint64_t e = 0; e < t->entries; e++)
-    t->open += t->data[2 * e] != t->data[2 * e + 1];
+    t->open += OW_LO(t, e) != OW_HI(t, e);
   return 0;
 }
 
@@ -752,7 +774,7 @@ static int read_table(const char *path, const mc_rules *want, table *t) {
   else
     r.grand_slam = (mc_grand_slam)h[14];
   if (mc_rules_check(&r) < 0 || h[14] > 2 || (r.kind == MC_KALAH && h[14] > 1) ||
-      h[15] != (r.kind == MC_KALAH ? 1 : 2) || (want && !same_variant(&r, want))) {
+      h[15] != (r.kind == MC_KALAH ? 1 : OW_BYTES) || (want && !same_variant(&r, want))) {
     rc = MC_ECORRUPT;
     goto fail;
   }
@@ -874,7 +896,7 @@ static int build_table(const mc_rules *rules, int max_seeds, const mc_egtb_optio
   t->rules.grand_slam = rules->kind == MC_OWARE ? rules->grand_slam : MC_GS_NO_CAPTURE;
   t->k = 2 * rules->houses;
   t->max_seeds = max_seeds;
-  t->entry_bytes = rules->kind == MC_KALAH ? 1 : 2;
+  t->entry_bytes = rules->kind == MC_KALAH ? 1 : OW_BYTES;
   mc_egtb_file_name(&t->rules, t->name, sizeof(t->name));
   int rc = table_index(t);
   if (rc < 0) {

@@ -13,10 +13,11 @@
  *     future depends on the stores too, but only through d, the seeds the side to move still needs
  *     for that majority: the other side needs (board + 2 - d). The table holds the captured-seed
  *     difference for every (board, d), d = 1..board+1. Repetition (rule 6) makes a value depend on
- *     the positions played before; the table holds bounds [lo, hi] that hold for every history
- *     (lo == hi almost always: docs/computer.md gives the counts).
+ *     the positions played before (seeds can circle without a capture from most positions), so
+ *     no table can hold exact values for all: it holds bounds [lo, hi] that hold for every
+ *     history, exact where lo == hi (docs/computer.md gives the counts).
  * So a probe answers bounds on the final store difference for the side to move, valid whatever
- * happened before; lo == hi is an exact value.
+ * happened before.
  *
  * A set (mc_egtb) holds any number of tables. Load them first (one thread); a set is then
  * read-only and may be shared by any number of searches in any threads.
@@ -101,12 +102,17 @@ int mc_egtb_load(mc_egtb *tb, const mc_rules *rules, const mc_egtb_options *opts
  * Stops at the first error (tables already added stay) and returns it. */
 int mc_egtb_load_defaults(mc_egtb *tb, const mc_egtb_options *opts);
 
-/* Looks pos up. Returns 1 and sets *lo <= *hi, bounds in seeds on the final store difference
- * for the side to move (its store minus the other, at the end of the game) that hold whatever
- * the history of the game; 0 when no table in tb covers pos (another game or variant, more
- * seeds on the board, a finished position); MC_EINVAL for NULL arguments. It trusts pos to be
- * a valid position of rules. Thread-safe. */
-int mc_egtb_probe(const mc_egtb *tb, const mc_rules *rules, const mc_pos *pos, int *lo, int *hi);
+/* What a table knows of a position, in seeds of final store difference for the side to move
+ * (its store minus the other, at the end of the game). */
+typedef struct mc_egtb_value {
+  int lo, hi; /* Bounds that hold whatever the history of the game; lo == hi: the exact value. */
+} mc_egtb_value;
+
+/* Looks pos up. Returns 1 and fills *v; 0 when no table in tb covers pos (another game or
+ * variant, more seeds on the board, an Oware majority); MC_EINVAL for NULL arguments. It trusts
+ * pos to be a valid position of rules (a finished Kalah position gets its final value).
+ * Thread-safe. */
+int mc_egtb_probe(const mc_egtb *tb, const mc_rules *rules, const mc_pos *pos, mc_egtb_value *v);
 
 /* Returns the board seeds tb covers for rules' variant, or -1 when it has no such table. */
 int mc_egtb_max_seeds(const mc_egtb *tb, const mc_rules *rules);

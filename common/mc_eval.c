@@ -80,21 +80,32 @@ static int eval_oware(const mc_pos *p, const int16_t *w) {
 }
 
 /* Congkak: own-side seeds (they go to their owner when the round ends), moves that end in the
- * store without relaying (an extra turn). */
+ * store without relaying (an extra turn), and the largest house facing an empty house of mine
+ * (what a capture could take) and of the other side's. */
 static int eval_congkak(const mc_pos *p, const int16_t *w) {
-  const int m = p->houses, me = p->turn, mb = MC__BASE(m, me);
-  int extra = 0;
-  for (int i = 0; i < m; i++)
+  const int m = p->houses, me = p->turn, mb = MC__BASE(m, me), ob = MC__BASE(m, !me);
+  int extra = 0, target_me = 0, target_opp = 0;
+  for (int i = 0; i < m; i++) {
     extra += p->pits[mb + i] == m - i;
+    if (p->pits[mb + i] == 0 && !(p->burnt & (1u << (mb + i)))) {
+      const int f = p->pits[MC__FACING(m, mb + i)];
+      target_me = f > target_me ? f : target_me;
+    }
+    if (p->pits[ob + i] == 0 && !(p->burnt & (1u << (ob + i)))) {
+      const int f = p->pits[MC__FACING(m, ob + i)];
+      target_opp = f > target_opp ? f : target_opp;
+    }
+  }
   const int side = (int)mc__side_seeds(p, m, me) - (int)mc__side_seeds(p, m, !me);
-  return side * w[0] + extra * w[1];
+  return side * w[0] + extra * w[1] + target_me * w[2] - target_opp * w[3];
 }
 
 /* The tuned weights (hundredths of a seed per unit), by game. */
 static const int16_t weights[3][MC__EVAL_TERMS] = {
-    [MC_KALAH] = {25, 60, 40, 40},
-    [MC_OWARE] = {15, 20, 40, 40},
-    [MC_CONGKAK] = {60, 60, 0, 0},
+    [MC_KALAH] = {15, 150, 40, 40},
+    [MC_OWARE] = {15, -25, 20, 0},
+    /* No Congkak term won games (docs/computer.md): the store difference alone. */
+    [MC_CONGKAK] = {0, 0, 0, 0},
 };
 
 const int16_t *mc__eval_default_weights(mc_kind kind) {

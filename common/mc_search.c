@@ -335,10 +335,10 @@ static int pvs(mc_search *s, uint32_t idx, int ply, int depth, int alpha, int be
     hi = s->total * MC_SEED;
   }
   if (board <= s->egtb_max) {
-    int tlo, thi;
-    if (mc_egtb_probe(s->egtb, &s->r, p, &tlo, &thi) == 1) {
-      lo = lo > tlo * MC_SEED ? lo : tlo * MC_SEED;
-      hi = hi < thi * MC_SEED ? hi : thi * MC_SEED;
+    mc_egtb_value tv;
+    if (mc_egtb_probe(s->egtb, &s->r, p, &tv) == 1) {
+      lo = lo > tv.lo * MC_SEED ? lo : tv.lo * MC_SEED;
+      hi = hi < tv.hi * MC_SEED ? hi : tv.hi * MC_SEED;
     }
   }
   if (lo >= beta || lo >= hi) {
@@ -349,7 +349,6 @@ static int pvs(mc_search *s, uint32_t idx, int ply, int depth, int alpha, int be
     out->proven = true;
     return hi;
   }
-
   tt_entry *e = tt_find(s, nd->key);
   int ttmove = 0;
   if (e) {
@@ -650,6 +649,49 @@ static uint32_t weight_of(int gap, int temperature) {
   return (uint32_t)(w * 65536.0);
 }
 
+/* Extends out's principal variation through the endgame tables: from where it ends, while the
+ * tables know the exact value of the position, a move that keeps that value (the search stops
+ * at such positions, so its own line stops there too). */
+static void extend_pv(mc_search *s, const mc_pos *root, mc_search_result *out) {
+  if (s->egtb_max < 0)
+    return;
+  mc_pos p = *root;
+  for (int i = 0; i < out->pv_len; i++)
+    if (mc__play(&p, &s->r, out->pv[i], NULL, NULL) != 0)
+      return;
+  while (out->pv_len < MC_PV_MAX) {
+    mc_egtb_value v;
+    if (mc__board(&p) > s->egtb_max || mc_egtb_probe(s->egtb, &s->r, &p, &v) != 1 || v.lo != v.hi)
+      return;
+    uint8_t moves[MC_MAX_HOUSES];
+    const int n = mc__legal(&p, &s->r, moves), me = p.turn;
+    int chosen = -1;
+    mc_pos next;
+    for (int i = 0; i < n && chosen < 0; i++) {
+      mc_pos c = p;
+      const int rc = mc__play(&c, &s->r, moves[i], NULL, NULL);
+      int cv;
+      mc_egtb_value w;
+      if (rc != 0)
+        cv = mc__final(&c, me) / MC_SEED;
+      else if (mc_egtb_probe(s->egtb, &s->r, &c, &w) == 1 && w.lo == w.hi)
+        cv = c.turn == me ? w.lo : -w.lo;
+      else
+        continue;
+      if (cv == v.lo) {
+        chosen = moves[i];
+        next = c;
+        out->pv[out->pv_len++] = (uint8_t)chosen;
+        if (rc != 0)
+          return;
+      }
+    }
+    if (chosen < 0)
+      return;
+    p = next;
+  }
+}
+
 /* Whether play has ended at p: a position the engine never leaves with play going on. */
 static bool pos_over(const mc_rules *r, const mc_pos *p) {
   const int m = p->houses;
@@ -874,6 +916,8 @@ int mc_search_run(mc_search *s, const mc_search_request *req, mc_search_result *
     }
   }
   out->move = out->best;
+  if (out->pv_len > 0 && out->pv[0] == out->best)
+    extend_pv(s, pos, out);
 
   out->nmoves = n;
   for (int i = 0; i < n; i++) {

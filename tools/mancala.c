@@ -40,7 +40,7 @@ static const char usage[] =
     "       mancala hint GAME [options] [--level L] [--ms MS] [--depth D] [--dir DIR] \"MOVES\"\n"
     "       mancala analyse GAME [options] [--ms MS] [--dir DIR] \"MOVES\"\n"
     "       mancala match --a L --b L --games N GAME [options] [--ms MS] [--seed S]\n"
-    "                     [--opening PLIES] [--jobs J] [--dir DIR] [--tt MB]\n"
+    "                     [--opening PLIES] [--balance SEEDS] [--jobs J] [--dir DIR] [--tt MB]\n"
     "       mancala bench [--ms MS]\n"
     "       mancala egtb build [--dir DIR] [--jobs J] [GAME [options] [--max-seeds N]]\n"
     "       mancala egtb info|verify [--dir DIR]\n"
@@ -528,36 +528,69 @@ typedef struct match {
   long next;
   long wins, draws, losses, margin, done;
   long wins_south, games_south, failed;
+  long pairs_won, pairs_lost; /* Openings where A's two margins add up above / below zero. */
+  long balance;               /* Seeds; < 0: any opening. */
 } match;
 
-/* Plays the opening of pair p (random legal moves from the pair's seed) into game. */
-static int play_opening(const match *mt, long p, mc_game **out) {
+/* The opening of pair p: random legal moves from the pair's seed. With a balance, openings are
+ * drawn until a depth-8 search values one within that many seeds for the side to move (at most
+ * 500 draws; then the most balanced), so that games test the players, not the opening. */
+static int play_opening(const match *mt, long p, mc_search *s, mc_game **out) {
   uint64_t rng = mt->seed * UINT64_C(0x9E3779B97F4A7C15) + (uint64_t)p;
-  for (int attempt = 0; attempt < 100; attempt++) {
+  mc_game *best = NULL;
+  int best_gap = 1 << 30;
+  for (int attempt = 0; attempt < 500; attempt++) {
     mc_game *g = mc_game_new(&mt->rules);
     if (g == NULL)
       return MC_ENOMEM;
-    int i;
-    for (i = 0; i < mt->opening && !mc_game_over(g, NULL); i++) {
+    for (int i = 0; i < mt->opening && !mc_game_over(g, NULL); i++) {
       uint8_t moves[MC_MAX_HOUSES];
       int n = mc_game_legal(g, moves);
       rng = rng * 6364136223846793005u + 1442695040888963407u;
       mc_game_play(g, moves[(rng >> 33) % (uint64_t)n], NULL);
     }
-    if (!mc_game_over(g, NULL)) {
-      *out = g;
-      return 0;
+    if (mc_game_over(g, NULL)) {
+      mc_game_free(g);
+      continue;
     }
-    mc_game_free(g);
+    int gap = 0;
+    if (mt->balance >= 0) {
+      mc_level judge;
+      mc_level_parse("full:depth=8,egtb=0", &judge);
+      mc_search_result r;
+      size_t hn;
+      const mc_pos *hist = mc_game_history(g, &hn);
+      mc_search_request req = {.rules = &mt->rules,
+                               .pos = mc_game_pos(g),
+                               .history = hist,
+                               .history_len = hn,
+                               .limits = MC_LIMITS_NONE,
+                               .level = &judge};
+      if (mc_search_run(s, &req, &r) == 0)
+        gap = r.value < 0 ? -r.value : r.value;
+    }
+    if (gap < best_gap) {
+      mc_game_free(best);
+      best = g;
+      best_gap = gap;
+    } else {
+      mc_game_free(g);
+    }
+    if (best_gap <= mt->balance * MC_SEED)
+      break;
   }
-  return MC_ELIMIT;
+  if (best == NULL)
+    return MC_ELIMIT;
+  *out = best;
+  return 0;
 }
 
 /* One game from the opening: A is South when a_south. Returns A's margin (seeds), or an error
  * below -1000. */
-static int play_game(const match *mt, long p, bool a_south, mc_search *sa, mc_search *sb) {
-  mc_game *g;
-  if (play_opening(mt, p, &g) < 0)
+static int play_game(const match *mt, const mc_game *opening, bool a_south, mc_search *sa,
+                     mc_search *sb, long p) {
+  mc_game *g = mc_game_copy(opening);
+  if (g == NULL)
     return -10000;
   mc_search_clear(sa);
   mc_search_clear(sb);
@@ -599,8 +632,17 @@ static void *match_worker(void *arg) {
     pthread_mutex_unlock(&mt->lock);
     if (p < 0 || sa == NULL || sb == NULL)
       break;
+    mc_game *opening = NULL;
+    if (play_opening(mt, p, sa, &opening) < 0) {
+      pthread_mutex_lock(&mt->lock);
+      mt->failed += 2;
+      pthread_mutex_unlock(&mt->lock);
+      continue;
+    }
+    int pair = 0;
     for (int side = 0; side < 2; side++) {
-      const int margin = play_game(mt, p, side == 0, sa, sb);
+      const int margin = play_game(mt, opening, side == 0, sa, sb, p);
+      pair += margin;
       pthread_mutex_lock(&mt->lock);
       if (margin < -1000) {
         mt->failed++;
@@ -618,8 +660,13 @@ static void *match_worker(void *arg) {
           mt->wins_south += margin > 0;
         }
       }
+      if (side == 1 && margin > -1000) {
+        mt->pairs_won += pair > 0;
+        mt->pairs_lost += pair < 0;
+      }
       pthread_mutex_unlock(&mt->lock);
     }
+    mc_game_free(opening);
   }
   mc_search_free(sa);
   mc_search_free(sb);
@@ -628,7 +675,7 @@ static void *match_worker(void *arg) {
 
 static int cmd_match(int argc, char **argv) {
   const char *aspec = NULL, *bspec = NULL, *dir = NULL;
-  long games = 0, ms = -1, seed = 1, opening = 2, jobs = 1, tt = 16;
+  long games = 0, ms = -1, seed = 1, opening = 2, jobs = 1, tt = 16, balance = -1;
   int rc;
   if (take_opt(&argc, argv, "--a", &aspec) < 0 || take_opt(&argc, argv, "--b", &bspec) < 0 ||
       take_opt(&argc, argv, "--dir", &dir) < 0)
@@ -637,6 +684,7 @@ static int cmd_match(int argc, char **argv) {
       (rc = take_num(&argc, argv, "--ms", 0, 1000L * 3600, &ms)) ||
       (rc = take_num(&argc, argv, "--seed", 0, 2147483647L, &seed)) ||
       (rc = take_num(&argc, argv, "--opening", 0, 100, &opening)) ||
+      (rc = take_num(&argc, argv, "--balance", 0, 200, &balance)) ||
       (rc = take_num(&argc, argv, "--jobs", 1, 64, &jobs)) ||
       (rc = take_num(&argc, argv, "--tt", 1, 4096, &tt)))
     return rc;
@@ -667,6 +715,7 @@ static int cmd_match(int argc, char **argv) {
   mt.ms = ms;
   mt.seed = (uint64_t)seed;
   mt.opening = (int)opening;
+  mt.balance = balance;
   mt.pairs = (games + 1) / 2;
   mt.tt = (size_t)tt << 20;
   pthread_mutex_init(&mt.lock, NULL);
@@ -689,6 +738,8 @@ static int cmd_match(int argc, char **argv) {
       mt.done ? 100.0 * ((double)mt.wins + 0.5 * (double)mt.draws) / (double)mt.done : 0;
   printf("wins %ld draws %ld losses %ld score %.1f%% margin %+.2f\n", mt.wins, mt.draws, mt.losses,
          score, mt.done ? (double)mt.margin / (double)mt.done : 0.0);
+  printf("openings won %ld lost %ld (of %ld: both games' margins added)\n", mt.pairs_won,
+         mt.pairs_lost, mt.pairs);
   fprintf(stderr, "match: %.1f s; A won %ld of %ld games as South\n", now_seconds() - t0,
           mt.wins_south, mt.games_south);
   mc_egtb_free(tb);
