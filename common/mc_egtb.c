@@ -515,6 +515,7 @@ done:
   free(low);
   free(stack);
   free(call);
+  free(next);
   free(on);
   return rc;
 }

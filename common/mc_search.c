@@ -97,6 +97,7 @@ struct mc_search {
   const atomic_bool *cancel;
   bool stopped;
   bool exact_only; /* Only proofs end a line (the solver's null-window phase). */
+  bool solving;    /* The request asks for a proof (mc_search_request.solve). */
   uint8_t killers[MAX_PLY + 1][2];
   int32_t history[2][MC_MAX_HOUSES + 1];
   uint8_t pv[MAX_PLY + 1][MC_PV_MAX];
@@ -159,8 +160,10 @@ static void tt_store(mc_search *s, uint64_t key, int rel, int depth, int bound, 
     }
   }
   if (e) {
-    /* A proof is kept against anything that is not one. */
-    if (e->depth == PROVEN && depth != PROVEN) {
+    /* A proof is kept against anything that is not one, except, while solving, a proof of an
+     * earlier run: where it is no proof (inside a repetition window) it would keep this run's
+     * own results out, and the position would be searched again at every visit. */
+    if (e->depth == PROVEN && depth != PROVEN && (!s->solving || (e->bound >> 2) == s->gen)) {
       if (e->move == 0)
         e->move = (uint8_t)move;
       return;
@@ -354,7 +357,10 @@ static int pvs(mc_search *s, uint32_t idx, int ply, int depth, int alpha, int be
   if (e) {
     ttmove = e->move;
     const bool proof = e->depth == PROVEN && proof_here(s, nd, idx, e);
-    if (e->depth >= depth && (!s->exact_only || proof)) {
+    /* A solver trusts no evaluation of an earlier run: deep ones would stand in the way of
+     * proofs until its own iterations got deeper still. */
+    const bool usable = proof || (!s->exact_only && (!s->solving || (e->bound >> 2) == s->gen));
+    if (e->depth >= depth && usable) {
       const int v = e->value + diff, b = e->bound & 3;
       if (b == B_EXACT || (b == B_LOWER && v >= beta) || (b == B_UPPER && v <= alpha)) {
         out->proven = proof;
@@ -383,7 +389,7 @@ static int pvs(mc_search *s, uint32_t idx, int ply, int depth, int alpha, int be
       const line_node cn = {
           .pos = k.pos[i], .key = k.key[i], .wstart = k.wstart[i], .wrep = k.wrep[i]};
       const bool proof = ce->depth == PROVEN && proof_here(s, &cn, idx + 1, ce);
-      if (s->exact_only && !proof)
+      if (!proof && (s->exact_only || (s->solving && (ce->bound >> 2) != s->gen)))
         continue;
       const int cm = c->turn, cb = ce->bound & 3;
       const int v =
@@ -498,8 +504,10 @@ static int pvs(mc_search *s, uint32_t idx, int ply, int depth, int alpha, int be
    * repetition-free when no check below matched this position or any after it. */
   const bool proof = out->proven && out->hmin >= idx;
   const bool rfree = proof && out->hmin == UINT32_MAX && out->rmax < (int32_t)idx;
-  tt_store(s, nd->key, best - diff, proof ? PROVEN : (depth < PROVEN ? depth : PROVEN - 1), bound,
-           bound == B_UPPER ? ttmove : bestmove, rfree);
+  /* Without a proof, the solver's phase (searching to the end) stores depth 0: only its move,
+   * never a cutoff that would keep later searches from proving the value. */
+  const int keep = proof ? PROVEN : s->exact_only ? 0 : depth < PROVEN ? depth : PROVEN - 1;
+  tt_store(s, nd->key, best - diff, keep, bound, bound == B_UPPER ? ttmove : bestmove, rfree);
   return best;
 }
 
@@ -753,6 +761,7 @@ int mc_search_run(mc_search *s, const mc_search_request *req, mc_search_result *
   s->gen = (uint8_t)((s->gen + 1) & 63);
   s->nodes = 0;
   s->stopped = false;
+  s->solving = req->solve;
   s->cancel = req->cancel;
   /* The tighter of the caller's and the level's limits. */
   uint64_t nodes = req->limits.nodes;
