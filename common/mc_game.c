@@ -16,6 +16,13 @@ struct mc_game {
   size_t ply, moves_cap;
   mc_pos *history; /* Positions since the last change of store totals or round; pos is last. */
   size_t history_len, history_cap;
+  /* What the last mc_game_play() changed, for mc_game_undo(). A move that starts a new epoch
+   * empties the history and overwrites history[0] only: the older entries are still there. */
+  bool can_undo;
+  mc_pos undo_pos;
+  mc_pos undo_history0;
+  size_t undo_history_len;
+  mc_result undo_result;
 };
 
 /* Makes room for need moves. Returns 0 or MC_ENOMEM (nothing changed). */
@@ -175,6 +182,11 @@ int mc_game_play(mc_game *game, int house, mc_trace *trace) {
       trace->len = trace_len;
     return rc;
   }
+  game->can_undo = true;
+  game->undo_pos = game->pos;
+  game->undo_history0 = game->history[0];
+  game->undo_history_len = game->history_len;
+  game->undo_result = game->result;
   game->moves[game->ply] = (uint8_t)house;
   game->movers[game->ply] = game->pos.turn;
   game->ply++;
@@ -182,6 +194,18 @@ int mc_game_play(mc_game *game, int house, mc_trace *trace) {
   game->history[game->history_len++] = next;
   if (rc == 1)
     game->result = res;
+  return 0;
+}
+
+int mc_game_undo(mc_game *game) {
+  if (game == NULL || !game->can_undo || game->ply == 0)
+    return MC_EINVAL;
+  game->can_undo = false;
+  game->ply--;
+  game->pos = game->undo_pos;
+  game->history[0] = game->undo_history0;
+  game->history_len = game->undo_history_len;
+  game->result = game->undo_result;
   return 0;
 }
 
@@ -199,6 +223,7 @@ int mc_game_finish(mc_game *game, mc_reason reason, mc_winner winner) {
     return MC_EINVAL;
   if (game->result.reason != MC_REASON_NONE)
     return MC_EOVER;
+  game->can_undo = false;
   const int m = game->pos.houses;
   game->result.reason = reason;
   game->result.winner = winner;

@@ -61,6 +61,13 @@ int mc_game_legal(const mc_game *game, uint8_t moves[MC_MAX_HOUSES]);
  * MC_EILLEGAL (not a legal move), MC_ENOMEM; on error the game is unchanged. */
 int mc_game_play(mc_game *game, int house, mc_trace *trace);
 
+/* Takes back the last move when it is the last change made to game (by mc_game_play(); not after
+ * mc_game_finish(), a copy, or another undo): the game is exactly as it was before that move,
+ * repetition history and result included. One level only, with no memory allocated: a caller can
+ * play a move in place, offer it to storage, and take it back when storage refuses it. Returns 0,
+ * or MC_EINVAL when there is nothing to take back (the game is unchanged). */
+int mc_game_undo(mc_game *game);
+
 /* Returns true when the game is over and, when result is not NULL, fills it. */
 bool mc_game_over(const mc_game *game, mc_result *result);
 

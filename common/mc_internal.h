@@ -306,10 +306,16 @@ MC__INLINE int mc__congkak_round_end(mc_pos *p, const mc_rules *r, mc_trace *tr,
   }
   /* The loser of the round starts the next; after a draw, the player who moved second. */
   int next = ss > ns ? MC_NORTH : ns > ss ? MC_SOUTH : !p->first;
+  /* Every house is empty now (swept). Burning is decided afresh from what each store holds: a
+   * house burnt in an earlier round is refilled when the store can fill it, and every house that
+   * cannot be filled gets a burn step. Under MC_BURN_MATCH (old stored games) a burnt house stays
+   * burnt, with no new step. */
+  const uint32_t kept = r->burn == MC_BURN_MATCH ? p->burnt : 0;
+  p->burnt = kept;
   for (int side = 0; side < 2; side++) {
     const int st = MC__STORE(m, side), b = MC__BASE(m, side);
     for (int i = b + m - 1; i >= b; i--) {
-      if (p->burnt & (1u << i))
+      if (kept & (1u << i))
         continue;
       if (p->pits[st] >= n) {
         MC__STEP(tr, MC_STEP_REFILL, i, st, n);

@@ -21,7 +21,8 @@ typedef struct mc_pos {
   uint8_t turn;              /* mc_seat to move. */
   uint8_t round;             /* Congkak match round, 1..9; 1 in every other game. */
   uint8_t first;             /* mc_seat that moved first in this round. */
-  uint32_t burnt;            /* Bit k set: pits[k] is a burnt Congkak house (always empty). */
+  uint32_t burnt;            /* Bit k set: pits[k] is a burnt Congkak house in this round (always
+                              * empty). */
 } mc_pos;
 
 typedef enum mc_winner { MC_WIN_SOUTH = 0, MC_WIN_NORTH = 1, MC_DRAW = 2 } mc_winner;
@@ -54,9 +55,13 @@ typedef enum mc_step_kind {
   MC_STEP_SWEEP,      /* Game or round end: `count` seeds of house `pit` into store `store`. */
   MC_STEP_EXTRA_TURN, /* The mover moves again (the last step; not when the move ends the game
                        * or the round); `pit` is the mover's store. */
-  MC_STEP_ROUND_END,  /* A Congkak match round ended; `count` is the round that ended. */
+  MC_STEP_ROUND_END,  /* A Congkak match round ended; `count` is the round that ended. When the
+                       * match goes on, a REFILL or BURN step follows for every house (under
+                       * MC_BURN_MATCH, for every house not burnt before); when it ends, none. */
   MC_STEP_REFILL,     /* `count` seeds from store `store` into house `pit` for the next round. */
-  MC_STEP_BURN        /* House `pit` is burnt for the rest of the match. */
+  MC_STEP_BURN        /* House `pit` is burnt for the next round (a round end lists every house
+                       * burnt in the new round; a refill step unburns a house burnt before).
+                       * Under MC_BURN_MATCH: burnt for the rest of the match, listed once. */
 } mc_step_kind;
 
 typedef struct mc_step {

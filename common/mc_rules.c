@@ -7,6 +7,7 @@
 
 static const char *const kind_names[] = {"kalah", "oware", "congkak"};
 static const char *const grand_slam_names[] = {"no_capture", "forbidden", "capture"};
+static const char *const burn_names[] = {"round", "match"};
 
 int mc_rules_init(mc_rules *rules, mc_kind kind) {
   if (rules == NULL || (unsigned)kind > MC_CONGKAK)
@@ -33,6 +34,8 @@ int mc_rules_check(const mc_rules *rules) {
   if (rules->grand_slam != MC_GS_NO_CAPTURE && rules->kind != MC_OWARE)
     return MC_EINVAL;
   if ((rules->lap_capture || rules->match) && rules->kind != MC_CONGKAK)
+    return MC_EINVAL;
+  if ((unsigned)rules->burn > MC_BURN_MATCH || (rules->burn != MC_BURN_ROUND && !rules->match))
     return MC_EINVAL;
   return 0;
 }
@@ -63,6 +66,22 @@ int mc_grand_slam_parse(const char *name, mc_grand_slam *mode) {
   for (unsigned i = 0; i < sizeof(grand_slam_names) / sizeof(grand_slam_names[0]); i++) {
     if (strcmp(name, grand_slam_names[i]) == 0) {
       *mode = (mc_grand_slam)i;
+      return 0;
+    }
+  }
+  return MC_EINVAL;
+}
+
+const char *mc_burn_name(mc_burn mode) {
+  return (unsigned)mode <= MC_BURN_MATCH ? burn_names[mode] : NULL;
+}
+
+int mc_burn_parse(const char *name, mc_burn *mode) {
+  if (name == NULL || mode == NULL)
+    return MC_EINVAL;
+  for (unsigned i = 0; i < sizeof(burn_names) / sizeof(burn_names[0]); i++) {
+    if (strcmp(name, burn_names[i]) == 0) {
+      *mode = (mc_burn)i;
       return 0;
     }
   }

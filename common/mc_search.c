@@ -720,7 +720,8 @@ static uint64_t salt_of(const mc_rules *r) {
   h = mc__mix(h ^ (uint64_t)r->kind) + r->houses;
   h = mc__mix(h ^ ((uint64_t)r->seeds << 8)) + (uint64_t)r->empty_capture;
   h = mc__mix(h ^ ((uint64_t)r->grand_slam << 16)) + ((uint64_t)r->lap_capture << 1);
-  return mc__mix(h ^ ((uint64_t)r->match << 24));
+  h = mc__mix(h ^ ((uint64_t)r->match << 24)) + (uint64_t)r->burn;
+  return mc__mix(h);
 }
 
 int mc_search_run(mc_search *s, const mc_search_request *req, mc_search_result *out) {

@@ -124,6 +124,8 @@ int mc_rules_format(const mc_rules *rules, char *buf, size_t size) {
     out_printf(&o, " lap_capture");
   if (rules->match)
     out_printf(&o, " rounds=match");
+  if (rules->burn != MC_BURN_ROUND)
+    out_printf(&o, " burn=%s", mc_burn_name(rules->burn));
   return out_done(&o);
 }
 
@@ -156,6 +158,7 @@ static int parse_rules(in *p, mc_rules *rules) {
   r.seeds = (uint8_t)n;
 
   unsigned seen = 0;
+  size_t burn_at = 0;
   while (in_word(p, &w)) {
     unsigned bit;
     if (word_is(&w, "empty_capture") && kind == MC_KALAH) {
@@ -166,6 +169,10 @@ static int parse_rules(in *p, mc_rules *rules) {
       bit = 4, r.match = true;
     } else if (word_is(&w, "rounds=single") && kind == MC_CONGKAK) {
       bit = 4, r.match = false;
+    } else if (word_is(&w, "burn=round") && kind == MC_CONGKAK) {
+      bit = 16, r.burn = MC_BURN_ROUND, burn_at = w.offset;
+    } else if (word_is(&w, "burn=match") && kind == MC_CONGKAK) {
+      bit = 16, r.burn = MC_BURN_MATCH, burn_at = w.offset;
     } else if (w.len > 11 && memcmp(w.s, "grand_slam=", 11) == 0 && kind == MC_OWARE) {
       char mode[16];
       size_t len = w.len - 11;
@@ -186,6 +193,8 @@ static int parse_rules(in *p, mc_rules *rules) {
       return fail(p->err, w.offset, "option '%.*s' given twice", (int)w.len, w.s);
     seen |= bit;
   }
+  if (r.burn != MC_BURN_ROUND && !r.match)
+    return fail(p->err, burn_at, "burn=%s needs rounds=match", mc_burn_name(r.burn));
   *rules = r;
   return 0;
 }

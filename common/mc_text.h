@@ -1,7 +1,9 @@
 /* Text forms of rules, positions, move lists and game records.
  *
  * Rules:    "<game> <m>x<n>[ <option>...]", options "empty_capture", "grand_slam=<mode>",
- *           "lap_capture", "rounds=match"; e.g. "oware 6x4 grand_slam=forbidden".
+ *           "lap_capture", "rounds=match", "burn=match" (Congkak match games stored under the
+ *           old burn rule, see mc_burn); e.g. "oware 6x4 grand_slam=forbidden". Parsing also takes
+ *           the defaults "rounds=single" and "burn=round", in any order.
  * Position: the pits in rule book order, stores in parentheses, burnt houses as "x", then the side
  *           to move, then " round <r> first <seat>" when not round 1 with South first; e.g.
  *           "4 4 4 4 4 4 (0) 4 4 4 4 4 4 (0) south".

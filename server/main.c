@@ -7,15 +7,20 @@
 
 #include <uv.h>
 
+#include "srv_api.h"
 #include "srv_config.h"
 #include "srv_dispatch.h"
 #include "srv_ident.h"
+#include "srv_lobby.h"
 #include "srv_log.h"
 #include "srv_net.h"
 #include "srv_persist.h"
+#include "srv_proto.h"
+#include "srv_recover.h"
 #include "srv_room.h"
 #include "srv_store.h"
-#include "srv_time.h"
+#include "srv_time_uv.h"
+#include "srv_turn.h"
 
 #ifndef MANCALA_VERSION
 #define MANCALA_VERSION "0.0.0"
@@ -28,21 +33,31 @@ static struct app {
   srv_time time;
   srv_ident *ident;
   srv_rooms *rooms;
+  srv_lobby *lobby;
   srv_net *net;
   srv_dispatch dispatch;
+  srv_turn turn;
   srv_store *store;
   srv_persist *persist;
+  srv_api *api;
 } app;
 
-static void drop_room_frames(void *ud, const char *code) {
-  srv_net_drop_room(ud, code);
+/* The gauges of /healthz and /metrics that the network layer does not own. */
+static void gauges(void *ud, srv_metrics_gauges *g) {
+  struct app *a = ud;
+  g->players = (long)srv_ident_count(a->ident);
+  srv_rooms_count(a->rooms, g->rooms);
+  g->storage = true;
+  srv_store_get_stats(a->store, &g->store);
 }
 
 static void on_stopped(void *arg) {
   struct app *a = arg;
-  /* lws is gone and every connection has left its rooms: make the last turn durable, free the
-   * rooms, close our handles, and let uv_run() return. */
-  srv_persist_turn(a->persist);
+  /* lws is gone and every connection has left its rooms: end the last turn (its writes become
+   * durable), free the rooms, close our handles, and let uv_run() return. */
+  srv_turn_end(&a->turn);
+  srv_lobby_free(a->lobby);
+  a->lobby = NULL;
   srv_rooms_free(a->rooms);
   a->rooms = NULL;
   uv_close((uv_handle_t *)&a->sigint, NULL);
@@ -86,6 +101,8 @@ int main(int argc, char **argv) {
     return 1;
   }
   srv_log_info("main", "storage: %s (synchronous %s)", srv_store_path(app.store), cfg.sync);
+  if ((app.api = srv_api_new(app.store)) == NULL)
+    return 1;
 
   if (uv_loop_init(&app.loop) != 0) {
     srv_log_error("main", "cannot create the event loop");
@@ -94,33 +111,39 @@ int main(int argc, char **argv) {
   srv_time_init_uv(&app.time, &app.loop);
   app.ident = srv_ident_new();
   app.net = srv_net_new(&app.loop, &cfg, MANCALA_VERSION);
-  srv_sink sink = {srv_net_send, app.net};
+  srv_sink sink = {0};
+  if (app.net != NULL)
+    srv_net_sink(app.net, &sink);
   srv_room_limits limits = {cfg.abandon_ms, cfg.idle_room_ms, cfg.finished_room_ms,
                             cfg.rooms_per_player, cfg.max_rooms};
   app.rooms = app.net && app.ident ? srv_rooms_new(&app.time, app.ident, &sink, &limits) : NULL;
-  if (app.rooms == NULL) {
-    srv_log_error("main", "out of memory");
-    return 1;
-  }
+  app.lobby = app.rooms ? srv_lobby_new(app.rooms, &app.time, &sink) : NULL;
   app.persist = srv_persist_new(app.store, app.ident, &app.time);
-  if (app.persist == NULL) {
+  if (app.rooms == NULL || app.lobby == NULL || app.persist == NULL) {
     srv_log_error("main", "out of memory");
     return 1;
   }
-  srv_persist_attach(app.persist, app.rooms, drop_room_frames, app.net);
-  srv_net_set_turn_hook(app.net, srv_persist_turn, app.persist);
-  srv_net_api api = {srv_persist_http, srv_persist_metrics, app.persist};
-  srv_net_set_api(app.net, &api);
-  app.dispatch.rooms = app.rooms;
-  app.dispatch.ident = app.ident;
-  app.dispatch.store.restore = srv_persist_restore;
-  app.dispatch.store.player = srv_persist_player;
-  app.dispatch.store.ud = app.persist;
+  srv_recorder recorder = {srv_persist_record, app.persist};
+  srv_rooms_set_recorder(app.rooms, &recorder);
   /* Recovery before listening: every stored room and game is back before a client can ask. */
-  if (srv_persist_recover(app.persist) != 0) {
+  if (srv_recover(app.store, app.ident, app.rooms, &app.time) != 0) {
     srv_log_error("main", "cannot recover the stored games from %s", srv_store_path(app.store));
     return 1;
   }
+  app.turn = (srv_turn){app.lobby,
+                        app.persist,
+                        app.rooms,
+                        {srv_net_mark, srv_net_drop_room, srv_net_release, app.net}};
+  srv_net_set_turn_hook(app.net, srv_turn_end, &app.turn);
+  srv_net_routes routes = {gauges, &app, srv_api_get, app.api};
+  srv_net_set_routes(app.net, &routes);
+  app.dispatch.rooms = app.rooms;
+  app.dispatch.lobby = app.lobby;
+  app.dispatch.ident = app.ident;
+  app.dispatch.sink = sink;
+  app.dispatch.store.restore = srv_persist_restore;
+  app.dispatch.store.player = srv_persist_player;
+  app.dispatch.store.ud = app.persist;
   if ((rc = uv_signal_init(&app.loop, &app.sigint)) != 0 ||
       (rc = uv_signal_init(&app.loop, &app.sigterm)) != 0) {
     srv_log_error("main", "uv_signal_init: %s", uv_strerror(rc));
@@ -144,12 +167,14 @@ int main(int argc, char **argv) {
 
   srv_persist_free(app.persist);
   srv_ident_free(app.ident);
+  srv_api_free(app.api);
   rc = srv_store_commit(app.store);
   if (rc != 0) {
     srv_log_error("main", "the last commit failed: %s", srv_store_strerror(rc));
     status = 1;
   }
   srv_store_close(app.store);
+  srv_proto_encode_cleanup();
   rc = uv_loop_close(&app.loop);
   if (rc != 0) {
     srv_log_error("main", "the loop still has handles at exit: %s", uv_strerror(rc));

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "mc_text.h"
+#include "srv_jsonw.h"
 
 /* Builders that take ownership of their values (jansson's *_new) and remember a failure, so that
  * a record is built without checking every call. */
@@ -14,31 +15,26 @@ typedef struct builder {
   bool failed;
 } builder;
 
+/* value is stolen, also on failure (jansson's *_new functions free it; a NULL obj included). */
 static void put(builder *b, json_t *obj, const char *key, json_t *value) {
-  if (obj == NULL || value == NULL || json_object_set_new(obj, key, value) != 0)
+  if (value == NULL || json_object_set_new(obj, key, value) != 0)
     b->failed = true;
 }
 
 static void append(builder *b, json_t *arr, json_t *value) {
-  if (arr == NULL || value == NULL || json_array_append_new(arr, value) != 0)
+  if (value == NULL || json_array_append_new(arr, value) != 0)
     b->failed = true;
 }
 
-/* The options of rules with their values, as the protocol's create takes them. */
+/* The options of rules with their values, as the protocol's create takes them (written once, by
+ * srv_jsonw_options()). */
 static json_t *options_json(builder *b, const mc_rules *r) {
-  json_t *o = json_object();
-  switch (r->kind) {
-  case MC_KALAH:
-    put(b, o, "empty_capture", json_boolean(r->empty_capture));
-    break;
-  case MC_OWARE:
-    put(b, o, "grand_slam", json_string(mc_grand_slam_name(r->grand_slam)));
-    break;
-  case MC_CONGKAK:
-    put(b, o, "lap_capture", json_boolean(r->lap_capture));
-    put(b, o, "rounds", json_string(r->match ? "match" : "single"));
-    break;
-  }
+  srv_jsonw w = SRV_JSONW_INIT;
+  srv_jsonw_options(&w, r);
+  json_t *o = w.failed ? NULL : json_loadb(w.buf, w.len, 0, NULL);
+  srv_jsonw_free(&w);
+  if (o == NULL)
+    b->failed = true;
   return o;
 }
 

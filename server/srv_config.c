@@ -77,7 +77,8 @@ static const opt options[] = {
             "messages per second per connection, on average"),
     INT_OPT("burst", "MANCALA_BURST", burst, 1, 1000000, 30, "messages per connection at once"),
     INT_OPT("send-queue", "MANCALA_SEND_QUEUE", send_queue, 4, 1000000, 256,
-            "outgoing messages queued per connection before it is dropped"),
+            "outgoing messages a connection leaves unread, a turn after they went out, before it "
+            "is dropped"),
     INT_OPT("send-queue-kib", "MANCALA_SEND_QUEUE_KIB", send_queue_kib, 16, 1048576, 4096,
             "outgoing KiB queued per connection before it is dropped"),
     STR_OPT("trust-proxy", "MANCALA_TRUST_PROXY", trust_proxy, "127.0.0.1,::1",

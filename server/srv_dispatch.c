@@ -1,58 +1,48 @@
-/* Frame -> command -> handler, and errors -> error frames. */
+/* Frame -> command -> handler, and errors -> error frames (see srv_dispatch.h). */
 #include "srv_dispatch.h"
 
-#include <string.h>
-#include <uv.h>
+#include <time.h>
 
 #include "srv_error.h"
+#include "srv_hello.h"
 #include "srv_log.h"
 #include "srv_metrics.h"
 #include "srv_proto.h"
-#include "srv_room_int.h"
 
-static int handle_hello(srv_dispatch *d, srv_client *c, const srv_cmd *cmd) {
-  if (c->player != NULL)
-    return SRV_EAGAIN;
-  srv_player *p = cmd->has_token ? srv_ident_find(d->ident, cmd->token) : NULL;
-  if (p == NULL && cmd->has_token && d->store.restore != NULL)
-    p = d->store.restore(d->store.ud, cmd->token); /* Known before a restart. */
-  bool resumed = p != NULL;
-  char token[SRV_TOKEN_CHARS + 1];
-  if (p != NULL) {
-    memcpy(token, cmd->token, sizeof token);
-    if (cmd->has_name)
-      memcpy(p->name, cmd->name, sizeof p->name);
-  } else {
-    char name[SRV_NAME_SIZE];
-    if (cmd->has_name)
-      memcpy(name, cmd->name, sizeof name);
-    else
-      srv_ident_guest_name(name);
-    int rc = srv_ident_create(d->ident, name, &p, token);
-    if (rc != 0)
-      return rc;
+typedef int (*handler)(srv_dispatch *d, srv_client *c, const srv_cmd *cmd);
+
+/* The room commands take the room registry. */
+#define ROOM_HANDLER(name)                                                                         \
+  static int on_##name(srv_dispatch *d, srv_client *c, const srv_cmd *cmd) {                       \
+    return srv_room_##name(d->rooms, c, cmd);                                                      \
   }
-  if (d->store.player != NULL)
-    d->store.player(d->store.ud, p); /* New, renamed, or lost with an earlier batch. */
-  srv_event ev = {.type = SRV_EV_WELCOME, .id = &cmd->id};
-  ev.u.welcome.player = p;
-  ev.u.welcome.token = token;
-  ev.u.welcome.resumed = resumed;
-  ev.u.welcome.storage = d->store.restore != NULL;
-  room_send(d->rooms, c, &ev);
-  srv_rooms_identify(d->rooms, c, p, resumed);
-  return 0;
+ROOM_HANDLER(create)
+ROOM_HANDLER(join)
+ROOM_HANDLER(quick)
+ROOM_HANDLER(leave)
+ROOM_HANDLER(move)
+ROOM_HANDLER(resign)
+ROOM_HANDLER(draw)
+ROOM_HANDLER(rematch)
+ROOM_HANDLER(chat)
+ROOM_HANDLER(resync)
+#undef ROOM_HANDLER
+
+static int on_lobby(srv_dispatch *d, srv_client *c, const srv_cmd *cmd) {
+  return srv_lobby_request(d->lobby, c, cmd);
 }
 
-typedef int (*room_handler)(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
-
-static const room_handler handlers[SRV_CMD_COUNT] = {
-    [SRV_CMD_CREATE] = srv_room_create,   [SRV_CMD_JOIN] = srv_room_join,
-    [SRV_CMD_QUICK] = srv_room_quick,     [SRV_CMD_LEAVE] = srv_room_leave,
-    [SRV_CMD_LOBBY] = srv_room_lobby,     [SRV_CMD_MOVE] = srv_room_move,
-    [SRV_CMD_RESIGN] = srv_room_resign,   [SRV_CMD_DRAW] = srv_room_draw,
-    [SRV_CMD_REMATCH] = srv_room_rematch, [SRV_CMD_CHAT] = srv_room_chat,
+/* The dispatch table: one handler per request type. */
+static const handler handlers[SRV_CMD_COUNT] = {
+    [SRV_CMD_HELLO] = srv_hello,    [SRV_CMD_CREATE] = on_create, [SRV_CMD_JOIN] = on_join,
+    [SRV_CMD_QUICK] = on_quick,     [SRV_CMD_LEAVE] = on_leave,   [SRV_CMD_LOBBY] = on_lobby,
+    [SRV_CMD_MOVE] = on_move,       [SRV_CMD_RESIGN] = on_resign, [SRV_CMD_DRAW] = on_draw,
+    [SRV_CMD_REMATCH] = on_rematch, [SRV_CMD_CHAT] = on_chat,     [SRV_CMD_RESYNC] = on_resync,
 };
+
+int srv_dispatch_send(srv_dispatch *d, srv_client *c, const srv_event *ev) {
+  return srv_send_event(&d->sink, c, ev);
+}
 
 void srv_dispatch_error(srv_dispatch *d, srv_client *c, int err, const srv_req_id *id,
                         const char *field, const char *request) {
@@ -63,26 +53,39 @@ void srv_dispatch_error(srv_dispatch *d, srv_client *c, int err, const srv_req_i
   srv_metrics_error(err);
   srv_log_debug("dispatch", "error %s%s%s", srv_err_code(err), field ? " field " : "",
                 field ? field : "");
-  room_send(d->rooms, c, &ev);
+  srv_dispatch_send(d, c, &ev);
+}
+
+int srv_dispatch_command(srv_dispatch *d, srv_client *c, const srv_cmd *cmd) {
+  if ((unsigned)cmd->type >= SRV_CMD_COUNT || handlers[cmd->type] == NULL)
+    return SRV_EINTERNAL;
+  if (cmd->type != SRV_CMD_HELLO && c->player == NULL)
+    return SRV_EHELLO;
+  return handlers[cmd->type](d, c, cmd);
+}
+
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 void srv_dispatch_frame(srv_dispatch *d, srv_client *c, const char *buf, size_t len) {
-  uint64_t start = uv_hrtime();
+  uint64_t start = now_ns();
   srv_cmd cmd;
   srv_proto_error perr;
   int rc = srv_proto_decode(buf, len, &cmd, &perr);
   if (rc != 0) {
     srv_dispatch_error(d, c, rc, &cmd.id, perr.field, perr.request);
-  } else {
-    const char *request = srv_proto_cmd_name(cmd.type);
-    if (cmd.type == SRV_CMD_HELLO)
-      rc = handle_hello(d, c, &cmd);
-    else if (c->player == NULL)
-      rc = SRV_EHELLO;
-    else
-      rc = handlers[cmd.type](d->rooms, c, &cmd);
-    if (rc != 0)
-      srv_dispatch_error(d, c, rc, &cmd.id, rc == SRV_EBADREQ ? "opponent" : NULL, request);
+  } else if ((rc = srv_dispatch_command(d, c, &cmd)) != 0) {
+    /* A handler's bad_request is about the opponent (quick with a local opponent). */
+    srv_dispatch_error(d, c, rc, &cmd.id, rc == SRV_EBADREQ ? "opponent" : NULL,
+                       srv_proto_cmd_name(cmd.type));
   }
-  srv_metrics_handled(uv_hrtime() - start);
+  srv_metrics_handled(now_ns() - start);
+}
+
+void srv_dispatch_client_gone(srv_dispatch *d, srv_client *c) {
+  srv_lobby_client_gone(d->lobby, c);
+  srv_rooms_client_gone(d->rooms, c);
 }

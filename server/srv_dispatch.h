@@ -1,6 +1,10 @@
-/* The one dispatch: a frame from a client is decoded, checked for hello, handed to its handler,
- * and any error becomes one error frame (echoing the request id), one metric and, at debug level,
- * one log line.
+/* The one dispatch (Mosquitto's read_handle.c): a frame from a client is decoded, checked for
+ * hello, handed to the handler of its type from one table, and any error becomes one error frame
+ * (echoing the request id), one metric and, at debug level, one log line. The dispatch is also
+ * the public way to send to a client (srv_dispatch_send()) and to say a client is gone.
+ *
+ * Handlers live with what they change: srv_hello.c (identity), srv_room_*.c (rooms and games),
+ * srv_lobby.c (the lobby).
  */
 #ifndef SRV_DISPATCH_H
 #define SRV_DISPATCH_H
@@ -8,30 +12,47 @@
 #include <stddef.h>
 
 #include "srv_ident.h"
+#include "srv_lobby.h"
 #include "srv_room.h"
+#include "srv_send.h"
 
 /* Durable storage's part in hello (all NULL without storage). */
 typedef struct srv_dispatch_store {
-  /* A token unknown in memory: returns the player storage knows for it (borrowed, adopted into
-   * the registry), or NULL. */
+  /* A token unknown in memory: returns the player storage knows for it, adopted into the
+   * registry, with a new reference (the caller's), or NULL. */
   srv_player *(*restore)(void *ud, const char *token);
   /* Every hello: records the player (borrowed), new or known. Errors are logged. */
   void (*player)(void *ud, const srv_player *player);
   void *ud;
 } srv_dispatch_store;
 
+/* What the handlers work on; all borrowed, owned by main. */
 typedef struct srv_dispatch {
   srv_rooms *rooms;
+  srv_lobby *lobby;
   srv_ident *ident;
+  srv_sink sink;
   srv_dispatch_store store;
 } srv_dispatch;
 
 /* Handles one complete text frame (buf, len; borrowed) from c. Never fails: errors are sent. */
 void srv_dispatch_frame(srv_dispatch *d, srv_client *c, const char *buf, size_t len);
 
+/* Runs the handler of cmd (borrowed) for c through the dispatch table, hello check included, and
+ * returns its result (0 or a negative SRV_E* code) without sending the error: what
+ * srv_dispatch_frame() does after decoding. */
+int srv_dispatch_command(srv_dispatch *d, srv_client *c, const srv_cmd *cmd);
+
 /* Sends an error frame for err to c (the one place errors become frames). id, field and request
  * are borrowed and may be NULL. */
 void srv_dispatch_error(srv_dispatch *d, srv_client *c, int err, const srv_req_id *id,
                         const char *field, const char *request);
+
+/* Encodes ev (borrowed) and queues it for c. Returns 0 or SRV_ENOMEM (c is then dropped). */
+int srv_dispatch_send(srv_dispatch *d, srv_client *c, const srv_event *ev);
+
+/* c's connection is gone: it stops watching the lobby, leaves its rooms (keeping its seats) and
+ * gives back its player. c can be freed afterwards. */
+void srv_dispatch_client_gone(srv_dispatch *d, srv_client *c);
 
 #endif

@@ -1,4 +1,4 @@
-/* The player registry: a hash table keyed by token hash. */
+/* The player registry: a hash table of reference-counted players keyed by token hash. */
 #include "srv_ident.h"
 
 #include <openssl/evp.h>
@@ -9,8 +9,14 @@
 #include "srv_error.h"
 #include "srv_rand.h"
 
+/* A player with its hash chain, which the header does not show. */
+typedef struct ident_node {
+  srv_player player; /* First: a srv_player * is an ident_node *. */
+  struct ident_node *next;
+} ident_node;
+
 struct srv_ident {
-  srv_player **buckets;
+  ident_node **buckets;
   size_t nbuckets; /* A power of two. */
   size_t count;
 };
@@ -54,9 +60,9 @@ void srv_ident_free(srv_ident *ident) {
   if (ident == NULL)
     return;
   for (size_t b = 0; b < ident->nbuckets; b++) {
-    srv_player *p = ident->buckets[b];
+    ident_node *p = ident->buckets[b];
     while (p != NULL) {
-      srv_player *next = p->next;
+      ident_node *next = p->next;
       free(p);
       p = next;
     }
@@ -67,24 +73,34 @@ void srv_ident_free(srv_ident *ident) {
 
 static void grow(srv_ident *ident) {
   size_t n = ident->nbuckets * 2;
-  srv_player **b = calloc(n, sizeof *b);
+  ident_node **b = calloc(n, sizeof *b);
   if (b == NULL)
     return; /* Longer chains, still correct. */
-  srv_player **old = ident->buckets;
+  ident_node **old = ident->buckets;
   size_t oldn = ident->nbuckets;
   ident->buckets = b;
   ident->nbuckets = n;
   for (size_t i = 0; i < oldn; i++) {
-    srv_player *p = old[i];
+    ident_node *p = old[i];
     while (p != NULL) {
-      srv_player *next = p->next;
-      size_t k = bucket_of(ident, p->token_hash);
+      ident_node *next = p->next;
+      size_t k = bucket_of(ident, p->player.token_hash);
       p->next = b[k];
       b[k] = p;
       p = next;
     }
   }
   free(old);
+}
+
+/* Links a new node into the registry. */
+static void link_node(srv_ident *ident, ident_node *node) {
+  if (ident->count >= ident->nbuckets)
+    grow(ident);
+  size_t k = bucket_of(ident, node->player.token_hash);
+  node->next = ident->buckets[k];
+  ident->buckets[k] = node;
+  ident->count++;
 }
 
 int srv_ident_create(srv_ident *ident, const char *name, srv_player **out, char *token_out) {
@@ -94,45 +110,38 @@ int srv_ident_create(srv_ident *ident, const char *name, srv_player **out, char 
     err = srv_rand_bytes(idbytes, sizeof idbytes);
   if (err != 0)
     return err;
-  srv_player *p = calloc(1, sizeof *p);
-  if (p == NULL)
+  ident_node *node = calloc(1, sizeof *node);
+  if (node == NULL)
     return SRV_ENOMEM;
+  srv_player *p = &node->player;
   char token[SRV_TOKEN_CHARS + 1];
   hex(secret, sizeof secret, token);
   if ((err = srv_ident_hash_token(token, p->token_hash)) != 0) {
-    free(p);
+    free(node);
     return err;
   }
   hex(idbytes, sizeof idbytes, p->id);
   snprintf(p->name, sizeof p->name, "%s", name);
-  if (ident->count >= ident->nbuckets)
-    grow(ident);
-  size_t k = bucket_of(ident, p->token_hash);
-  p->next = ident->buckets[k];
-  ident->buckets[k] = p;
-  ident->count++;
+  p->refs = 1;
+  link_node(ident, node);
   memcpy(token_out, token, sizeof token);
   *out = p;
   return 0;
+}
+
+static srv_player *find_hash(srv_ident *ident, const uint8_t hash[32]) {
+  for (ident_node *p = ident->buckets[bucket_of(ident, hash)]; p != NULL; p = p->next) {
+    if (memcmp(p->player.token_hash, hash, 32) == 0)
+      return &p->player;
+  }
+  return NULL;
 }
 
 srv_player *srv_ident_find(srv_ident *ident, const char *token) {
   uint8_t hash[32];
   if (srv_ident_hash_token(token, hash) != 0)
     return NULL;
-  for (srv_player *p = ident->buckets[bucket_of(ident, hash)]; p != NULL; p = p->next) {
-    if (memcmp(p->token_hash, hash, sizeof hash) == 0)
-      return p;
-  }
-  return NULL;
-}
-
-static srv_player *find_hash(srv_ident *ident, const uint8_t hash[32]) {
-  for (srv_player *p = ident->buckets[bucket_of(ident, hash)]; p != NULL; p = p->next) {
-    if (memcmp(p->token_hash, hash, 32) == 0)
-      return p;
-  }
-  return NULL;
+  return find_hash(ident, hash);
 }
 
 int srv_ident_adopt(srv_ident *ident, const char *id, const char *name,
@@ -141,35 +150,39 @@ int srv_ident_adopt(srv_ident *ident, const char *id, const char *name,
     return SRV_EBADREQ;
   srv_player *p = find_hash(ident, token_hash);
   if (p != NULL) {
+    p->refs++;
     *out = p;
     return 0;
   }
-  if ((p = calloc(1, sizeof *p)) == NULL)
+  ident_node *node = calloc(1, sizeof *node);
+  if (node == NULL)
     return SRV_ENOMEM;
+  p = &node->player;
   memcpy(p->id, id, SRV_PLAYER_ID_CHARS + 1);
   snprintf(p->name, sizeof p->name, "%s", name);
   memcpy(p->token_hash, token_hash, 32);
-  if (ident->count >= ident->nbuckets)
-    grow(ident);
-  size_t k = bucket_of(ident, p->token_hash);
-  p->next = ident->buckets[k];
-  ident->buckets[k] = p;
-  ident->count++;
+  p->refs = 1;
+  link_node(ident, node);
   *out = p;
   return 0;
 }
 
-void srv_ident_release(srv_ident *ident, srv_player *player) {
-  if (player->conns > 0 || player->seats > 0)
+void srv_ident_ref(srv_player *player) {
+  player->refs++;
+}
+
+void srv_ident_unref(srv_ident *ident, srv_player *player) {
+  if (--player->refs > 0)
     return;
-  srv_player **pp = &ident->buckets[bucket_of(ident, player->token_hash)];
-  while (*pp != NULL && *pp != player)
+  ident_node *node = (ident_node *)player;
+  ident_node **pp = &ident->buckets[bucket_of(ident, player->token_hash)];
+  while (*pp != NULL && *pp != node)
     pp = &(*pp)->next;
-  if (*pp == player) {
-    *pp = player->next;
+  if (*pp == node) {
+    *pp = node->next;
     ident->count--;
   }
-  free(player);
+  free(node);
 }
 
 size_t srv_ident_count(const srv_ident *ident) {

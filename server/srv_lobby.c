@@ -1,166 +1,157 @@
-/* The lobby (the live list of public rooms) and quick pairing. */
+/* The lobby (see srv_lobby.h). */
+#include "srv_lobby.h"
+
 #include <stdlib.h>
-#include <string.h>
 
 #include "srv_error.h"
-#include "srv_room_int.h"
+#include "srv_list.h"
+#include "srv_proto.h"
+
+struct srv_lobby {
+  srv_rooms *rooms;
+  srv_time *time;
+  srv_sink sink;
+  srv_list watchers; /* srv_client.watch */
+  bool dirty;        /* A room changed since the watchers got the list. */
+  bool sent;         /* The list went to the watchers at least once... */
+  uint64_t sent_ms;  /* ...last at this time. */
+  srv_timer *timer;  /* Sends a change that came too soon after the last list. */
+  srv_frame *list;   /* The list as it is now, encoded once for everyone; NULL after a change. */
+};
 
 /* A room is listed when it is public, for two people, and not finished; a waiting room only while
  * its waiting player is there (nobody should sit down in front of an empty chair). */
-int room_listed(const srv_room *room) {
-  if (room->opts.visibility != SRV_PUBLIC || room->opts.opponent != SRV_OPP_HUMAN ||
-      room->status == SRV_FINISHED)
-    return 0;
-  if (room->status == SRV_WAITING)
-    return room_seat_connected(room, MC_SOUTH) || room_seat_connected(room, MC_NORTH);
-  return 1;
+static bool listed(const srv_room *room) {
+  const srv_room_opts *o = srv_room_opts_of(room);
+  srv_status status = srv_room_status(room);
+  if (o->visibility != SRV_PUBLIC || o->opponent != SRV_OPP_HUMAN || status == SRV_FINISHED)
+    return false;
+  if (status == SRV_WAITING)
+    return srv_room_seat_connected(room, MC_SOUTH) || srv_room_seat_connected(room, MC_NORTH);
+  return true;
 }
 
-void room_lobby_changed(srv_room *room) {
-  /* A room that stops being listed (finished, closed) changes the list too: mark always, the
-   * flush is cheap when nobody watches. */
-  room->rooms->lobby_dirty = true;
-}
-
-void room_watch(srv_rooms *rooms, srv_client *c, bool on) {
-  if (on == c->lobby_watch)
-    return;
-  if (on) {
-    c->watch_prev = NULL;
-    c->watch_next = rooms->watchers;
-    if (rooms->watchers)
-      rooms->watchers->watch_prev = c;
-    rooms->watchers = c;
-  } else {
-    if (c->watch_prev)
-      c->watch_prev->watch_next = c->watch_next;
-    else
-      rooms->watchers = c->watch_next;
-    if (c->watch_next)
-      c->watch_next->watch_prev = c->watch_prev;
-    c->watch_prev = c->watch_next = NULL;
-  }
-  c->lobby_watch = on;
-}
-
-/* Builds the list (a new array the caller frees) and sends it to one client or to every watcher. */
-static int send_lobby(srv_rooms *rooms, srv_client *to, const srv_req_id *id) {
+/* Encodes the list as it is now. Returns a new frame, or NULL when memory runs out. */
+static srv_frame *encode(srv_lobby *lobby) {
   size_t n = 0;
-  for (srv_room *r = rooms->head; r != NULL; r = r->next)
-    n += room_listed(r) ? 1 : 0;
+  for (const srv_room *r = srv_rooms_first(lobby->rooms); r != NULL; r = srv_rooms_next(r))
+    n += listed(r) ? 1 : 0;
   srv_lobby_entry *entries = calloc(n ? n : 1, sizeof *entries);
   if (entries == NULL)
-    return SRV_ENOMEM;
+    return NULL;
   size_t i = 0;
-  for (srv_room *r = rooms->head; r != NULL; r = r->next) {
-    if (!room_listed(r))
+  for (const srv_room *r = srv_rooms_first(lobby->rooms); r != NULL; r = srv_rooms_next(r)) {
+    if (!listed(r))
       continue;
     srv_lobby_entry *e = &entries[i++];
-    e->room = r->code;
-    e->opts = &r->opts;
-    for (int s = 0; s < 2; s++)
-      e->names[s] = r->seat[s] ? r->seat[s]->name : NULL;
-    e->status = r->status;
-    e->spectators = room_spectators(r);
+    e->room = srv_room_code(r);
+    e->opts = srv_room_opts_of(r);
+    for (int s = 0; s < 2; s++) {
+      const srv_player *p = srv_room_seat(r, s);
+      e->names[s] = p ? p->name : NULL;
+    }
+    e->status = srv_room_status(r);
+    e->spectators = srv_room_spectators(r);
   }
-  srv_event ev = {.type = SRV_EV_LOBBY, .id = id};
+  srv_event ev = {.type = SRV_EV_LOBBY};
   ev.u.lobby.rooms = entries;
   ev.u.lobby.n = n;
-  if (to != NULL) {
-    room_send(rooms, to, &ev);
-  } else {
-    for (srv_client *c = rooms->watchers; c != NULL; c = c->watch_next)
-      room_send(rooms, c, &ev);
-  }
+  srv_frame *f = srv_proto_encode(&ev);
   free(entries);
+  return f;
+}
+
+static void watch(srv_lobby *lobby, srv_client *c, bool on) {
+  if (on && !srv_list_linked(&c->watch))
+    srv_list_push_front(&lobby->watchers, &c->watch);
+  else if (!on)
+    srv_list_remove(&c->watch);
+}
+
+/* The list as it is now (borrowed), encoded at most once per change; NULL when memory runs out. */
+static srv_frame *current(srv_lobby *lobby) {
+  if (lobby->list == NULL)
+    lobby->list = encode(lobby);
+  return lobby->list;
+}
+
+int srv_lobby_request(srv_lobby *lobby, srv_client *c, const srv_cmd *cmd) {
+  srv_frame *list = current(lobby);
+  srv_frame *f = NULL;
+  if (list != NULL)
+    f = cmd->id.kind != SRV_ID_NONE ? srv_proto_with_id(list, &cmd->id) : srv_frame_ref(list);
+  if (f == NULL)
+    return SRV_ENOMEM;
+  srv_send_frame(&lobby->sink, c, f);
+  srv_frame_unref(f);
+  watch(lobby, c, cmd->watch);
   return 0;
 }
 
-int srv_room_lobby(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
-  int rc = send_lobby(rooms, c, &cmd->id);
-  if (rc != 0)
-    return rc;
-  room_watch(rooms, c, cmd->watch);
-  return 0;
-}
-
-/* Every watcher gets its own copy of the whole list, so a client joining and leaving rooms in a
- * loop would make the server encode watchers x rooms entries on every turn: changes go out at most
- * this often, the last one always. */
-#define SRV_LOBBY_EVERY_MS 250
-
-void srv_rooms_flush(srv_rooms *rooms) {
-  if (!rooms->lobby_dirty)
+void srv_lobby_flush(srv_lobby *lobby) {
+  if (!lobby->dirty)
     return;
-  if (rooms->watchers == NULL) {
-    rooms->lobby_dirty = false;
+  if (srv_list_empty(&lobby->watchers)) {
+    lobby->dirty = false;
     return;
   }
-  uint64_t now = rooms->time->now(rooms->time);
-  if (rooms->lobby_sent && now < rooms->lobby_sent_ms + SRV_LOBBY_EVERY_MS) {
-    rooms->time->timer_start(rooms->lobby_timer, rooms->lobby_sent_ms + SRV_LOBBY_EVERY_MS - now);
+  uint64_t now = lobby->time->now(lobby->time);
+  if (lobby->sent && now < lobby->sent_ms + SRV_LOBBY_EVERY_MS) {
+    lobby->time->timer_start(lobby->timer, lobby->sent_ms + SRV_LOBBY_EVERY_MS - now);
     return;
   }
-  if (send_lobby(rooms, NULL, NULL) != 0)
+  srv_frame *f = current(lobby);
+  if (f == NULL)
     return; /* Out of memory: try again next time. */
-  rooms->lobby_dirty = false;
-  rooms->lobby_sent = true;
-  rooms->lobby_sent_ms = now;
-}
-
-void srv_lobby_timer_cb(void *arg) {
-  srv_rooms_flush(arg);
-}
-
-static bool same_table(const srv_room_opts *a, const srv_room_opts *b) {
-  const mc_rules *x = &a->rules, *y = &b->rules;
-  return x->kind == y->kind && x->houses == y->houses && x->seeds == y->seeds &&
-         x->empty_capture == y->empty_capture && x->grand_slam == y->grand_slam &&
-         x->lap_capture == y->lap_capture && x->match == y->match && a->clocked == b->clocked &&
-         (!a->clocked || (a->initial_ms == b->initial_ms && a->increment_ms == b->increment_ms));
-}
-
-/* A room quick pairing may use: public, for two people, waiting, same table. */
-static bool pairable(const srv_room *r, const srv_room_opts *opts) {
-  return r->opts.visibility == SRV_PUBLIC && r->opts.opponent == SRV_OPP_HUMAN &&
-         r->status == SRV_WAITING && same_table(&r->opts, opts);
-}
-
-int srv_room_quick(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
-  if (cmd->opts.opponent == SRV_OPP_COMPUTER)
-    return SRV_EUNSUPPORTED;
-  if (cmd->opts.opponent == SRV_OPP_LOCAL)
-    return SRV_EBADREQ;
-  srv_room_opts opts = cmd->opts;
-  opts.visibility = SRV_PUBLIC;
-  srv_room *mine = NULL;
-  /* The oldest waiting room whose waiting player is someone else and is there. */
-  for (srv_room *r = rooms->head; r != NULL; r = r->next) {
-    if (!pairable(r, &opts))
-      continue;
-    srv_player *waiting = r->seat[0] ? r->seat[0] : r->seat[1];
-    if (waiting == c->player) {
-      if (mine == NULL)
-        mine = r;
-      continue;
-    }
-    bool present = false;
-    for (srv_member *m = r->members; m != NULL; m = m->rnext)
-      present |= m->client->player == waiting;
-    if (waiting == NULL || !present)
-      continue;
-    if (room_active_count(rooms, c->player) >= rooms->limits.rooms_per_player)
-      return SRV_EROOMS;
-    int rc = room_add_member(r, c);
-    if (rc != 0)
-      return rc;
-    if ((rc = room_seat(r, c->player, SRV_CHOOSE_RANDOM)) != 0)
-      return rc;
-    return room_enter(r, c, &cmd->id);
+  srv_list_foreach (it, &lobby->watchers) {
+    srv_send_frame(&lobby->sink, srv_list_entry(it, srv_client, watch), f);
   }
-  if (mine != NULL) /* Asked twice: the same waiting room. */
-    return room_enter(mine, c, &cmd->id);
-  srv_cmd create = *cmd;
-  create.opts = opts;
-  return srv_room_create(rooms, c, &create);
+  lobby->dirty = false;
+  lobby->sent = true;
+  lobby->sent_ms = now;
+}
+
+static void on_timer(void *arg) {
+  srv_lobby_flush(arg);
+}
+
+/* The rooms' observer. A room that stops being listed (finished, closed) changes the list too:
+ * mark always, the flush is cheap when nobody watches. */
+static void on_changed(void *ud, const srv_room *room) {
+  (void)room;
+  srv_lobby *lobby = ud;
+  lobby->dirty = true;
+  srv_frame_unref(lobby->list);
+  lobby->list = NULL;
+}
+
+void srv_lobby_client_gone(srv_lobby *lobby, srv_client *c) {
+  watch(lobby, c, false);
+}
+
+srv_lobby *srv_lobby_new(srv_rooms *rooms, srv_time *time, const srv_sink *sink) {
+  srv_lobby *lobby = calloc(1, sizeof *lobby);
+  if (lobby == NULL)
+    return NULL;
+  lobby->rooms = rooms;
+  lobby->time = time;
+  lobby->sink = *sink;
+  srv_list_init(&lobby->watchers);
+  lobby->timer = srv_timer_new(time, on_timer, lobby);
+  if (lobby->timer == NULL) {
+    free(lobby);
+    return NULL;
+  }
+  srv_room_observer obs = {on_changed, lobby};
+  srv_rooms_set_observer(rooms, &obs);
+  return lobby;
+}
+
+void srv_lobby_free(srv_lobby *lobby) {
+  if (lobby == NULL)
+    return;
+  srv_rooms_set_observer(lobby->rooms, NULL);
+  lobby->time->timer_free(lobby->timer);
+  srv_frame_unref(lobby->list);
+  free(lobby);
 }

@@ -1,6 +1,7 @@
 /* Counters and their two renderings. */
 #include "srv_metrics.h"
 
+#include <inttypes.h>
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 
 #include "srv_error.h"
+#include "srv_msg.h"
 
 #define N_KINDS 3
 #define N_REASONS 9
@@ -102,7 +104,6 @@ char *srv_metrics_prometheus(const srv_metrics_gauges *g) {
   if (b.p == NULL)
     return NULL;
   b.p[0] = '\0';
-  static const char *const status[] = {"waiting", "playing", "finished"};
   put(&b,
       "# HELP mancala_connections Open WebSocket connections.\n"
       "# TYPE mancala_connections gauge\nmancala_connections %ld\n",
@@ -113,7 +114,7 @@ char *srv_metrics_prometheus(const srv_metrics_gauges *g) {
       g->players);
   put(&b, "# HELP mancala_rooms Rooms by status.\n# TYPE mancala_rooms gauge\n");
   for (int s = 0; s < 3; s++)
-    put(&b, "mancala_rooms{status=\"%s\"} %ld\n", status[s], g->rooms[s]);
+    put(&b, "mancala_rooms{status=\"%s\"} %ld\n", srv_status_names[s], g->rooms[s]);
   put(&b, "# HELP mancala_games_started_total Games started, by game.\n"
           "# TYPE mancala_games_started_total counter\n");
   for (int k = 0; k < N_KINDS; k++)
@@ -151,6 +152,27 @@ char *srv_metrics_prometheus(const srv_metrics_gauges *g) {
   put(&b, "mancala_message_seconds_bucket{le=\"+Inf\"} %llu\n", cum);
   put(&b, "mancala_message_seconds_sum %.9f\nmancala_message_seconds_count %llu\n", m.handled_sum,
       m.handled);
+  if (g->storage) {
+    const srv_store_stats *st = &g->store;
+    put(&b,
+        "# HELP mancala_store_commits_total Transactions committed (one per loop turn with "
+        "writes).\n# TYPE mancala_store_commits_total counter\n"
+        "mancala_store_commits_total %" PRIu64 "\n"
+        "# HELP mancala_store_failed_commits_total Batches lost to a storage error.\n"
+        "# TYPE mancala_store_failed_commits_total counter\n"
+        "mancala_store_failed_commits_total %" PRIu64 "\n"
+        "# HELP mancala_store_writes_total Rows written.\n"
+        "# TYPE mancala_store_writes_total counter\n"
+        "mancala_store_writes_total %" PRIu64 "\n"
+        "# HELP mancala_store_commit_seconds_total Time spent committing.\n"
+        "# TYPE mancala_store_commit_seconds_total counter\n"
+        "mancala_store_commit_seconds_total %.6f\n"
+        "# HELP mancala_store_commit_seconds_max The longest commit.\n"
+        "# TYPE mancala_store_commit_seconds_max gauge\n"
+        "mancala_store_commit_seconds_max %.6f\n",
+        st->commits, st->failed_commits, st->writes, (double)st->commit_ns_total / 1e9,
+        (double)st->commit_ns_max / 1e9);
+  }
   if (b.failed) {
     free(b.p);
     return NULL;

@@ -1,5 +1,6 @@
-/* Metrics: process-wide counters, rendered as Prometheus text for /metrics and as JSON for
- * /healthz. Only the loop thread touches them.
+/* Metrics: process-wide counters and the one place every metric is rendered, as Prometheus text
+ * for /metrics and as JSON for /healthz; the gauges other modules own (connections, players,
+ * rooms, the store's counters) come in with each rendering. Only the loop thread touches them.
  */
 #ifndef SRV_METRICS_H
 #define SRV_METRICS_H
@@ -7,14 +8,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <stdbool.h>
+
 #include "mc_pos.h"
 #include "mc_rules.h"
+#include "srv_store.h"
 
-/* Gauges that other modules own; the renderer asks for them through this callback. */
+/* What other modules own, read at each rendering. */
 typedef struct srv_metrics_gauges {
   long connections;
   long players;
-  long rooms[3]; /* waiting, playing, finished */
+  long rooms[3];         /* waiting, playing, finished */
+  bool storage;          /* Durable storage is on: its counters are rendered too. */
+  srv_store_stats store; /* srv_store_get_stats() */
 } srv_metrics_gauges;
 
 /* The counters. They cannot fail; unknown kinds, reasons and codes are ignored or counted as

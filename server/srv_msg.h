@@ -41,6 +41,23 @@ typedef enum srv_status { SRV_WAITING = 0, SRV_PLAYING = 1, SRV_FINISHED = 2 } s
 #define SRV_SEAT_SPECTATOR 3
 #define SRV_SEAT_NONE (-1)
 
+/* The protocol's names of the enums above, indexed by value and ended by NULL (srv_msg.c is the
+ * one place each name is written; decoding, encoding and storage all read them here). */
+extern const char *const srv_visibility_names[];  /* public, private */
+extern const char *const srv_seat_choice_names[]; /* south, north, random */
+extern const char *const srv_opponent_names[];    /* human, computer, local */
+extern const char *const srv_role_names[];        /* player, spectator */
+extern const char *const srv_draw_action_names[]; /* offer, accept, decline */
+extern const char *const srv_status_names[];      /* waiting, playing, finished */
+extern const char *const srv_you_names[];    /* south, north, both, spectator (a seat, "you") */
+extern const char *const srv_rounds_names[]; /* single, match (Congkak's rounds option) */
+
+/* Returns names[value] (static), or NULL when value is outside the table. */
+const char *srv_name_of(const char *const *names, int value);
+
+/* Returns the index of the len bytes at s (borrowed) in names, or -1. */
+int srv_name_index(const char *const *names, const char *s, size_t len);
+
 /* What a room is created with (create and quick). */
 typedef struct srv_room_opts {
   mc_rules rules;
@@ -65,6 +82,7 @@ typedef enum srv_cmd_type {
   SRV_CMD_DRAW,
   SRV_CMD_REMATCH,
   SRV_CMD_CHAT,
+  SRV_CMD_RESYNC,
   SRV_CMD_COUNT
 } srv_cmd_type;
 
@@ -126,6 +144,7 @@ typedef struct srv_state_view {
   int abandon_seat; /* The absent seat whose abandonment countdown runs, or -1. */
   int64_t abandon_ms;
   int64_t game_id; /* The archive id of a finished game, 0: none. */
+  bool with_moves; /* A full state: the game's moves too (join, resume, resync). */
 } srv_state_view;
 
 /* One public room in the lobby list. */

@@ -2,7 +2,6 @@
 #define _XOPEN_SOURCE 700 /* realpath() */
 #include "srv_net.h"
 
-#include <jansson.h>
 #include <libwebsockets.h>
 #include <limits.h>
 #include <stddef.h>
@@ -11,10 +10,12 @@
 
 #include "srv_addr.h"
 #include "srv_error.h"
+#include "srv_list.h"
 #include "srv_log.h"
 #include "srv_metrics.h"
 #include "srv_proto.h"
-#include "srv_time.h"
+#include "srv_send.h"
+#include "srv_time_uv.h"
 
 #define PROTOCOL_NAME "mancala.v1"
 #define SHUTDOWN_GRACE_MS 1000
@@ -24,16 +25,26 @@
  * lws_close_reason(), which cannot be used here (see conn_writeable()). */
 #define WRITE_CLOSE ((enum lws_write_protocol)4)
 
-/* One queued outgoing message: the payload follows the node, after LWS_PRE bytes of headroom. */
-typedef struct out_msg {
-  struct out_msg *next;
-  size_t len;
-  srv_event_type type;         /* States and lobby lists can be superseded... */
-  bool reply;                  /* ...unless they answer a request (the client waits for it). */
-  uint64_t turn;               /* The loop turn that queued it: held until that turn is released. */
-  char room[SRV_CODE_LEN + 1]; /* For states: the room. */
-  unsigned char buf[];         /* LWS_PRE + len bytes. */
-} out_msg;
+/* lws writes the WebSocket header into the headroom of our frames. */
+_Static_assert(SRV_FRAME_PRE >= LWS_PRE, "frames need LWS_PRE bytes of headroom");
+
+/* One queued outgoing frame. The frame itself may be shared with other connections' queues. */
+typedef struct out_entry {
+  srv_frame *frame; /* One reference, the queue's. */
+  uint64_t turn;    /* The loop turn that queued it: held until that turn is released. */
+  uint64_t seq;     /* Queue order across the server (srv_net_drop_room() keeps later ones). */
+} out_entry;
+
+/* A connection's outgoing queue: the entries v[head..tail) in order, oldest first. The last
+ * held_n of them belong to the loop turn held_turn (not released yet, so not the client's to read
+ * yet). */
+typedef struct out_queue {
+  out_entry *v;
+  size_t head, tail, cap;
+  size_t bytes; /* Text bytes of the frames queued. */
+  uint64_t held_turn;
+  size_t held_n;
+} out_queue;
 
 /* Per WebSocket connection (lws allocates it zeroed, frees it after LWS_CALLBACK_CLOSED). */
 typedef struct conn {
@@ -46,8 +57,7 @@ typedef struct conn {
   bool close_sent; /* The close frame is on its way. */
   int close_code;
   const char *close_reason;
-  out_msg *head, *tail;
-  size_t qlen, qbytes;
+  out_queue q;
   char *rx; /* A message being reassembled from fragments. */
   size_t rxlen;
   bool rx_over;
@@ -55,9 +65,8 @@ typedef struct conn {
   uint64_t refill_ms;
   int strikes;
   char ip[64];
-  struct conn *prev, *next;
-  bool held; /* In the list of connections with unreleased frames. */
-  struct conn *held_prev, *held_next;
+  srv_list link; /* In net->conns once established. */
+  srv_list held; /* In net->held while it has frames of the current turn. */
 } conn;
 
 /* Per HTTP request with a generated body. */
@@ -87,16 +96,18 @@ struct srv_net {
   struct lws_protocol_vhost_options mimetypes[5];
   char index_path[1100];
   char web_origin[1100]; /* The file mount's origin: mounts must outlive the context. */
-  conn *conns;
+  srv_list conns;        /* Every established connection. */
   long nconns;
   ip_count *ips;
   size_t nips, capips;
   uv_prepare_t prepare;
   uint64_t turn; /* Frames queued now belong to this turn; earlier turns are released. */
-  conn *held;    /* Connections with frames of the current turn. */
+  uint64_t seq;  /* The number of frames ever queued (out_entry.seq). */
+  srv_sink sink; /* Queues for a client's connection (srv_send.h). */
+  srv_list held; /* Connections with frames of the current turn. */
   void (*turn_hook)(void *arg);
   void *turn_hook_arg;
-  srv_net_api api;
+  srv_net_routes routes;
   uv_timer_t stop_timer;
   bool stopping, destroyed_once;
   uint64_t stop_started;
@@ -148,14 +159,53 @@ static void ip_remove(srv_net *net, const char *ip) {
 
 /* ---- The outgoing queue: the only way anything is sent ------------------------------------- */
 
-static void queue_clear(conn *c) {
-  while (c->head != NULL) {
-    out_msg *m = c->head;
-    c->head = m->next;
-    free(m);
+static size_t queue_len(const out_queue *q) {
+  return q->tail - q->head;
+}
+
+static void queue_clear(out_queue *q) {
+  for (size_t i = q->head; i < q->tail; i++)
+    srv_frame_unref(q->v[i].frame);
+  free(q->v);
+  memset(q, 0, sizeof *q);
+}
+
+/* Removes entry i (head <= i < tail), keeping the order of the others. */
+static void queue_remove(out_queue *q, size_t i) {
+  if (q->v[i].turn == q->held_turn && q->held_n > 0)
+    q->held_n--;
+  q->bytes -= q->v[i].frame->len;
+  srv_frame_unref(q->v[i].frame);
+  memmove(&q->v[i], &q->v[i + 1], (q->tail - i - 1) * sizeof q->v[0]);
+  q->tail--;
+  if (q->head == q->tail)
+    q->head = q->tail = 0;
+}
+
+/* Appends an entry; returns false when memory runs out. */
+static bool queue_append(out_queue *q, const out_entry *e) {
+  if (q->tail == q->cap) {
+    if (q->head > 0) {
+      memmove(q->v, q->v + q->head, queue_len(q) * sizeof q->v[0]);
+      q->tail -= q->head;
+      q->head = 0;
+    } else {
+      size_t cap = q->cap ? 2 * q->cap : 8;
+      out_entry *v = realloc(q->v, cap * sizeof *v);
+      if (v == NULL)
+        return false;
+      q->v = v;
+      q->cap = cap;
+    }
   }
-  c->tail = NULL;
-  c->qlen = c->qbytes = 0;
+  q->v[q->tail++] = *e;
+  q->bytes += e->frame->len;
+  if (q->held_turn != e->turn) {
+    q->held_turn = e->turn;
+    q->held_n = 0;
+  }
+  q->held_n++;
+  return true;
 }
 
 /* Drops a connection that cannot keep up: its queue is freed now and lws closes it on its next
@@ -163,128 +213,88 @@ static void queue_clear(conn *c) {
 static void conn_drop(srv_net *net, conn *c, const char *why) {
   if (c->doomed)
     return;
-  srv_log_info("net", "dropping %s: %s (%zu messages queued)", c->ip, why, c->qlen);
-  srv_metrics_dropped(c->qlen);
-  queue_clear(c);
+  srv_log_info("net", "dropping %s: %s (%zu messages queued)", c->ip, why, queue_len(&c->q));
+  srv_metrics_dropped(queue_len(&c->q));
+  queue_clear(&c->q);
   c->doomed = true;
   (void)net;
   lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
 }
 
-static void held_add(srv_net *net, conn *c) {
-  if (c->held)
-    return;
-  c->held = true;
-  c->held_prev = NULL;
-  c->held_next = net->held;
-  if (net->held)
-    net->held->held_prev = c;
-  net->held = c;
-}
-
-static void held_remove(srv_net *net, conn *c) {
-  if (!c->held)
-    return;
-  if (c->held_prev)
-    c->held_prev->held_next = c->held_next;
-  else
-    net->held = c->held_next;
-  if (c->held_next)
-    c->held_next->held_prev = c->held_prev;
-  c->held = false;
-  c->held_prev = c->held_next = NULL;
-}
-
-static void queue_push(srv_net *net, conn *c, out_msg *m) {
-  /* A newer full state of a room, or a newer lobby list, supersedes an unsent older one, unless
-   * that one is the reply to a request. */
-  if (m->type == SRV_EV_STATE || m->type == SRV_EV_LOBBY) {
-    out_msg **pp = &c->head, *prev = NULL;
-    while (*pp != NULL) {
-      out_msg *o = *pp;
-      if (o->type == m->type && !o->reply &&
-          (m->type == SRV_EV_LOBBY || strcmp(o->room, m->room) == 0)) {
-        *pp = o->next;
-        if (c->tail == o)
-          c->tail = prev;
-        c->qlen--;
-        c->qbytes -= o->len;
-        free(o);
-        srv_metrics_dropped(1);
-        break;
-      }
-      prev = o;
-      pp = &o->next;
-    }
-  }
-  m->next = NULL;
-  if (c->tail)
-    c->tail->next = m;
-  else
-    c->head = m;
-  c->tail = m;
-  c->qlen++;
-  c->qbytes += m->len;
-  if (c->qlen > (size_t)net->cfg.send_queue || c->qbytes > (size_t)net->cfg.send_queue_kib * 1024) {
-    conn_drop(net, c, "outgoing queue full");
-    return;
-  }
-  /* Not written yet: the frame waits for the end of this loop turn (see on_prepare()). */
-  m->turn = net->turn;
-  held_add(net, c);
-}
-
-void srv_net_send(void *ud, srv_client *to, const srv_event *ev) {
+/* The sink's queue (srv_send.h). */
+static void net_queue(void *ud, srv_client *to, srv_frame *f) {
   srv_net *net = ud;
   conn *c = to->conn;
+  out_queue *q = &c->q;
   if (c->doomed || c->closing) {
     srv_metrics_dropped(1);
     return;
   }
-  json_t *root = srv_proto_encode(ev);
-  size_t len = root ? json_dumpb(root, NULL, 0, JSON_COMPACT) : 0;
-  out_msg *m = len ? malloc(sizeof *m + LWS_PRE + len) : NULL;
-  if (m == NULL) {
-    json_decref(root);
+  /* A newer state of a room, or a newer lobby list, supersedes an unsent older one, unless that
+   * one is the reply to a request, or a full state (with the game's moves) and the newer is not:
+   * a queue holds at most one full and one other state of a room. */
+  if (f->type == SRV_EV_STATE || f->type == SRV_EV_LOBBY) {
+    for (size_t i = q->head; i < q->tail; i++) {
+      const srv_frame *o = q->v[i].frame;
+      if (o->type == f->type && !o->reply && (!o->full || f->full) &&
+          (f->type == SRV_EV_LOBBY || strcmp(o->room, f->room) == 0)) {
+        queue_remove(q, i);
+        srv_metrics_dropped(1);
+        break;
+      }
+    }
+  }
+  /* Not written yet: the frame waits for the end of this loop turn (see on_prepare()). */
+  out_entry e = {srv_frame_ref(f), net->turn, ++net->seq};
+  if (!queue_append(q, &e)) {
+    srv_frame_unref(f);
     conn_drop(net, c, "out of memory");
     return;
   }
-  json_dumpb(root, (char *)m->buf + LWS_PRE, len, JSON_COMPACT);
-  json_decref(root);
-  m->len = len;
-  m->type = ev->type;
-  m->reply = ev->id != NULL && ev->id->kind != SRV_ID_NONE;
-  m->room[0] = '\0';
-  if (ev->type == SRV_EV_STATE)
-    snprintf(m->room, sizeof m->room, "%s", ev->u.state->room);
-  queue_push(net, c, m);
+  /* The bound in bytes counts everything queued; the bound in frames is checked when the turn
+   * ends (srv_net_release()). */
+  if (q->bytes > (size_t)net->cfg.send_queue_kib * 1024) {
+    conn_drop(net, c, "outgoing queue full");
+    return;
+  }
+  if (!srv_list_linked(&c->held))
+    srv_list_push_front(&net->held, &c->held);
 }
 
-void srv_net_drop_room(srv_net *net, const char *code) {
-  for (conn *c = net->held; c != NULL; c = c->held_next) {
-    out_msg **pp = &c->head, *prev = NULL;
-    while (*pp != NULL) {
-      out_msg *o = *pp;
-      if (o->turn >= net->turn && o->type == SRV_EV_STATE && strcmp(o->room, code) == 0) {
-        *pp = o->next;
-        if (c->tail == o)
-          c->tail = prev;
-        c->qlen--;
-        c->qbytes -= o->len;
-        free(o);
-        continue;
-      }
-      prev = o;
-      pp = &o->next;
+/* The sink's lost (srv_send.h): a frame for the client could not be made. */
+static void net_lost(void *ud, srv_client *to) {
+  conn_drop(ud, to->conn, "out of memory");
+}
+
+void srv_net_sink(srv_net *net, srv_sink *out) {
+  *out = net->sink;
+}
+
+uint64_t srv_net_mark(void *ud) {
+  return ((srv_net *)ud)->seq;
+}
+
+void srv_net_drop_room(void *ud, const char *code, uint64_t mark) {
+  srv_net *net = ud;
+  srv_list_foreach (it, &net->held) {
+    conn *c = srv_list_entry(it, conn, held);
+    out_queue *q = &c->q;
+    for (size_t i = q->head; i < q->tail;) {
+      const out_entry *e = &q->v[i];
+      if (e->turn >= net->turn && e->seq <= mark && e->frame->type == SRV_EV_STATE &&
+          strcmp(e->frame->room, code) == 0)
+        queue_remove(q, i);
+      else
+        i++;
     }
   }
 }
 
-void srv_net_set_api(srv_net *net, const srv_net_api *api) {
-  if (api != NULL)
-    net->api = *api;
+void srv_net_set_routes(srv_net *net, const srv_net_routes *routes) {
+  if (routes != NULL)
+    net->routes = *routes;
   else
-    memset(&net->api, 0, sizeof net->api);
+    memset(&net->routes, 0, sizeof net->routes);
 }
 
 /* Sends an error (outside of a decoded command) and optionally closes after it. */
@@ -299,24 +309,36 @@ static void conn_error(srv_net *net, conn *c, int err, const srv_req_id *id, int
   }
 }
 
+/* How many frames one writeable callback may write at most: the socket says when it is full
+ * (lws_send_pipe_choked()), this only bounds one callback's time (a 4 KiB frame each). */
+#define WRITES_PER_CALLBACK 4096
+
 static int conn_writeable(conn *c) {
   if (c->doomed)
     return -1;
-  if (c->head != NULL && c->head->turn >= c->net->turn)
-    return 0; /* Not released yet: on_prepare() asks for this callback again. */
-  if (c->head != NULL) {
-    out_msg *m = c->head;
-    c->head = m->next;
-    if (c->head == NULL)
-      c->tail = NULL;
-    c->qlen--;
-    c->qbytes -= m->len;
-    int n = lws_write(c->wsi, m->buf + LWS_PRE, m->len, LWS_WRITE_TEXT);
-    bool ok = n >= 0 && (size_t)n >= m->len;
-    free(m);
-    if (!ok)
-      return -1;
-    if ((c->head != NULL && c->head->turn < c->net->turn) || (c->head == NULL && c->closing))
+  out_queue *q = &c->q;
+  if (queue_len(q) > 0 && q->v[q->head].turn >= c->net->turn)
+    return 0; /* Not released yet: the end of the turn asks for this callback again. */
+  if (queue_len(q) > 0) {
+    /* Released frames, as many as the socket takes now: a client that reads keeps up with a
+     * busy room (one frame per callback would let its queue fill up and drop it). */
+    for (int n = 0; n < WRITES_PER_CALLBACK && queue_len(q) > 0 &&
+                    q->v[q->head].turn < c->net->turn && (n == 0 || !lws_send_pipe_choked(c->wsi));
+         n++) {
+      srv_frame *f = q->v[q->head].frame;
+      q->bytes -= f->len;
+      if (++q->head == q->tail)
+        q->head = q->tail = 0;
+      /* The frame's headroom is for lws' header: the write never touches the text itself, and
+       * the same frame can go to every connection it is queued for. */
+      int w = lws_write(c->wsi, f->data + SRV_FRAME_PRE, f->len, LWS_WRITE_TEXT);
+      bool ok = w >= 0 && (size_t)w >= f->len;
+      srv_frame_unref(f);
+      if (!ok)
+        return -1;
+    }
+    if ((queue_len(q) > 0 && q->v[q->head].turn < c->net->turn) ||
+        (queue_len(q) == 0 && c->closing))
       lws_callback_on_writable(c->wsi);
     return 0;
   }
@@ -351,10 +373,7 @@ static void conn_open(srv_net *net, conn *c, struct lws *wsi) {
   srv_addr_client(&net->proxies, peer, has_xff ? xff : NULL, c->ip, sizeof c->ip);
   c->tokens = net->cfg.burst;
   c->refill_ms = now_ms();
-  c->next = net->conns;
-  if (net->conns)
-    net->conns->prev = c;
-  net->conns = c;
+  srv_list_push_front(&net->conns, &c->link);
   ip_count *e = ip_find(net, c->ip);
   if (net->stopping) {
     conn_error(net, c, SRV_ECONNS, NULL, LWS_CLOSE_STATUS_GOINGAWAY, "server shutting down");
@@ -372,22 +391,16 @@ static void conn_open(srv_net *net, conn *c, struct lws *wsi) {
 
 static void conn_closed(srv_net *net, conn *c) {
   if (c->open) {
-    srv_rooms_client_gone(net->dispatch->rooms, &c->client);
+    srv_dispatch_client_gone(net->dispatch, &c->client);
     ip_remove(net, c->ip);
     net->nconns--;
     c->open = false;
   }
-  queue_clear(c);
-  held_remove(net, c);
+  queue_clear(&c->q);
+  srv_list_remove(&c->held);
   free(c->rx);
   c->rx = NULL;
-  if (c->prev)
-    c->prev->next = c->next;
-  else if (net->conns == c)
-    net->conns = c->next;
-  if (c->next)
-    c->next->prev = c->prev;
-  c->prev = c->next = NULL;
+  srv_list_remove(&c->link);
 }
 
 /* Token bucket: returns true when one more message is allowed now. */
@@ -505,9 +518,10 @@ static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
 /* ---- HTTP routes --------------------------------------------------------------------------- */
 
 static void gauges(srv_net *net, srv_metrics_gauges *g) {
+  memset(g, 0, sizeof *g);
+  if (net->routes.gauges != NULL)
+    net->routes.gauges(net->routes.gauges_ud, g);
   g->connections = net->nconns;
-  g->players = (long)srv_ident_count(net->dispatch->ident);
-  srv_rooms_count(net->dispatch->rooms, g->rooms);
 }
 
 static int http_reply(struct lws *wsi, http_req *req, unsigned status, const char *type,
@@ -555,29 +569,19 @@ static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void
                         srv_metrics_health(&g, net->version, now_ms() - net->started_ms));
     if (strcmp(uri, "/metrics") == 0) {
       char *text = srv_metrics_prometheus(&g);
-      char *extra = net->api.metrics ? net->api.metrics(net->api.ud) : NULL;
-      if (text != NULL && extra != NULL) {
-        size_t a = strlen(text), b = strlen(extra);
-        char *both = realloc(text, a + b + 1);
-        if (both != NULL) {
-          memcpy(both + a, extra, b + 1);
-          text = both;
-        }
-      }
-      free(extra);
       return http_reply(wsi, req, HTTP_STATUS_OK, "text/plain; version=0.0.4; charset=utf-8", text);
     }
-    if (strncmp(uri, "/api/", 5) == 0 && net->api.get != NULL) {
+    if (strncmp(uri, "/api/", 5) == 0 && net->routes.api != NULL) {
       char arg[64];
       const char *limit = lws_get_urlarg_by_name(wsi, "limit=", arg, (int)sizeof arg);
       char *body = NULL;
       const char *type = "application/json";
-      int status = net->api.get(net->api.ud, uri, limit, &body, &type);
+      int status = net->routes.api(net->routes.api_ud, uri, limit, &body, &type);
       if (body == NULL)
         return -1;
       return http_reply(wsi, req, (unsigned)status, type, body);
     }
-    if (strncmp(uri, "/r/", 3) == 0 || (strncmp(uri, "/g/", 3) == 0 && net->api.get != NULL)) {
+    if (strncmp(uri, "/r/", 3) == 0 || (strncmp(uri, "/g/", 3) == 0 && net->routes.api != NULL)) {
       /* /r/CODE and /g/ID: the same page as /, which reads the code from the address. */
       int n = lws_serve_http_file(wsi, net->index_path, "text/html", NULL, 0);
       if (n < 0 || (n > 0 && lws_http_transaction_completed(wsi)))
@@ -621,6 +625,9 @@ srv_net *srv_net_new(uv_loop_t *loop, const srv_config *cfg, const char *version
     return NULL;
   net->loop = loop;
   net->cfg = *cfg;
+  srv_list_init(&net->conns);
+  srv_list_init(&net->held);
+  net->sink = (srv_sink){net_queue, net_lost, net};
   if (srv_addr_list_parse(cfg->trust_proxy, &net->proxies) != 0)
     net->proxies.n = 0; /* srv_config_load() already refused a bad list. */
   net->version = version;
@@ -637,22 +644,36 @@ srv_net *srv_net_new(uv_loop_t *loop, const srv_config *cfg, const char *version
   return net;
 }
 
-/* The loop boundary, once per loop turn before the loop polls (Redis' beforeSleep): the lobby
- * goes out coalesced, the turn hook runs (durable storage commits there), and only then are the
- * frames queued during the turn released to the sockets: nothing is sent before it is durable. */
-static void on_prepare(uv_prepare_t *h) {
-  srv_net *net = (srv_net *)((char *)h - offsetof(srv_net, prepare));
-  if (net->dispatch != NULL)
-    srv_rooms_flush(net->dispatch->rooms);
-  if (net->turn_hook != NULL)
-    net->turn_hook(net->turn_hook_arg);
+void srv_net_release(void *ud) {
+  srv_net *net = ud;
+  srv_list_foreach (it, &net->held) {
+    conn *c = srv_list_entry(it, conn, held);
+    /* Frames released at an earlier turn's end had a whole turn to be written: a client that
+     * still leaves more than the bound of them unread does not read. This turn's frames, however
+     * many a busy room made, are not its fault. */
+    const out_queue *q = &c->q;
+    size_t held = q->held_turn == net->turn ? q->held_n : 0;
+    if (!c->doomed && queue_len(q) - held > (size_t)net->cfg.send_queue)
+      conn_drop(net, c, "outgoing queue full");
+  }
   net->turn++;
-  while (net->held != NULL) {
-    conn *c = net->held;
-    held_remove(net, c);
+  srv_list_foreach_safe (it, &net->held) {
+    conn *c = srv_list_entry(it, conn, held);
+    srv_list_remove(&c->held);
     if (!c->doomed)
       lws_callback_on_writable(c->wsi);
   }
+}
+
+/* The loop boundary, once per loop turn before the loop polls (Redis' beforeSleep): the turn
+ * hook ends the turn (srv_turn.h), releasing the turn's frames last; without one they are
+ * released at once. */
+static void on_prepare(uv_prepare_t *h) {
+  srv_net *net = (srv_net *)((char *)h - offsetof(srv_net, prepare));
+  if (net->turn_hook != NULL)
+    net->turn_hook(net->turn_hook_arg);
+  else
+    srv_net_release(net);
 }
 
 void srv_net_set_turn_hook(srv_net *net, void (*fn)(void *arg), void *arg) {
@@ -763,7 +784,7 @@ static void on_stop_tick(uv_timer_t *t) {
   srv_net *net = (srv_net *)((char *)t - offsetof(srv_net, stop_timer));
   if (!net->destroyed_once) {
     /* Give clients a moment to read their bye, then tear lws down from this uv callback. */
-    if (net->conns != NULL && now_ms() - net->stop_started < SHUTDOWN_GRACE_MS)
+    if (!srv_list_empty(&net->conns) && now_ms() - net->stop_started < SHUTDOWN_GRACE_MS)
       return;
     net->destroyed_once = true;
     if (net->context != NULL)
@@ -790,12 +811,13 @@ void srv_net_stop(srv_net *net, void (*done)(void *arg), void *arg) {
   net->done_arg = arg;
   net->stop_started = now_ms();
   srv_log_info("net", "shutting down: closing %ld connections", net->nconns);
-  for (conn *c = net->conns; c != NULL; c = c->next) {
+  srv_list_foreach (it, &net->conns) {
+    conn *c = srv_list_entry(it, conn, link);
     if (!c->open || c->closing || c->doomed)
       continue;
     srv_event ev = {.type = SRV_EV_BYE};
     ev.u.bye.reason = "shutdown";
-    srv_net_send(net, &c->client, &ev);
+    srv_send_event(&net->sink, &c->client, &ev);
     c->closing = true;
     c->close_code = LWS_CLOSE_STATUS_GOINGAWAY;
     c->close_reason = "server shutting down";

@@ -10,6 +10,7 @@
 
 #include "srv_config.h"
 #include "srv_dispatch.h"
+#include "srv_metrics.h"
 #include "srv_msg.h"
 #include "srv_room.h"
 
@@ -19,36 +20,40 @@ typedef struct srv_net srv_net;
  * out. Nothing listens before srv_net_start(). */
 srv_net *srv_net_new(uv_loop_t *loop, const srv_config *cfg, const char *version);
 
-/* The rooms' sink: queues ev for client to (encoded now, written when the socket is writeable).
- * ud is the srv_net. Never closes anything synchronously. */
-void srv_net_send(void *ud, srv_client *to, const srv_event *ev);
+/* Writes into *out the network layer's sink (srv_send.h): a frame queues for the client's
+ * connection, written when its loop turn is released and the socket is writeable; a client that
+ * is lost is dropped. Never closes anything synchronously. */
+void srv_net_sink(srv_net *net, srv_sink *out);
 
 /* Creates the lws context and the listening vhost; frames go to d (borrowed). Returns 0, or
  * SRV_EINTERNAL after logging why (then call srv_net_stop() and run the loop to clean up). */
 int srv_net_start(srv_net *net, srv_dispatch *d);
 
-/* Sets fn(arg) (or clears it with NULL), called once per loop turn at the loop boundary: after the
- * lobby flush and before the frames queued during the turn are released to the sockets. Durable
- * storage commits the turn's moves here, so that nothing is sent before it is stored. */
+/* Sets fn(arg) (or clears it with NULL), called once per loop turn at the loop boundary, before
+ * the loop polls: the end of the turn (srv_turn_end()), which releases the turn's frames last with
+ * srv_net_release(). Without a hook the frames are released at once. */
 void srv_net_set_turn_hook(srv_net *net, void (*fn)(void *arg), void *arg);
 
-/* Drops the frames of room code (borrowed) queued during the current loop turn and not released
- * yet (durable storage lost that turn's writes of the room; it sends the room's state again). */
-void srv_net_drop_room(srv_net *net, const char *code);
+/* The network's part in the end of a turn (srv_turn_net; ud is the srv_net): a mark of the frames
+ * queued so far; dropping the states of room code (borrowed) queued during this turn before mark
+ * (durable storage lost the room's writes and the room took them back); releasing the turn's
+ * frames to the sockets. */
+uint64_t srv_net_mark(void *ud);
+void srv_net_drop_room(void *ud, const char *code, uint64_t mark);
+void srv_net_release(void *ud);
 
-/* HTTP routes of durable storage: GET /api/... and /g/ID (the web client's page). */
-typedef struct srv_net_api {
-  /* Answers GET uri (borrowed, without the query; limit is the "limit" query argument or NULL):
-   * returns the HTTP status and writes into *body a new malloc'd NUL-terminated body (the network
-   * layer frees it) and into *type its static content type; *body NULL: out of memory (500). */
-  int (*get)(void *ud, const char *uri, const char *limit, char **body, const char **type);
-  /* Extra Prometheus text for /metrics, a new malloc'd string, or NULL. */
-  char *(*metrics)(void *ud);
-  void *ud;
-} srv_net_api;
+/* The HTTP routes the network layer does not own. */
+typedef struct srv_net_routes {
+  /* Fills *g (zeroed) for /healthz and /metrics; the network layer fills the connections. */
+  void (*gauges)(void *ud, srv_metrics_gauges *g);
+  void *gauges_ud;
+  /* The archive (srv_api_get()): GET /api/... and the replay page /g/ID exist when it is set. */
+  int (*api)(void *ud, const char *uri, const char *limit, char **body, const char **type);
+  void *api_ud;
+} srv_net_routes;
 
-/* Sets the routes of durable storage (api copied, NULL: none). Call before srv_net_start(). */
-void srv_net_set_api(srv_net *net, const srv_net_api *api);
+/* Sets the routes (copied, NULL: none). Call before srv_net_start(). */
+void srv_net_set_routes(srv_net *net, const srv_net_routes *routes);
 
 /* Returns the port actually listened on (useful with --port 0), or -1. */
 int srv_net_port(const srv_net *net);

@@ -1,4 +1,6 @@
-/* The protocol layer (protocol v1): frames in, typed commands out; typed events in, JSON out.
+/* The protocol layer (protocol v1): frames in, typed commands out (srv_proto_decode.c); typed
+ * events in, frames out (srv_proto_encode.c). Nothing else in the server reads or writes JSON
+ * messages, and nothing here exposes a JSON library.
  *
  * Decoding is driven by one table of message types and their fields (name, JSON type, required);
  * each field has a small store function that checks its range and writes the typed command. A
@@ -7,9 +9,9 @@
 #ifndef SRV_PROTO_H
 #define SRV_PROTO_H
 
-#include <jansson.h>
 #include <stddef.h>
 
+#include "srv_frame.h"
 #include "srv_msg.h"
 
 #define SRV_FRAME_MAX 4096
@@ -22,8 +24,21 @@ typedef struct srv_proto_error {
 
 /* Decodes one text frame (buf, len bytes; borrowed) into *cmd. Returns 0, or SRV_EBADJSON,
  * SRV_EUNKTYPE, SRV_EBADREQ, SRV_ETOOLARGE with *err filled. The request id is decoded first, so
- * cmd->id is valid for the error reply whenever it could be read. */
+ * cmd->id is valid for the error reply whenever it could be read. A move of the common shape goes
+ * through srv_proto_decode_move(), which allocates nothing; everything else through the full
+ * decoder: the results and the errors are the same either way. */
 int srv_proto_decode(const char *buf, size_t len, srv_cmd *cmd, srv_proto_error *err);
+
+/* The fast path of srv_proto_decode(): a valid move frame of the common shape (the fields type,
+ * room, house, ply and an optional integer or plain string id, in any order, plain ASCII strings
+ * without escapes, integers without sign, fraction or exponent) decoded without a JSON tree.
+ * Returns 1 with *cmd exactly as the full decoder makes it, or 0 for anything else (unusual,
+ * invalid or another type), leaving the frame to srv_proto_decode_full(). */
+int srv_proto_decode_move(const char *buf, size_t len, srv_cmd *cmd);
+
+/* The full decoder alone (jansson and the message table): what srv_proto_decode() falls back to.
+ * Same contract as srv_proto_decode(). */
+int srv_proto_decode_full(const char *buf, size_t len, srv_cmd *cmd, srv_proto_error *err);
 
 /* Reads only the request id of a frame (for errors sent without decoding it, like rate_limited).
  * Leaves id->kind SRV_ID_NONE when there is none or the frame is not JSON. */
@@ -32,12 +47,19 @@ void srv_proto_peek_id(const char *buf, size_t len, srv_req_id *id);
 /* Returns the protocol name of a command type ("move"...), or NULL. Static storage. */
 const char *srv_proto_cmd_name(srv_cmd_type type);
 
-/* Returns a new reference to a JSON object for ev (borrowed), or NULL when memory runs out. */
-json_t *srv_proto_encode(const srv_event *ev);
+/* Encodes ev (borrowed) into a new frame with one reference (the caller's), or returns NULL when
+ * memory runs out: never a partial or malformed frame. Loop thread only (the hot frames share one
+ * reusable buffer). */
+srv_frame *srv_proto_encode(const srv_event *ev);
 
-/* Returns a new reference to the JSON array of n trace steps (borrowed), as in a state's
- * last.trace, or NULL when memory runs out. */
-json_t *srv_proto_trace_json(const mc_step *steps, size_t n);
+/* Returns a new frame (one reference, the caller's) that is f (borrowed; one of the hot frames:
+ * state, lobby, joined, chat, error) answering the request id (borrowed): the same text with the
+ * id after the type, so that a frame encoded once for many clients costs the requester a copy,
+ * not a second encoding. NULL when memory runs out. */
+srv_frame *srv_proto_with_id(const srv_frame *f, const srv_req_id *id);
+
+/* Frees the encoder's reusable buffer (at exit; the next encode grows a new one). */
+void srv_proto_encode_cleanup(void);
 
 /* Returns nonzero when c is one of the 31 room code characters (either case). */
 int srv_proto_code_char(int c);

@@ -1,11 +1,22 @@
-/* Rooms: seats, games, clocks, presence, lobby and quick pairing. The loop thread owns all of it.
+/* Rooms: seats, games, clocks, presence and the room commands. The loop thread owns all of it.
  *
  * Rooms are addressable by their code (srv_rooms_find()). Room logic sees only typed commands
- * (srv_cmd) and emits typed events (srv_event) through a sink; it never sees JSON or sockets, so
- * the unit tests drive it with a fake sink and a fake clock.
+ * (srv_cmd) and sends typed events (srv_event) as frames through a sink (srv_send.h); it never
+ * sees JSON or sockets, and it runs on srv_time.h, so the unit tests drive it with a recording
+ * sink and a fake clock.
+ *
+ * Two narrow interfaces look at the rooms from outside without being called back: the recorder
+ * (durable storage, srv_persist.h) gets a record of every change that must survive a restart, and
+ * the observer (the lobby, srv_lobby.h) is told that a room changed in a way the lobby shows.
+ *
+ * The module's files, one concern each: srv_rooms.c (the registry, clients), srv_room.c (one
+ * room: lifecycle, members, seats, presence and timers, records), srv_room_join.c (create, join,
+ * quick, leave, resync), srv_room_move.c (move), srv_room_game.c (games: start and end, clocks,
+ * abandonment, resign, draw, rematch), srv_room_chat.c (chat), srv_room_send.c (every frame a room
+ * sends), srv_room_restore.c (recovery and lost writes). They share srv_room_int.h.
  *
  * Every srv_room_* command function returns 0 or a negative SRV_E* code; on error nothing changed
- * and nothing was sent: the caller turns the code into an error frame.
+ * and nothing was sent: the caller (the dispatch) turns the code into an error frame.
  */
 #ifndef SRV_ROOM_H
 #define SRV_ROOM_H
@@ -13,30 +24,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "srv_client.h"
 #include "srv_ident.h"
 #include "srv_msg.h"
+#include "srv_send.h"
 #include "srv_time.h"
 
 typedef struct srv_rooms srv_rooms;
 typedef struct srv_room srv_room;
-typedef struct srv_member srv_member;
-
-/* One connection as the rooms see it. Owned by the caller (the network layer embeds it in its
- * per-connection data); initialise with srv_client_init() and hand back with
- * srv_rooms_client_gone() before freeing. */
-typedef struct srv_client {
-  srv_player *player; /* NULL until hello. The client holds one reference (player->conns). */
-  srv_member *rooms;  /* Memberships (room internal). */
-  bool lobby_watch;
-  struct srv_client *watch_prev, *watch_next;
-  void *conn; /* The owner's data; rooms never touch it. */
-} srv_client;
-
-/* Where events go: send() must not call back into the rooms (queue, do not close). */
-typedef struct srv_sink {
-  void (*send)(void *ud, srv_client *to, const srv_event *ev);
-  void *ud;
-} srv_sink;
 
 typedef struct srv_room_limits {
   int64_t abandon_ms;   /* Countdown of an absent player on their own turn. */
@@ -46,39 +41,54 @@ typedef struct srv_room_limits {
   int max_rooms;        /* Rooms in memory. */
 } srv_room_limits;
 
-/* The storage seam: durable storage (srv_persist.h) listens to these events. Everything is
- * borrowed for the duration of the call, except game_id which the listener may write. For
- * SRV_STORE_MOVE a negative return refuses the move: the room is left as it was and the mover gets
- * the error. Other returns are logged only. */
-typedef enum srv_store_kind {
-  SRV_STORE_ROOM_OPENED = 0,
-  SRV_STORE_SEATED, /* seats[] changed */
-  SRV_STORE_GAME_STARTED,
-  SRV_STORE_MOVE, /* seat played house; game is the position after it */
-  SRV_STORE_GAME_FINISHED,
-  SRV_STORE_ROOM_CLOSED
-} srv_store_kind;
+/* ---- The storage seam ------------------------------------------------------------------------ */
 
-typedef struct srv_store_event {
-  srv_store_kind kind;
+/* What a room tells durable storage (srv_persist.h), one record per change. Everything in a
+ * record is borrowed for the duration of the call, except game_id, which the recorder may write.
+ * For SRV_RECORD_MOVE a negative return refuses the move: the room is left exactly as it was and
+ * the mover gets the error. Other returns are logged only. */
+typedef enum srv_record_kind {
+  SRV_RECORD_ROOM_OPENED = 0,
+  SRV_RECORD_SEATED, /* seats[] changed */
+  SRV_RECORD_GAME_STARTED,
+  SRV_RECORD_MOVE, /* seat played house; game and clock_ms are as they are after it */
+  SRV_RECORD_GAME_FINISHED,
+  SRV_RECORD_ROOM_CLOSED,
+  SRV_RECORD_KINDS
+} srv_record_kind;
+
+typedef struct srv_record {
+  srv_record_kind kind;
   const char *room;
   const srv_room_opts *opts;
   const mc_game *game;
   const srv_player *seats[2];
   int game_no;
-  int seat, house;     /* SRV_STORE_MOVE */
-  int64_t clock_ms[2]; /* Clock left after the move (the mover's increment included), clocked. */
-  srv_status status;   /* The room's status when the event happened. */
+  int seat, house;     /* SRV_RECORD_MOVE */
+  int64_t clock_ms[2]; /* Time left on each clock now (after a move: the mover's increment in). */
+  srv_status status;   /* The room's status. */
   /* The permanent id of the room's current game, 0 while storage has not recorded it. Owned by the
-   * room; the listener writes the id it gave the game (SRV_STORE_GAME_STARTED, or any later event
-   * that finds it 0 and records the game then) and 0 when that record was lost. */
+   * room; the recorder writes the id it gave the game (SRV_RECORD_GAME_STARTED, or any later
+   * record that finds it 0 and records the game then) and 0 when that record was lost. */
   int64_t *game_id;
-} srv_store_event;
+} srv_record;
 
-typedef struct srv_store_hooks {
-  int (*event)(void *ud, const srv_store_event *ev);
+typedef struct srv_recorder {
+  int (*record)(void *ud, const srv_record *rec);
   void *ud;
-} srv_store_hooks;
+} srv_recorder;
+
+/* ---- The lobby's view --------------------------------------------------------------------------
+ */
+
+/* Told (synchronously) that room changed in a way the lobby shows: opened, closed, status, seats,
+ * presence, spectators. It must not call back into the rooms; it reads them later. */
+typedef struct srv_room_observer {
+  void (*changed)(void *ud, const srv_room *room);
+  void *ud;
+} srv_room_observer;
+
+/* ---- Recovery ------------------------------------------------------------------------------- */
 
 /* A room as durable storage gives it back after a restart (srv_rooms_restore()). */
 typedef struct srv_room_restore {
@@ -88,29 +98,35 @@ typedef struct srv_room_restore {
   int game_no;               /* Games played in the room so far (the current one included). */
   int64_t game_id;           /* The current game's permanent id, 0: none. */
   mc_game *game;             /* Steals it (also on error); NULL: a new game of opts' rules. */
-  srv_player *seats[2];      /* Borrowed; each gets one seat reference. NULL: a free seat. */
+  srv_player *seats[2];      /* Borrowed; each seat takes its own reference. NULL: a free seat. */
   int64_t clock_ms[2];       /* Time left (South, North) when clocked. */
   bool has_last;             /* The last move, for the state's "last" (no trace). */
   int last_seat, last_house;
 } srv_room_restore;
+
+/* ---- The registry ------------------------------------------------------------------------------
+ */
 
 /* Returns a new room registry, or NULL when memory runs out. time, ident, sink and limits are
  * borrowed (copied for sink and limits) and must outlive it. */
 srv_rooms *srv_rooms_new(srv_time *time, srv_ident *ident, const srv_sink *sink,
                          const srv_room_limits *limits);
 
-/* Closes every room without sending anything, frees their timers and releases their seats. The
+/* Closes every room without sending anything, frees their timers and gives back their seats. The
  * clients must already be gone. NULL is allowed. */
 void srv_rooms_free(srv_rooms *rooms);
 
-/* Sets (or with NULL clears) the storage listener; hooks is copied. */
-void srv_rooms_set_store(srv_rooms *rooms, const srv_store_hooks *hooks);
+/* Sets (or with NULL clears) the storage recorder; copied. */
+void srv_rooms_set_recorder(srv_rooms *rooms, const srv_recorder *recorder);
+
+/* Sets (or with NULL clears) the observer of changes the lobby shows; copied. */
+void srv_rooms_set_observer(srv_rooms *rooms, const srv_room_observer *observer);
 
 /* Adds a room recovered from durable storage (r borrowed, r->game stolen), with nobody connected:
  * the clock of the side to move starts now from r->clock_ms (the downtime is not charged), and
  * the abandonment countdown and the idle timer run as after a disconnection; a finished room
- * gets its expiry timer. No storage event is emitted. Returns 0, SRV_EBADREQ (bad code, bad
- * status, a game over in a room said to be playing), SRV_ESERVERFULL or SRV_ENOMEM. */
+ * gets its expiry timer. Nothing is recorded. Returns 0, SRV_EBADREQ (bad code, bad status, a
+ * game over in a room said to be playing), SRV_ESERVERFULL or SRV_ENOMEM. */
 int srv_rooms_restore(srv_rooms *rooms, const srv_room_restore *r);
 
 /* Durable storage lost writes of room code (borrowed) that were already applied in memory: takes
@@ -123,31 +139,13 @@ int srv_rooms_restore(srv_rooms *rooms, const srv_room_restore *r);
 int srv_rooms_store_lost(srv_rooms *rooms, const char *code, int64_t game_id, int lost_ply,
                          bool game_lost, int err);
 
-void srv_client_init(srv_client *c, void *conn);
-
-/* Identifies c as player (borrowed; c takes one reference). When resumed, c rejoins every room
- * where player holds a seat and gets joined and state for each. */
+/* Identifies c as player (borrowed; c takes its own reference). When resumed, c rejoins every
+ * room where player holds a seat and gets joined and state for each. */
 void srv_rooms_identify(srv_rooms *rooms, srv_client *c, srv_player *player, bool resumed);
 
-/* The connection of c is gone: it leaves its rooms (keeping its seats), stops watching the lobby
- * and drops its player reference. c can be freed afterwards. */
+/* The connection of c is gone: it leaves its rooms (keeping its seats) and gives back its player
+ * reference. */
 void srv_rooms_client_gone(srv_rooms *rooms, srv_client *c);
-
-/* The command handlers (cmd borrowed). c must be identified. */
-int srv_room_create(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
-int srv_room_quick(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
-int srv_room_join(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
-int srv_room_leave(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
-int srv_room_lobby(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
-int srv_room_move(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
-int srv_room_resign(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
-int srv_room_draw(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
-int srv_room_rematch(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
-int srv_room_chat(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
-
-/* Sends the lobby to its watchers when it changed since the last flush. Call once per loop
- * iteration (the network layer does it from a uv_prepare_t). */
-void srv_rooms_flush(srv_rooms *rooms);
 
 /* Returns the room with that code (upper case, borrowed), or NULL. */
 srv_room *srv_rooms_find(srv_rooms *rooms, const char *code);
@@ -156,13 +154,40 @@ srv_room *srv_rooms_find(srv_rooms *rooms, const char *code);
  * every room: for the rare batch the disk refused, not for every message. */
 srv_room *srv_rooms_find_game(srv_rooms *rooms, int64_t game_id);
 
-/* Room accessors (borrowed results). */
-srv_status srv_room_status(const srv_room *room);
-const mc_game *srv_room_game(const srv_room *room);
-const srv_player *srv_room_seat(const srv_room *room, int seat);
-const char *srv_room_code(const srv_room *room);
+/* The rooms in creation order (oldest first): the first, and the one after room; NULL at the end.
+ * Borrowed. */
+const srv_room *srv_rooms_first(const srv_rooms *rooms);
+const srv_room *srv_rooms_next(const srv_room *room);
 
 /* Counts rooms by status into counts[3]. */
 void srv_rooms_count(const srv_rooms *rooms, long counts[3]);
+
+/* ---- The commands (cmd borrowed; c must be identified) ------------------------------------- */
+
+int srv_room_create(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
+int srv_room_quick(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
+int srv_room_join(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
+int srv_room_leave(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
+int srv_room_move(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
+int srv_room_resign(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
+int srv_room_draw(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
+int srv_room_rematch(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
+int srv_room_chat(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
+/* The full state again (the game's moves included) to c, answering its request. */
+int srv_room_resync(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
+
+/* ---- One room (borrowed results) ------------------------------------------------------------ */
+
+const char *srv_room_code(const srv_room *room);
+const srv_room_opts *srv_room_opts_of(const srv_room *room);
+srv_status srv_room_status(const srv_room *room);
+const mc_game *srv_room_game(const srv_room *room);
+const srv_player *srv_room_seat(const srv_room *room, int seat);
+
+/* Whether one of the connections of the player in seat is in the room. */
+bool srv_room_seat_connected(const srv_room *room, int seat);
+
+/* Connections in the room that hold no seat. */
+int srv_room_spectators(const srv_room *room);
 
 #endif

@@ -1,16 +1,26 @@
-/* Internals shared by srv_room.c and srv_lobby.c. Not for other modules. */
+/* The room module's internals, shared by its files (srv_rooms.c, srv_room*.c) and by nothing
+ * else: other modules use srv_room.h. Internal functions are named srv_room__* (Mosquitto's
+ * double underscore). */
 #ifndef SRV_ROOM_INT_H
 #define SRV_ROOM_INT_H
 
 #include "srv_clock.h"
+#include "srv_list.h"
 #include "srv_room.h"
 
-struct srv_member {
+/* Room logic runs on srv_time.h (libuv in the server, a fake clock in the tests), never on libuv.
+ */
+#ifdef UV_VERSION_MAJOR
+#error "room logic must not include <uv.h>"
+#endif
+
+/* A client in a room: in the room's members and in the client's rooms. */
+typedef struct srv_member {
   srv_room *room;
   srv_client *client;
-  srv_member *rnext; /* Next member of the room. */
-  srv_member *cnext; /* Next room of the client. */
-};
+  srv_list in_room;   /* room->members */
+  srv_list in_client; /* client->rooms */
+} srv_member;
 
 struct srv_room {
   char code[SRV_CODE_LEN + 1];
@@ -19,8 +29,8 @@ struct srv_room {
   srv_status status;
   mc_game *game;
   int game_no;
-  srv_player *seat[2];
-  srv_member *members;
+  srv_player *seat[2]; /* Each holds a reference; a local room's player holds both. */
+  srv_list members;    /* srv_member.in_room, newest first. */
   srv_clock clock;
   srv_timer *clock_timer, *abandon_timer, *idle_timer, *finished_timer;
   bool idle_armed;
@@ -28,16 +38,15 @@ struct srv_room {
   uint64_t abandon_deadline;
   int draw_offer; /* Seat offering a draw, or -1. */
   bool rematch[2];
-  int last_seat, last_house;
-  mc_step *trace;
+  int last_seat, last_house; /* The last move of the game (last_seat -1: none). */
+  mc_step *trace;            /* Its steps, for late joiners and reconnections. */
   size_t trace_len;
   int64_t game_id;         /* Permanent id of the current game given by storage, 0: none. */
   srv_clock undo_clock;    /* The clock before the last move, for srv_rooms_store_lost(). */
   srv_client *move_client; /* Who made the last move and the request id it came with. */
   srv_req_id move_id;
-  uint64_t serial;       /* Creation order: quick pairing takes the oldest. */
-  srv_room *hnext;       /* Hash chain. */
-  srv_room *prev, *next; /* Creation order. */
+  srv_room *hnext; /* Hash chain. */
+  srv_list order;  /* rooms->order: creation order, the lobby's and quick pairing's. */
 };
 
 struct srv_rooms {
@@ -45,41 +54,133 @@ struct srv_rooms {
   srv_ident *ident;
   srv_sink sink;
   srv_room_limits limits;
-  srv_store_hooks store;
+  srv_recorder recorder;
+  srv_room_observer observer;
   srv_room **buckets;
   size_t nbuckets, count;
-  srv_room *head, *tail;
+  srv_list order; /* srv_room.order, oldest first. */
   long by_status[3];
-  uint64_t serial;
-  srv_client *watchers;
-  bool lobby_dirty;
-  bool lobby_sent;        /* The lobby went to its watchers at least once. */
-  uint64_t lobby_sent_ms; /* When it last did: it goes at most every SRV_LOBBY_EVERY_MS. */
-  srv_timer *lobby_timer; /* Sends a change that came too soon after the last list. */
-  mc_trace *trace;        /* Scratch space for one move's steps. */
+  mc_trace *trace; /* Scratch space for one move's steps. */
 };
 
-void room_send(srv_rooms *rooms, srv_client *to, const srv_event *ev);
-void room_send_state(srv_room *room, srv_client *c, const srv_req_id *id);
-void room_broadcast(srv_room *room, const srv_client *requester, const srv_req_id *id);
-int room_you(const srv_room *room, const srv_client *c);
-bool room_seat_connected(const srv_room *room, int seat);
-int room_spectators(const srv_room *room);
-void room_presence(srv_room *room);
-void room_finish(srv_room *room, mc_reason reason, mc_winner winner);
-int room_new(srv_rooms *rooms, const srv_room_opts *opts, srv_room **out);
-void room_close(srv_room *room, const char *reason);
-srv_member *room_member(srv_room *room, const srv_client *c);
-int room_add_member(srv_room *room, srv_client *c);
-int room_enter(srv_room *room, srv_client *c, const srv_req_id *id);
-int room_seat(srv_room *room, srv_player *p, srv_seat_choice choice);
-int room_active_count(const srv_rooms *rooms, const srv_player *p);
+/* ---- srv_rooms.c: the registry --------------------------------------------------------------- */
 
-/* Lobby (srv_lobby.c). */
-int room_listed(const srv_room *room);
-void room_lobby_changed(srv_room *room);
-/* Sends a lobby change held back by srv_rooms_flush() (a srv_timer_cb; arg is the srv_rooms). */
-void srv_lobby_timer_cb(void *arg);
-void room_watch(srv_rooms *rooms, srv_client *c, bool on);
+/* Links a new room into the registry (hash and creation order). */
+void srv_room__link(srv_rooms *rooms, srv_room *room);
+
+/* Unlinks room from the registry. */
+void srv_room__unlink(srv_room *room);
+
+/* Draws a code no room in memory has. Returns 0, or SRV_ESERVERFULL / SRV_EINTERNAL. */
+int srv_room__new_code(srv_rooms *rooms, char code[SRV_CODE_LEN + 1]);
+
+/* Counts the unfinished rooms where p holds a seat. */
+int srv_room__active_count(const srv_rooms *rooms, const srv_player *p);
+
+/* ---- srv_room.c: one room -------------------------------------------------------------------- */
+
+/* Makes a room with opts (borrowed, copied): a new code, or code (not NULL) for a room recovered
+ * under its old one, which records nothing. Returns 0 with *out, or SRV_ESERVERFULL, SRV_EBADREQ
+ * (a taken or bad code), SRV_ENOMEM. */
+int srv_room__make(srv_rooms *rooms, const srv_room_opts *opts, const char *code, srv_room **out);
+
+/* Closes room: records it, sends closed to everyone still in it, frees it. */
+void srv_room__close(srv_room *room, const char *reason);
+
+/* Frees a room that is unlinked and empty, giving back its seats, without sending anything. */
+void srv_room__destroy(srv_room *room);
+
+/* The membership of c in room, or NULL. */
+srv_member *srv_room__member(srv_room *room, const srv_client *c);
+
+/* Makes c a member of room (nothing when it is one). Returns 0 or SRV_ENOMEM. */
+int srv_room__add_member(srv_room *room, srv_client *c);
+
+/* Ends membership m (and frees it). */
+void srv_room__remove_member(srv_member *m);
+
+/* Seats player p (borrowed; the seat takes a reference) / frees a seat, giving the reference
+ * back. */
+void srv_room__take_seat(srv_room *room, int seat, srv_player *p);
+void srv_room__free_seat(srv_room *room, int seat);
+
+/* The seat(s) c's player holds here: MC_SOUTH, MC_NORTH, SRV_SEAT_BOTH or SRV_SEAT_SPECTATOR. */
+int srv_room__you(const srv_room *room, const srv_client *c);
+
+/* Tells the observer that room changed as the lobby shows it. */
+void srv_room__changed(srv_room *room);
+
+/* Records the room as it is now under kind (seat and house: the move of SRV_RECORD_MOVE).
+ * Returns the recorder's result (0 without one); a refusal of any other kind is logged here. */
+int srv_room__record(srv_room *room, srv_record_kind kind, int seat, int house);
+
+/* Sets the status, counting rooms by status. */
+void srv_room__set_status(srv_room *room, srv_status status);
+
+/* Starts timer t for ms (0 when negative) / stops it. */
+void srv_room__arm(srv_room *room, srv_timer *t, int64_t ms);
+void srv_room__disarm(srv_room *room, srv_timer *t);
+
+/* Re-evaluates the abandonment countdown and the idle timer after any change of presence, turn
+ * or status. */
+void srv_room__presence(srv_room *room);
+
+/* The checks every room command starts with: the room of code exists (else SRV_ENOTFOUND) and c
+ * is in it (else SRV_ENOTMEMBER). Sets *room. */
+int srv_room__find_member(srv_rooms *rooms, srv_client *c, const char *code, srv_room **room);
+
+/* As srv_room__find_member(), and c holds a seat (else SRV_ENOTPLAYER) in a game in progress
+ * (else SRV_ENOTPLAYING or SRV_EOVER). */
+int srv_room__find_playing(srv_rooms *rooms, srv_client *c, const char *code, srv_room **room);
+
+/* The seat a command of c speaks for: c's seat, or in a local room the seat to move. */
+int srv_room__acting_seat(const srv_room *room, const srv_client *c);
+
+/* ---- srv_room_game.c: games ------------------------------------------------------------------ */
+
+/* Starts game number game_no + 1 with the seats as they are: South moves first. */
+void srv_room__start_game(srv_room *room);
+
+/* Starts the clock of the side to move (clocked rooms in play). */
+void srv_room__start_turn_clock(srv_room *room);
+
+/* Ends the game in progress. reason MC_REASON_NONE: the board ended it (the engine already knows
+ * the result); else an outside reason with winner. */
+void srv_room__finish(srv_room *room, mc_reason reason, mc_winner winner);
+
+/* The timers' callbacks (arg is the room). */
+void srv_room__on_clock(void *arg);
+void srv_room__on_abandon(void *arg);
+
+/* ---- srv_room_join.c: entering and leaving -------------------------------------------------- */
+
+/* Removes membership m; keeps the seats unless free_waiting_seat and the room is waiting and the
+ * player has no other connection there: then the seat is given up, and a waiting room with no
+ * seated player left closes. */
+void srv_room__leave(srv_member *m, bool free_waiting_seat);
+
+/* ---- srv_room_send.c: every frame a room sends ----------------------------------------------- */
+
+/* Sends ev (borrowed) to c. */
+void srv_room__send(srv_rooms *rooms, srv_client *c, const srv_event *ev);
+
+/* Sends c the room's full state, its game's moves included (id: the request it answers, or NULL):
+ * for a client that joins, resumes or asks to resync. */
+void srv_room__send_full(srv_room *room, srv_client *c, const srv_req_id *id);
+
+/* Sends every member but skip (NULL: none) the state, without the moves; the requester's copy
+ * carries the request id. */
+void srv_room__broadcast(srv_room *room, const srv_client *requester, const srv_req_id *id,
+                         const srv_client *skip);
+
+/* Sends c joined (answering id, or NULL). */
+void srv_room__send_joined(srv_room *room, srv_client *c, const srv_req_id *id);
+
+/* Sends every member the chat line text (borrowed) from c at wall time at; c's copy answers id. */
+void srv_room__send_chat(srv_room *room, srv_client *from, const srv_req_id *id, const char *text,
+                         int64_t at);
+
+/* Sends closed (reason: static) to every member. */
+void srv_room__send_closed(srv_room *room, const char *reason);
 
 #endif

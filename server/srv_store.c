@@ -28,7 +28,8 @@
 
 /* Migration i takes the schema from version i to i + 1. Never edit a migration that has shipped:
  * add the next one. Version 1 is the base tables; version 2 adds when a player was last seen and
- * the indexes behind a player's recent games. */
+ * the indexes behind a player's recent games; version 3 records the rules version of the Congkak
+ * matches stored before it (below). */
 static const char *const migrations[SRV_STORE_SCHEMA_VERSION] = {
     /* 0 -> 1 */
     "CREATE TABLE players ("
@@ -74,6 +75,15 @@ static const char *const migrations[SRV_STORE_SCHEMA_VERSION] = {
     "ALTER TABLE players ADD COLUMN seen_ms INTEGER;"
     "CREATE INDEX games_south ON games(south, id) WHERE ended_ms IS NOT NULL;"
     "CREATE INDEX games_north ON games(north, id) WHERE ended_ms IS NOT NULL;",
+    /* 2 -> 3: a Congkak match burnt a house for the rest of the match until version 3; now
+     * burning is decided afresh at every round (rule book, Congkak 7). Every Congkak match stored
+     * before is marked with the engine's "burn=match" word, so that recovery and the archive
+     * replay it under the rule it was played under. The options are the engine's words in the
+     * engine's order, and burn=match comes last. Room settings are left alone: the next game of
+     * a room (a rematch) is played under the new rule. */
+    "UPDATE games SET options = options || ' burn=match' "
+    "WHERE game = 'congkak' AND ' ' || options || ' ' LIKE '% rounds=match %' "
+    "AND ' ' || options || ' ' NOT LIKE '% burn=%';",
 };
 
 #define GAME_COLUMNS                                                                               \
@@ -149,6 +159,7 @@ struct srv_store {
   char *path;
   int lock_fd; /* DIR/mancala.lock, write-locked while the store is open; -1 when none. */
   store_stmts st;
+  bool reader; /* A connection for committed reads only (srv_store_open_reader()). */
   bool in_txn;
   /* The writes of the open batch, so that a lost batch can be reported. */
   srv_store_op *ops;
@@ -538,6 +549,37 @@ int srv_store_open(const char *dir, const srv_store_config *config, srv_store **
   return 0;
 }
 
+int srv_store_open_reader(const srv_store *main, srv_store **out) {
+  if (main == NULL || out == NULL)
+    return SRV_STORE_EINVAL;
+  *out = NULL;
+  srv_store *store = calloc(1, sizeof *store);
+  size_t len = strlen(main->path) + 1;
+  if (store == NULL || (store->path = malloc(len)) == NULL) {
+    free(store);
+    return SRV_STORE_ENOMEM;
+  }
+  memcpy(store->path, main->path, len);
+  store->lock_fd = -1; /* The directory lock is the main connection's (one per process). */
+  store->reader = true;
+  /* In WAL mode this connection reads the last committed state while the main one holds its
+   * batch open; query_only makes sure it never takes a write lock. */
+  int rc =
+      sqlite3_open_v2(store->path, &store->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+  if (rc == SQLITE_OK) {
+    sqlite3_extended_result_codes(store->db, 1);
+    sqlite3_busy_timeout(store->db, 1000);
+    rc = sqlite3_exec(store->db, "PRAGMA query_only = 1", NULL, NULL, NULL);
+  }
+  int err = rc == SQLITE_OK ? prepare_all(store) : db_fail(store, rc, "cannot open a reader");
+  if (err != 0) {
+    srv_store_close(store);
+    return err;
+  }
+  *out = store;
+  return 0;
+}
+
 void srv_store_close(srv_store *store) {
   if (store == NULL)
     return;
@@ -608,6 +650,10 @@ static void batch_lost(srv_store *store) {
 /* Begins the batch when none is open; reserves room for one more op, in the batch and in the
  * failed list, so that losing the batch never needs memory (a lost write is always reported). */
 static int write_begin(srv_store *store) {
+  if (store->reader) {
+    set_error(store->error, "%s: a reader does not write", store->path);
+    return SRV_STORE_EREADONLY;
+  }
   failed_expire(store);
   if (grow((void **)&store->ops, &store->cap_ops, store->n_ops + 1, sizeof *store->ops) != 0 ||
       grow((void **)&store->failed, &store->cap_failed, store->n_failed + store->n_ops + 1,

@@ -56,7 +56,7 @@ enum {
 };
 
 /* The schema version this code creates and migrates to (PRAGMA user_version). */
-#define SRV_STORE_SCHEMA_VERSION 2
+#define SRV_STORE_SCHEMA_VERSION 3
 
 /* The database file inside the data directory. */
 #define SRV_STORE_FILE "mancala.db"
@@ -98,7 +98,6 @@ typedef struct srv_store_seat {
   int computer;                   /* 0: a person; 1..6: the computer at that level. */
 } srv_store_seat;
 
-/* (The SRV_STORE_ROOM_* names belong to the server's event seam in srv_room.h.) */
 typedef enum srv_store_status {
   SRV_STORE_STATUS_WAITING = 0,
   SRV_STORE_STATUS_PLAYING = 1,
@@ -131,8 +130,9 @@ typedef struct srv_store_move {
 typedef struct srv_store_game {
   int64_t id; /* Permanent id (never reused), 0 before srv_store_game_start(). */
   char room[SRV_STORE_CODE_SIZE];
-  int game_no; /* 1 for the first game of the room, 2 after a rematch... */
-  mc_rules rules;
+  int game_no;    /* 1 for the first game of the room, 2 after a rematch... */
+  mc_rules rules; /* The rules the game is played under, its rules version included: a Congkak
+                   * match stored before schema 3 reads back with burn = MC_BURN_MATCH. */
   srv_store_seat seats[2];
   bool clocked;
   int64_t initial_ms, increment_ms;
@@ -201,6 +201,13 @@ void srv_store_config_init(srv_store_config *config);
  * (SRV_STORE_ERR_SIZE bytes): an unreadable, read-only, locked, corrupt or newer-schema database
  * is refused, never repaired or downgraded. */
 int srv_store_open(const char *dir, const srv_store_config *config, srv_store **out, char *err);
+
+/* Opens a second connection to the database of store (borrowed; it must outlive the reader) that
+ * sees only what is committed: in WAL mode the batch store holds open is invisible to it, so
+ * reads through it never show a write before it is durable, and never commit the batch early (the
+ * archive's HTTP routes read this way). The reads below work on it; its writes fail with
+ * SRV_STORE_EREADONLY. Close it with srv_store_close(). Returns 0 with *out, or a negative code. */
+int srv_store_open_reader(const srv_store *store, srv_store **out);
 
 /* Rolls back an open batch (it was never acknowledged), finalises every statement and closes the
  * database. NULL is allowed. */

@@ -13,6 +13,6 @@ if [ -f "$top/tests/package-lock.json" ]; then
   (cd "$top/tests" && npm ci --no-audit --no-fund --loglevel=error)
 fi
 
-cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=Debug -DMANCALA_SANITIZE=ON
+cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=Debug -DMANCALA_SANITIZE=ON -DMANCALA_WERROR=ON
 cmake --build "$build" -j "$(nproc)"
 ctest --test-dir "$build" --output-on-failure -j "$(nproc)" "$@"

@@ -52,7 +52,10 @@ static const char usage[] =
     "  --empty-capture       Kalah: the last seed is captured even facing an empty house\n"
     "  --grand-slam MODE     Oware: no_capture (default), forbidden or capture\n"
     "  --lap-capture         Congkak: capture only after the sowing passed the own store\n"
-    "  --rounds single|match Congkak: one round (default) or a match with burnt houses\n"
+    "  --rounds single|match Congkak: one round (default) or a match of rounds, where the\n"
+    "                        houses a store cannot fill are burnt for the next round\n"
+    "  --burn round|match    Congkak match: a house is burnt for one round (default) or for\n"
+    "                        the rest of the match (the old rule of games stored before it)\n"
     "DEPTH is 1-64. A level L is 1-6 (1 beginner ... 6 master), or full, optionally with\n"
     "settings: \"4:depth=8,eval=stores\" (keys depth, nodes, ms, egtb, eval, temp, blind, w).\n"
     "DIR is the data directory holding the endgame tables (default ./data, as the server).\n"
@@ -152,6 +155,12 @@ static int parse_game(int argc, char **argv, mc_rules *rules, char **pos, int *n
         return bad("--rounds must be single or match, got '%s'", val ? val : "nothing");
       rules->match = strcmp(val, "match") == 0;
       i++;
+    } else if (strcmp(a, "--burn") == 0) {
+      if (kind != MC_CONGKAK)
+        return bad("%s is a Congkak option", a);
+      if (val == NULL || mc_burn_parse(val, &rules->burn) < 0)
+        return bad("--burn must be round or match, got '%s'", val ? val : "nothing");
+      i++;
     } else if (a[0] == '-' && a[1] == '-') {
       return bad("unknown option '%s'", a);
     } else {
@@ -160,6 +169,8 @@ static int parse_game(int argc, char **argv, mc_rules *rules, char **pos, int *n
       pos[(*npos)++] = argv[i];
     }
   }
+  if (rules->burn != MC_BURN_ROUND && !rules->match)
+    return bad("%s", "--burn match needs --rounds match");
   return 0;
 }
 

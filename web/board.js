@@ -1,19 +1,45 @@
 // The board: pits in the rule book's flat layout drawn as a real mancala board, seeds drawn as seeds,
 // and the last move replayed step by step from the server's trace. The board never decides a rule:
 // it draws the pits it is given and the steps the server sent.
+//
+// Two layouts from the same elements: across (stores at the ends, the viewer's row at the bottom)
+// and, on narrow screens (style.css), upright (the board turned a quarter clockwise: the viewer's
+// houses in the left column, the stores at the top and bottom), so that houses stay big enough to
+// tap. Each pit carries its grid place in both (--col/--row and --vcol/--vrow).
 import { h, clear } from './ui.js';
 import { t } from './i18n.js';
+import { normStep } from './moves.js';
 
-const KINDS = ['pick', 'sow', 'relay', 'capture', 'sweep', 'extra_turn', 'round_end', 'refill', 'burn'];
+export { normStep };
+
 const HOUSE_CAP = 28, STORE_CAP = 64;
 
-// One trace step in a common shape, whatever names the server chose for the fields.
-export function normStep(s) {
-  if (!s || typeof s !== 'object') return null;
-  let kind = s.kind ?? s.step ?? s.type ?? s.k ?? s.what;
-  if (typeof kind === 'number') kind = KINDS[kind];
-  const num = (...v) => { for (const x of v) if (typeof x === 'number') return x; return undefined; };
-  return { kind, pit: num(s.pit, s.p, s.from, s.index), count: num(s.count, s.n, s.seeds, s.round), store: num(s.store, s.to, s.into) };
+// How long each kind of step holds, in step units (a capture holds longer than a sown seed).
+export const STEP_WEIGHT = { pick: 1.4, relay: 1.4, sow: 1, capture: 2.2, sweep: 1.2, refill: 1.2, extra_turn: 2, round_end: 3, burn: 1.5 };
+
+// The step units of a whole trace.
+export function traceWeight(trace) {
+  let w = 0;
+  for (const s of (Array.isArray(trace) ? trace : []).map(normStep)) if (s && STEP_WEIGHT[s.kind]) w += STEP_WEIGHT[s.kind];
+  return w;
+}
+
+// The time of one step unit: `base` ms, shortened so that the whole trace takes at most `budget` ms.
+export function stepUnit(base, budget, trace) {
+  const w = traceWeight(trace);
+  return w > 0 && base * w > budget ? budget / w : base;
+}
+
+// Replay speeds: the time of one step unit in ms ('off': no replay).
+export const SPEEDS = { slow: 420, normal: 220, fast: 90, off: 0 };
+// The longest replay at Normal, in ms; Slow and Fast in proportion to their step times (about 2.9 s
+// and 0.6 s), however many seeds the move sows.
+export const REPLAY_MS = 1500;
+
+// The time of one step unit of trace at speed (a key of SPEEDS); 0: no replay.
+export function replayUnit(speed, trace) {
+  const base = SPEEDS[speed] ?? SPEEDS.normal;
+  return base ? stepUnit(base, REPLAY_MS * base / SPEEDS.normal, trace) : 0;
 }
 
 // Burnt houses from the state, in whatever form the server sends them: pit indexes, a bit mask, or
@@ -43,21 +69,26 @@ export function houseNumber(k, m) { return k < m ? k + 1 : k - m; }
 export function pitIndex(seat, house, m) { return seat === 'south' ? house - 1 : m + house; }
 
 export class Board {
-  constructor(root, { onPlay, mini = false } = {}) {
+  // onPlay(seat, house): a playable house was clicked. badgeHost: where the move's badges (relay,
+  // capture, extra turn) show, instead of over the middle of the board. mini: a small picture.
+  constructor(root, { onPlay, mini = false, badgeHost = null } = {}) {
     this.root = root;
     this.onPlay = onPlay;
     this.mini = mini;
+    this.badgeHost = badgeHost;
     this.key = '';
     this.pits = [];
     this.els = [];
     this.counts = [];
+    this.labels = [];
     this.burnt = new Set();
     this.anim = null;
+    this.sides = null;
   }
 
   // Builds the pits for a game and board size, with `bottom` (the viewer's seat) nearest the viewer.
   setup(game, m, bottom) {
-    const key = game + m + bottom;
+    const key = game + m + bottom + (this.mini ? 'mini' : '');
     if (key === this.key) return;
     this.key = key;
     this.game = game; this.m = m; this.bottom = bottom;
@@ -65,64 +96,114 @@ export class Board {
     clear(this.root);
     this.root.className = 'board ' + (cw ? 'cw' : 'ccw') + (this.mini ? ' mini' : '');
     this.root.style.setProperty('--m', String(m));
-    if (!this.mini) { this.root.setAttribute('role', 'group'); this.root.setAttribute('aria-label', t('game.' + game)); }
-    else this.root.setAttribute('aria-hidden', 'true');
+    if (!this.mini) {
+      this.root.setAttribute('role', 'group');
+      this.root.setAttribute('aria-label', t('game.' + game));
+      this.root.tabIndex = -1; // focus lands here when the focused house stops being playable
+    } else this.root.setAttribute('aria-hidden', 'true');
     this.board = this.root;
-    this.els = []; this.counts = [];
-    const top = bottom === 'south' ? 'north' : 'south';
+    this.els = []; this.counts = []; this.labels = [];
+    // Grid places: across, rows 1 (far numbers), 2 (far houses), 3 (near houses), 4 (near numbers)
+    // and columns 1..m+2; upright, the same turned a quarter clockwise (column 5 - row, row = column).
+    const place = (el, col, row, span) => {
+      el.style.setProperty('--col', String(col));
+      el.style.setProperty('--row', span ? row + ' / span 2' : String(row));
+      el.style.setProperty('--vcol', span ? (5 - row - 1) + ' / span 2' : String(5 - row));
+      el.style.setProperty('--vrow', String(col));
+    };
     for (let k = 0; k < 2 * m + 2; k++) {
       const seat = pitSeat(k, m), store = isStore(k, m), mine = seat === bottom;
-      let col, row;
-      if (store) { col = (mine !== cw) ? m + 2 : 1; row = '2 / span 2'; }
-      else {
-        const i = houseNumber(k, m);
-        col = (mine !== cw) ? i + 1 : m + 2 - i;
-        row = mine ? '3' : '2';
-      }
-      const el = h(store ? 'div' : 'button', {
+      const button = !store && !this.mini; // a mini board is a picture: nothing to press
+      const el = h(button ? 'button' : 'div', {
         class: 'pit ' + (store ? 'store ' : 'house ') + (mine ? 'near' : 'far') + ' ' + seat,
         dataset: { pit: String(k) },
-        style: { 'grid-column': String(col), 'grid-row': row },
-        type: store ? null : 'button',
-        tabindex: store ? null : '-1',
-      }, h('span', { class: 'seeds', 'aria-hidden': 'true' }), h('span', { class: 'count' }, '0'));
-      if (!store) el.addEventListener('click', () => { if (el.classList.contains('legal') && this.onPlay) this.onPlay(seat, houseNumber(k, m)); });
+        type: button ? 'button' : null,
+        tabindex: button ? '-1' : null,
+      }, h('span', { class: 'seeds', 'aria-hidden': 'true' }), h('span', { class: 'count', 'aria-hidden': store ? 'true' : null }, '0'));
+      if (store) {
+        place(el, (mine !== cw) ? m + 2 : 1, 2, true);
+        if (!this.mini) { this.labels[k] = h('span', { class: 'sr-only store-label' }); el.append(this.labels[k]); }
+      } else {
+        const i = houseNumber(k, m);
+        place(el, (mine !== cw) ? i + 1 : m + 2 - i, mine ? 3 : 2, false);
+        if (button) el.addEventListener('click', () => { if (el.classList.contains('legal') && this.onPlay) this.onPlay(seat, houseNumber(k, m)); });
+      }
       this.els[k] = el;
       this.counts[k] = -1;
       this.root.append(el);
       if (!store && !this.mini) {
-        const lab = h('span', { class: 'num ' + (mine ? 'near' : 'far'), style: { 'grid-column': String(col), 'grid-row': mine ? '4' : '1' }, 'aria-hidden': 'true' }, String(houseNumber(k, m)));
+        const i = houseNumber(k, m);
+        const lab = h('span', { class: 'num ' + (mine ? 'near' : 'far'), 'aria-hidden': 'true' }, String(i));
+        place(lab, (mine !== cw) ? i + 1 : m + 2 - i, mine ? 4 : 1, false);
         this.root.append(lab);
       }
     }
     this.hand = h('span', { class: 'hand', 'aria-hidden': 'true' });
-    this.badge = h('span', { class: 'badge', 'aria-hidden': 'true' });
-    this.root.append(this.hand, this.badge);
-    this.top = top;
+    this.root.append(this.hand);
+    if (!this.badge) this.badge = h('span', { class: 'badge', 'aria-hidden': 'true' });
+    if (this.badgeHost) this.badgeHost.append(this.badge); else this.root.append(this.badge);
+    this.top = bottom === 'south' ? 'north' : 'south';
   }
 
-  // Draws the seeds and counts of every pit and marks burnt and playable houses.
-  show(pits, { burnt = new Set(), legal = [], seat = null, last = null } = {}) {
+  // Draws the seeds and counts of every pit and marks burnt and playable houses. sides: per seat,
+  // {you: true} for the viewer's own side or {name} for someone else's, for what a screen reader
+  // hears ("Your store: 12 seeds", "Ana's store: 9 seeds"); without it, the seats' names.
+  show(pits, { burnt = new Set(), legal = [], seat = null, last = null, sides = null } = {}) {
     this.pits = pits.slice();
     this.burnt = burnt;
+    if (sides) this.sides = sides;
     const m = this.m;
     for (let k = 0; k < pits.length && k < this.els.length; k++) this.drawPit(k, pits[k]);
-    const playable = new Set(seat ? legal.map((hn) => pitIndex(seat, hn, m)) : []);
     for (let k = 0; k < this.els.length; k++) {
       const el = this.els[k];
       el.classList.toggle('burnt', burnt.has(k));
       el.classList.remove('hit', 'cap', 'picked');
-      if (isStore(k, m)) { el.setAttribute('aria-label', t('board.store_label', { who: this.who(pitSeat(k, m)), n: pits[k] })); continue; }
-      const ok = playable.has(k);
-      el.classList.toggle('legal', ok);
-      el.tabIndex = ok ? 0 : -1;
-      el.setAttribute('aria-disabled', ok ? 'false' : 'true');
-      el.setAttribute('aria-label', t(burnt.has(k) ? 'board.burnt_label' : 'board.house_label', { who: this.who(pitSeat(k, m)), house: houseNumber(k, m), n: pits[k] }));
     }
+    this.setPlayable(seat, legal);
     this.markLast(last);
   }
 
-  who(seat) { return t(seat === this.bottom ? 'board.side_near' : 'board.side_far'); }
+  // Marks the houses of seat listed in legal (house numbers) as playable, and no others.
+  setPlayable(seat, legal) {
+    const m = this.m;
+    const playable = new Set(seat ? (legal || []).map((hn) => pitIndex(seat, hn, m)) : []);
+    let lostFocus = false;
+    for (let k = 0; k < this.els.length; k++) {
+      if (isStore(k, m) || this.mini) continue;
+      const el = this.els[k];
+      const ok = playable.has(k);
+      if (!ok && document.activeElement === el) lostFocus = true;
+      el.classList.toggle('legal', ok);
+      el.tabIndex = ok ? 0 : -1;
+      el.setAttribute('aria-disabled', ok ? 'false' : 'true');
+    }
+    // A house that was focused (clicked or tabbed to) and is no longer playable gives the focus to
+    // the board, so it keeps no ring that looks like "play here".
+    if (lostFocus && !this.mini) this.root.focus({ preventScroll: true });
+    this.relabel();
+  }
+
+  side(seat) {
+    const s = this.sides && this.sides[seat];
+    return s || { name: t('seat.' + seat) };
+  }
+
+  // The names a screen reader reads: each house and store with its seeds.
+  relabel() {
+    if (this.mini) return;
+    const m = this.m;
+    for (let k = 0; k < this.els.length; k++) {
+      const seat = pitSeat(k, m), side = this.side(seat);
+      const n = this.counts[k] < 0 ? 0 : this.counts[k];
+      if (isStore(k, m)) {
+        const text = side.you ? t('board.store_you', { n }) : t('board.store_of', { name: side.name, n });
+        if (this.labels[k] && this.labels[k].textContent !== text) this.labels[k].textContent = text;
+        continue;
+      }
+      const who = side.you ? t('board.side_near') : side.name;
+      this.els[k].setAttribute('aria-label', t(this.burnt.has(k) ? 'board.burnt_label' : 'board.house_label', { who, house: houseNumber(k, m), n }));
+    }
+  }
 
   markLast(last) {
     for (const el of this.els) el.classList.remove('last-from', 'last-to');
@@ -163,55 +244,83 @@ export class Board {
     this.counts[k] = n;
   }
 
+  // Marks pit k with cls for ms (again: for ms from now). No layout is forced: a replay may draw
+  // hundreds of steps a second.
   flash(k, cls, ms) {
     const el = this.els[k];
     if (!el) return;
-    el.classList.remove(cls);
-    void el.offsetWidth;
+    if (!this.flashes) this.flashes = new Map();
+    const key = k + cls;
+    clearTimeout(this.flashes.get(key));
     el.classList.add(cls);
-    setTimeout(() => el.classList.remove(cls), ms);
+    this.flashes.set(key, setTimeout(() => { el.classList.remove(cls); this.flashes.delete(key); }, ms));
+  }
+
+  // The point above each pit where the hand holding the seeds shows (measured once per replay).
+  measure() {
+    this.spots = this.els.map((el) => ({ x: el.offsetLeft + el.offsetWidth / 2, y: el.offsetTop }));
   }
 
   moveHand(k, n) {
-    const el = this.els[k];
-    if (!el || !n) { this.hand.classList.remove('on'); return; }
+    const at = this.spots && this.spots[k];
+    if (!at || !n) { this.hand.classList.remove('on'); return; }
     this.hand.textContent = String(n);
-    this.hand.style.setProperty('left', (el.offsetLeft + el.offsetWidth / 2) + 'px');
-    this.hand.style.setProperty('top', (el.offsetTop) + 'px');
+    this.hand.style.setProperty('left', at.x + 'px');
+    this.hand.style.setProperty('top', at.y + 'px');
     this.hand.classList.add('on');
   }
 
+  // A badge for a moment (relay, capture, extra turn...); a new one restarts the fade by swapping
+  // between two identical animations rather than forcing a layout.
   showBadge(text) {
     this.badge.textContent = text;
-    this.badge.classList.remove('on');
-    void this.badge.offsetWidth;
-    this.badge.classList.add('on');
+    const on = this.badge.classList.contains('on') ? 'on2' : 'on';
+    this.badge.classList.remove('on', 'on2');
+    this.badge.classList.add(on);
+    if (this.badgeHost) this.badgeHost.classList.add('badged');
+    clearTimeout(this.badgeTimer);
+    this.badgeTimer = setTimeout(() => { this.badge.classList.remove('on', 'on2'); if (this.badgeHost) this.badgeHost.classList.remove('badged'); }, 1500);
   }
 
-  skip() { if (this.anim) this.anim.skip = true; }
+  // Ends the replay in progress at once (its last steps are not drawn: the caller draws the state).
+  skip() { if (this.anim) { this.anim.skip = true; if (this.anim.wake) this.anim.wake(); } }
   get animating() { return !!this.anim; }
 
-  // Replays trace on top of `from`; resolves when done or skipped. delayFn() gives the step time in ms
-  // (0: no animation).
-  async animate(from, trace, delayFn) {
+  // Replays trace on top of `from`; resolves when done or skipped. unit() gives the time of one step
+  // unit in ms (STEP_WEIGHT; 0: no animation), asked at each step so that a speed change applies
+  // at once; onStep(step) is called as each step is drawn (for sounds). Steps are timed from the
+  // start, so that a slow frame does not make the replay longer.
+  async animate(from, trace, unit, onStep) {
     const steps = (trace || []).map(normStep).filter((s) => s && s.kind);
     const w = from.slice();
     const burnt = new Set(this.burnt);
-    const anim = { skip: false };
+    const anim = { skip: false, wake: null };
     this.anim = anim;
     for (const el of this.els) el.classList.remove('legal', 'last-from', 'last-to');
     this.root.classList.add('animating');
+    this.measure();
     let hand = 0;
+    const start = performance.now();
+    let due = start;
+    // Behind time (a long move on a slow machine): steps are drawn without their flashes until
+    // the replay is on time again, and past the whole replay's time (plus a frame or so) the rest
+    // is not drawn at all: the caller draws the new position.
+    const late = () => performance.now() - due > 40;
+    const weight = steps.reduce((a, s) => a + (STEP_WEIGHT[s.kind] || 0), 0);
+    const over = () => performance.now() - start > unit() * weight + 40;
     const wait = (f) => new Promise((res) => {
-      const d = delayFn() * f;
+      const d = unit() * f;
       if (anim.skip || d <= 0) return res();
-      const end = Date.now() + d;
-      const tick = () => (anim.skip || Date.now() >= end ? res() : setTimeout(tick, Math.min(40, end - Date.now())));
-      tick();
+      due += d;
+      const left = due - performance.now();
+      if (left <= 0) return res(); // behind: draw the next step in the same frame
+      const timer = setTimeout(() => { anim.wake = null; res(); }, left);
+      anim.wake = () => { clearTimeout(timer); anim.wake = null; res(); };
     });
     const ok = (k) => typeof k === 'number' && k >= 0 && k < w.length;
     for (const s of steps) {
-      if (anim.skip) break;
+      if (anim.skip || over()) break;
+      if (onStep) onStep(s);
       switch (s.kind) {
         case 'pick':
         case 'relay':
@@ -219,19 +328,15 @@ export class Board {
           hand = s.count ?? w[s.pit];
           w[s.pit] = Math.max(0, w[s.pit] - hand);
           this.drawPit(s.pit, w[s.pit]);
-          this.flash(s.pit, 'picked', 600);
-          this.moveHand(s.pit, hand);
+          if (!late()) { this.flash(s.pit, 'picked', 600); this.moveHand(s.pit, hand); }
           if (s.kind === 'relay') this.showBadge(t('anim.relay', { n: hand }));
-          await wait(1.4);
           break;
         case 'sow':
           if (!ok(s.pit)) break;
           w[s.pit] += s.count ?? 1;
           hand = Math.max(0, hand - (s.count ?? 1));
           this.drawPit(s.pit, w[s.pit]);
-          this.flash(s.pit, 'hit', 450);
-          this.moveHand(s.pit, hand);
-          await wait(1);
+          if (!late()) { this.flash(s.pit, 'hit', 450); this.moveHand(s.pit, hand); }
           break;
         case 'capture':
         case 'sweep':
@@ -241,30 +346,29 @@ export class Board {
           const n = s.count ?? (ok(src) ? w[src] : 0);
           if (ok(src)) { w[src] = Math.max(0, w[src] - n); this.drawPit(src, w[src]); this.flash(src, s.kind === 'capture' ? 'cap' : 'hit', 700); }
           if (ok(dst)) { w[dst] += n; this.drawPit(dst, w[dst]); this.flash(dst, 'hit', 700); }
+          // Burning is decided afresh each round: a refilled house that was burnt is played again.
+          if (s.kind === 'refill' && ok(dst) && burnt.delete(dst)) this.els[dst].classList.remove('burnt');
           if (s.kind === 'capture') this.showBadge(t('anim.capture', { n }));
-          await wait(s.kind === 'capture' ? 2.2 : 1.2);
           break;
         }
         case 'extra_turn':
           this.moveHand(null, 0);
           this.showBadge(t('anim.extra_turn'));
-          await wait(2);
           break;
         case 'round_end':
           this.moveHand(null, 0);
           this.showBadge(t('anim.round_end', { n: s.count ?? '' }));
-          await wait(3);
           break;
         case 'burn':
           if (!ok(s.pit)) break;
           burnt.add(s.pit);
           this.els[s.pit].classList.add('burnt');
           this.showBadge(t('anim.burn'));
-          await wait(1.5);
           break;
         default:
           break;
       }
+      if (STEP_WEIGHT[s.kind]) await wait(STEP_WEIGHT[s.kind]);
     }
     this.moveHand(null, 0);
     this.root.classList.remove('animating');
@@ -282,7 +386,7 @@ export function applyTrace(pits, trace, burnt) {
     if ((s.kind === 'pick' || s.kind === 'relay') && ok(s.pit)) w[s.pit] -= s.count ?? w[s.pit];
     else if (s.kind === 'sow' && ok(s.pit)) w[s.pit] += s.count ?? 1;
     else if ((s.kind === 'capture' || s.kind === 'sweep') && ok(s.pit) && ok(s.store)) { const n = s.count ?? w[s.pit]; w[s.pit] -= n; w[s.store] += n; }
-    else if (s.kind === 'refill' && ok(s.pit) && ok(s.store)) { w[s.store] -= s.count; w[s.pit] += s.count; }
+    else if (s.kind === 'refill' && ok(s.pit) && ok(s.store)) { w[s.store] -= s.count; w[s.pit] += s.count; b.delete(s.pit); }
     else if (s.kind === 'burn' && ok(s.pit)) b.add(s.pit);
   }
   return { pits: w, burnt: b };

@@ -1,6 +1,8 @@
-// Pieces several views share: error texts, game names, option summaries, recent games, navigation.
+// Pieces several views share: error texts, game names, option summaries, recent games, navigation,
+// the names of a game at one screen and the lines of a move list.
 import { t, has } from './i18n.js';
-import { storage, store } from './ui.js';
+import { h, storage, store } from './ui.js';
+import { moveEvents } from './moves.js';
 
 let router = null;
 export function setRouter(f) { router = f; }
@@ -22,6 +24,7 @@ export function optionsText(game, o) {
   if (o.grand_slam && o.grand_slam !== 'no_capture') out.push(t('opt.grand_slam') + ': ' + t('gs.' + o.grand_slam));
   if (o.lap_capture) out.push(t('opt.lap_capture'));
   if (o.rounds === 'match') out.push(t('opt.match'));
+  if (o.rounds === 'match' && o.burn === 'match') out.push(t('opt.burn_kept'));
   return out.join(' · ');
 }
 
@@ -40,4 +43,47 @@ export function rememberGame(s) {
     score: s.result && s.result.score, id: s.game_id ?? null, at: Date.now(),
   });
   store('mc.recent', list.slice(0, 12));
+}
+
+// Names of the two players of a game at one screen, typed in the room and kept in this browser
+// (mc.local); "Player 1" (South, who moves first) and "Player 2" until then.
+const LOCAL = 'mc.local';
+export function localName(seat) {
+  const v = storage(LOCAL, {})[seat];
+  return typeof v === 'string' && v.trim() ? v : t(seat === 'south' ? 'local.player1' : 'local.player2');
+}
+export function setLocalName(seat, name) {
+  const all = storage(LOCAL, {});
+  const v = String(name || '').replace(/[\u0000-\u001f\u007f-\u009f]/g, '').trim().replace(/\s+/g, ' ');
+  all[seat] = Array.from(v).slice(0, 24).join('');
+  store(LOCAL, all);
+}
+
+// What a move did, in words: "2 relays, captured 5 seeds, extra turn" ('' when nothing special).
+export function movesEventsText(ev) {
+  const out = [];
+  if (ev.relays) out.push(t('moves.relays', { n: ev.relays }));
+  if (ev.captures) out.push(t('moves.captured', { n: ev.captured }));
+  if (ev.extra) out.push(t('moves.extra'));
+  if (ev.roundEnd) out.push(t('moves.round_end', { n: ev.roundEnd }));
+  return out.join(', ');
+}
+
+// One line of a move list (the room's and the replay's): ply, who, house, and what the move did
+// when its trace is known (relays, captures, extra turn, end of a round), as tags.
+export function moveItem(mv, ply, name, attrs = {}) {
+  const ev = moveEvents(mv.trace);
+  const tags = [];
+  if (ev.relays) tags.push(h('span', { class: 'mtag relay' }, t('moves.relays', { n: ev.relays })));
+  if (ev.captures) tags.push(h('span', { class: 'mtag capture' }, t('moves.captured', { n: ev.captured })));
+  if (ev.extra) tags.push(h('span', { class: 'mtag extra' }, t('moves.extra')));
+  if (ev.roundEnd) tags.push(h('span', { class: 'mtag round' }, t('moves.round_end', { n: ev.roundEnd })));
+  const data = { ply: String(ply) };
+  if (Array.isArray(mv.trace)) Object.assign(data, { relays: String(ev.relays), captured: String(ev.captured), extra: ev.extra ? '1' : '0' });
+  return h('li', { class: 'mv ' + (mv.seat || ''), dataset: data, ...attrs },
+    h('span', { class: 'ply' }, String(ply)),
+    h('span', { class: 'mdot ' + (mv.seat || ''), 'aria-hidden': 'true' }),
+    h('span', { class: 'who' }, name),
+    h('b', {}, t('room.house_n', { n: mv.house ?? mv })),
+    tags.length ? h('span', { class: 'mtags' }, tags) : null);
 }

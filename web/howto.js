@@ -1,11 +1,15 @@
-// "How to play": each game explained for players, with a small diagram of the board and the way the
-// seeds travel. Text only; the server alone applies the rules.
+// "How to play": each game explained for players, with a small diagram of its default board and the
+// way the seeds travel. The rules and what each option changes come from rules.js, worded for the
+// game's default board. Text only; the server alone applies the rules.
 import { h, clear, GAMES, DEFAULTS } from './ui.js';
 import { t, onLang } from './i18n.js';
 import { gameTitle, navigate } from './common.js';
+import { roomRules, optionHelp } from './rules.js';
 
+// The board of `game` with its default size (DEFAULTS: Congkak 7 houses of 7 seeds, the others 6 of
+// 4), seen from your side.
 function diagram(game) {
-  const m = 6, cw = game === 'congkak';
+  const { houses: m, seeds: n } = DEFAULTS[game], cw = game === 'congkak';
   const W = 360, H = 150, pad = 12, storeW = 40, gap = 6;
   const cell = (W - 2 * pad - 2 * storeW - 2 * gap) / m;
   const r = cell * 0.38;
@@ -25,10 +29,12 @@ function diagram(game) {
   }
   for (let i = 0; i < m; i++) {
     for (const [y, mine] of [[yTop, false], [yBot, true]]) {
-      svg.append(h('svg:circle', { cx: String(cx(i)), cy: String(y), r: String(r), fill: '#3b2210', stroke: mine ? '#ffcf70' : 'none', 'stroke-width': mine ? '1.5' : '0' }));
-      for (let s = 0; s < 4; s++) {
-        const a = s * 1.7 + i;
-        svg.append(h('svg:circle', { cx: String(cx(i) + Math.cos(a) * r * 0.38), cy: String(y + Math.sin(a) * r * 0.38), r: String(r * 0.28), fill: ['#e9b949', '#5cb88a', '#d96c5f', '#e8dcc5'][s] }));
+      svg.append(h('svg:circle', { class: 'dia-house', cx: String(cx(i)), cy: String(y), r: String(r), fill: '#3b2210', stroke: mine ? '#ffcf70' : 'none', 'stroke-width': mine ? '1.5' : '0' }));
+      // n seeds: one in the middle past six, the others on a ring.
+      const ring = n > 6 ? n - 1 : n;
+      for (let s = 0; s < n; s++) {
+        const a = (s / ring) * 2 * Math.PI + i, d = s < ring && n > 1 ? r * 0.5 : 0;
+        svg.append(h('svg:circle', { class: 'dia-seed', cx: String(cx(i) + Math.cos(a) * d), cy: String(y + Math.sin(a) * d), r: String(r * (n > 4 ? 0.22 : 0.28)), fill: ['#e9b949', '#5cb88a', '#d96c5f', '#e8dcc5'][s % 4] }));
       }
     }
     // house numbers under your row: 1 at the left counter-clockwise, at the right clockwise
@@ -61,13 +67,9 @@ export class HowView {
     const g = this.game;
     clear(this.main);
     document.title = t('nav.how') + ' · ' + gameTitle(g) + ' · Mancala Online';
-    const rules = [];
-    for (let i = 1; i <= 8; i++) {
-      const key = 'how.' + g + '.' + i;
-      const txt = t(key);
-      if (txt !== key) rules.push(h('li', {}, txt));
-    }
     const d = DEFAULTS[g];
+    const rules = roomRules({ game: g, houses: d.houses, seeds: d.seeds, options: {} });
+    const options = optionHelp(g, d.houses, d.seeds);
     this.main.append(h('div', { class: 'how' },
       h('nav', { class: 'tabs', 'aria-label': t('nav.how') }, GAMES.map((x) => h('a', {
         class: 'tab' + (x === g ? ' active' : ''), href: '/?how=' + x, 'data-link': '', 'aria-current': x === g ? 'page' : null,
@@ -76,9 +78,16 @@ export class HowView {
         h('h1', {}, t('how.title', { game: gameTitle(g) })),
         h('p', { class: 'lead' }, t('how.' + g + '.intro')),
         h('figure', { class: 'how-fig' }, diagram(g), h('figcaption', {}, t('how.' + g + '.caption'))),
+        h('p', { class: 'how-default' }, h('b', {}, t('how.board_label') + ': '), rules.board),
         h('h2', {}, t('how.rules')),
-        h('ol', { class: 'how-rules' }, rules),
-        h('p', { class: 'how-default' }, t('how.default_board', { m: d.houses, n: d.seeds })),
+        h('ol', { class: 'how-rules' }, rules.items.map((it) => h('li', { dataset: { rule: it.id } }, it.text))),
+        h('h2', {}, t('how.options')),
+        h('p', { class: 'how-default' }, t('how.other_boards')),
+        h('dl', { class: 'how-options' }, options.map((o) => [
+          h('dt', { dataset: { option: o.id } }, o.name, o.default ? h('span', { class: 'tag' }, t('how.default_option')) : null),
+          h('dd', {}, o.items.length > 1 ? h('ul', {}, o.items.map((it) => h('li', { dataset: { rule: it.id } }, it.text)))
+            : h('p', { dataset: { rule: o.items[0].id } }, o.items[0].text)),
+        ])),
         h('h2', {}, t('how.controls_title')),
         h('p', {}, t('how.controls')),
         h('div', { class: 'how-actions' },

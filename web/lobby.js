@@ -93,9 +93,12 @@ export class LobbyView {
     this.renderRecent();
   }
 
+  // Drawn again whenever a choice changes what the form offers; the focused control keeps the focus
+  // (arrow keys move through a radio group, each step redraws the form).
   renderForm() {
     const f = this.form;
     const F = this.formBox;
+    const focused = F.contains(document.activeElement) && document.activeElement.id ? document.activeElement.id : null;
     clear(F);
     const save = () => { store('mc.create', f); };
     const seg = (name, values, cur, label, onpick) => h('fieldset', { class: 'seg' },
@@ -144,6 +147,7 @@ export class LobbyView {
       F.append(seg('seat', [['random', t('create.seat_random')], ['south', t('create.seat_south')], ['north', t('create.seat_north')]], f.seat, t('create.seat'), (v) => { f.seat = v; }));
     }
     F.append(h('button', { class: 'btn primary wide', type: 'submit' }, t('create.submit')));
+    if (focused) { const el = document.getElementById(focused); if (el) el.focus(); }
   }
 
   clockValue() {
@@ -212,11 +216,14 @@ export class LobbyView {
     this.archiveFor = conn.me.player;
     try {
       const res = await fetch('/api/players/' + encodeURIComponent(conn.me.player) + '/games', { headers: { accept: 'application/json' } });
-      if (!res.ok) return;
+      if (!res.ok) throw new Error(String(res.status));
       const data = await res.json();
       this.archive = Array.isArray(data.games) ? data.games : [];
       this.renderRecent();
-    } catch { /* the local list stays */ }
+    } catch {
+      // The local list stays; the next welcome (after a reconnection) asks again.
+      this.archiveFor = null;
+    }
   }
 
   renderRecent() {

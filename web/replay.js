@@ -1,10 +1,11 @@
 // The replay page /g/ID: an archived game (GET /api/games/ID, see the durable games issue), stepped
-// forward and back. Positions come from the record: per-move pits when the record has them, otherwise
-// the server's traces replayed from the start position.
+// forward and back, with what each move did, and the game as text (GET /api/games/ID.txt) to
+// download. Positions come from the record: per-move pits when the record has them, otherwise the
+// server's traces replayed from the start position.
 import { h, clear, icon } from './ui.js';
 import { t, onLang } from './i18n.js';
 import { Board, burntSet, applyTrace } from './board.js';
-import { gameTitle, optionsText } from './common.js';
+import { gameTitle, optionsText, localName, moveItem } from './common.js';
 
 export class ReplayView {
   constructor(main, id) {
@@ -69,13 +70,22 @@ export class ReplayView {
 
   draw() {
     const pos = this.positions[this.ply];
-    this.board.show(pos.pits, { burnt: pos.burnt, last: pos.mv ? { seat: pos.mv.seat, house: pos.mv.house, trace: pos.mv.trace } : null });
+    this.board.show(pos.pits, { burnt: pos.burnt, last: pos.mv ? { seat: pos.mv.seat, house: pos.mv.house, trace: pos.mv.trace } : null,
+      sides: { south: { name: this.playerName('south') }, north: { name: this.playerName('north') } } });
     this.plyLabel.textContent = t('replay.ply', { n: this.ply, total: this.positions.length - 1 });
     this.slider.value = String(this.ply);
     for (const li of this.list.children) li.classList.toggle('current', Number(li.dataset.ply) === this.ply);
   }
 
+  // A game at one screen (the same player in both seats) shows the names typed in this browser
+  // (Player 1 / Player 2 until then), as the room did.
+  local() {
+    const p = this.rec.players || {};
+    return !!(p.south && p.north && typeof p.south === 'object' && p.south.id && p.south.id === p.north.id);
+  }
+
   playerName(seat) {
+    if (this.local()) return localName(seat);
     const p = this.rec.players && this.rec.players[seat];
     if (!p) return t('seat.' + seat);
     return typeof p === 'string' ? p : p.name || t('seat.' + seat);
@@ -84,7 +94,7 @@ export class ReplayView {
   render() {
     clear(this.main);
     document.title = t('replay.title') + ' · Mancala Online';
-    if (!this.state) { this.main.append(h('section', { class: 'card notfound' }, h('p', {}, t('replay.loading')))); return; }
+    if (!this.state) { this.main.append(h('section', { class: 'card notfound' }, h('h1', {}, t('replay.title')), h('p', {}, t('replay.loading')))); return; }
     if (this.state !== 'ok') {
       this.main.append(h('section', { class: 'card notfound', dataset: { state: this.state } },
         h('div', { class: 'big-icon', 'aria-hidden': 'true' }, icon('scroll')),
@@ -101,9 +111,8 @@ export class ReplayView {
     this.plyLabel = h('span', { class: 'ply-label' });
     this.list = h('ol', { class: 'moves' });
     const moves = r.moves || [];
-    moves.forEach((mv, i) => this.list.append(h('li', { class: 'mv ' + (mv.seat || ''), dataset: { ply: String(i + 1) }, tabindex: '0', onclick: () => this.go(i + 1) },
-      h('span', { class: 'ply' }, String(i + 1)), h('span', { class: 'mdot ' + (mv.seat || '') }), h('span', { class: 'who' }, mv.seat ? this.playerName(mv.seat) : ''),
-      h('b', {}, t('room.house_n', { n: mv.house ?? mv })))));
+    moves.forEach((mv, i) => this.list.append(moveItem(mv, i + 1, mv.seat ? this.playerName(mv.seat) : '', {
+      tabindex: '0', onclick: () => this.go(i + 1), onkeydown: (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); this.go(i + 1); } } })));
     this.slider = h('input', { type: 'range', min: '0', max: String(this.positions ? this.positions.length - 1 : 0), value: '0', 'aria-label': t('replay.position'), oninput: (e) => this.go(Number(e.target.value)) });
     // The archive record (durable games issue) has result as the winner's name and reason beside
     // it; a result object in the state's shape is accepted too.
@@ -125,7 +134,13 @@ export class ReplayView {
           h('span', { class: 'fs south' }, h('b', {}, String(res.score[0])), h('small', {}, this.playerName('south'))),
           h('span', { class: 'fs-sep' }, ':'),
           h('span', { class: 'fs north' }, h('b', {}, String(res.score[1])), h('small', {}, this.playerName('north')))) : null),
-      h('aside', { class: 'side' }, h('section', { class: 'card panel' }, h('h2', {}, t('room.moves')), this.list))));
+      h('aside', { class: 'side' },
+        h('section', { class: 'card panel' }, h('h2', {}, t('room.moves')), this.list),
+        h('section', { class: 'card panel export' },
+          h('h2', {}, t('replay.export')),
+          h('p', {}, t('replay.export_body')),
+          h('a', { class: 'btn small', href: '/api/games/' + encodeURIComponent(this.id) + '.txt', download: 'mancala-' + this.id + '.txt', type: 'text/plain' },
+            icon('download'), t('replay.download'))))));
     if (this.positions) this.draw();
     else if (Array.isArray(r.pits)) this.board.show(r.pits, {});
     else boardEl.parentElement.hidden = true;

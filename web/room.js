@@ -1,24 +1,41 @@
 // The room page /r/CODE: board, players and clocks, move list, chat, and the actions of a game.
 // Everything shown comes from the server's state frames; clicks and keys become requests.
-import { h, append, clear, toast, confirmDialog, fmtClock, clockLabel, storage, store, icon } from './ui.js';
+//
+// A move arriving is replayed on the board from its trace, in at most REPLAY_MS (board.js) at
+// Normal speed (the other speeds in proportion; instant with prefers-reduced-motion unless the
+// player picks a speed). The replay never holds the game: the clocks count from the newest state, and the
+// player's playable houses take a click or a key at once, which ends the replay and plays.
+import { h, append, clear, toast, confirmDialog, promptDialog, fmtClock, clockLabel, storage, store, icon } from './ui.js';
 import { t, onLang } from './i18n.js';
 import { conn } from './net.js';
-import { Board, burntSet } from './board.js';
-import { errorText, rememberGame, gameTitle, optionsText } from './common.js';
+import { Board, burntSet, replayUnit, SPEEDS } from './board.js';
+import { errorText, rememberGame, gameTitle, optionsText, localName, setLocalName, moveItem, movesEventsText } from './common.js';
+import { roomRules } from './rules.js';
+import { emptyMoves, nextMoves, moveEvents } from './moves.js';
+import * as sound from './sound.js';
+import { setTitle, alertHidden, clearAlert, notifySupported, notifyOn, toggleNotify } from './alerts.js';
 
-const SPEEDS = { slow: 420, normal: 220, fast: 90, off: 0 };
+function reducedMotion() {
+  return typeof matchMedia === 'function' && matchMedia('(prefers-reduced-motion: reduce)').matches;
+}
 
 export class RoomView {
-  constructor(main, code, cached) {
+  // cached: the newest state of this room already received, if any. invite: this room is the first
+  // page of the visit (someone opened a link to it): a newcomer is asked for a name before sitting.
+  constructor(main, code, cached, { invite = false } = {}) {
     this.main = main;
     this.code = code.toUpperCase();
     this.shown = null;     // the state on the board
     this.latest = null;    // the newest state received
     this.queue = [];
-    this.moves = [];       // seat and house per ply, for the move list
+    this.gen = 0;          // counts replays cut short (a move played, Skip)
+    this.log = emptyMoves(); // the move list (moves.js)
+    this.resyncing = false; // a resync was asked for and its full state has not come yet
     this.pending = null;   // {house, ply} of a move sent and not yet answered
     this.drawFrame = null;
     this.role = storage('mc.role.' + this.code, null);
+    this.invite = invite && !this.role;
+    this.peek = false;     // joined as a spectator to look before asking for a name
     this.offs = [];
     this.build();
     this.offs.push(conn.on('state', (s) => { if (s.room && s.room.toUpperCase() === this.code) this.push(s); }));
@@ -29,11 +46,14 @@ export class RoomView {
       if (c.room && c.room.toUpperCase() === this.code) { toast(t('room.closed'), 'error', 6000); }
     }));
     this.offs.push(onLang(() => this.relabel()));
+    this.offs.push(sound.onMute(() => this.syncToggles()));
     this.onKey = (e) => this.key(e);
     document.addEventListener('keydown', this.onKey);
     this.clockTimer = setInterval(() => this.tickClocks(), 100);
     if (cached) this.push(cached);
-    if (!cached && conn.ready) this.join();
+    // Joining again is harmless (the server sends joined and a state with the whole move list), and
+    // a room left earlier in this visit needs it.
+    if (conn.ready) this.join();
   }
 
   destroy() {
@@ -41,15 +61,17 @@ export class RoomView {
     document.removeEventListener('keydown', this.onKey);
     clearInterval(this.clockTimer);
     this.board.skip();
+    clearAlert();
     const s = this.latest;
     if (s && (s.you === 'spectator' || s.status !== 'playing')) conn.send({ type: 'leave', room: this.code });
   }
 
   async join() {
-    const role = this.role === 'spectator' ? 'spectator' : 'player';
+    let role = this.role === 'spectator' ? 'spectator' : 'player';
+    if (this.invite && this.role !== 'player') { role = 'spectator'; this.peek = true; }
     try {
       const r = await conn.request({ type: 'join', room: this.code, role });
-      if (r && r.type === 'joined') this.setRole(r.role);
+      if (r && r.type === 'joined' && !this.peek) this.setRole(r.role);
     } catch (e) {
       if (e.code === 'room_full' && role === 'player') {
         try {
@@ -61,6 +83,30 @@ export class RoomView {
   }
 
   setRole(role) { this.role = role; store('mc.role.' + this.code, role); }
+
+  // A seat is free and this visitor has none: they pick the name the other player will see (their
+  // saved name or the guest name the server gave), then sit down; or they only watch.
+  async askName() {
+    if (this.asking) return;
+    this.asking = true;
+    const current = conn.name || (conn.me && conn.me.name) || '';
+    const name = await promptDialog({
+      title: t('invite.title'), body: t('invite.body'), label: t('lobby.your_name'), value: current,
+      okKey: 'invite.join', cancelKey: 'invite.watch', maxlength: 24,
+    });
+    this.asking = false;
+    this.invite = false;
+    this.peek = false;
+    if (name === null) { this.setRole('spectator'); this.render(this.latest, false); return; }
+    this.setRole('player');
+    if (name !== current) {
+      // The name goes to the server in hello: a new connection carries it, then joins (online).
+      conn.name = name;
+      conn.restart();
+      return;
+    }
+    this.join();
+  }
 
   fail(e) {
     if (e.code === 'offline') return;
@@ -77,11 +123,13 @@ export class RoomView {
 
   build() {
     clear(this.main);
-    const speed = storage('mc.speed', 'normal');
+    const saved = storage('mc.speed', null);
+    const speed = SPEEDS[saved] !== undefined ? saved : reducedMotion() ? 'off' : 'normal';
     this.el = {};
     const E = this.el;
     E.title = h('h1', { class: 'room-title' });
     E.sub = h('p', { class: 'room-sub' });
+    E.watching = h('p', { class: 'watching', hidden: true }, icon('eye'), h('span', {}, t('room.watching')));
     E.code = h('span', { class: 'code-chip', title: t('room.code') }, this.code);
     E.copy = h('button', { class: 'btn small', type: 'button', title: t('room.copy_link'), 'aria-label': t('room.copy_link'), onclick: () => this.copyLink() }, icon('link'), h('span', { class: 'copy-text' }, t('room.copy_link')));
     E.spectN = h('span', {});
@@ -90,34 +138,73 @@ export class RoomView {
     E.nearBar = h('div', { class: 'pbar near' });
     E.boardEl = h('div', { class: 'board' });
     E.overlay = h('div', { class: 'overlay', hidden: true });
-    E.status = h('div', { class: 'status-line', role: 'status', 'aria-live': 'polite' });
+    // The status line (a live region), and over it while a move is replayed, what is being played
+    // and its badges (relay, capture, extra turn): they never cover the board's counts.
+    E.status = h('p', { class: 'status-line', role: 'status', 'aria-live': 'polite' });
+    E.replayLine = h('p', { class: 'replay-line', 'aria-hidden': 'true' });
+    E.badges = h('div', { class: 'badge-host', 'aria-hidden': 'true' });
+    E.statusRow = h('div', { class: 'status-row' }, E.status, E.replayLine, E.badges);
+    // What each move did (captures, relays, extra turns), for screen readers.
+    E.announce = h('div', { class: 'sr-only announce', role: 'log', 'aria-live': 'polite', 'aria-relevant': 'additions' });
     E.offer = h('div', { class: 'offer', hidden: true });
     E.speed = h('select', { class: 'speed', 'aria-label': t('room.speed'), onchange: () => store('mc.speed', E.speed.value) },
       Object.keys(SPEEDS).map((k) => h('option', { value: k, selected: k === speed }, t('speed.' + k))));
-    E.skip = h('button', { class: 'btn small ghost', type: 'button', hidden: true, onclick: () => this.board.skip() }, t('room.skip'));
+    E.skip = h('button', { class: 'btn small ghost', type: 'button', hidden: true, onclick: () => this.finishReplay() }, t('room.skip'));
+    E.sound = h('button', { class: 'btn small ghost icon-btn', type: 'button', onclick: () => sound.setMuted(!sound.muted()) });
+    E.notify = notifySupported() ? h('button', { class: 'btn small ghost icon-btn', type: 'button', onclick: () => this.toggleNotify() }) : null;
     E.actions = h('div', { class: 'actions' });
-    E.moves = h('ol', { class: 'moves' });
+    E.moves = h('ol', { class: 'moves', 'aria-label': t('room.moves') });
+    E.rules = h('section', { class: 'card panel rules-panel', 'aria-label': t('rules.title') });
+    this.rulesKey = '';
     E.chatLog = h('div', { class: 'chat-log', role: 'log', 'aria-live': 'polite' });
     E.chatInput = h('input', { class: 'input', maxlength: '300', placeholder: t('chat.placeholder'), 'aria-label': t('chat.placeholder') });
     E.chatForm = h('form', { class: 'chat-form', onsubmit: (e) => { e.preventDefault(); this.sendChat(); } },
       E.chatInput, h('button', { class: 'btn small primary', type: 'submit' }, t('chat.send')));
-    this.board = new Board(E.boardEl, { onPlay: (seat, house) => this.play(seat, house) });
+    this.board = new Board(E.boardEl, { onPlay: (seat, house) => this.play(seat, house), badgeHost: E.badges });
     this.main.append(h('div', { class: 'room' },
       h('header', { class: 'room-head' },
-        h('div', {}, E.title, E.sub),
+        h('div', {}, E.title, E.sub, E.watching),
         h('div', { class: 'room-share' }, E.spect, E.code, E.copy)),
       E.area = h('section', { class: 'play-area' },
         E.farBar,
         E.wrap = h('div', { class: 'board-wrap' }, E.boardEl, E.overlay),
         E.nearBar,
-        E.status, E.offer,
+        E.statusRow, E.announce, E.offer,
         h('div', { class: 'toolbar' },
-          h('label', { class: 'speed-label' }, h('span', {}, t('room.speed')), E.speed), E.skip,
+          h('label', { class: 'speed-label' }, h('span', {}, t('room.speed')), E.speed), E.skip, E.sound, E.notify,
           h('span', { class: 'grow' }), E.actions)),
       h('aside', { class: 'side' },
+        E.rules,
         h('section', { class: 'card panel' }, h('h2', {}, t('room.moves')), E.moves),
         h('section', { class: 'card panel chat' }, h('h2', {}, t('room.chat')), E.chatLog, E.chatForm))));
     E.title.textContent = t('room.loading');
+    this.syncToggles();
+  }
+
+  // The sound and notification switches show their state (aria-pressed) and what they do.
+  syncToggles() {
+    const E = this.el;
+    const on = !sound.muted();
+    clear(E.sound);
+    E.sound.append(icon(on ? 'sound' : 'mute'));
+    E.sound.setAttribute('aria-pressed', String(on));
+    E.sound.setAttribute('aria-label', t('room.sound'));
+    E.sound.title = t(on ? 'room.sound_on' : 'room.sound_off');
+    if (E.notify) {
+      const n = notifyOn();
+      clear(E.notify);
+      E.notify.append(icon(n ? 'bell' : 'bell-off'));
+      E.notify.setAttribute('aria-pressed', String(n));
+      E.notify.setAttribute('aria-label', t('room.notify'));
+      E.notify.title = t(n ? 'room.notify_on' : 'room.notify_off');
+    }
+  }
+
+  async toggleNotify() {
+    const r = await toggleNotify();
+    if (r.denied) toast(t('room.notify_denied'), 'error', 6000);
+    else toast(t(r.on ? 'room.notify_on' : 'room.notify_off'), 'ok');
+    this.syncToggles();
   }
 
   relabel() {
@@ -130,40 +217,149 @@ export class RoomView {
   }
 
   push(s) {
+    const prev = this.latest;
     this.latest = s;
     this.latestAt = performance.now();
-    if (s.you && s.you !== 'spectator') this.setRole('player');
-    else if (s.you === 'spectator') this.setRole('spectator');
+    if (s.you && s.you !== 'spectator') { this.peek = false; this.setRole('player'); }
+    else if (s.you === 'spectator' && !this.peek) this.setRole('spectator');
     if (this.pending && s.ply !== this.pending.ply) this.pending = null;
     else if (this.pending && conn.ready && this.pending.sentOn !== conn.ws) this.resend();
-    if (Array.isArray(s.moves)) this.moves = s.moves.map((mv) => (typeof mv === 'number' ? { house: mv } : { seat: mv.seat, house: mv.house }));
-    else if (s.last && s.ply > 0) {
-      if (s.ply < this.moves.length) this.moves.length = s.ply - 1;
-      this.moves[s.ply - 1] = { seat: s.last.seat, house: s.last.house };
-    } else if (s.ply === 0) this.moves = [];
+    this.log = nextMoves(this.log, s);
+    if (!this.log.complete) this.resync(); // states were skipped: ask for the full one
     if (s.you && s.you !== 'spectator') rememberGame(s);
+    this.notice(prev, s);
+    if (this.peek && s.you === 'spectator') {
+      // Looked first: a free seat asks for a name; a full room is simply watched (and a seat taken
+      // by someone else while the name was asked closes the question).
+      const free = s.status === 'waiting' && !(s.players && s.players.south && s.players.north);
+      if (free) this.askName();
+      else if (this.asking) document.getElementById('dialog').close();
+      else { this.peek = false; this.invite = false; this.setRole('spectator'); }
+    }
     this.queue.push(s);
     this.tickClocks();
     if (!this.running) this.drain();
   }
+
+  // The move list follows docs/protocol.md (moves.js): a full state (join, resume, resync) lists
+  // every move, other states add their "last". A gap in ply means states were skipped (a slow
+  // connection only gets the newest): ask once for the full state.
+  resync() {
+    if (this.resyncing || !conn.ready) return;
+    this.resyncing = true;
+    conn.request({ type: 'resync', room: this.code }, 5000)
+      .catch(() => {}) // not_in_room after a leave, offline: the next join brings the list.
+      .finally(() => { this.resyncing = false; });
+  }
+
+  // What a new state means for the player at once (not after its replay): the move announced for
+  // screen readers, the your-turn alert when the tab is hidden, the end of the game.
+  notice(prev, s) {
+    if (!prev || prev.room !== s.room) return;
+    const sameGame = (prev.game_no ?? 0) === (s.game_no ?? 0);
+    if (sameGame && s.last && s.ply === prev.ply + 1) this.announce(this.moveText(s.last));
+    const mine = (x) => x.status === 'playing' && (x.you === 'south' || x.you === 'north') && x.turn === x.you;
+    const started = s.status === 'playing' && (prev.status !== 'playing' || !sameGame) && (s.you === 'south' || s.you === 'north');
+    if ((mine(s) && !(mine(prev) && sameGame)) || started) {
+      const title = t(mine(s) ? 'alert.your_move' : 'alert.game_started');
+      const other = s.you === 'south' ? 'north' : 'south';
+      const note = { title: t(mine(s) ? 'alert.your_move_short' : 'alert.game_started_short'),
+        body: t('alert.body', { game: gameTitle(s.game), name: this.seatName(other, s) }), tag: 'mancala-' + this.code };
+      if (alertHidden(title, note)) sound.play('turn');
+    } else if (mine(prev) && !mine(s)) clearAlert(); // the turn passed (played elsewhere, or the game ended)
+    if (prev.status === 'playing' && s.status === 'finished' && s.result) {
+      const seat = s.you === 'south' || s.you === 'north' ? s.you : null;
+      const w = s.result.winner;
+      // A player hears whether they won; at one screen somebody won; a spectator hears the end.
+      this.endSound = w === 'draw' ? 'draw' : seat ? (w === seat ? 'win' : 'loss') : s.you === 'both' ? 'win' : 'draw';
+      this.announce(this.resultText(s));
+    }
+  }
+
+  // "Ana played house 3: 2 relays, captured 5 seeds, extra turn."
+  moveText(last) {
+    const name = this.seatName(last.seat);
+    const events = movesEventsText(moveEvents(last.trace));
+    return events ? t('announce.move_events', { name, house: last.house, events }) : t('announce.move', { name, house: last.house });
+  }
+
+  resultText(s) {
+    const r = s.result;
+    const seat = s.you === 'south' || s.you === 'north' ? s.you : null;
+    const head = r.winner === 'draw' ? t('result.draw') : seat ? t(r.winner === seat ? 'result.you_won' : 'result.you_lost') : t('result.wins', { name: this.seatName(r.winner) });
+    const score = Array.isArray(r.score) ? r.score.join(' : ') : '';
+    return t('announce.result', { result: head, score, reason: t('reason.' + r.reason) });
+  }
+
+  // Adds a line to the live region (screen readers read each addition once); keeps the last few.
+  announce(text) {
+    const A = this.el.announce;
+    A.append(h('p', {}, text));
+    while (A.childElementCount > 3) A.firstElementChild.remove();
+  }
+
+  // The time of one replay step for trace at the chosen speed (0: no replay).
+  unit(trace) { return replayUnit(this.el.speed.value, trace); }
 
   async drain() {
     this.running = true;
     while (this.queue.length) {
       const s = this.queue.shift();
       const prev = this.shown;
-      const delay = () => (this.queue.length > 1 ? 0 : SPEEDS[this.el.speed.value] ?? 220);
-      if (prev && s.last && s.ply === prev.ply + 1 && prev.game === s.game && prev.houses === s.houses && delay() > 0 &&
-          Array.isArray(s.last.trace) && s.last.trace.length) {
+      const gen = this.gen;
+      const next = prev && s.last && s.ply === prev.ply + 1 && prev.game === s.game && prev.houses === s.houses &&
+        (prev.game_no ?? 0) === (s.game_no ?? 0);
+      const trace = next && Array.isArray(s.last.trace) && s.last.trace.length ? s.last.trace : null;
+      if (trace && !this.queue.length && this.unit(trace) > 0) {
         this.render(prev, true);
+        this.el.statusRow.classList.add('replaying');
         this.el.skip.hidden = false;
-        this.el.status.textContent = t('status.playing_move', { name: this.seatName(s.last.seat), house: s.last.house });
-        await this.board.animate(prev.pits, s.last.trace, delay);
+        this.el.replayLine.textContent = t('status.playing_move', { name: this.seatName(s.last.seat), house: s.last.house });
+        this.replay = { trace, captureHeard: false };
+        const run = this.board.animate(prev.pits, trace, () => (this.queue.length ? 0 : this.unit(trace)), (step) => this.stepSound(step));
+        this.markPlayable();
+        await run;
+        this.replay = null;
+        if (gen !== this.gen) continue; // cut short: the newest state is already drawn
+        this.el.statusRow.classList.remove('replaying');
         this.el.skip.hidden = true;
-      }
+      } else if (trace) this.moveSound(trace);
       this.render(s, false);
+      if (this.endSound && s.status === 'finished') { sound.play(this.endSound); this.endSound = null; }
     }
     this.running = false;
+  }
+
+  // Ends the replay in progress at once and draws the newest state.
+  finishReplay() {
+    if (!this.running || !this.latest) return;
+    this.gen++;
+    this.queue.length = 0;
+    this.board.skip();
+    // A capture the replay had not reached yet is still heard.
+    if (this.replay && !this.replay.captureHeard && moveEvents(this.replay.trace).captures) sound.play('capture');
+    this.replay = null;
+    this.el.statusRow.classList.remove('replaying');
+    this.el.skip.hidden = true;
+    this.render(this.latest, false);
+    if (this.endSound && this.latest.status === 'finished') { sound.play(this.endSound); this.endSound = null; }
+  }
+
+  stepSound(step) {
+    if (step.kind === 'sow') sound.play('sow');
+    else if (step.kind === 'capture') { sound.play('capture'); if (this.replay) this.replay.captureHeard = true; }
+  }
+
+  // A move drawn without its replay still sounds: one seed, and a capture when it took some.
+  moveSound(trace) {
+    const ev = moveEvents(trace);
+    if (ev.captures) sound.play('capture'); else sound.play('sow');
+  }
+
+  // While a move is replayed, the houses the newest state lets the player choose take clicks.
+  markPlayable() {
+    const s = this.latest;
+    if (s && this.canPlay(s)) this.board.setPlayable(this.seatOf(s), s.legal || []);
   }
 
   seatOf(s) {
@@ -172,14 +368,28 @@ export class RoomView {
     return null;
   }
 
-  seatName(seat) {
-    const p = this.latest && this.latest.players && this.latest.players[seat];
+  isLocal(s) { return !!s && (s.you === 'both' || s.local === true); }
+
+  // The name shown for a seat everywhere (bars, result, moves, announcements): in a game at one
+  // screen the names the players typed here (Player 1 / Player 2 until then), to its spectators
+  // the seats (South / North), otherwise the player's name.
+  seatName(seat, s = this.latest) {
+    if (s && s.you === 'both') return localName(seat);
+    if (s && s.local) return t('seat.' + seat);
+    const p = s && s.players && s.players[seat];
     return p ? p.name : t('seat.' + seat);
   }
 
   canPlay(s) {
     const seat = this.seatOf(s);
-    return s.status === 'playing' && seat && seat === s.turn && !this.pending && !this.board.animating;
+    return s.status === 'playing' && seat && seat === s.turn && !this.pending;
+  }
+
+  // Per seat, what a screen reader calls its houses and store.
+  sides(s) {
+    const out = {};
+    for (const seat of ['south', 'north']) out[seat] = s.you === seat ? { you: true } : { name: this.seatName(seat, s) };
+    return out;
   }
 
   render(s, animatingFrom) {
@@ -189,9 +399,12 @@ export class RoomView {
     this.bottom = bottom;
     E.title.textContent = gameTitle(s.game) + ' · ' + t('room.board_size', { m: s.houses, n: s.seeds });
     const c = s.clock && s.clock.initial_ms !== undefined ? clockLabel(s.clock) : null;
-    E.sub.textContent = [optionsText(s.game, s.options), c, (s.local || s.you === 'both') ? t('opp.local') : (s.players && ['south', 'north'].some((x) => s.players[x] && s.players[x].computer)) ? t('opp.computer') : t(s.visibility === 'private' ? 'create.private' : s.visibility === 'public' ? 'create.public' : '')]
+    E.sub.textContent = [optionsText(s.game, s.options), c, this.isLocal(s) ? t('opp.local') : (s.players && ['south', 'north'].some((x) => s.players[x] && s.players[x].computer)) ? t('opp.computer') : t(s.visibility === 'private' ? 'create.private' : s.visibility === 'public' ? 'create.public' : '')]
       .filter((x) => x && x.length).join(' · ');
-    document.title = gameTitle(s.game) + ' · ' + this.code + ' · Mancala Online';
+    E.watching.hidden = !(this.latest && this.latest.you === 'spectator');
+    // Your-turn notifications are for a player with one side.
+    if (E.notify) E.notify.hidden = !(s.you === 'south' || s.you === 'north');
+    setTitle(gameTitle(s.game) + ' · ' + this.code + ' · Mancala Online');
     const nSpect = typeof s.spectators === 'number' ? s.spectators : Array.isArray(s.spectators) ? s.spectators.length : null;
     E.spectN.textContent = nSpect === null ? '' : t('room.spectators', { n: nSpect });
     E.spect.hidden = nSpect === null;
@@ -199,7 +412,7 @@ export class RoomView {
     E.area.style.setProperty('--m', String(s.houses));
     const seat = this.seatOf(s);
     const play = !animatingFrom && this.canPlay(s);
-    this.board.show(s.pits, { burnt: burntSet(s), legal: play ? s.legal || [] : [], seat: play ? seat : null, last: animatingFrom ? null : s.last });
+    this.board.show(s.pits, { burnt: burntSet(s), legal: play ? s.legal || [] : [], seat: play ? seat : null, last: animatingFrom ? null : s.last, sides: this.sides(s) });
     this.renderBar(E.nearBar, s, bottom);
     this.renderBar(E.farBar, s, bottom === 'south' ? 'north' : 'south');
     this.tickClocks();
@@ -207,9 +420,33 @@ export class RoomView {
     this.renderOverlay(s);
     this.renderActions();
     this.renderMoves();
+    this.renderRules(s);
+  }
+
+  // The rules of this game: the room's board and options, and the rules worded for them (rules.js).
+  // Rebuilt when the game, board or options change (a rematch keeps them); the list stays open or
+  // closed as the reader left it.
+  renderRules(s) {
+    const E = this.el;
+    const key = JSON.stringify([s.game, s.houses, s.seeds, s.options || {}]);
+    if (key === this.rulesKey) return;
+    this.rulesKey = key;
+    const open = !!E.rules.querySelector('details[open]');
+    const r = roomRules(s);
+    clear(E.rules);
+    append(E.rules, [
+      h('h2', {}, t('rules.title')),
+      h('p', { class: 'rules-board' }, h('b', {}, t('rules.board_label') + ': '), r.board),
+      h('dl', { class: 'rules-opts', 'aria-label': t('rules.options') }, r.options.map((o) =>
+        h('div', { class: 'opt-row', dataset: { option: o.id } }, h('dt', {}, o.name), h('dd', {}, o.value)))),
+      h('details', { class: 'rules-steps', open },
+        h('summary', {}, t('rules.steps')),
+        h('ol', {}, r.items.map((it) => h('li', { dataset: { rule: it.id } }, it.text)))),
+    ]);
   }
 
   renderBar(bar, drawn, seat) {
+    if (bar.contains(document.activeElement) && document.activeElement.classList.contains('name-input')) return; // being renamed
     clear(bar);
     // Who sits where, who is connected and whose clock runs come from the newest state; the store
     // count follows the pits on the board (they lag while a move is being animated).
@@ -217,24 +454,66 @@ export class RoomView {
     const p = s.players && s.players[seat];
     const mine = s.you === seat;
     const turn = s.status === 'playing' && s.turn === seat;
+    const local = s.you === 'both';
     bar.className = 'pbar ' + (seat === this.bottom ? 'near' : 'far') + (turn ? ' turn' : '') + ' seat-' + seat;
-    const name = p ? p.name : t('room.waiting_player');
+    const name = local || s.local ? this.seatName(seat, s) : p ? p.name : t('room.waiting_player');
     const tags = [];
     if (mine) tags.push(h('span', { class: 'tag you' }, t('room.you')));
     if (p && p.computer) tags.push(h('span', { class: 'tag' }, t('room.computer')));
     const online = p ? (p.connected !== false) : false;
     const score = s.pits[seat === 'south' ? s.houses : 2 * s.houses + 1];
+    const label = h('span', { class: 'pname-text' }, name);
     append(bar, [
-      h('span', { class: 'avatar ' + seat, 'aria-hidden': 'true' }, p ? Array.from(name)[0].toUpperCase() : '?'),
+      h('span', { class: 'avatar ' + seat, 'aria-hidden': 'true' }, Array.from(name)[0] ? Array.from(name)[0].toUpperCase() : '?'),
       h('span', { class: 'pinfo' },
-        h('span', { class: 'pname' }, name, ...tags),
+        h('span', { class: 'pname' }, label, ...tags,
+          local ? h('button', { class: 'btn small ghost icon-btn rename', type: 'button', 'aria-label': t('local.rename', { name }), title: t('local.rename', { name }), onclick: () => this.rename(bar, seat) }, icon('pencil')) : null),
         h('span', { class: 'pmeta' },
-          h('span', { class: 'dot ' + (p ? (online ? 'on' : 'off') : 'none') }),
-          p ? t(online ? 'room.online' : 'room.offline') : t('room.open_seat'),
-          ' · ', t('seat.' + seat), ' · ', t('room.store_count', { n: score }))),
+          local ? null : h('span', { class: 'dot ' + (p ? (online ? 'on' : 'off') : 'none') }),
+          local ? null : p ? t(online ? 'room.online' : 'room.offline') : t('room.open_seat'),
+          local ? null : ' · ', t('seat.' + seat), ' · ', t('room.store_count', { n: score }))),
       h('span', { class: 'abandon', dataset: { seat }, hidden: !(s.abandon && s.abandon.seat === seat) }),
       turn ? h('span', { class: 'turn-pill' }, t('room.to_move')) : null,
       h('span', { class: 'clock', dataset: { seat }, hidden: !s.clock }, '')]);
+  }
+
+  // A player at one screen renames a seat: the name shows everywhere and is kept in this browser.
+  rename(bar, seat) {
+    const pname = bar.querySelector('.pname');
+    const old = localName(seat);
+    const input = h('input', { class: 'input name-input', maxlength: '24', value: old, 'aria-label': t('local.name_of', { seat: t('seat.' + seat) }) });
+    let done = false;
+    const finish = (save) => {
+      if (done) return;
+      done = true;
+      if (save) setLocalName(seat, input.value);
+      input.blur();
+      const s = this.latest;
+      if (s) { this.renderBar(this.el.nearBar, this.shown || s, this.bottom); this.renderBar(this.el.farBar, this.shown || s, this.bottom === 'south' ? 'north' : 'south'); }
+      this.refreshNames();
+      const btn = bar.querySelector('.rename');
+      if (btn) btn.focus();
+    };
+    input.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter') { e.preventDefault(); finish(true); }
+      else if (e.key === 'Escape') { e.preventDefault(); finish(false); }
+    });
+    input.addEventListener('blur', () => finish(true));
+    clear(pname);
+    pname.append(input);
+    input.focus();
+    input.select();
+  }
+
+  // Everything that shows names, drawn again.
+  refreshNames() {
+    const s = this.shown;
+    if (!s) return;
+    if (!this.running) this.renderStatus(s);
+    this.renderOverlay(s);
+    this.renderActions();
+    this.renderMoves();
+    this.board.show(this.board.pits, { burnt: this.board.burnt, legal: this.canPlay(s) && !this.running ? s.legal || [] : [], seat: this.canPlay(s) && !this.running ? this.seatOf(s) : null, last: s.last, sides: this.sides(s) });
   }
 
   tickClocks() {
@@ -271,7 +550,7 @@ export class RoomView {
     } else if (s.you === 'spectator') text = t('status.to_move', { name: this.seatName(s.turn) });
     else text = t('status.their_turn', { name: this.seatName(s.turn) });
     if (s.round && s.options && s.options.rounds === 'match') text = t('status.round', { n: s.round }) + ' · ' + text;
-    E.status.textContent = text;
+    if (E.status.textContent !== text) E.status.textContent = text;
     E.status.classList.toggle('mine', !!seat && seat === s.turn && s.status === 'playing');
   }
 
@@ -338,16 +617,21 @@ export class RoomView {
 
   renderOverlay(s) {
     const O = this.el.overlay;
+    const wrap = this.el.wrap;
     clear(O);
     O.hidden = true;
+    wrap.style.removeProperty('min-height');
     if (s.status === 'waiting') {
       O.hidden = false;
       O.className = 'overlay waiting';
       const link = location.origin + '/r/' + this.code;
+      const watching = s.you === 'spectator';
+      const free = !(s.players && s.players.south && s.players.north);
       O.append(h('div', { class: 'card over-card' },
         h('div', { class: 'spinner', 'aria-hidden': 'true' }),
         h('h2', {}, t('room.waiting_title')),
-        h('p', {}, t('room.waiting_body')),
+        h('p', {}, t(watching ? 'room.waiting_body_watch' : 'room.waiting_body')),
+        watching && free ? h('button', { class: 'btn primary join-seat', type: 'button', onclick: () => this.askName() }, t('invite.join')) : null,
         h('div', { class: 'invite' }, h('input', { class: 'input mono', readonly: true, value: link, 'aria-label': t('room.invite_link'), onfocus: (e) => e.target.select() }),
           h('button', { class: 'btn primary', type: 'button', onclick: () => this.copyLink() }, t('room.copy_link')))));
       // Show the end of the link (the room code) rather than its start.
@@ -365,10 +649,11 @@ export class RoomView {
       else { head = t('result.wins', { name: this.seatName(r.winner) }); cls = 'win'; }
       const score = Array.isArray(r.score) ? r.score : [s.pits[s.houses], s.pits[2 * s.houses + 1]];
       const id = s.game_id ?? s.archive ?? r.game_id ?? r.id;
-      O.append(h('div', { class: 'card over-card result ' + cls, role: 'dialog', 'aria-label': head },
-        h('div', { class: 'trophy', 'aria-hidden': 'true' }, icon(cls === 'win' ? 'trophy' : cls === 'draw' ? 'scale' : 'seed')),
-        h('h2', {}, head),
-        h('p', { class: 'reason' }, t('reason.' + r.reason) !== 'reason.' + r.reason ? t('reason.' + r.reason) : r.reason),
+      const card = h('div', { class: 'card over-card result ' + cls, role: 'dialog', 'aria-label': head },
+        h('div', { class: 'result-head' },
+          h('div', { class: 'trophy', 'aria-hidden': 'true' }, icon(cls === 'win' ? 'trophy' : cls === 'draw' ? 'scale' : 'seed')),
+          h('div', {}, h('h2', {}, head),
+            h('p', { class: 'reason' }, t('reason.' + r.reason) !== 'reason.' + r.reason ? t('reason.' + r.reason) : r.reason))),
         h('div', { class: 'final-score' },
           h('span', { class: 'fs south' }, h('b', {}, String(score[0])), h('small', {}, this.seatName('south'))),
           h('span', { class: 'fs-sep' }, ':'),
@@ -377,22 +662,32 @@ export class RoomView {
           (seat || s.you === 'both') ? this.rematchButton(s) : null,
           id ? h('a', { class: 'btn ghost', href: '/g/' + id }, t('result.replay')) : null,
           h('button', { class: 'btn ghost', type: 'button', onclick: () => { this.dismissed = { ...(this.dismissed || {}), [s.ply + ':' + r.reason]: true }; this.renderOverlay(this.shown); } }, t('result.see_board')),
-          h('a', { class: 'btn ghost', href: '/', 'data-link': '' }, t('room.back_lobby')))));
+          h('a', { class: 'btn ghost', href: '/', 'data-link': '' }, t('room.back_lobby'))));
+      O.append(card);
+      // The card stays over the board: on a board lower than the card, the board's place grows
+      // (the players' bars move down) rather than the card covering them. On phones the card
+      // covers the whole screen (style.css) and the board keeps its place.
+      if (getComputedStyle(O).position === 'absolute') {
+        const need = card.offsetHeight + 24;
+        if (need > wrap.offsetHeight) wrap.style.setProperty('min-height', need + 'px');
+      }
     }
   }
 
   renderMoves() {
     const E = this.el;
     clear(E.moves);
-    if (!this.moves.length) { E.moves.append(h('li', { class: 'empty-note' }, t('room.no_moves'))); return; }
-    this.moves.forEach((mv, i) => {
-      if (!mv) return;
-      E.moves.append(h('li', { class: 'mv ' + (mv.seat || '') },
-        h('span', { class: 'ply' }, String(i + 1)),
-        h('span', { class: 'mdot ' + (mv.seat || ''), 'aria-hidden': 'true' }),
-        h('span', { class: 'who' }, mv.seat ? this.seatName(mv.seat) : ''),
-        h('b', {}, t('room.house_n', { n: mv.house }))));
-    });
+    const { list, complete } = this.log;
+    E.moves.dataset.complete = String(complete);
+    if (!list.length) { E.moves.append(h('li', { class: 'empty-note' }, t('room.no_moves'))); return; }
+    let gap = 0;
+    for (let i = 0; i <= list.length; i++) {
+      const mv = list[i];
+      if (i < list.length && !mv) { gap++; continue; }
+      if (gap) { E.moves.append(h('li', { class: 'mv gap' }, t('moves.missing', { n: gap }))); gap = 0; }
+      if (i < list.length) E.moves.append(moveItem(mv, i + 1, mv.seat ? this.seatName(mv.seat) : ''));
+    }
+    if (!complete && list.length < this.log.ply) E.moves.append(h('li', { class: 'mv gap' }, t('moves.missing', { n: this.log.ply - list.length })));
     E.moves.scrollTop = E.moves.scrollHeight;
   }
 
@@ -413,12 +708,14 @@ export class RoomView {
     this.el.chatInput.value = '';
   }
 
+  // A click on a playable house or its number key: plays at once, ending a replay in progress.
   play(seat, house) {
-    const s = this.shown;
+    const s = this.latest;
     if (!s || !this.canPlay(s) || !(s.legal || []).includes(house) || this.seatOf(s) !== seat) return;
+    if (this.running) this.finishReplay();
     this.pending = { house, ply: s.ply };
     this.sendMove();
-    this.board.show(s.pits, { burnt: burntSet(s), legal: [], seat: null, last: s.last });
+    this.board.show(s.pits, { burnt: burntSet(s), legal: [], seat: null, last: s.last, sides: this.sides(s) });
     const k = seat === 'south' ? house - 1 : s.houses + house;
     this.board.flash(k, 'picked', 500);
     this.renderStatus(s);
@@ -448,13 +745,13 @@ export class RoomView {
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     if (document.querySelector('dialog[open]')) return;
     if (/^[1-9]$/.test(e.key)) {
-      const s = this.shown;
+      const s = this.latest;
       if (s && this.canPlay(s)) {
         const house = Number(e.key);
         if ((s.legal || []).includes(house)) { e.preventDefault(); this.play(this.seatOf(s), house); }
       }
-    } else if (e.key === 'Escape' || e.key === ' ') {
-      if (this.board.animating) { e.preventDefault(); this.board.skip(); }
+    } else if (e.key === 'Escape' || (e.key === ' ' && !(e.target && e.target.closest && e.target.closest('button, a')))) {
+      if (this.running) { e.preventDefault(); this.finishReplay(); }
     }
   }
 

@@ -45,6 +45,7 @@ export function confirmDialog(title, body, okKey = 'common.confirm', danger = fa
   return new Promise((resolve) => {
     const dlg = document.getElementById('dialog');
     clear(dlg);
+    dlg.removeAttribute('aria-labelledby');
     const done = (v) => { dlg.close(); resolve(v); };
     const ok = h('button', { class: 'btn ' + (danger ? 'danger' : 'primary'), onclick: () => done(true) }, t(okKey));
     append(dlg, [
@@ -55,6 +56,37 @@ export function confirmDialog(title, body, okKey = 'common.confirm', danger = fa
     dlg.onclose = () => resolve(false);
     dlg.showModal();
     ok.focus();
+  });
+}
+
+// A modal question with one text field (a name): resolves with the trimmed text, or null when
+// cancelled. The field is required and holds at most maxlength characters.
+export function promptDialog({ title, body, label, value = '', okKey = 'common.confirm', cancelKey = 'common.cancel', maxlength = 24 }) {
+  return new Promise((resolve) => {
+    const dlg = document.getElementById('dialog');
+    clear(dlg);
+    let settled = false;
+    const done = (v) => { if (settled) return; settled = true; if (dlg.open) dlg.close(); resolve(v); };
+    const input = h('input', { class: 'input', id: 'dlg-field', maxlength: String(maxlength), required: true, autocomplete: 'nickname', value });
+    const form = h('form', { class: 'dlg-form', onsubmit: (e) => {
+      e.preventDefault();
+      const v = input.value.replace(/[\u0000-\u001f\u007f-\u009f]/g, '').trim().replace(/\s+/g, ' ');
+      if (!v) { input.setAttribute('aria-invalid', 'true'); input.focus(); return; }
+      done(v);
+    } },
+    h('h2', { class: 'dlg-title', id: 'dlg-title' }, title),
+    body ? h('p', {}, body) : null,
+    h('label', { class: 'field', for: 'dlg-field' }, h('span', {}, label)),
+    input,
+    h('div', { class: 'dlg-actions' },
+      h('button', { class: 'btn ghost', type: 'button', onclick: () => done(null) }, t(cancelKey)),
+      h('button', { class: 'btn primary', type: 'submit' }, t(okKey))));
+    dlg.append(form);
+    dlg.setAttribute('aria-labelledby', 'dlg-title');
+    dlg.onclose = () => done(null);
+    dlg.showModal();
+    input.focus();
+    input.select();
   });
 }
 
@@ -92,6 +124,12 @@ const ICONS = {
   fwd: 'M8 5l9 7-9 7z',
   last: 'M18 5v14 M6 5l9 7-9 7z',
   link: 'M10 14a4 4 0 0 0 5.7 0l3-3a4 4 0 0 0-5.7-5.7l-1 1 M14 10a4 4 0 0 0-5.7 0l-3 3a4 4 0 0 0 5.7 5.7l1-1',
+  sound: 'M4 9h4l5-4v14l-5-4H4z M16 9a4 4 0 0 1 0 6 M18.5 6.5a8 8 0 0 1 0 11',
+  mute: 'M4 9h4l5-4v14l-5-4H4z M16 9l5 6 M21 9l-5 6',
+  bell: 'M6 16V11a6 6 0 0 1 12 0v5l2 2H4z M10 20a2 2 0 0 0 4 0',
+  'bell-off': 'M6 16V11a6 6 0 0 1 12 0v5l2 2H4z M10 20a2 2 0 0 0 4 0 M3 3l18 18',
+  pencil: 'M4 20l4-1 11-11-3-3L5 16z M14 6l3 3',
+  download: 'M12 4v11 M7 10l5 5 5-5 M5 20h14',
 };
 export function icon(name) {
   const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');

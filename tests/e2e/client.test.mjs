@@ -2,10 +2,12 @@
 // headless chromium. Screenshots land in tests/artifacts/ (git-ignored).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launch, newPage, shot, createRoom, setSpeed, playToEnd } from './harness.mjs';
+import { startServer, launch, newPage, shot, createRoom, setSpeed, playToEnd, acceptInvite } from './harness.mjs';
 import WebSocket from 'ws';
 import fr from '../../web/lang-fr.js';
 import en from '../../web/lang-en.js';
+import ru from '../../web/lang-ru.js';
+import pl from '../../web/lang-pl.js';
 
 let server, browser;
 const pages = [];
@@ -90,14 +92,24 @@ test('two people play a whole private Kalah game by clicking; a spectator watche
   await c.locator('.rooms').waitFor();
   await c.waitForTimeout(300);
   assert.equal(await c.locator(`.rooms a[href="/r/${code}"]`).count(), 0, 'a private room is never listed');
+  // The friend picks the name the other player sees (their guest name is offered) before sitting.
   await b.goto(link);
-  await b.locator('.pbar.near .tag.you').waitFor();
+  const offered = await b.locator('dialog[open] input').inputValue();
+  assert.match(offered, /\S/, 'a name is offered');
+  assert.equal(await b.getByRole('dialog', { name: en['invite.title'] }).count(), 1);
+  await shot(b, 'invite-prompt');
+  await acceptInvite(b, 'Bea');
   await a.locator('.overlay.waiting').waitFor({ state: 'hidden' });
+  await a.locator('.pbar.far .pname', { hasText: 'Bea' }).waitFor();
 
-  // A third person with the link becomes a spectator.
+  // A third person with the link finds the room full: no name asked, watching, and told so.
   await c.goto(link);
   await c.locator('.pbar').first().waitFor();
   await c.waitForFunction(() => document.querySelectorAll('.pbar .tag.you').length === 0 && document.querySelectorAll('.board .house').length === 6);
+  await c.locator('.watching', { hasText: en['room.watching'] }).waitFor();
+  await shot(c, 'watching');
+  assert.equal(await c.locator('dialog[open]').count(), 0);
+  assert.equal(await a.locator('.watching').isVisible(), false);
   await a.waitForFunction(() => /1/.test(document.querySelector('.spect').textContent));
 
   for (const p of [a, b, c]) await setSpeed(p, 'fast');
@@ -144,15 +156,26 @@ test('an Oware game on one screen reaches its end', async () => {
   noProblems(p);
 });
 
-test('a Congkak game reaches its end, board mirrored with the store on the left', async () => {
+test('a Congkak game reaches its end, board mirrored with the store on the left (at the top upright)', async () => {
+  const wide = await page();
+  await wide.goto(server.base + '/');
+  await createRoom(wide, { game: 'congkak', houses: 3, seeds: 2, opponent: 'local' });
+  await wide.locator('.board .house.legal').first().waitFor();
+  // Congkak: the near store (South, pit m=3) is drawn left of the near houses.
+  const storeX = (await wide.locator('.pit[data-pit="3"]').boundingBox()).x;
+  const houseX = (await wide.locator('.pit[data-pit="0"]').boundingBox()).x;
+  assert.ok(storeX < houseX, 'the own store is on the left in Congkak');
+  await wide.context().close();
+  // On a phone the board stands upright (turned a quarter clockwise): the own store on top, the
+  // own houses in the left column, house 1 at the bottom.
   const p = await page({ width: 360, height: 640 });
   await p.goto(server.base + '/');
   await createRoom(p, { game: 'congkak', houses: 3, seeds: 2, opponent: 'local' });
   await p.locator('.board .house.legal').first().waitFor();
-  // Congkak: the near store (South, pit m=3) is drawn left of the near houses.
-  const storeX = (await p.locator('.pit[data-pit="3"]').boundingBox()).x;
-  const houseX = (await p.locator('.pit[data-pit="0"]').boundingBox()).x;
-  assert.ok(storeX < houseX, 'the own store is on the left in Congkak');
+  const box = (k) => p.locator(`.pit[data-pit="${k}"]`).boundingBox();
+  const [store, h1, h3, far1] = await Promise.all([box(3), box(0), box(2), box(4)]);
+  assert.ok(store.y + store.height <= h3.y + 1 && h3.y < h1.y, 'own store on top, then houses 3, 2, 1 downwards');
+  assert.ok(h1.x + h1.width <= far1.x, 'own houses on the left of the far ones');
   await setSpeed(p, 'normal');
   await p.locator('.board .house.legal').first().click();
   await p.waitForTimeout(250);
@@ -274,6 +297,63 @@ test('quick play pairs two people in the same room', async () => {
   noProblems(a, b);
 });
 
+// The integers of a text, in order.
+const numbers = (text) => (text.match(/\d+/g) || []).map(Number);
+
+test('a room shows the rules of its own game and options; How to play draws the default board', async () => {
+  for (const [width, height, code] of [[1280, 800, 'en'], [360, 640, 'ru'], [1280, 800, 'pl']]) {
+    const L = { en, ru, pl }[code];
+    const p = await page({ width, height });
+    await p.goto(server.base + '/');
+    await p.selectOption('#lang', code);
+    await p.locator('h1', { hasText: L['lobby.title'] }).waitFor();
+    // Congkak on 5 x 3, a match with the lap capture, on one screen.
+    await p.locator('label[for="f-game-congkak"]').click();
+    await p.selectOption('select[name=houses]', '5');
+    await p.selectOption('select[name=seeds]', '3');
+    await p.locator('label.check', { hasText: L['opt.lap_capture'] }).click();
+    await p.locator('label.check', { hasText: L['opt.match'] }).click();
+    await p.locator('label[for="f-clock-0"]').click();
+    await p.locator('label[for="f-opponent-local"]').click();
+    await p.locator('.create-form button[type=submit]').click();
+    await p.waitForURL(/\/r\/[A-Z2-9]{6}$/);
+    const panel = p.locator('.rules-panel');
+    await panel.locator('h2', { hasText: L['rules.title'] }).waitFor();
+    // The room's board: 5 houses a side, 3 seeds each, 30 in all.
+    assert.deepEqual(numbers(await panel.locator('.rules-board').textContent()), [5, 3, 30]);
+    // The room's options, with their values.
+    const rows = await panel.locator('.opt-row').evaluateAll((els) => els.map((e) => [e.dataset.option, e.querySelector('dt').textContent, e.querySelector('dd').textContent]));
+    assert.deepEqual(rows, [['lap_capture', L['opt.lap_capture'], L['opt.yes']], ['rounds', L['opt.rounds'], L['rounds.match']]]);
+    // The rules, step by step: the lap capture and the whole match, worded for 5 x 3.
+    await panel.locator('summary').click();
+    const ids = await panel.locator('li[data-rule]').evaluateAll((els) => els.map((e) => e.dataset.rule));
+    for (const id of ['congkak.capture_lap', 'congkak.round_end', 'congkak.match.refill', 'congkak.match.burn', 'congkak.match.first', 'congkak.match.end', 'congkak.repetition']) {
+      assert.ok(ids.includes(id), id);
+    }
+    assert.ok(!ids.includes('congkak.capture') && !ids.includes('congkak.end'));
+    assert.deepEqual(numbers(await panel.locator('li[data-rule="congkak.match.refill"]').textContent()), [3, 15]);
+    assert.doesNotMatch(await panel.textContent(), /[{}#]/);
+    await panel.scrollIntoViewIfNeeded();
+    await shot(p, 'rules-panel-' + code);
+    // A move keeps the panel as it is (open).
+    await setSpeed(p, 'off');
+    await p.locator('.board .house.legal').first().click();
+    await p.waitForFunction(() => document.querySelectorAll('.moves .mv').length === 1);
+    assert.equal(await panel.locator('details[open]').count(), 1);
+
+    // How to play Congkak: the default board, 7 houses of 7 seeds a side.
+    await p.goto(server.base + '/?how=congkak');
+    await p.locator('.how-card h1').waitFor();
+    assert.equal(await p.locator('.diagram .dia-house').count(), 14);
+    assert.equal(await p.locator('.diagram .dia-seed').count(), 98);
+    assert.deepEqual(numbers(await p.locator('.how-card .how-default').first().textContent()), [7, 7, 98]);
+    assert.equal(await p.locator('.how-options dt').count(), 2);
+    await shot(p, 'how-congkak-' + code);
+    noProblems(p);
+    await p.context().close();
+  }
+});
+
 // Stops the shared server: keep this test last.
 test('an offline banner shows while the server is away and goes once it is back', async () => {
   const p = await page({ width: 360, height: 640 });
@@ -281,6 +361,9 @@ test('an offline banner shows while the server is away and goes once it is back'
   p.allowed.push(/WebSocket connection to .* failed/);
   await p.goto(server.base + '/');
   await p.waitForFunction(() => document.getElementById('who').textContent.length > 0);
+  // The lobby's requests (the archive of this player's games) are answered before the server goes:
+  // one refused while it is down would be a real console error.
+  await p.waitForLoadState('networkidle');
   const port = server.port;
   await server.stop();
   await p.locator('#offline').waitFor({ state: 'visible', timeout: 10000 });

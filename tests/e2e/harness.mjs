@@ -5,6 +5,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { before, after } from 'node:test';
+import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -56,9 +58,11 @@ export async function launch() {
 }
 
 // A fresh browser context (its own localStorage, like another person) with one page whose console
-// errors and uncaught exceptions are collected in page.problems.
-export async function newPage(browser, { width = 1280, height = 800, locale = 'en-US' } = {}) {
-  const context = await browser.newContext({ viewport: { width, height }, locale, permissions: ['clipboard-read', 'clipboard-write'] });
+// errors and uncaught exceptions are collected in page.problems. reducedMotion: 'reduce' emulates
+// the system setting; init: scripts run before the page's own.
+export async function newPage(browser, { width = 1280, height = 800, locale = 'en-US', reducedMotion = 'no-preference', init = [] } = {}) {
+  const context = await browser.newContext({ viewport: { width, height }, locale, reducedMotion, permissions: ['clipboard-read', 'clipboard-write'] });
+  for (const f of init) await context.addInitScript(f);
   const page = await context.newPage();
   page.problems = [];
   page.allowed = [];
@@ -116,4 +120,73 @@ export async function playToEnd(pages, { pick = 'first', timeout = 90000 } = {})
     if (!moved) await pages[0].waitForTimeout(40);
   }
   throw new Error('the game did not end in time');
+}
+
+// One server and one browser for the tests of a file: ctx.server, ctx.page(opts) (closed at the
+// end), ctx.noProblems(...pages).
+export function useBrowser() {
+  const ctx = { server: null, browser: null, pages: [] };
+  before(async () => {
+    ctx.server = await startServer();
+    ctx.browser = await launch();
+  });
+  after(async () => {
+    for (const p of ctx.pages) await p.context().close().catch(() => {});
+    if (ctx.browser) await ctx.browser.close();
+    if (ctx.server) await ctx.server.stop();
+  });
+  ctx.page = async (opts) => {
+    const p = await newPage(ctx.browser, opts);
+    ctx.pages.push(p);
+    return p;
+  };
+  ctx.noProblems = (...ps) => { for (const p of ps) assert.deepEqual(p.problems, [], 'console errors or exceptions'); };
+  return ctx;
+}
+
+// The state frames the page receives from the server, in order (as the server sent them, before
+// any route changes them).
+export function recordStates(page) {
+  const states = [];
+  page.on('websocket', (ws) => ws.on('framereceived', (f) => {
+    try { const m = JSON.parse(f.payload); if (m && m.type === 'state') states.push(m); } catch { /* not JSON */ }
+  }));
+  return states;
+}
+
+// An init script: document.visibilityState and document.hidden follow window.__setHidden(bool),
+// which also fires visibilitychange (a headless page is always visible otherwise).
+export function hideable() {
+  let hidden = false;
+  Object.defineProperty(Document.prototype, 'visibilityState', { configurable: true, get() { return hidden ? 'hidden' : 'visible'; } });
+  Object.defineProperty(Document.prototype, 'hidden', { configurable: true, get() { return hidden; } });
+  window.__setHidden = (v) => { hidden = !!v; document.dispatchEvent(new Event('visibilitychange')); };
+}
+
+// An init script: counts the oscillators the page starts (window.__tones) and lists the sounds it
+// announces (window.__sounds, from the client's mc:sound events).
+export function listenSounds() {
+  window.__tones = 0;
+  window.__sounds = [];
+  const start = OscillatorNode.prototype.start;
+  OscillatorNode.prototype.start = function (...a) { window.__tones++; return start.apply(this, a); };
+  document.addEventListener('mc:sound', (e) => window.__sounds.push(e.detail.name));
+}
+
+// Answers the name prompt a person gets when they open an invite link to a room with a free seat.
+export async function acceptInvite(page, name) {
+  const dlg = page.locator('dialog[open]');
+  await dlg.locator('input').waitFor();
+  if (name !== undefined) await dlg.locator('input').fill(name);
+  await dlg.locator('button[type=submit]').click();
+  await page.locator('.pbar.near .tag.you').waitFor();
+}
+
+// The first legal house of the page (or null): its pit index and house number.
+export async function firstLegal(page) {
+  return page.evaluate(() => {
+    const el = document.querySelector('.board .house.legal');
+    if (!el) return null;
+    return { pit: Number(el.dataset.pit), label: el.getAttribute('aria-label') };
+  });
 }

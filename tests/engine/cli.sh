@@ -106,6 +106,25 @@ result none' replay congkak --houses 3 --seeds 3 "2"
 expect_output 0 'position 1 1 (1) x 1 (0) north round 2 first north
 ply 3
 result none' replay congkak --houses 2 --seeds 1 --rounds match "2 1 2"
+# Issue 9: burning is decided afresh at every round (Congkak 7). The default 7x7 match below ends
+# round 1 (move 16) with South's store at 27 and North's at 71 (the reference model of the rule book,
+# reference.mjs): South fills houses 7, 6, 5 (21 seeds, 6 left) and burns houses 1-4; North fills
+# all 7 (49, 22 left). Round 2 ends at move 29 with 60 to 38; North lost and starts round 3.
+# South's 60 fill all 7 houses (49, 11 left): houses 1-4, burnt in round 2, are played again.
+# North's 38 fill houses 7 down to 3 (35, 3 left); houses 1 and 2 are burnt.
+issue9="6 1 7 6 5 6 2 7 7 5 1 3 5 6 6 7 6 5 5 2 7 6 7 2 6 5 6 6 2"
+expect_output 0 'position 7 7 7 7 7 7 7 (11) x x 7 7 7 7 7 (3) north round 3 first north
+ply 29
+result none' replay congkak --rounds match "$issue9"
+# The same game under the old rule of stored games (a burnt house stays burnt): South's houses 1-4
+# stay burnt and 60 - 21 = 39 seeds stay idle in its store.
+expect_output 0 'position x x x x 7 7 7 (39) x x 7 7 7 7 7 (3) north round 3 first north
+ply 29
+result none' replay congkak --rounds match --burn match "$issue9"
+# Round 2 of both (move 16 ends round 1; North won it 71 to 27): the same under either rule.
+expect_output 0 'position x x x x 7 7 7 (6) 7 7 7 7 7 7 7 (22) south round 2 first south
+ply 16
+result none' replay congkak --rounds match --burn round "6 1 7 6 5 6 2 7 7 5 1 3 5 6 6 7"
 
 # Finished games: the side to move is meaningless, so only the start of the line is checked.
 # expect_end PITS PLY RESULT ARGS...
@@ -239,6 +258,11 @@ expect_error 2 perft oware 2 --empty-capture
 expect_error 2 perft oware 2 --grand-slam sometimes
 expect_error 2 perft congkak 2 --rounds double
 expect_error 2 perft congkak 2 --empty-capture
+expect_error 2 perft congkak 2 --burn match
+expect_error 2 perft congkak 2 --rounds single --burn match
+expect_error 2 perft congkak 2 --rounds match --burn forever
+expect_error 2 perft congkak 2 --rounds match --burn
+expect_error 2 perft kalah 2 --burn round
 expect_error 2 replay
 expect_error 2 replay kalah
 expect_error 2 replay chess "1 2"

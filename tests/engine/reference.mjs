@@ -20,6 +20,9 @@ export function makeRules(game, opts = {}) {
     grandSlam: opts.grandSlam ?? 'no_capture',
     lapCapture: !!opts.lapCapture,
     match: !!opts.match,
+    // Congkak 7: 'round' (the rule book: burning is decided afresh at every round) or 'match' (the
+    // rule book's earlier edition, kept for old stored games: a burnt house stays burnt).
+    burn: opts.burn ?? 'round',
   };
 }
 
@@ -30,6 +33,7 @@ export function ruleArgs(r) {
   if (r.game === 'oware') args.push('--grand-slam', r.grandSlam);
   if (r.lapCapture) args.push('--lap-capture');
   if (r.game === 'congkak') args.push('--rounds', r.match ? 'match' : 'single');
+  if (r.burn === 'match') args.push('--burn', 'match');
   return args;
 }
 
@@ -260,7 +264,13 @@ function congkakPlay(r, p, h) {
   const n = q.pits[2 * m + 1];
   if (!r.match || q.round >= 9) return { pos: q, result: resultOf(q, 'no_seeds') };
   if (s < r.n || n < r.n) return { pos: q, result: resultOf(q, 'no_seeds') };
-  // Congkak 7: refill from the house next to the store, burn what cannot be filled.
+  // Congkak 7: each player refills their own houses from their own store, n seeds each, from the
+  // house next to the store (house m) towards house 1; a house that cannot be filled is burnt for
+  // this round. Burning is decided afresh: a house burnt before is filled again when the store holds
+  // enough. Under the old rule (burn 'match') a burnt house stays burnt and is not filled.
+  const before = q.burnt;
+  if (r.burn !== 'match') q.burnt = 0;
+  let back = 0;
   for (const seat of [0, 1]) {
     const store = storeOf(m, seat);
     for (let i = m; i >= 1; i--) {
@@ -269,6 +279,7 @@ function congkakPlay(r, p, h) {
       if (q.pits[store] >= r.n) {
         q.pits[store] -= r.n;
         q.pits[kk] = r.n;
+        if ((before >>> kk) & 1) back++;
       } else {
         q.burnt |= 1 << kk;
       }
@@ -277,7 +288,8 @@ function congkakPlay(r, p, h) {
   q.first = s > n ? 1 : n > s ? 0 : 1 - q.first;
   q.turn = q.first;
   q.round++;
-  return { pos: q, result: null, newRound: true };
+  // unburnt: how many houses burnt in the round that ended are played again in the next one.
+  return { pos: q, result: null, newRound: true, unburnt: back };
 }
 
 // ---- The public model ----
@@ -311,6 +323,7 @@ export class Game {
     this.history = [posKey(this.pos)];
     this.moves = [];
     this.result = null;
+    this.unburnt = 0; // houses burnt in one round and played again in the next (Congkak 7)
   }
 
   legal() {
@@ -324,6 +337,7 @@ export class Game {
     const out = play(this.rules, this.pos, h);
     this.pos = out.pos;
     this.moves.push(h);
+    this.unburnt += out.unburnt ?? 0;
     if (out.result) {
       this.result = out.result;
       return;

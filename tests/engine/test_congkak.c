@@ -235,20 +235,153 @@ static void test_rule7_burnt_never_captured(void) {
   CHECK_TRACE(the_trace(), 3, "pick1:1 sow2");
 }
 
-/* Rule 7: a burnt house stays burnt for the rest of the match, even when its owner could fill it.
+/* Rule 7: burning is decided afresh at every round end: a house burnt in round 2 is filled again
+ * for round 3 when its owner's store holds enough.
  * Round 2, North house 1 (pit 4) burnt. South house 3 (pit 2, 1 seed) sows its store; South has no
  * seeds: the round ends, North sweeps 2: 9 to 9, a draw; North moved first in round 2, so South
- * starts round 3. South fills 3 houses; North 9 fills pits 6 and 5 and keeps 3 in its store.
- * Before: 0 0 1 (8) x 0 2 (7)   After: 3 3 3 (0) x 3 3 (3) south round 3 first south */
-static void test_rule7_burnt_stays_burnt(void) {
+ * starts round 3. Refill, n = 3: South 9 fills pits 2, 1, 0 (0 left); North 9 fills pits 6, 5 and
+ * pit 4, burnt in round 2 (0 left): nothing is burnt in round 3.
+ * Before: 0 0 1 (8) x 0 2 (7)   After: 3 3 3 (0) 3 3 3 (0) south round 3 first south
+ * Under the old rule of stored games (burn = match) pit 4 stays burnt and North keeps 3:
+ *                               After: 3 3 3 (0) x 3 3 (3) south round 3 first south */
+static void test_rule7_burning_decided_afresh(void) {
   mc_rules r = congkak(0, 1);
   mc_pos p;
   mc_result res;
+  PLAY(&r, "0 0 1 (8) x 0 2 (7) south round 2 first north", 3, 0, &p, &res);
+  CHECK_POS(&p, "3 3 3 (0) 3 3 3 (0) south round 3 first south");
+  CHECK_TRACE(the_trace(), 3,
+              "pick2:1 sow3 sweep6:2>7 end2 refill2:3<3 refill1:3<3 refill0:3<3 refill6:3<7 "
+              "refill5:3<7 refill4:3<7");
+  CHECK_LEGAL(&r, "3 3 3 (0) 3 3 3 (0) north round 3 first north", "123");
+  r.burn = MC_BURN_MATCH;
   PLAY(&r, "0 0 1 (8) x 0 2 (7) south round 2 first north", 3, 0, &p, &res);
   CHECK_POS(&p, "3 3 3 (0) x 3 3 (3) south round 3 first south");
   CHECK_TRACE(the_trace(), 3,
               "pick2:1 sow3 sweep6:2>7 end2 refill2:3<3 refill1:3<3 refill0:3<3 refill6:3<7 "
               "refill5:3<7");
+}
+
+/* Rule 7: a house that stays burnt is burnt again, with a step of its own, and a house that was
+ * playable can be burnt in the next round.
+ * Round 2, North house 1 (pit 4) burnt. South house 3 (pit 2, 1 seed) sows its store; South has no
+ * seeds: the round ends 13 to 5 (North sweeps 2 + 1). North lost: it starts round 3.
+ * Refill, n = 3: South 13 fills pits 2, 1, 0 (4 left). North 5 fills pit 6 (2 left); pit 5,
+ * playable in round 2, and pit 4 cannot be filled: both are burnt for round 3.
+ * Before: 0 0 1 (12) x 1 2 (2)   After: 3 3 3 (4) x x 3 (2) north round 3 first north */
+static void test_rule7_burnt_again(void) {
+  mc_rules r = congkak(0, 1);
+  mc_pos p;
+  mc_result res;
+  PLAY(&r, "0 0 1 (12) x 1 2 (2) south round 2 first south", 3, 0, &p, &res);
+  CHECK_POS(&p, "3 3 3 (4) x x 3 (2) north round 3 first north");
+  CHECK_TRACE(the_trace(), 3,
+              "pick2:1 sow3 sweep5:1>7 sweep6:2>7 end2 refill2:3<3 refill1:3<3 refill0:3<3 "
+              "refill6:3<7 burn5 burn4");
+  CHECK_INT(count_steps(MC_STEP_BURN), 2);
+}
+
+/* A whole match on 2x3 (12 seeds), four rounds from the start, worked by hand. Pits: South houses
+ * 1, 2 are pits 0, 1, the South store pit 2, North houses 1, 2 pits 3, 4, the North store pit 5;
+ * pit k faces pit 4 - k. South skips pit 5 and North pit 2; nobody sows a burnt house.
+ * Round 1
+ *  1. S2 (pit 1, 3): 2 (store 1), 3 (3 -> 4), 4 (3 -> 4): relay 4: 0 (-> 4), 1 (-> 1), 2 (store 2),
+ *     3 (4 -> 5): relay 5: 4 (-> 1), 0 (-> 5), 1 (-> 2), 2 (store 3), 3 (emptied, now 1): an empty
+ *     North house: it stays.                                     -> 5 2 (3) 1 1 (0) north
+ *  2. N1 (pit 3, 1): 4 (1 -> 2): relay 2: 5 (store 1), 0 (5 -> 6): relay 6: 1 (-> 3), 3 (-> 1),
+ *     4 (-> 1), 5 (store 2), 0 (-> 1), 1 (3 -> 4): relay 4: 3 (-> 2), 4 (-> 2), 5 (store 3),
+ *     0 (1 -> 2): relay 2: 1 (-> 1), 3 (2 -> 3): relay 3: 4 (-> 3), 5 (store 4), 0 (emptied, now
+ *     1): an empty South house: it stays.                        -> 1 1 (3) 0 3 (4) south
+ *  3. S1 (pit 0, 1): 1 (1 -> 2): relay 2: 2 (store 4), 3 (empty North house).
+ *                                                                -> 0 0 (4) 1 3 (4) north
+ *  4. N1 (pit 3, 1): 4 (3 -> 4): relay 4: 5 (store 5), 0 (-> 1), 1 (-> 1), 3 (its emptied origin,
+ *     now 1): own empty house facing pit 1 with 1: capture 2 (store 7).
+ *                                                                -> 1 0 (4) 0 0 (7) south
+ *  5. S1 (pit 0, 1): 1, an own empty house facing pit 3, empty: no capture. North, to move, has no
+ *     seeds: round 1 ends; South sweeps pit 1: 5 to 7. North won: South starts round 2.
+ *     Refill, n = 3: South 5 fills pit 1 (2 left); pit 0 (South house 1) is burnt. North 7 fills
+ *     pits 4 and 3 (1 left).                                     -> x 3 (2) 3 3 (1) south round 2
+ * Round 2 (South first; pit 0 burnt)
+ *  6. S2 (pit 1, 3): 2 (store 3), 3 (-> 4), 4 (3 -> 4): relay 4: 5 and 0 (burnt) skipped, 1 (-> 1),
+ *     2 (store 4), 3 (-> 5), 4 (emptied, now 1): an empty North house.
+ *                                                                -> x 1 (4) 5 1 (1) north
+ *  7. N1 (pit 3, 5): 4 (-> 2), 5 (store 2), 0 skipped, 1 (-> 2), 2 skipped, 3 (-> 1), 4 (2 -> 3):
+ *     relay 3: 5 (store 3), 1 (-> 3), 3 (1 -> 2): relay 2: 4 (-> 1), 5 (store 4): North again.
+ *                                                                -> x 3 (4) 0 1 (4) north
+ *  8. N2 (pit 4, 1): 5 (store 5). North moves again but has no seeds: round 2 ends; South sweeps 3:
+ *     7 to 5. South won: North starts round 3. Refill: South 7 fills pit 1 and pit 0, burnt in
+ * round 2 (1 left). North 5 fills pit 4 (2 left); pit 3 (North house 1) is burnt.
+ *                                                                -> 3 3 (1) x 3 (2) north round 3
+ * Round 3 (North first; pit 3 burnt; South house 1 is back)
+ *  9. N2 (pit 4, 3): 5 (store 3), 0 (-> 4), 1 (3 -> 4): relay 4: 2 and 3 (burnt) skipped, 4 (-> 1),
+ *     5 (store 4), 0 (-> 5), 1 (emptied, now 1): an empty South house.
+ *                                                                -> 5 1 (1) x 1 (4) south
+ * 10. S1 (pit 0, 5), the house burnt in round 2: 1 (-> 2), 2 (store 2), 3 skipped, 4 (-> 2),
+ *     0 (-> 1), 1 (2 -> 3): relay 3: 2 (store 3), 4 (-> 3), 0 (1 -> 2): relay 2: 1 (-> 1),
+ *     2 (store 4): South again.                                  -> 0 1 (4) x 3 (4) south
+ * 11. S2 (pit 1, 1): 2 (store 5). South moves again but has no seeds: round 3 ends; North sweeps 3:
+ *     5 to 7. North won: South starts round 4. Refill: South 5 fills pit 1 (2 left), pit 0 burnt
+ *     again; North 7 fills pit 4 and pit 3, burnt in round 3 (1 left).
+ *                                                                -> x 3 (2) 3 3 (1) south round 4
+ * Under the old rule (burn = match) moves 1-8 are the same but pit 0 stays burnt after round 2:
+ * South 7 fills pit 1 only (4 left): x 3 (4) x 3 (2). Then N2 (pit 4, 3): 5 (store 3), 0 skipped,
+ * 1 (-> 4), 2 and 3 skipped, 4 (its emptied origin, now 1) facing pit 0, burnt: no capture
+ * (-> x 4 (4) x 1 (3) south), and South house 1 is not a legal move. */
+static void test_rule7_match_from_the_start(void) {
+  mc_rules r = mk_rules(MC_CONGKAK, 2, 3);
+  r.match = true;
+  struct {
+    int house;
+    const char *pos;
+    const char *trace;
+  } steps[] = {
+      {2, "5 2 (3) 1 1 (0) north",
+       "pick1:3 sow2 sow3 sow4 relay4:4 sow0 sow1 sow2 sow3 relay3:5 sow4 sow0 sow1 sow2 sow3"},
+      {1, "1 1 (3) 0 3 (4) south",
+       "pick3:1 sow4 relay4:2 sow5 sow0 relay0:6 sow1 sow3 sow4 sow5 sow0 sow1 relay1:4 sow3 sow4 "
+       "sow5 sow0 relay0:2 sow1 sow3 relay3:3 sow4 sow5 sow0"},
+      {1, "0 0 (4) 1 3 (4) north", "pick0:1 sow1 relay1:2 sow2 sow3"},
+      {1, "1 0 (4) 0 0 (7) south", "pick3:1 sow4 relay4:4 sow5 sow0 sow1 sow3 cap1:1>5 cap3:1>5"},
+      {1, "x 3 (2) 3 3 (1) south round 2 first south",
+       "pick0:1 sow1 sweep1:1>2 end1 refill1:3<2 burn0 refill4:3<5 refill3:3<5"},
+      {2, "x 1 (4) 5 1 (1) north round 2 first south",
+       "pick1:3 sow2 sow3 sow4 relay4:4 sow1 sow2 sow3 sow4"},
+      {1, "x 3 (4) 0 1 (4) north round 2 first south",
+       "pick3:5 sow4 sow5 sow1 sow3 sow4 relay4:3 sow5 sow1 sow3 relay3:2 sow4 sow5 extra5"},
+      {2, "3 3 (1) x 3 (2) north round 3 first north",
+       "pick4:1 sow5 sweep1:3>2 end2 refill1:3<2 refill0:3<2 refill4:3<5 burn3"},
+      {2, "5 1 (1) x 1 (4) south round 3 first north",
+       "pick4:3 sow5 sow0 sow1 relay1:4 sow4 sow5 sow0 sow1"},
+      {1, "0 1 (4) x 3 (4) south round 3 first north",
+       "pick0:5 sow1 sow2 sow4 sow0 sow1 relay1:3 sow2 sow4 sow0 relay0:2 sow1 sow2 extra2"},
+      {2, "x 3 (2) 3 3 (1) south round 4 first south",
+       "pick1:1 sow2 sweep4:3>5 end3 refill1:3<2 burn0 refill4:3<5 refill3:3<5"},
+  };
+  mc_game *g = mc_game_new(&r);
+  for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+    CHECK_INT(mc_game_play(g, steps[i].house, the_trace()), 0);
+    CHECK_POS(mc_game_pos(g), steps[i].pos);
+    CHECK_TRACE(the_trace(), 2, steps[i].trace);
+    CHECK(!mc_game_over(g, NULL));
+  }
+  CHECK_INT(mc_game_ply(g), 11);
+  mc_game_free(g);
+
+  /* The same moves under the old rule of stored games. */
+  r.burn = MC_BURN_MATCH;
+  g = mc_game_new(&r);
+  for (size_t i = 0; i < 7; i++) {
+    CHECK_INT(mc_game_play(g, steps[i].house, NULL), 0);
+    CHECK_POS(mc_game_pos(g), steps[i].pos);
+  }
+  CHECK_INT(mc_game_play(g, 2, the_trace()), 0);
+  CHECK_POS(mc_game_pos(g), "x 3 (4) x 3 (2) north round 3 first north");
+  CHECK_TRACE(the_trace(), 2, "pick4:1 sow5 sweep1:3>2 end2 refill1:3<2 refill4:3<5 burn3");
+  CHECK_INT(mc_game_play(g, 2, the_trace()), 0);
+  CHECK_POS(mc_game_pos(g), "x 4 (4) x 1 (3) south round 3 first north");
+  CHECK_TRACE(the_trace(), 2, "pick4:3 sow5 sow1 sow4");
+  CHECK_INT(mc_game_play(g, 1, NULL), MC_EILLEGAL);
+  mc_game_free(g);
 }
 
 /* Rule 7: after a drawn round, the player who moved second in it moves first.
@@ -369,7 +502,9 @@ int main(void) {
   test_rule7_burnt_skipped();
   test_rule7_burnt_never_captured();
   test_rule7_drawn_round();
-  test_rule7_burnt_stays_burnt();
+  test_rule7_burning_decided_afresh();
+  test_rule7_burnt_again();
+  test_rule7_match_from_the_start();
   test_rule7_match_end_cannot_fill();
   test_rule7_match_end_round_9();
   test_rule8_end_repetition();

@@ -39,6 +39,14 @@ static void test_bad_rules(void) {
   bad[n++].empty_capture = true;
   bad[n] = mk_rules(MC_CONGKAK, 7, 7);
   bad[n++].grand_slam = MC_GS_CAPTURE;
+  /* The old burn rule: only in a Congkak match, and only its two modes. */
+  bad[n] = mk_rules(MC_CONGKAK, 7, 7);
+  bad[n++].burn = MC_BURN_MATCH;
+  bad[n] = mk_rules(MC_KALAH, 6, 4);
+  bad[n++].burn = MC_BURN_MATCH;
+  bad[n] = mk_rules(MC_CONGKAK, 7, 7);
+  bad[n].match = true;
+  bad[n++].burn = (mc_burn)2;
   for (int i = 0; i < n; i++) {
     mc_pos p, psent;
     memset(&p, 0x33, sizeof p);
@@ -74,6 +82,9 @@ static void test_bad_rules(void) {
   good[n] = mk_rules(MC_CONGKAK, 9, 1);
   good[n].lap_capture = true;
   good[n++].match = true;
+  good[n] = mk_rules(MC_CONGKAK, 7, 7);
+  good[n].match = true;
+  good[n++].burn = MC_BURN_MATCH;
   for (int i = 0; i < n; i++) {
     CHECK_INT(mc_rules_check(&good[i]), 0);
   }

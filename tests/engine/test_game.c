@@ -1,5 +1,6 @@
 /* Games (mc_game.h): moves and movers, repetition (Oware 6), whole Congkak matches, finishing from
- * outside the board, copies, and errors that leave the game unchanged. All values worked by hand.
+ * outside the board, copies, undo, and errors that leave the game unchanged. All values worked by
+ * hand.
  */
 #include "util.h"
 
@@ -210,7 +211,8 @@ static void test_congkak_match_1x1(void) {
  * round ends 3 to 1. Refill (n = 1): South pits 1, 0 (1 left); North pit 4, then pit 3 cannot be
  * filled: burnt. North lost: it starts round 2: "1 1 (1) x 1 (0) north round 2 first north".
  * Rounds 2..9: North's only move (house 2) sows its store and North has no seeds; South sweeps 2:
- * 3 to 1 each time; North keeps losing and starting. After round 9: South wins 3 to 1.
+ * 3 to 1 each time; North keeps losing and starting; its 1 seed fills house 2 again and house 1 is
+ * burnt again, round after round (burning is decided afresh). After round 9: South wins 3 to 1.
  * 3 + 8 = 11 moves. */
 static void test_congkak_match_2x1(void) {
   mc_rules r = mk_rules(MC_CONGKAK, 2, 1);
@@ -234,9 +236,10 @@ static void test_congkak_match_2x1(void) {
     CHECK_POS(mc_game_pos(g), want);
     CHECK_INT(mc_game_play(g, 2, the_trace()), 0);
     if (round == 2) {
-      /* No second burn of pit 3. */
+      /* Pit 3 cannot be filled for round 3 either: burnt again, with a step of its own. */
       CHECK_TRACE(the_trace(), 2,
-                  "pick4:1 sow5 sweep0:1>2 sweep1:1>2 end2 refill1:1<2 refill0:1<2 refill4:1<5");
+                  "pick4:1 sow5 sweep0:1>2 sweep1:1>2 end2 refill1:1<2 refill0:1<2 refill4:1<5 "
+                  "burn3");
     }
   }
   CHECK(mc_game_over(g, &res));
@@ -263,8 +266,9 @@ static void test_congkak_match_2x1(void) {
  *    -> 0 3 3 (3) x x 1 (2) south round 2 first north
  * 5. South 2 (pit 1, 3): 2, 3 (store), burnt 4 and 5 skipped, 6 (1 -> 2): relay 2: 7 skipped, 0,
  *    1 (emptied origin) facing burnt pit 5: no capture. North has no seeds: round 2 ends, South
- *    sweeps 1 + 1 + 4 (10 to 2). Refill: South 3 houses (4 left), North pit 6 (0 left); 4 and 5
- *    stay burnt (no new burn).  -> 2 2 2 (4) x x 2 (0) north round 3 first north
+ *    sweeps 1 + 1 + 4 (10 to 2). Refill: South 3 houses (4 left), North pit 6 (0 left); pits 5
+ *    and 4 cannot be filled: burnt again for round 3.  -> 2 2 2 (4) x x 2 (0) north round 3 first
+ *    north
  * 6. North 3 as in 4.  -> 0 3 3 (4) x x 1 (1) south round 3 first north
  * 7. South 2 as in 5: round 3 ends 11 to 1; North cannot fill a house of 2: South wins the match.
  *    -> 0 0 0 (11) x x 0 (1) */
@@ -290,7 +294,7 @@ static void test_congkak_match_3x2(void) {
        "pick6:2 sow7 sow0 relay0:3 sow1 sow2 sow6"},
       {2, "2 2 2 (4) x x 2 (0) north round 3 first north",
        "pick1:3 sow2 sow3 sow6 relay6:2 sow0 sow1 sweep0:1>3 sweep1:1>3 sweep2:4>3 end2 "
-       "refill2:2<3 refill1:2<3 refill0:2<3 refill6:2<7"},
+       "refill2:2<3 refill1:2<3 refill0:2<3 refill6:2<7 burn5 burn4"},
       {3, "0 3 3 (4) x x 1 (1) south round 3 first north", NULL},
   };
   for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
@@ -378,6 +382,88 @@ static void test_copy(void) {
   mc_game_free(c2);
 }
 
+/* Undo takes back exactly the last move: in long random games of every kind on full and tiny
+ * boards (captures, new epochs, repetitions, Congkak rounds and burnt houses, game ends), each
+ * move is first tried and undone (the game is as it was), then another random move is played; a
+ * reference game that never undoes plays only the second ones and must stay identical, repetition
+ * history included (it decides when small games end). */
+static void test_undo(void) {
+  static const mc_kind kinds[] = {MC_KALAH, MC_OWARE, MC_CONGKAK};
+  unsigned seed = 12345;
+  static mc_trace t1, t2;
+  for (int k = 0; k < 3; k++) {
+    for (int round = 0; round < 40; round++) {
+      mc_rules r;
+      CHECK_INT(mc_rules_init(&r, kinds[k]), 0);
+      r.match = kinds[k] == MC_CONGKAK && round % 2 == 0;
+      if (round % 4 >= 2) {
+        r.houses = (uint8_t)(1 + round % 3);
+        r.seeds = (uint8_t)(1 + round % 2);
+      }
+      mc_game *g = mc_game_new(&r);
+      mc_game *ref = mc_game_new(&r);
+      CHECK_INT(mc_game_undo(g), MC_EINVAL); /* Nothing played yet. */
+      while (!mc_game_over(g, NULL) && mc_game_ply(g) < 500) {
+        uint8_t legal[MC_MAX_HOUSES];
+        int n = mc_game_legal(g, legal);
+        seed = seed * 1103515245u + 12345u;
+        int tried = legal[(seed >> 16) % (unsigned)n];
+        seed = seed * 1103515245u + 12345u;
+        int house = legal[(seed >> 16) % (unsigned)n];
+        snapshot before, after, again;
+        take(g, &before);
+        for (int i = -1; i < n; i++) { /* The random move, then every legal one. */
+          CHECK_INT(mc_game_play(g, i < 0 ? tried : legal[i], &t1), 0);
+          CHECK_INT(mc_game_undo(g), 0);
+          take(g, &again);
+          CHECK(same_snapshot(&before, &again));
+          CHECK_INT(mc_game_undo(g), MC_EINVAL); /* One level only. */
+        }
+        CHECK_INT(mc_game_play(g, house, &t1), 0);
+        CHECK_INT(mc_game_play(ref, house, &t2), 0);
+        take(g, &after);
+        take(ref, &again);
+        CHECK(same_snapshot(&after, &again));
+        CHECK(t1.len == t2.len && memcmp(t1.steps, t2.steps, t1.len * sizeof t1.steps[0]) == 0);
+      }
+      CHECK(mc_game_over(g, NULL) == mc_game_over(ref, NULL));
+      mc_game_free(ref);
+      mc_game_free(g);
+    }
+  }
+  /* Oware 1x1 ends by repetition on the fifth move (see test_copy): undo reopens the game, the
+   * same move ends it again. */
+  mc_rules r = mk_rules(MC_OWARE, 1, 1);
+  mc_game *g = mc_game_new(&r);
+  for (int i = 0; i < 4; i++) {
+    CHECK_INT(mc_game_play(g, 1, NULL), 0);
+  }
+  CHECK(!mc_game_over(g, NULL));
+  CHECK_INT(mc_game_play(g, 1, NULL), 0);
+  mc_result res;
+  CHECK(mc_game_over(g, &res));
+  CHECK_INT(res.reason, MC_REASON_REPETITION);
+  CHECK_INT(mc_game_undo(g), 0);
+  CHECK(!mc_game_over(g, NULL));
+  CHECK_INT(mc_game_ply(g), 4);
+  CHECK_INT(mc_game_play(g, 1, NULL), 0);
+  CHECK(mc_game_over(g, &res));
+  CHECK_INT(res.reason, MC_REASON_REPETITION);
+  mc_game_free(g);
+  /* A game finished from outside, or a copy, has nothing to take back. */
+  g = mc_game_new(&r);
+  CHECK_INT(mc_game_play(g, 1, NULL), 0);
+  mc_game *c = mc_game_copy(g);
+  CHECK_INT(mc_game_undo(c), MC_EINVAL);
+  CHECK_INT(mc_game_finish(g, MC_REASON_RESIGNATION, MC_WIN_SOUTH), 0);
+  CHECK_INT(mc_game_undo(g), MC_EINVAL);
+  CHECK(mc_game_over(g, NULL));
+  CHECK_INT(mc_game_ply(g), 1);
+  CHECK_INT(mc_game_undo(NULL), MC_EINVAL);
+  mc_game_free(c);
+  mc_game_free(g);
+}
+
 /* Bad rules give no game. */
 static void test_bad_rules(void) {
   mc_rules r = mk_rules(MC_KALAH, 10, 4);
@@ -408,6 +494,7 @@ int main(void) {
   test_congkak_match_3x2();
   test_finish();
   test_copy();
+  test_undo();
   test_bad_rules();
   test_kalah_1x1();
   return check_exit("game");

@@ -64,6 +64,7 @@ static mc_pos replay_trace(const mc_pos *before, const mc_rules *r, int house, c
   int own_store = mover ? 2 * m + 1 : m;
   int opp_store = mover ? m : 2 * m + 1;
   uint32_t burnt = before->burnt;
+  int fresh = 0; /* A round ended and its refill and burn steps have not started yet. */
   mc_pos out = *before;
   for (int k = 0; k < MC_MAX_PITS; k++) {
     pits[k] = before->pits[k];
@@ -106,9 +107,14 @@ static mc_pos replay_trace(const mc_pos *before, const mc_rules *r, int house, c
       break;
     case MC_STEP_ROUND_END:
       bad = !r->match || c != before->round;
+      /* Burning is decided afresh: when the match goes on, the steps after this one list every
+       * burnt house of the next round (under the old MC_BURN_MATCH rule only the new ones). */
+      fresh = r->burn == MC_BURN_ROUND;
       break;
     case MC_STEP_REFILL:
-      bad = bad || !r->match || c != r->seeds || pits[k] != 0 ||
+      if (fresh)
+        burnt = 0, fresh = 0;
+      bad = bad || !r->match || c != r->seeds || pits[k] != 0 || ((burnt >> k) & 1u) ||
             (s->store != m && s->store != 2 * m + 1) || pits[s->store] < c;
       if (!bad) {
         pits[s->store] -= c;
@@ -116,7 +122,9 @@ static mc_pos replay_trace(const mc_pos *before, const mc_rules *r, int house, c
       }
       break;
     case MC_STEP_BURN:
-      bad = bad || !r->match || pits[k] != 0 || k == m || k == 2 * m + 1;
+      if (fresh)
+        burnt = 0, fresh = 0;
+      bad = bad || !r->match || pits[k] != 0 || k == m || k == 2 * m + 1 || ((burnt >> k) & 1u);
       burnt |= 1u << k;
       break;
     default:
@@ -289,7 +297,7 @@ static void play_game(const mc_rules *r, int game_no) {
   CHECK(back_rules.kind == r->kind && back_rules.houses == r->houses &&
         back_rules.seeds == r->seeds && back_rules.empty_capture == r->empty_capture &&
         back_rules.grand_slam == r->grand_slam && back_rules.lap_capture == r->lap_capture &&
-        back_rules.match == r->match);
+        back_rules.match == r->match && back_rules.burn == r->burn);
   size_t nmoves = 0;
   const uint8_t *moves = mc_game_moves(g, &nmoves);
   int len = mc_moves_format(moves, nmoves, moves_text, sizeof moves_text);
@@ -319,7 +327,7 @@ int main(void) {
   int game_no = 0;
   /* Every game and option combination, every board size and seed count. */
   for (int kind = 0; kind < 3; kind++) {
-    int variants = kind == MC_KALAH ? 2 : kind == MC_OWARE ? 3 : 4;
+    int variants = kind == MC_KALAH ? 2 : kind == MC_OWARE ? 3 : 5;
     for (int v = 0; v < variants; v++) {
       for (int m = 1; m <= 9; m++) {
         for (int n = 1; n <= 12; n++) {
@@ -329,8 +337,10 @@ int main(void) {
           } else if (kind == MC_OWARE) {
             r.grand_slam = (mc_grand_slam)v;
           } else {
+            /* v = 4: a match under the old burn rule of stored games. */
             r.lap_capture = (v & 1) != 0;
-            r.match = (v & 2) != 0;
+            r.match = (v & 2) != 0 || v == 4;
+            r.burn = v == 4 ? MC_BURN_MATCH : MC_BURN_ROUND;
           }
           play_game(&r, game_no++);
         }

@@ -7,7 +7,7 @@
 static int rules_eq(const mc_rules *a, const mc_rules *b) {
   return a->kind == b->kind && a->houses == b->houses && a->seeds == b->seeds &&
          a->empty_capture == b->empty_capture && a->grand_slam == b->grand_slam &&
-         a->lap_capture == b->lap_capture && a->match == b->match;
+         a->lap_capture == b->lap_capture && a->match == b->match && a->burn == b->burn;
 }
 
 /* Checks that an error offset is one of the allowed places (-1 ends the list). The header says
@@ -73,6 +73,17 @@ static void test_rules_text(void) {
   r.lap_capture = true;
   r.match = true;
   check_rules_text(__LINE__, &r, "congkak 3x3 lap_capture rounds=match", NULL);
+  /* The old burn rule of stored games is written after rounds=match; the default may be written
+   * and either may come first. */
+  r.burn = MC_BURN_MATCH;
+  check_rules_text(__LINE__, &r, "congkak 3x3 lap_capture rounds=match burn=match", NULL);
+  check_rules_text(__LINE__, &r, "congkak 3x3 burn=match rounds=match lap_capture",
+                   "congkak 3x3 lap_capture rounds=match burn=match");
+  r.burn = MC_BURN_ROUND;
+  check_rules_text(__LINE__, &r, "congkak 3x3 lap_capture rounds=match burn=round",
+                   "congkak 3x3 lap_capture rounds=match");
+  r = mk_rules(MC_CONGKAK, 7, 7);
+  check_rules_text(__LINE__, &r, "congkak 7x7 burn=round", "congkak 7x7");
 
   /* Truncation works like snprintf(). */
   char buf[5];
@@ -130,6 +141,13 @@ static void test_rules_errors(void) {
   RULES_ERROR("kalah x4", 6);
   RULES_ERROR("oware 6x4 grand_slam=always", 21, 10);
   RULES_ERROR("oware 6x4 grand_slam", 20, 10);
+  /* burn=match belongs to a Congkak match only. */
+  RULES_ERROR("kalah 6x4 burn=match", 10);
+  RULES_ERROR("oware 6x4 burn=round", 10);
+  RULES_ERROR("congkak 7x7 burn=match", 12);
+  RULES_ERROR("congkak 7x7 burn=match rounds=single", 12);
+  RULES_ERROR("congkak 7x7 rounds=match burn=always", 25);
+  RULES_ERROR("congkak 7x7 rounds=match burn=match burn=round", 36);
 }
 
 /* ---- Positions ---- */
@@ -440,6 +458,19 @@ static void test_names(void) {
     CHECK_INT(mc_grand_slam_parse(modes[i], &m), 0);
     CHECK_INT(m, i);
   }
+  const char *burns[] = {"round", "match"};
+  for (int i = 0; i < 2; i++) {
+    mc_burn b = (mc_burn)9;
+    CHECK_STR(mc_burn_name((mc_burn)i), burns[i]);
+    CHECK_INT(mc_burn_parse(burns[i], &b), 0);
+    CHECK_INT(b, i);
+  }
+  mc_burn b = MC_BURN_MATCH;
+  CHECK(mc_burn_name((mc_burn)2) == NULL);
+  CHECK_INT(mc_burn_parse("Match", &b), MC_EINVAL);
+  CHECK_INT(mc_burn_parse(NULL, &b), MC_EINVAL);
+  CHECK_INT(mc_burn_parse("round", NULL), MC_EINVAL);
+  CHECK_INT(b, MC_BURN_MATCH);
   CHECK_STR(mc_seat_name(MC_SOUTH), "south");
   CHECK_STR(mc_seat_name(MC_NORTH), "north");
   CHECK_STR(mc_winner_name(MC_WIN_SOUTH), "south");

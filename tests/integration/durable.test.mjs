@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
-import { Client, pair, playOut, sleep, startServer } from './harness.mjs';
+import { Client, followMoves, pair, playOut, sleep, startServer } from './harness.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const BIN = process.env.MANCALA_SERVER || path.resolve(here, '../../build-server/bin/mancala-server');
@@ -44,6 +44,8 @@ test('a restart after SIGTERM resumes the game; the clocks are not charged for t
       assert.equal(st.type, 'state');
     }
     const last = st;
+    const lastMoves = (await a.request({ type: 'resync', room })).moves;
+    assert.equal(lastMoves.length, last.ply);
     const tokens = [a.me.token, b.me.token];
     await stopClean(server);
     await sleep(2500); // The downtime.
@@ -53,10 +55,13 @@ test('a restart after SIGTERM resumes the game; the clocks are not charged for t
     b = await Client.connect(server, { name: 'Bo', token: tokens[1] });
     assert.equal(a.me.resumed, true);
     assert.equal((await a.next('joined')).seat, 'south');
-    const back = await a.state(room, (s) => s.players.north.connected);
+    // The state of the resume is full (it lists the moves); then Bo's return shows.
+    const resumed = await a.state(room);
+    assert.deepEqual(resumed.moves, lastMoves);
+    const back = resumed.players.north.connected ? resumed
+      : await a.state(room, (s) => s.players.north.connected);
     assert.equal(back.status, 'playing');
     assert.equal(back.ply, last.ply);
-    assert.deepEqual(back.moves, last.moves);
     assert.deepEqual(back.pits, last.pits);
     assert.equal(back.turn, last.turn);
     assert.equal(back.clock.running, last.turn);
@@ -82,9 +87,10 @@ test('the archive: /api/games/ID, ID.txt, a player\'s games, /g/ID, and 404s', a
   const a = await Client.connect(server, { name: 'Ana "A"' });
   const b = await Client.connect(server, { name: 'Bo' });
   const { room, state } = await pair(a, b, { houses: 5, seeds: 3, clock: { initial_ms: 300000, increment_ms: 2000 } });
-  const { state: end, moves } = await playOut(room, { south: a, north: b }, state);
+  const { state: end, moves, played } = await playOut(room, { south: a, north: b }, state);
   assert.equal(end.status, 'finished');
   assert.equal(typeof end.game_id, 'number', 'a finished game\'s state carries its archive id');
+  end.moves = played;
   const id = end.game_id;
 
   const res = await fetch(`${server.http}/api/games/${id}`);
@@ -248,10 +254,12 @@ test('a storage error while running refuses the move with storage_error; the roo
     if (j.type === 'error') { refused = { error: j }; break; }
     room = j.room;
     let st = await a.state(room, (s) => s.status === 'playing');
+    let list = followMoves(undefined, st);
     while (st.status === 'playing') {
       const reply = await a.request({ type: 'move', room, house: st.legal[0], ply: st.ply });
-      if (reply.type === 'error') { refused = { error: reply }; before = st; break; }
+      if (reply.type === 'error') { refused = { error: reply }; before = { ...st, moves: list }; break; }
       st = reply;
+      list = followMoves(list, st);
     }
     if (!refused) await a.request({ type: 'leave', room });
   }

@@ -25,12 +25,18 @@ for (const game of ['kalah', 'oware', 'congkak']) {
     assert.equal(first.players.north.connected, true);
     assert.equal(first.spectators, 1);
 
-    const { state: end, moves } = await playOut(room, { south: a, north: b }, state);
+    const { state: end, moves, played } = await playOut(room, { south: a, north: b }, state);
     assert.equal(end.status, 'finished');
     assert.ok(['south', 'north', 'draw'].includes(end.result.winner));
     assert.ok(['no_seeds', 'majority', 'cannot_feed', 'repetition'].includes(end.result.reason), end.result.reason);
     assert.equal(end.ply, moves);
-    assert.equal(end.moves.length, moves);
+    // A state after a move does not list the moves; a resync gives them all, as played.
+    assert.equal(end.moves, undefined);
+    const full = await s.request({ type: 'resync', room });
+    assert.equal(full.type, 'state');
+    assert.equal(full.you, 'spectator');
+    assert.equal(full.moves.length, moves);
+    assert.deepEqual(full.moves, played);
     assert.deepEqual(end.legal, []);
     assert.equal(end.turn, null);
     assert.equal(end.clock.running, null);

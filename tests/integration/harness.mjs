@@ -59,6 +59,9 @@ export function startServer(args = [], { fast = true, data: keep } = {}) {
   });
 }
 
+// The size in bytes of each frame a Client received, by its parsed message.
+export const frameBytes = new WeakMap();
+
 // A protocol client: every frame received goes to an inbox; next() takes the first match.
 export class Client {
   constructor(ws) {
@@ -69,6 +72,7 @@ export class Client {
     this.closed = new Promise((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
     ws.on('message', (data) => {
       const msg = JSON.parse(data.toString());
+      frameBytes.set(msg, data.length);
       this.inbox.push(msg);
       this.wake();
     });
@@ -135,6 +139,24 @@ export class Client {
   close() { this.ws.close(); return this.closed; }
 }
 
+// The list of moves a client keeps from the states it gets (docs/protocol.md, "state"): a full
+// state (with "moves") gives it whole; a state one ply further appends its "last"; the same ply
+// keeps it; an earlier ply cuts it back (a move taken back); a later ply is a gap: null, ask for a
+// "resync". list is the previous list of the same game (undefined: none yet).
+export function followMoves(list, s) {
+  if (Array.isArray(s.moves)) return s.moves.slice();
+  if (list === undefined || list === null) return s.ply === 0 ? [] : null;
+  const move = s.last ? { seat: s.last.seat, house: s.last.house } : null;
+  if (s.ply === list.length + 1 && move) return [...list, move];
+  if (s.ply === list.length) return list;
+  if (s.ply < list.length) {
+    const cut = list.slice(0, s.ply);
+    if (s.ply > 0 && move) cut[s.ply - 1] = move;
+    return cut;
+  }
+  return null;
+}
+
 // Creates a room with a (South) and joins it with b; resolves with the code and the first states.
 export async function pair(a, b, fields = {}) {
   const joined = await a.request({ type: 'create', game: 'kalah', seat: 'south', ...fields });
@@ -148,17 +170,20 @@ export async function pair(a, b, fields = {}) {
 }
 
 // Plays the first legal house until the game ends; seats maps "south"/"north" to clients.
+// Resolves with the last state, the number of moves and the moves played, from each reply's last.
 export async function playOut(room, seats, first) {
   let st = first;
   let moves = 0;
+  const played = [];
   while (st.status === 'playing') {
     const mover = seats[st.turn];
     const reply = await mover.request({ type: 'move', room, house: st.legal[0], ply: st.ply });
     if (reply.type !== 'state') throw new Error('move refused: ' + JSON.stringify(reply));
     st = reply;
+    played.push({ seat: st.last.seat, house: st.last.house });
     moves++;
   }
-  return { state: st, moves };
+  return { state: st, moves, played };
 }
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));

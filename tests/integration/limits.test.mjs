@@ -101,6 +101,36 @@ test('a client that does not read is dropped without slowing anyone else', async
   }
 });
 
+test('a client that reads is never dropped, however busy its room', async () => {
+  // A short queue (16 frames) and twenty players chatting as fast as they can for a while: the
+  // reader gets many frames every loop turn, and the server writes them all while its socket takes
+  // them (not one per turn), so its queue never fills up.
+  const server = await startServer(['--send-queue', '16']);
+  const reader = await Client.connect(server, { name: 'Reader' });
+  const j = await reader.request({ type: 'create', game: 'kalah', visibility: 'private' });
+  const room = j.room;
+  const talkers = [];
+  for (let i = 0; i < 20; i++) {
+    const c = await Client.connect(server, { name: 'T' + i });
+    assert.equal((await c.request({ type: 'join', room, role: 'spectator' })).type, 'joined');
+    talkers.push(c);
+  }
+  reader.drain();
+  const LINES = 40;
+  await Promise.all(talkers.map(async (c, i) => {
+    for (let k = 0; k < LINES; k++) {
+      // Two lines at once, then a breath: a steady stream, several frames per loop turn.
+      c.send({ type: 'chat', room, text: `T${i} line ${k}` });
+      if (k % 2 === 1) await sleep(1);
+    }
+  }));
+  for (let n = 0; n < talkers.length * LINES; n++) await reader.next('chat', 15000);
+  assert.equal(reader.ws.readyState, 1, 'the reader is still connected');
+  assert.equal((await reader.request({ type: 'lobby', watch: false })).type, 'lobby');
+  for (const c of [reader, ...talkers]) await c.close();
+  assert.deepEqual(await server.stop(), { code: 0, signal: null });
+});
+
 test('connections per address: the one too many gets too_many_connections and close 1013', async () => {
   const server = await startServer(['--max-per-ip', '2']);
   try {

@@ -1,31 +1,21 @@
-/* Test harness for the server's room logic: a fake clock (srv_time) whose timers fire only when the
- * test advances time, and a recording sink that keeps every event each client received, encoded
- * by the real protocol layer. Include it in exactly one file per test executable.
+/* The server tests' harness (compiled once into the test kit, harness.c): a fake clock (srv_time)
+ * whose timers fire only when the test advances time, and recording clients that keep every frame
+ * they were sent, encoded by the real protocol layer, as JSON to inspect.
  */
 #ifndef HARNESS_H
 #define HARNESS_H
 
 #include <jansson.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include <stdint.h>
 
-#include "check.h"
+#include "srv_dispatch.h"
 #include "srv_error.h"
 #include "srv_proto.h"
 #include "srv_room.h"
 #include "srv_time.h"
+#include "task.h"
 
 /* ---- Fake time ----------------------------------------------------------------------------- */
-
-struct srv_timer {
-  srv_timer_cb cb;
-  void *arg;
-  int armed;
-  uint64_t due;
-  struct fake_time *owner;
-};
 
 typedef struct fake_time {
   srv_time base; /* First: a srv_time * is a fake_time *. */
@@ -35,71 +25,11 @@ typedef struct fake_time {
   int ntimers;
 } fake_time;
 
-static uint64_t fake_now(srv_time *t) {
-  return ((fake_time *)t)->now;
-}
-static int64_t fake_wall(srv_time *t) {
-  return ((fake_time *)t)->wall + (int64_t)((fake_time *)t)->now;
-}
-static __attribute__((unused)) srv_timer *fake_timer_new(srv_time *t, srv_timer_cb cb, void *arg) {
-  fake_time *f = (fake_time *)t;
-  srv_timer *timer = calloc(1, sizeof *timer);
-  timer->cb = cb;
-  timer->arg = arg;
-  timer->owner = f;
-  f->timers[f->ntimers++] = timer;
-  return timer;
-}
-static __attribute__((unused)) void fake_timer_start(srv_timer *timer, uint64_t ms) {
-  timer->armed = 1;
-  timer->due = timer->owner->now + ms;
-}
-static __attribute__((unused)) void fake_timer_stop(srv_timer *timer) {
-  timer->armed = 0;
-}
-static __attribute__((unused)) void fake_timer_free(srv_timer *timer) {
-  if (timer == NULL)
-    return;
-  fake_time *f = timer->owner;
-  for (int i = 0; i < f->ntimers; i++) {
-    if (f->timers[i] == timer) {
-      f->timers[i] = f->timers[--f->ntimers];
-      break;
-    }
-  }
-  free(timer);
-}
-
-static __attribute__((unused)) void fake_init(fake_time *f) {
-  memset(f, 0, sizeof *f);
-  f->now = 1000000;
-  f->wall = 1700000000000LL;
-  f->base.now = fake_now;
-  f->base.wall = fake_wall;
-  f->base.timer_new = fake_timer_new;
-  f->base.timer_start = fake_timer_start;
-  f->base.timer_stop = fake_timer_stop;
-  f->base.timer_free = fake_timer_free;
-}
+/* A fake clock at a fixed start (monotonic 1,000,000 ms; wall time 2023-11-14). */
+void fake_init(fake_time *f);
 
 /* Advances time by ms, firing due timers in order (each at its own due time). */
-static __attribute__((unused)) void fake_advance(fake_time *f, uint64_t ms) {
-  uint64_t target = f->now + ms;
-  for (;;) {
-    srv_timer *next = NULL;
-    for (int i = 0; i < f->ntimers; i++) {
-      srv_timer *t = f->timers[i];
-      if (t->armed && t->due <= target && (next == NULL || t->due < next->due))
-        next = t;
-    }
-    if (next == NULL)
-      break;
-    f->now = next->due;
-    next->armed = 0;
-    next->cb(next->arg); /* May free next. */
-  }
-  f->now = target;
-}
+void fake_advance(fake_time *f, uint64_t ms);
 
 /* ---- Recording clients --------------------------------------------------------------------- */
 
@@ -107,66 +37,28 @@ static __attribute__((unused)) void fake_advance(fake_time *f, uint64_t ms) {
 
 typedef struct tclient {
   srv_client c;
-  json_t *events[MAX_EVENTS];
+  json_t *events[MAX_EVENTS]; /* The frames received, oldest first (the oldest are forgotten). */
   int n;
   const char *label;
 } tclient;
 
-static __attribute__((unused)) void record(void *ud, srv_client *to, const srv_event *ev) {
-  (void)ud;
-  tclient *t = to->conn;
-  json_t *j = srv_proto_encode(ev);
-  if (t->n == MAX_EVENTS) {
-    json_decref(t->events[0]);
-    memmove(t->events, t->events + 1, sizeof t->events[0] * (MAX_EVENTS - 1));
-    t->n--;
-  }
-  t->events[t->n++] = j;
-}
+/* Forgets every frame t received. */
+void tclient_clear(tclient *t);
 
-static __attribute__((unused)) void tclient_clear(tclient *t) {
-  for (int i = 0; i < t->n; i++)
-    json_decref(t->events[i]);
-  t->n = 0;
-}
+/* The last frame of a type (borrowed), or NULL. */
+json_t *last_of(tclient *t, const char *type);
 
-/* The last event of a type (borrowed), or NULL. */
-static __attribute__((unused)) json_t *last_of(tclient *t, const char *type) {
-  for (int i = t->n - 1; i >= 0; i--) {
-    if (strcmp(json_string_value(json_object_get(t->events[i], "type")), type) == 0)
-      return t->events[i];
-  }
-  return NULL;
-}
+/* How many frames of a type t kept. */
+int count_of(tclient *t, const char *type);
 
-static __attribute__((unused)) int count_of(tclient *t, const char *type) {
-  int n = 0;
-  for (int i = 0; i < t->n; i++)
-    n += strcmp(json_string_value(json_object_get(t->events[i], "type")), type) == 0;
-  return n;
-}
+/* A string field of the last frame of a type ("" when absent). */
+const char *field_s(tclient *t, const char *type, const char *field);
 
-/* A string field of the last event of a type ("" when absent). */
-static __attribute__((unused)) const char *field_s(tclient *t, const char *type,
-                                                   const char *field) {
-  json_t *e = last_of(t, type);
-  json_t *v = e ? json_object_get(e, field) : NULL;
-  return json_is_string(v) ? json_string_value(v) : "";
-}
+/* An integer field of the last frame of a type (-1 when absent). */
+long long field_i(tclient *t, const char *type, const char *field);
 
-static __attribute__((unused)) long long field_i(tclient *t, const char *type, const char *field) {
-  json_t *e = last_of(t, type);
-  json_t *v = e ? json_object_get(e, field) : NULL;
-  return json_is_integer(v) ? json_integer_value(v) : -1;
-}
-
-/* A string at a path "a.b" inside the last event of a type. */
-static __attribute__((unused)) const char *path_s(tclient *t, const char *type, const char *a,
-                                                  const char *b) {
-  json_t *e = last_of(t, type);
-  json_t *v = e ? json_object_get(json_object_get(e, a), b) : NULL;
-  return json_is_string(v) ? json_string_value(v) : "";
-}
+/* A string at a path "a.b" inside the last frame of a type ("" when absent). */
+const char *path_s(tclient *t, const char *type, const char *a, const char *b);
 
 /* ---- The world: rooms over the fake clock --------------------------------------------------- */
 
@@ -174,88 +66,28 @@ typedef struct world {
   fake_time time;
   srv_ident *ident;
   srv_rooms *rooms;
+  srv_lobby *lobby;
+  srv_dispatch dispatch; /* The server's own dispatch table over these rooms. */
 } world;
 
-static __attribute__((unused)) void world_init(world *w, const srv_room_limits *limits) {
-  static const srv_room_limits defaults = {60000, 600000, 600000, 10, 1000};
-  fake_init(&w->time);
-  w->ident = srv_ident_new();
-  srv_sink sink = {record, NULL};
-  w->rooms = srv_rooms_new(&w->time.base, w->ident, &sink, limits ? limits : &defaults);
-}
-
-static __attribute__((unused)) void world_free(world *w) {
-  srv_rooms_free(w->rooms);
-  srv_ident_free(w->ident);
-}
+/* Makes the rooms of a world with limits (NULL: the server's defaults). */
+void world_init(world *w, const srv_room_limits *limits);
+void world_free(world *w);
 
 /* Connects t and says hello as a new player named name. */
-static __attribute__((unused)) void connect_as(world *w, tclient *t, const char *name) {
-  memset(t, 0, sizeof *t);
-  srv_client_init(&t->c, t);
-  srv_player *p;
-  char token[SRV_TOKEN_CHARS + 1];
-  if (srv_ident_create(w->ident, name, &p, token) != 0)
-    abort();
-  srv_rooms_identify(w->rooms, &t->c, p, false);
-}
+void connect_as(world *w, tclient *t, const char *name);
 
-/* A second connection for the same player as other (a reconnection). */
-static __attribute__((unused)) void reconnect_as(world *w, tclient *t, srv_player *p) {
-  memset(t, 0, sizeof *t);
-  srv_client_init(&t->c, t);
-  srv_rooms_identify(w->rooms, &t->c, p, true);
-}
+/* A new connection t for player p (a reconnection: t rejoins p's seats). */
+void reconnect_as(world *w, tclient *t, srv_player *p);
 
-static __attribute__((unused)) void disconnect(world *w, tclient *t) {
-  srv_rooms_client_gone(w->rooms, &t->c);
-  tclient_clear(t);
-}
+/* t's connection is gone; its frames are forgotten. */
+void disconnect(world *w, tclient *t);
 
-/* Decodes a JSON command (must be valid) and runs its handler; returns the handler's result. */
-static __attribute__((unused)) int run(world *w, tclient *t, const char *json) {
-  srv_cmd cmd;
-  srv_proto_error err;
-  int rc = srv_proto_decode(json, strlen(json), &cmd, &err);
-  if (rc != 0) {
-    fprintf(stderr, "harness: cannot decode %s: %s\n", json, srv_err_code(rc));
-    return rc;
-  }
-  switch (cmd.type) {
-  case SRV_CMD_CREATE:
-    return srv_room_create(w->rooms, &t->c, &cmd);
-  case SRV_CMD_QUICK:
-    return srv_room_quick(w->rooms, &t->c, &cmd);
-  case SRV_CMD_JOIN:
-    return srv_room_join(w->rooms, &t->c, &cmd);
-  case SRV_CMD_LEAVE:
-    return srv_room_leave(w->rooms, &t->c, &cmd);
-  case SRV_CMD_LOBBY:
-    return srv_room_lobby(w->rooms, &t->c, &cmd);
-  case SRV_CMD_MOVE:
-    return srv_room_move(w->rooms, &t->c, &cmd);
-  case SRV_CMD_RESIGN:
-    return srv_room_resign(w->rooms, &t->c, &cmd);
-  case SRV_CMD_DRAW:
-    return srv_room_draw(w->rooms, &t->c, &cmd);
-  case SRV_CMD_REMATCH:
-    return srv_room_rematch(w->rooms, &t->c, &cmd);
-  case SRV_CMD_CHAT:
-    return srv_room_chat(w->rooms, &t->c, &cmd);
-  default:
-    return -1;
-  }
-}
+/* Decodes a JSON command (it must be valid) and runs its handler through the real dispatch table
+ * (srv_dispatch_command()); returns the handler's result. */
+int run(world *w, tclient *t, const char *json);
 
-/* runf: run with a printf-style command. */
-__attribute__((format(printf, 3, 4), unused)) static int runf(world *w, tclient *t, const char *fmt,
-                                                              ...) {
-  char buf[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  return run(w, t, buf);
-}
+/* run() with a printf-style command. */
+int runf(world *w, tclient *t, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif

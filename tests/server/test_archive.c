@@ -33,15 +33,15 @@ static srv_store_game hand_game(srv_store_move moves[2]) {
 
 static void check_json(json_t *j, const char *expected) {
   char *text = j ? json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
-  CHECK_STR(text, expected);
+  ASSERT_STR_EQ(text, expected);
   free(text);
 }
 
-static void test_game_json(void) {
+TEST_IMPL(game_json) {
   srv_store_move moves[2];
   srv_store_game g = hand_game(moves);
   json_t *j = srv_archive_game_json(&g, NULL);
-  CHECK(j != NULL);
+  ASSERT(j != NULL);
   check_json(j, "{\"clock\":{\"increment_ms\":2000,\"initial_ms\":300000},"
                 "\"ended\":1795910460000,\"game\":\"kalah\",\"game_no\":1,\"houses\":2,\"id\":12,"
                 "\"moves\":[{\"at\":1795910410000,\"clock_ms\":301000,\"house\":2,\"ply\":0,"
@@ -65,51 +65,52 @@ static void test_game_json(void) {
   g.seats[1] = mk_seat("", "Computer");
   g.seats[1].computer = 3;
   j = srv_archive_game_json(&g, NULL);
-  CHECK(j != NULL);
+  ASSERT(j != NULL);
   if (j) {
     check_json(json_object_get(j, "options"), "{\"grand_slam\":\"forbidden\"}");
     check_json(json_object_get(json_object_get(j, "players"), "north"),
                "{\"computer\":true,\"id\":null,\"level\":3,\"name\":\"Computer\"}");
-    CHECK(json_is_null(json_object_get(j, "result")));
-    CHECK(json_is_null(json_object_get(j, "score")));
-    CHECK(json_is_null(json_object_get(j, "ended")));
-    CHECK(json_is_null(json_object_get(j, "clock")));
-    CHECK_STR(json_string_value(json_object_get(j, "record")),
-              "oware 2x1 grand_slam=forbidden\n\n");
+    ASSERT(json_is_null(json_object_get(j, "result")));
+    ASSERT(json_is_null(json_object_get(j, "score")));
+    ASSERT(json_is_null(json_object_get(j, "ended")));
+    ASSERT(json_is_null(json_object_get(j, "clock")));
+    ASSERT_STR_EQ(json_string_value(json_object_get(j, "record")),
+                  "oware 2x1 grand_slam=forbidden\n\n");
   }
   json_decref(j);
+  return 0;
 }
 
-static void test_game_text(void) {
+TEST_IMPL(game_text) {
   srv_store_move moves[2];
   srv_store_game g = hand_game(moves);
   char *text = NULL;
-  CHECK_INT(srv_archive_game_text(&g, &text, NULL), 0);
-  CHECK_STR(text, "[Event \"Mancala Online\"]\n"
-                  "[Site \"K7QX2M\"]\n"
-                  "[Id \"12\"]\n"
-                  "[Date \"2026.11.29\"]\n"
-                  "[Game \"kalah\"]\n"
-                  "[Board \"2x1\"]\n"
-                  "[Options \"-\"]\n"
-                  "[South \"Ana\"]\n"
-                  "[North \"Bo\"]\n"
-                  "[TimeControl \"300+2\"]\n"
-                  "[Result \"south\"]\n"
-                  "[Reason \"no_seeds\"]\n"
-                  "[Score \"3-1\"]\n"
-                  "\n"
-                  "kalah 2x1\n"
-                  "2 1\n");
+  ASSERT_EQ(srv_archive_game_text(&g, &text, NULL), 0);
+  ASSERT_STR_EQ(text, "[Event \"Mancala Online\"]\n"
+                      "[Site \"K7QX2M\"]\n"
+                      "[Id \"12\"]\n"
+                      "[Date \"2026.11.29\"]\n"
+                      "[Game \"kalah\"]\n"
+                      "[Board \"2x1\"]\n"
+                      "[Options \"-\"]\n"
+                      "[South \"Ana\"]\n"
+                      "[North \"Bo\"]\n"
+                      "[TimeControl \"300+2\"]\n"
+                      "[Result \"south\"]\n"
+                      "[Reason \"no_seeds\"]\n"
+                      "[Score \"3-1\"]\n"
+                      "\n"
+                      "kalah 2x1\n"
+                      "2 1\n");
   /* The body is the engine's record: it parses back to the same game. */
   const char *body = text ? strstr(text, "\n\n") : NULL;
-  CHECK(body != NULL);
+  ASSERT(body != NULL);
   if (body) {
     mc_game *back = NULL;
     mc_result res;
-    CHECK_INT(mc_record_parse(body + 2, &back, NULL), 0);
-    CHECK(back != NULL && mc_game_over(back, &res) && res.winner == MC_WIN_SOUTH &&
-          res.score[0] == 3 && res.score[1] == 1);
+    ASSERT_EQ(mc_record_parse(body + 2, &back, NULL), 0);
+    ASSERT(back != NULL && mc_game_over(back, &res) && res.winner == MC_WIN_SOUTH &&
+           res.score[0] == 3 && res.score[1] == 1);
     mc_game_free(back);
   }
   free(text);
@@ -121,55 +122,57 @@ static void test_game_text(void) {
   g.rules.empty_capture = true;
   g.ended_ms = 0;
   g.clocked = false;
-  CHECK_INT(srv_archive_game_text(&g, &text, NULL), 0);
-  CHECK(text && strstr(text, "[South \"A\\\"na\\\\\"]\n") != NULL);
-  CHECK(text && strstr(text, "[North \"Computer (level 2)\"]\n") != NULL);
-  CHECK(text && strstr(text, "[Options \"empty_capture\"]\n") != NULL);
-  CHECK(text && strstr(text, "[TimeControl \"-\"]\n") != NULL);
-  CHECK(text && strstr(text, "[Result \"*\"]\n[Reason \"*\"]\n[Score \"*\"]\n") != NULL);
-  CHECK(text && strstr(text, "\n\nkalah 2x1 empty_capture\n2 1\n") != NULL);
+  ASSERT_EQ(srv_archive_game_text(&g, &text, NULL), 0);
+  ASSERT(text && strstr(text, "[South \"A\\\"na\\\\\"]\n") != NULL);
+  ASSERT(text && strstr(text, "[North \"Computer (level 2)\"]\n") != NULL);
+  ASSERT(text && strstr(text, "[Options \"empty_capture\"]\n") != NULL);
+  ASSERT(text && strstr(text, "[TimeControl \"-\"]\n") != NULL);
+  ASSERT(text && strstr(text, "[Result \"*\"]\n[Reason \"*\"]\n[Score \"*\"]\n") != NULL);
+  ASSERT(text && strstr(text, "\n\nkalah 2x1 empty_capture\n2 1\n") != NULL);
   free(text);
+  return 0;
 }
 
-static void test_bad_rows(void) {
+TEST_IMPL(bad_rows) {
   srv_store_move moves[2];
   srv_store_game g = hand_game(moves);
   moves[1].house = 2; /* Empty after the first move. */
   srv_store_bad_row bad;
   char *text = (char *)1;
-  CHECK_INT(srv_archive_game_text(&g, &text, &bad), SRV_STORE_EBADROW);
-  CHECK(text == NULL);
-  CHECK_INT(bad.index, 1);
-  CHECK_INT(bad.err, MC_EILLEGAL);
-  CHECK(srv_archive_game_json(&g, &bad) == NULL);
-  CHECK_INT(bad.index, 1);
+  ASSERT_EQ(srv_archive_game_text(&g, &text, &bad), SRV_STORE_EBADROW);
+  ASSERT(text == NULL);
+  ASSERT_EQ(bad.index, 1);
+  ASSERT_EQ(bad.err, MC_EILLEGAL);
+  ASSERT(srv_archive_game_json(&g, &bad) == NULL);
+  ASSERT_EQ(bad.index, 1);
   /* A stored result that the board contradicts. */
   moves[1].house = 1;
   g.winner = MC_WIN_NORTH;
   mc_game *back = (mc_game *)1;
-  CHECK_INT(srv_store_replay(&g, true, &back, &bad), SRV_STORE_EBADROW);
-  CHECK(back == NULL);
-  CHECK_INT(bad.index, 2);
-  CHECK(strstr(bad.message, "differs from the result on the board") != NULL);
+  ASSERT_EQ(srv_store_replay(&g, true, &back, &bad), SRV_STORE_EBADROW);
+  ASSERT(back == NULL);
+  ASSERT_EQ(bad.index, 2);
+  ASSERT(strstr(bad.message, "differs from the result on the board") != NULL);
   /* Without checking the result it replays. */
-  CHECK_INT(srv_store_replay(&g, false, &back, &bad), 0);
+  ASSERT_EQ(srv_store_replay(&g, false, &back, &bad), 0);
   mc_game_free(back);
   /* A board result for a game the board has not ended. */
   g.n_moves = 1;
   g.reason = MC_REASON_NO_SEEDS;
-  CHECK_INT(srv_store_replay(&g, true, &back, &bad), SRV_STORE_EBADROW);
-  CHECK(strstr(bad.message, "cannot end a game in progress") != NULL);
-  CHECK_INT(srv_archive_game_text(NULL, &text, NULL), SRV_STORE_EINVAL);
-  CHECK(srv_archive_game_json(NULL, NULL) == NULL);
+  ASSERT_EQ(srv_store_replay(&g, true, &back, &bad), SRV_STORE_EBADROW);
+  ASSERT(strstr(bad.message, "cannot end a game in progress") != NULL);
+  ASSERT_EQ(srv_archive_game_text(NULL, &text, NULL), SRV_STORE_EINVAL);
+  ASSERT(srv_archive_game_json(NULL, NULL) == NULL);
+  return 0;
 }
 
 /* Three finished games of Ana (two against Bo, one local game where she held both seats), one in
  * progress, and one of other players, in a real database. */
-static void test_player_games(void) {
+TEST_IMPL(player_games) {
   char dir[256], err[SRV_STORE_ERR_SIZE];
   tmp_dir(dir, sizeof dir);
   srv_store *s = NULL;
-  CHECK_INT(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), 0);
+  ASSERT_EQ(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), 0);
   struct {
     const char *south, *north;
     bool finish;
@@ -184,67 +187,60 @@ static void test_player_games(void) {
                                mk_seat(plan[i].north, plan[i].north));
     g.game_no = i + 1;
     g.started_ms += i * 60000;
-    CHECK_INT(srv_store_game_start(s, &g, &ids[i]), 0);
+    ASSERT_EQ(srv_store_game_start(s, &g, &ids[i]), 0);
     mc_game *live = mc_game_new(&g.rules);
     for (int k = 0; k <= i; k++)
-      CHECK(play_and_store(s, ids[i], live, k) > 0);
+      ASSERT(play_and_store(s, ids[i], live, k) > 0);
     mc_game_free(live);
     int score[2] = {i, 2};
     if (plan[i].finish)
-      CHECK_INT(srv_store_game_finish(s, ids[i], MC_WIN_NORTH, MC_REASON_TIMEOUT, score,
+      ASSERT_EQ(srv_store_game_finish(s, ids[i], MC_WIN_NORTH, MC_REASON_TIMEOUT, score,
                                       g.started_ms + 30000),
                 0);
   }
-  CHECK_INT(srv_store_commit(s), 0);
+  ASSERT_EQ(srv_store_commit(s), 0);
   srv_store_game_list *list = NULL;
-  CHECK_INT(srv_store_player_games(s, "pa", 2, &list), 0);
+  ASSERT_EQ(srv_store_player_games(s, "pa", 2, &list), 0);
   json_t *j = list ? srv_archive_player_games_json("pa", list) : NULL;
-  CHECK(list != NULL && list->n == 2 && j != NULL);
+  ASSERT(list != NULL && list->n == 2 && j != NULL);
   if (j) {
     json_t *games = json_object_get(j, "games");
-    CHECK_STR(json_string_value(json_object_get(j, "player")), "pa");
-    CHECK_INT(json_array_size(games), 2);
+    ASSERT_STR_EQ(json_string_value(json_object_get(j, "player")), "pa");
+    ASSERT_EQ(json_array_size(games), 2);
     /* Newest first: the local game, then the one she played as North. */
     json_t *g0 = json_array_get(games, 0), *g1 = json_array_get(games, 1);
-    CHECK_INT(json_integer_value(json_object_get(g0, "id")), ids[3]);
-    CHECK_STR(json_string_value(json_object_get(g0, "seat")), "both");
-    CHECK_INT(json_integer_value(json_object_get(g0, "ply")), 4);
-    CHECK_STR(json_string_value(json_object_get(g0, "reason")), "timeout");
-    CHECK_INT(json_integer_value(json_object_get(g1, "id")), ids[1]);
-    CHECK_STR(json_string_value(json_object_get(g1, "seat")), "north");
+    ASSERT_EQ(json_integer_value(json_object_get(g0, "id")), ids[3]);
+    ASSERT_STR_EQ(json_string_value(json_object_get(g0, "seat")), "both");
+    ASSERT_EQ(json_integer_value(json_object_get(g0, "ply")), 4);
+    ASSERT_STR_EQ(json_string_value(json_object_get(g0, "reason")), "timeout");
+    ASSERT_EQ(json_integer_value(json_object_get(g1, "id")), ids[1]);
+    ASSERT_STR_EQ(json_string_value(json_object_get(g1, "seat")), "north");
     check_json(json_object_get(g1, "score"), "[1,2]");
-    CHECK(json_object_get(g1, "moves") == NULL);
+    ASSERT(json_object_get(g1, "moves") == NULL);
   }
   json_decref(j);
   srv_store_game_list_free(list);
-  CHECK_INT(srv_store_player_games(s, "pa", 100, &list), 0);
-  CHECK(list != NULL && list->n == 3);
+  ASSERT_EQ(srv_store_player_games(s, "pa", 100, &list), 0);
+  ASSERT(list != NULL && list->n == 3);
   srv_store_game_list_free(list);
   /* Nobody: an empty list. */
-  CHECK_INT(srv_store_player_games(s, "nobody", 10, &list), 0);
+  ASSERT_EQ(srv_store_player_games(s, "nobody", 10, &list), 0);
   j = list ? srv_archive_player_games_json("nobody", list) : NULL;
   check_json(j, "{\"games\":[],\"player\":\"nobody\"}");
   json_decref(j);
   srv_store_game_list_free(list);
-  CHECK_INT(srv_store_player_games(s, "pa", 0, &list), SRV_STORE_EINVAL);
+  ASSERT_EQ(srv_store_player_games(s, "pa", 0, &list), SRV_STORE_EINVAL);
   /* A stored game, read back, archives the same as the live one. */
   srv_store_game *g = NULL;
   char *text = NULL;
-  CHECK_INT(srv_store_game_get(s, ids[1], &g), 0);
-  CHECK(g != NULL && srv_archive_game_text(g, &text, NULL) == 0);
-  CHECK(text && strstr(text, "[Result \"north\"]\n[Reason \"timeout\"]\n[Score \"1-2\"]\n"));
-  CHECK(text && strstr(text, "[Date \"2025.11.29\"]\n"));
+  ASSERT_EQ(srv_store_game_get(s, ids[1], &g), 0);
+  ASSERT(g != NULL && srv_archive_game_text(g, &text, NULL) == 0);
+  ASSERT(text && strstr(text, "[Result \"north\"]\n[Reason \"timeout\"]\n[Score \"1-2\"]\n"));
+  ASSERT(text && strstr(text, "[Date \"2025.11.29\"]\n"));
   free(text);
   srv_store_game_free(g);
-  CHECK_INT(srv_store_game_get(s, 999, &g), SRV_STORE_ENOTFOUND);
+  ASSERT_EQ(srv_store_game_get(s, 999, &g), SRV_STORE_ENOTFOUND);
   srv_store_close(s);
   rm_tree(dir);
-}
-
-int main(void) {
-  test_game_json();
-  test_game_text();
-  test_bad_rows();
-  test_player_games();
-  return check_exit("archive");
+  return 0;
 }

@@ -9,22 +9,22 @@
  * a loop turn with many rooms), without committing. Fills ids and the live games. */
 static void write_games(srv_store *s, int64_t ids[GAMES], mc_game *live[GAMES]) {
   srv_store_player a = mk_player("pa", "Ana", 1), b = mk_player("pb", "Bo", 2);
-  CHECK_INT(srv_store_player_put(s, &a), 0);
-  CHECK_INT(srv_store_player_put(s, &b), 0);
+  ASSERT_EQ(srv_store_player_put(s, &a), 0);
+  ASSERT_EQ(srv_store_player_put(s, &b), 0);
   for (int i = 0; i < GAMES; i++) {
     char code[8];
     snprintf(code, sizeof code, "R%d", i);
     srv_store_game g = mk_game(code, MC_OWARE, mk_seat("pa", "Ana"), mk_seat("pb", "Bo"));
     srv_store_room r = mk_room(code, SRV_STORE_STATUS_PLAYING, &g);
-    CHECK_INT(srv_store_room_put(s, &r), 0);
-    CHECK_INT(srv_store_game_start(s, &g, &ids[i]), 0);
+    ASSERT_EQ(srv_store_room_put(s, &r), 0);
+    ASSERT_EQ(srv_store_game_start(s, &g, &ids[i]), 0);
     live[i] = mc_game_new(&g.rules);
   }
   int played = 0;
   for (int64_t t = 0; played < MOVES && t < 100 * MOVES; t++) {
     int i = (int)(t % GAMES);
     int h = play_and_store(s, ids[i], live[i], t);
-    CHECK(h >= 0);
+    ASSERT(h >= 0);
     if (h > 0)
       played++;
   }
@@ -35,155 +35,158 @@ static void free_live(mc_game *live[GAMES]) {
     mc_game_free(live[i]);
 }
 
-static void test_one_commit(void) {
+TEST_IMPL(one_commit) {
   char dir[256], err[SRV_STORE_ERR_SIZE];
   tmp_dir(dir, sizeof dir);
   srv_store *s = NULL;
-  CHECK_INT(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), 0);
+  ASSERT_EQ(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), 0);
   /* Nothing to commit is not a commit. */
-  CHECK_INT(srv_store_commit(s), 0);
+  ASSERT_EQ(srv_store_commit(s), 0);
   int64_t ids[GAMES];
   mc_game *live[GAMES];
   write_games(s, ids, live);
-  CHECK(srv_store_pending(s));
+  ASSERT(srv_store_pending(s));
   srv_store_stats st;
   srv_store_get_stats(s, &st);
-  CHECK_INT(st.commits, 0);
-  CHECK_INT(st.writes, 2 + 2 * GAMES + MOVES);
-  CHECK_INT(srv_store_commit(s), 0);
-  CHECK(!srv_store_pending(s));
+  ASSERT_EQ(st.commits, 0);
+  ASSERT_EQ(st.writes, 2 + 2 * GAMES + MOVES);
+  ASSERT_EQ(srv_store_commit(s), 0);
+  ASSERT(!srv_store_pending(s));
   size_t n = 99;
-  CHECK(srv_store_failed(s, &n) == NULL);
-  CHECK_INT(n, 0);
+  ASSERT(srv_store_failed(s, &n) == NULL);
+  ASSERT_EQ(n, 0);
   srv_store_get_stats(s, &st);
-  CHECK_INT(st.commits, 1);
-  CHECK_INT(st.failed_commits, 0);
-  CHECK(st.commit_ns_total > 0 && st.commit_ns_max > 0);
+  ASSERT_EQ(st.commits, 1);
+  ASSERT_EQ(st.failed_commits, 0);
+  ASSERT(st.commit_ns_total > 0 && st.commit_ns_max > 0);
   /* Ids are distinct and valid before the commit already. */
   for (int i = 1; i < GAMES; i++)
-    CHECK(ids[i] > ids[i - 1]);
+    ASSERT(ids[i] > ids[i - 1]);
   srv_store_close(s);
 
-  CHECK_INT(raw_int(dir, "SELECT count(*) FROM moves"), MOVES);
-  CHECK_INT(raw_int(dir, "SELECT count(*) FROM games"), GAMES);
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM moves"), MOVES);
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM games"), GAMES);
   /* Each game reads back equal to the live one. */
-  CHECK_INT(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), 0);
+  ASSERT_EQ(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), 0);
   for (int i = 0; i < GAMES; i++) {
     srv_store_game *g = NULL;
     mc_game *back = NULL;
-    CHECK_INT(srv_store_game_get(s, ids[i], &g), 0);
+    ASSERT_EQ(srv_store_game_get(s, ids[i], &g), 0);
     if (g == NULL)
       continue;
-    CHECK_INT(g->n_moves, mc_game_ply(live[i]));
-    CHECK_INT(srv_store_replay(g, false, &back, NULL), 0);
-    CHECK(back != NULL && mc_pos_same(mc_game_pos(back), mc_game_pos(live[i])));
+    ASSERT_EQ(g->n_moves, mc_game_ply(live[i]));
+    ASSERT_EQ(srv_store_replay(g, false, &back, NULL), 0);
+    ASSERT(back != NULL && mc_pos_same(mc_game_pos(back), mc_game_pos(live[i])));
     mc_game_free(back);
     srv_store_game_free(g);
   }
   srv_store_close(s);
   free_live(live);
   rm_tree(dir);
+  return 0;
 }
 
-static void test_rollback_leaves_nothing(void) {
+TEST_IMPL(rollback_leaves_nothing) {
   char dir[256], err[SRV_STORE_ERR_SIZE];
   tmp_dir(dir, sizeof dir);
   srv_store *s = NULL;
-  CHECK_INT(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), 0);
+  ASSERT_EQ(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), 0);
   /* Nothing to roll back. */
   srv_store_rollback(s);
   size_t none = 9;
-  CHECK(srv_store_failed(s, &none) == NULL && none == 0);
+  ASSERT(srv_store_failed(s, &none) == NULL && none == 0);
   int64_t ids[GAMES];
   mc_game *live[GAMES];
   write_games(s, ids, live);
   srv_store_rollback(s);
-  CHECK(!srv_store_pending(s));
+  ASSERT(!srv_store_pending(s));
   size_t n = 0;
   const srv_store_op *ops = srv_store_failed(s, &n);
-  CHECK_INT(n, 2 + 2 * GAMES + MOVES);
+  ASSERT_EQ(n, 2 + 2 * GAMES + MOVES);
   if (ops != NULL && n == 2 + 2 * GAMES + MOVES) {
-    CHECK_INT(ops[0].kind, SRV_STORE_OP_PLAYER);
-    CHECK_STR(ops[0].key, "pa");
-    CHECK_INT(ops[2].kind, SRV_STORE_OP_ROOM);
-    CHECK_STR(ops[2].key, "R0");
-    CHECK_INT(ops[3].kind, SRV_STORE_OP_GAME_START);
-    CHECK_INT(ops[3].game, ids[0]);
-    CHECK_INT(ops[n - 1].kind, SRV_STORE_OP_MOVE);
+    ASSERT_EQ(ops[0].kind, SRV_STORE_OP_PLAYER);
+    ASSERT_STR_EQ(ops[0].key, "pa");
+    ASSERT_EQ(ops[2].kind, SRV_STORE_OP_ROOM);
+    ASSERT_STR_EQ(ops[2].key, "R0");
+    ASSERT_EQ(ops[3].kind, SRV_STORE_OP_GAME_START);
+    ASSERT_EQ(ops[3].game, ids[0]);
+    ASSERT_EQ(ops[n - 1].kind, SRV_STORE_OP_MOVE);
   }
   /* The next commit starts afresh. */
-  CHECK_INT(srv_store_commit(s), 0);
-  CHECK(srv_store_failed(s, &n) == NULL);
+  ASSERT_EQ(srv_store_commit(s), 0);
+  ASSERT(srv_store_failed(s, &n) == NULL);
   srv_store_game *g = NULL;
-  CHECK_INT(srv_store_game_get(s, ids[0], &g), SRV_STORE_ENOTFOUND);
-  CHECK(g == NULL);
+  ASSERT_EQ(srv_store_game_get(s, ids[0], &g), SRV_STORE_ENOTFOUND);
+  ASSERT(g == NULL);
   free_live(live);
 
   /* Closing with a batch open is a rollback too: it was never acknowledged. */
   write_games(s, ids, live);
   srv_store_close(s);
   free_live(live);
-  CHECK_INT(raw_int(dir, "SELECT count(*) FROM moves"), 0);
-  CHECK_INT(raw_int(dir, "SELECT count(*) FROM games"), 0);
-  CHECK_INT(raw_int(dir, "SELECT count(*) FROM players"), 0);
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM moves"), 0);
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM games"), 0);
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM players"), 0);
   rm_tree(dir);
+  return 0;
 }
 
-static void test_conflict_costs_only_itself(void) {
+TEST_IMPL(conflict_costs_only_itself) {
   char dir[256], err[SRV_STORE_ERR_SIZE];
   tmp_dir(dir, sizeof dir);
   srv_store *s = NULL;
-  CHECK_INT(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), 0);
+  ASSERT_EQ(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), 0);
   srv_store_game g = mk_game("ABCDEF", MC_KALAH, mk_seat("pa", "Ana"), mk_seat("pb", "Bo"));
   srv_store_room r = mk_room("ABCDEF", SRV_STORE_STATUS_PLAYING, &g);
   int64_t id = 0;
-  CHECK_INT(srv_store_room_put(s, &r), 0);
-  CHECK_INT(srv_store_game_start(s, &g, &id), 0);
+  ASSERT_EQ(srv_store_room_put(s, &r), 0);
+  ASSERT_EQ(srv_store_game_start(s, &g, &id), 0);
   srv_store_move m = {0, 0, 3, -1, 1};
-  CHECK_INT(srv_store_move_add(s, id, &m), 0);
+  ASSERT_EQ(srv_store_move_add(s, id, &m), 0);
   /* The same ply again (a retried move that slipped through) is refused alone. */
   m.house = 4;
-  CHECK_INT(srv_store_move_add(s, id, &m), SRV_STORE_ECONFLICT);
-  CHECK(strstr(srv_store_last_error(s), "cannot store a move") != NULL);
-  CHECK(srv_store_pending(s));
+  ASSERT_EQ(srv_store_move_add(s, id, &m), SRV_STORE_ECONFLICT);
+  ASSERT(strstr(srv_store_last_error(s), "cannot store a move") != NULL);
+  ASSERT(srv_store_pending(s));
   /* A move of a game that does not exist breaks the foreign key. */
   m.ply = 1;
-  CHECK_INT(srv_store_move_add(s, id + 100, &m), SRV_STORE_ECONFLICT);
+  ASSERT_EQ(srv_store_move_add(s, id + 100, &m), SRV_STORE_ECONFLICT);
   /* Bad arguments never reach SQLite. */
   m.house = 0;
-  CHECK_INT(srv_store_move_add(s, id, &m), SRV_STORE_EINVAL);
+  ASSERT_EQ(srv_store_move_add(s, id, &m), SRV_STORE_EINVAL);
   srv_store_room bad = r;
   bad.status = (srv_store_status)7;
-  CHECK_INT(srv_store_room_put(s, &bad), SRV_STORE_EINVAL);
+  ASSERT_EQ(srv_store_room_put(s, &bad), SRV_STORE_EINVAL);
   int score[2] = {0, 0};
-  CHECK_INT(srv_store_game_finish(s, id, MC_DRAW, MC_REASON_NONE, score, 5), SRV_STORE_EINVAL);
-  CHECK_INT(srv_store_commit(s), 0);
+  ASSERT_EQ(srv_store_game_finish(s, id, MC_DRAW, MC_REASON_NONE, score, 5), SRV_STORE_EINVAL);
+  ASSERT_EQ(srv_store_commit(s), 0);
   size_t n = 0;
-  CHECK(srv_store_failed(s, &n) == NULL);
+  ASSERT(srv_store_failed(s, &n) == NULL);
   srv_store_close(s);
-  CHECK_INT(raw_int(dir, "SELECT house FROM moves WHERE ply = 0"), 3);
-  CHECK_INT(raw_int(dir, "SELECT count(*) FROM moves"), 1);
+  ASSERT_EQ(raw_int(dir, "SELECT house FROM moves WHERE ply = 0"), 3);
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM moves"), 1);
   rm_tree(dir);
+  return 0;
 }
 
 /* A full disk in the middle of a batch: the write that hit it fails, the batch before it is rolled
  * back and reported by the commit, the store keeps serving, and earlier commits are intact. */
-static void test_full_disk(void) {
+TEST_IMPL(full_disk) {
   char dir[256], err[SRV_STORE_ERR_SIZE];
   tmp_dir(dir, sizeof dir);
   srv_store_config cfg;
   srv_store_config_init(&cfg);
   cfg.max_bytes = 64 * 1024;
   srv_store *s = NULL;
-  CHECK_INT(srv_store_open(dir, &cfg, &s, err), 0);
+  ASSERT_EQ(srv_store_open(dir, &cfg, &s, err), 0);
   srv_store_game g = mk_game("ABCDEF", MC_KALAH, mk_seat("pa", "Ana"), mk_seat("pb", "Bo"));
   g.rules.houses = 9;
   g.rules.seeds = 12;
   srv_store_room r = mk_room("ABCDEF", SRV_STORE_STATUS_PLAYING, &g);
   int64_t id = 0;
-  CHECK_INT(srv_store_room_put(s, &r), 0);
-  CHECK_INT(srv_store_game_start(s, &g, &id), 0);
-  CHECK_INT(srv_store_commit(s), 0);
+  ASSERT_EQ(srv_store_room_put(s, &r), 0);
+  ASSERT_EQ(srv_store_game_start(s, &g, &id), 0);
+  ASSERT_EQ(srv_store_commit(s), 0);
   /* Rows made big by long room codes until the quota is hit. */
   int rc = 0, written = 0;
   char settings[2048];
@@ -197,35 +200,57 @@ static void test_full_disk(void) {
     if (rc == 0)
       written++;
   }
-  CHECK_INT(rc, SRV_STORE_EFULL);
-  CHECK(written > 0);
-  CHECK(strstr(srv_store_last_error(s), "full") != NULL);
-  CHECK_INT(srv_store_commit(s), SRV_STORE_EIO);
+  ASSERT_EQ(rc, SRV_STORE_EFULL);
+  ASSERT(written > 0);
+  ASSERT(strstr(srv_store_last_error(s), "full") != NULL);
+  ASSERT_EQ(srv_store_commit(s), SRV_STORE_EIO);
   size_t n = 0;
   const srv_store_op *ops = srv_store_failed(s, &n);
-  CHECK_INT(n, written);
-  CHECK(ops != NULL && ops[0].kind == SRV_STORE_OP_ROOM && strcmp(ops[0].key, "B0") == 0);
+  ASSERT_EQ(n, written);
+  ASSERT(ops != NULL && ops[0].kind == SRV_STORE_OP_ROOM && strcmp(ops[0].key, "B0") == 0);
   srv_store_stats st;
   srv_store_get_stats(s, &st);
-  CHECK_INT(st.failed_commits, 1);
+  ASSERT_EQ(st.failed_commits, 1);
   /* Still serving: a small write commits, and the list of failures is gone. */
   srv_store_move m = {0, 0, 1, -1, 1};
-  CHECK_INT(srv_store_move_add(s, id, &m), 0);
-  CHECK_INT(srv_store_commit(s), 0);
-  CHECK(srv_store_failed(s, &n) == NULL);
+  ASSERT_EQ(srv_store_move_add(s, id, &m), 0);
+  ASSERT_EQ(srv_store_commit(s), 0);
+  ASSERT(srv_store_failed(s, &n) == NULL);
   srv_store_game *back = NULL;
-  CHECK_INT(srv_store_game_get(s, id, &back), 0);
-  CHECK(back != NULL && back->n_moves == 1);
+  ASSERT_EQ(srv_store_game_get(s, id, &back), 0);
+  ASSERT(back != NULL && back->n_moves == 1);
   srv_store_game_free(back);
   srv_store_close(s);
-  CHECK_INT(raw_int(dir, "SELECT count(*) FROM rooms"), 1);
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM rooms"), 1);
   rm_tree(dir);
+  return 0;
 }
 
-int main(void) {
-  test_one_commit();
-  test_rollback_leaves_nothing();
-  test_conflict_costs_only_itself();
-  test_full_disk();
-  return check_exit("store_batch");
+/* A reader sees what is committed only: not the open batch, which it never commits early, and it
+ * cannot write. */
+TEST_IMPL(reader_sees_committed_only) {
+  char dir[256], err[SRV_STORE_ERR_SIZE];
+  tmp_dir(dir, sizeof dir);
+  srv_store *s = NULL, *r = NULL;
+  ASSERT_EQ(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), 0);
+  ASSERT_EQ(srv_store_open_reader(s, &r), 0);
+  srv_store_game g = mk_game("READ01", MC_KALAH, mk_seat("pa", "Ana"), mk_seat("pb", "Bo"));
+  srv_store_room room = mk_room("READ01", SRV_STORE_STATUS_PLAYING, &g);
+  int64_t id = 0;
+  ASSERT_EQ(srv_store_room_put(s, &room), 0);
+  ASSERT_EQ(srv_store_game_start(s, &g, &id), 0);
+  srv_store_game *back = NULL;
+  ASSERT_EQ(srv_store_game_get(r, id, &back), SRV_STORE_ENOTFOUND);
+  ASSERT(srv_store_pending(s));
+  ASSERT_EQ(srv_store_commit(s), 0);
+  ASSERT_EQ(srv_store_game_get(r, id, &back), 0);
+  ASSERT_NOT_NULL(back);
+  ASSERT_STR_EQ(back->room, "READ01");
+  srv_store_game_free(back);
+  ASSERT_EQ(srv_store_room_closed(r, "READ01"), SRV_STORE_EREADONLY);
+  ASSERT(!srv_store_pending(r));
+  srv_store_close(r);
+  srv_store_close(s);
+  rm_tree(dir);
+  return 0;
 }

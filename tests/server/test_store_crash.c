@@ -8,6 +8,9 @@
 #include <stdbool.h>
 #include <time.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "store_util.h"
 
 #define ROOMS 40
@@ -109,7 +112,7 @@ static void writer(const char *dir, srv_store_sync sync, int ack_fd, unsigned se
   }
 }
 
-static void test_kill_nine(void) {
+TEST_IMPL(kill_nine) {
   char dir[256];
   tmp_dir(dir, sizeof dir);
   /* Random kill times; MANCALA_SEED repeats a run (the seed is printed). */
@@ -138,47 +141,47 @@ static void test_kill_nine(void) {
     long long v;
     bool ready = round % 3 == 2;
     if (!ready && read(fds[0], &v, sizeof v) == (ssize_t)sizeof v) {
-      CHECK(v == acked);
+      ASSERT(v == acked);
       ready = true;
     }
-    CHECK(ready);
+    ASSERT(ready);
     struct timespec ts = {0, (long)(rand() % 41) * 1000000L};
     nanosleep(&ts, NULL);
     kill(pid, SIGKILL);
     bool first = round % 3 == 2;
     while (read(fds[0], &v, sizeof v) == (ssize_t)sizeof v) {
       if (first) {
-        CHECK(v == acked); /* The ready message. */
+        ASSERT(v == acked); /* The ready message. */
         first = false;
         continue;
       }
-      CHECK(v > acked);
+      ASSERT(v > acked);
       acked = v;
       acks_seen++;
     }
     close(fds[0]);
     int status = 0;
     waitpid(pid, &status, 0);
-    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    ASSERT(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
     /* Every acknowledged move is there, and at most the turn in flight beyond it. */
     long long n = stored_moves(dir);
-    CHECK(n >= acked);
-    CHECK(n <= acked + TURN);
+    ASSERT(n >= acked);
+    ASSERT(n <= acked + TURN);
     if (n < acked || n > acked + TURN)
       fprintf(stderr, "round %d: %lld moves stored, %lld acknowledged\n", round, n, acked);
     acked = n; /* The next writer starts from what is stored. */
   }
-  CHECK(acks_seen > 0);
+  ASSERT(acks_seen > 0);
   /* A final recovery: every game in progress replays, and every finished one too. */
   char err[SRV_STORE_ERR_SIZE];
   srv_store *s = NULL;
-  CHECK_INT(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), 0);
+  ASSERT_EQ(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), 0);
   srv_store_recovery *rec = NULL;
-  CHECK_INT(s ? srv_store_recover(s, &rec) : -1, 0);
-  CHECK(rec != NULL && rec->n_rooms == ROOMS && rec->n_games == ROOMS);
+  ASSERT_EQ(s ? srv_store_recover(s, &rec) : -1, 0);
+  ASSERT(rec != NULL && rec->n_rooms == ROOMS && rec->n_games == ROOMS);
   for (size_t k = 0; rec && k < rec->n_games; k++) {
     mc_game *g = NULL;
-    CHECK_INT(srv_store_replay(&rec->games[k], true, &g, NULL), 0);
+    ASSERT_EQ(srv_store_replay(&rec->games[k], true, &g, NULL), 0);
     mc_game_free(g);
   }
   srv_store_recovery_free(rec);
@@ -186,8 +189,8 @@ static void test_kill_nine(void) {
   for (long long id = 1; s && id <= games; id++) {
     srv_store_game *g = NULL;
     mc_game *back = NULL;
-    CHECK_INT(srv_store_game_get(s, id, &g), 0);
-    CHECK_INT(g ? srv_store_replay(g, true, &back, NULL) : -1, 0);
+    ASSERT_EQ(srv_store_game_get(s, id, &g), 0);
+    ASSERT_EQ(g ? srv_store_replay(g, true, &back, NULL) : -1, 0);
     mc_game_free(back);
     srv_store_game_free(g);
   }
@@ -195,9 +198,5 @@ static void test_kill_nine(void) {
   printf("seed %u: %d kills, %lld moves stored, %lld games, %d acknowledged turns\n", seed, KILLS,
          stored_moves(dir), games, acks_seen);
   rm_tree(dir);
-}
-
-int main(void) {
-  test_kill_nine();
-  return check_exit("store_crash");
+  return 0;
 }

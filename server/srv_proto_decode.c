@@ -1,7 +1,8 @@
-/* Protocol v1: the message table, the field validators and the event encoders. */
+/* Protocol v1, incoming: the message table, the field validators and the decoder (srv_proto.h). */
 #include "srv_proto.h"
 
 #include <ctype.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -92,12 +93,7 @@ static int copy_text(json_t *value, char *out, size_t size, long min, long max) 
 }
 
 static int enum_index(json_t *value, const char *const *names) {
-  const char *s = json_string_value(value);
-  for (int i = 0; names[i] != NULL; i++) {
-    if (strcmp(s, names[i]) == 0)
-      return i;
-  }
-  return -1;
+  return srv_name_index(names, json_string_value(value), json_string_length(value));
 }
 
 static int store_name(srv_cmd *cmd, json_t *v, const char **field) {
@@ -170,8 +166,7 @@ static int store_options(srv_cmd *cmd, json_t *v, const char **field) {
       }
       r->grand_slam = mode;
     } else if (strcmp(key, "rounds") == 0 && json_is_string(opt) && r->kind == MC_CONGKAK) {
-      static const char *const rounds[] = {"single", "match", NULL};
-      int i = enum_index(opt, rounds);
+      int i = enum_index(opt, srv_rounds_names);
       if (i < 0) {
         *field = "options.rounds";
         return SRV_EBADREQ;
@@ -190,8 +185,7 @@ static int store_options(srv_cmd *cmd, json_t *v, const char **field) {
 
 static int store_visibility(srv_cmd *cmd, json_t *v, const char **field) {
   (void)field;
-  static const char *const names[] = {"public", "private", NULL};
-  int i = enum_index(v, names);
+  int i = enum_index(v, srv_visibility_names);
   if (i < 0)
     return SRV_EBADREQ;
   cmd->opts.visibility = (srv_visibility)i;
@@ -200,8 +194,7 @@ static int store_visibility(srv_cmd *cmd, json_t *v, const char **field) {
 
 static int store_seat(srv_cmd *cmd, json_t *v, const char **field) {
   (void)field;
-  static const char *const names[] = {"south", "north", "random", NULL};
-  int i = enum_index(v, names);
+  int i = enum_index(v, srv_seat_choice_names);
   if (i < 0)
     return SRV_EBADREQ;
   cmd->opts.seat = (srv_seat_choice)i;
@@ -240,8 +233,7 @@ static int store_clock(srv_cmd *cmd, json_t *v, const char **field) {
 
 static int store_opponent(srv_cmd *cmd, json_t *v, const char **field) {
   (void)field;
-  static const char *const names[] = {"human", "computer", "local", NULL};
-  int i = enum_index(v, names);
+  int i = enum_index(v, srv_opponent_names);
   if (i < 0)
     return SRV_EBADREQ;
   cmd->opts.opponent = (srv_opponent)i;
@@ -257,26 +249,30 @@ static int store_level(srv_cmd *cmd, json_t *v, const char **field) {
   return 0;
 }
 
-static int store_room(srv_cmd *cmd, json_t *v, const char **field) {
-  (void)field;
-  const char *s = json_string_value(v);
+/* Writes the room code of the len bytes at s into cmd->room, upper case; "" when it is not a
+ * code of ours (the room will not be found). Both decoders store a room this way. */
+static void room_code(srv_cmd *cmd, const char *s, size_t len) {
   cmd->room[0] = '\0';
-  if (json_string_length(v) != SRV_CODE_LEN)
-    return 0; /* Not a code of ours: the room will not be found. */
+  if (len != SRV_CODE_LEN)
+    return;
   for (int i = 0; i < SRV_CODE_LEN; i++) {
     if (!srv_proto_code_char((unsigned char)s[i]))
-      return 0;
+      return;
   }
   for (int i = 0; i < SRV_CODE_LEN; i++)
     cmd->room[i] = (char)toupper((unsigned char)s[i]);
   cmd->room[SRV_CODE_LEN] = '\0';
+}
+
+static int store_room(srv_cmd *cmd, json_t *v, const char **field) {
+  (void)field;
+  room_code(cmd, json_string_value(v), json_string_length(v));
   return 0;
 }
 
 static int store_role(srv_cmd *cmd, json_t *v, const char **field) {
   (void)field;
-  static const char *const names[] = {"player", "spectator", NULL};
-  int i = enum_index(v, names);
+  int i = enum_index(v, srv_role_names);
   if (i < 0)
     return SRV_EBADREQ;
   cmd->role = (srv_role)i;
@@ -308,8 +304,7 @@ static int store_ply(srv_cmd *cmd, json_t *v, const char **field) {
 
 static int store_action(srv_cmd *cmd, json_t *v, const char **field) {
   (void)field;
-  static const char *const names[] = {"offer", "accept", "decline", NULL};
-  int i = enum_index(v, names);
+  int i = enum_index(v, srv_draw_action_names);
   if (i < 0)
     return SRV_EBADREQ;
   cmd->action = (srv_draw_action)i;
@@ -348,6 +343,7 @@ static const msg_spec messages[] = {
     {"draw", SRV_CMD_DRAW, {ROOM_FIELD, {"action", J_STRING, 1, store_action}}},
     {"rematch", SRV_CMD_REMATCH, {ROOM_FIELD}},
     {"chat", SRV_CMD_CHAT, {ROOM_FIELD, {"text", J_STRING, 1, store_text}}},
+    {"resync", SRV_CMD_RESYNC, {ROOM_FIELD}},
 };
 
 #define N_MESSAGES (sizeof messages / sizeof messages[0])
@@ -445,7 +441,151 @@ void srv_proto_peek_id(const char *buf, size_t len, srv_req_id *id) {
   json_decref(root);
 }
 
+/* ---- The fast path of move ------------------------------------------------------------------- */
+
+/* A scanner over one frame for the fast path: it only ever says "this is the common shape" or
+ * "not sure", never an error of its own. */
+typedef struct scan {
+  const char *p, *end;
+} scan;
+
+static void skip_ws(scan *s) {
+  while (s->p < s->end && (*s->p == ' ' || *s->p == '\t' || *s->p == '\n' || *s->p == '\r'))
+    s->p++;
+}
+
+static bool eat(scan *s, char c) {
+  skip_ws(s);
+  if (s->p < s->end && *s->p == c) {
+    s->p++;
+    return true;
+  }
+  return false;
+}
+
+/* A string of printable ASCII without escapes: *str and *len. Anything else (an escape, a control
+ * character, UTF-8 that jansson would have to check) is for the full decoder. */
+static bool plain_string(scan *s, const char **str, size_t *len) {
+  if (!eat(s, '"'))
+    return false;
+  const char *start = s->p;
+  while (s->p < s->end && *s->p != '"') {
+    unsigned char c = (unsigned char)*s->p;
+    if (c < 0x20 || c >= 0x7f || c == '\\')
+      return false;
+    s->p++;
+  }
+  if (s->p == s->end)
+    return false;
+  *str = start;
+  *len = (size_t)(s->p - start);
+  s->p++;
+  return true;
+}
+
+/* A JSON integer of at most 15 digits (no sign, no fraction, no exponent, no leading zero). */
+static bool small_integer(scan *s, long long *out) {
+  skip_ws(s);
+  const char *start = s->p;
+  long long v = 0;
+  while (s->p < s->end && *s->p >= '0' && *s->p <= '9' && s->p - start < 16)
+    v = v * 10 + (*s->p++ - '0');
+  size_t n = (size_t)(s->p - start);
+  if (n == 0 || n > 15 || (n > 1 && *start == '0'))
+    return false;
+  if (s->p < s->end && (*s->p == '.' || *s->p == 'e' || *s->p == 'E' || *s->p == '-'))
+    return false;
+  *out = v;
+  return true;
+}
+
+int srv_proto_decode_move(const char *buf, size_t len, srv_cmd *cmd) {
+  scan s = {buf, buf + len};
+  enum { TYPE = 1, ROOM = 2, HOUSE = 4, PLY = 8, ID = 16 };
+  unsigned seen = 0;
+  const char *room = NULL;
+  size_t room_len = 0;
+  long long house = 0, ply = 0;
+  srv_req_id id;
+  memset(&id, 0, sizeof id); /* Padding included: the command is byte for byte the full one's. */
+  if (len > SRV_FRAME_MAX || !eat(&s, '{'))
+    return 0;
+  do {
+    const char *key, *str;
+    size_t klen, slen;
+    if (!plain_string(&s, &key, &klen) || !eat(&s, ':'))
+      return 0;
+    unsigned bit = klen == 4 && memcmp(key, "type", 4) == 0    ? TYPE
+                   : klen == 4 && memcmp(key, "room", 4) == 0  ? ROOM
+                   : klen == 5 && memcmp(key, "house", 5) == 0 ? HOUSE
+                   : klen == 3 && memcmp(key, "ply", 3) == 0   ? PLY
+                   : klen == 2 && memcmp(key, "id", 2) == 0    ? ID
+                                                               : 0;
+    if (bit == 0 || (seen & bit))
+      return 0; /* Another field, or twice the same: the full decoder says what it is. */
+    seen |= bit;
+    switch (bit) {
+    case TYPE:
+      if (!plain_string(&s, &str, &slen) || slen != 4 || memcmp(str, "move", 4) != 0)
+        return 0;
+      break;
+    case ROOM:
+      if (!plain_string(&s, &room, &room_len))
+        return 0;
+      break;
+    case HOUSE:
+      if (!small_integer(&s, &house) || house < 1 || house > MC_MAX_HOUSES)
+        return 0;
+      break;
+    case PLY:
+      if (!small_integer(&s, &ply) || ply > (1LL << 40))
+        return 0;
+      break;
+    case ID:
+      skip_ws(&s);
+      if (s.p < s.end && *s.p == '"') {
+        if (!plain_string(&s, &str, &slen) || slen >= SRV_ID_SIZE)
+          return 0;
+        id.kind = SRV_ID_STR;
+        memcpy(id.str, str, slen);
+        id.str[slen] = '\0';
+      } else {
+        if (!small_integer(&s, &id.num))
+          return 0;
+        id.kind = SRV_ID_INT;
+      }
+      break;
+    }
+  } while (eat(&s, ','));
+  if (!eat(&s, '}'))
+    return 0;
+  skip_ws(&s);
+  if (s.p != s.end || (seen & (TYPE | ROOM | HOUSE | PLY)) != (TYPE | ROOM | HOUSE | PLY))
+    return 0;
+  cmd_defaults(cmd);
+  cmd->type = SRV_CMD_MOVE;
+  cmd->id = id;
+  room_code(cmd, room, room_len);
+  cmd->house = (int)house;
+  cmd->has_ply = true;
+  cmd->ply = ply;
+  return 1;
+}
+
+/* ---- Decoding ----------------------------------------------------------------------------------
+ */
+
 int srv_proto_decode(const char *buf, size_t len, srv_cmd *cmd, srv_proto_error *err) {
+  /* Most frames are moves of one shape: read without building a tree, allocating nothing. */
+  if (srv_proto_decode_move(buf, len, cmd) == 1) {
+    err->field = NULL;
+    err->request = "move";
+    return 0;
+  }
+  return srv_proto_decode_full(buf, len, cmd, err);
+}
+
+int srv_proto_decode_full(const char *buf, size_t len, srv_cmd *cmd, srv_proto_error *err) {
   cmd_defaults(cmd);
   err->field = NULL;
   err->request = NULL;
@@ -482,304 +622,4 @@ int srv_proto_decode(const char *buf, size_t len, srv_cmd *cmd, srv_proto_error 
 done:
   json_decref(root);
   return rc;
-}
-
-/* ---- Encoding ------------------------------------------------------------------------------ */
-
-static const char *seat_name(int seat) {
-  switch (seat) {
-  case MC_SOUTH:
-    return "south";
-  case MC_NORTH:
-    return "north";
-  case SRV_SEAT_BOTH:
-    return "both";
-  case SRV_SEAT_SPECTATOR:
-    return "spectator";
-  default:
-    return NULL;
-  }
-}
-
-static json_t *seat_or_null(int seat) {
-  const char *name = seat_name(seat);
-  return name ? json_string(name) : json_null();
-}
-
-static const char *const status_names[] = {"waiting", "playing", "finished"};
-
-static json_t *new_message(const char *type, const srv_req_id *id) {
-  json_t *o = json_object();
-  if (o == NULL)
-    return NULL;
-  json_object_set_new(o, "type", json_string(type));
-  if (id != NULL && id->kind == SRV_ID_INT)
-    json_object_set_new(o, "id", json_integer(id->num));
-  else if (id != NULL && id->kind == SRV_ID_STR)
-    json_object_set_new(o, "id", json_string(id->str));
-  return o;
-}
-
-static json_t *options_json(const mc_rules *r) {
-  json_t *o = json_object();
-  switch (r->kind) {
-  case MC_KALAH:
-    json_object_set_new(o, "empty_capture", json_boolean(r->empty_capture));
-    break;
-  case MC_OWARE:
-    json_object_set_new(o, "grand_slam", json_string(mc_grand_slam_name(r->grand_slam)));
-    break;
-  case MC_CONGKAK:
-    json_object_set_new(o, "lap_capture", json_boolean(r->lap_capture));
-    json_object_set_new(o, "rounds", json_string(r->match ? "match" : "single"));
-    break;
-  }
-  return o;
-}
-
-static json_t *clock_settings_json(const srv_room_opts *opts) {
-  if (!opts->clocked)
-    return json_null();
-  return json_pack("{s:I,s:I}", "initial_ms", (json_int_t)opts->initial_ms, "increment_ms",
-                   (json_int_t)opts->increment_ms);
-}
-
-static void set_board(json_t *o, const char *room, const srv_room_opts *opts) {
-  json_object_set_new(o, "room", json_string(room));
-  json_object_set_new(o, "game", json_string(mc_kind_name(opts->rules.kind)));
-  json_object_set_new(o, "houses", json_integer(opts->rules.houses));
-  json_object_set_new(o, "seeds", json_integer(opts->rules.seeds));
-  json_object_set_new(o, "options", options_json(&opts->rules));
-}
-
-static json_t *step_json(const mc_step *s) {
-  json_t *o = json_object();
-  json_object_set_new(o, "kind", json_string(mc_step_name((mc_step_kind)s->kind)));
-  switch ((mc_step_kind)s->kind) {
-  case MC_STEP_PICK:
-  case MC_STEP_RELAY:
-    json_object_set_new(o, "pit", json_integer(s->pit));
-    json_object_set_new(o, "count", json_integer(s->count));
-    break;
-  case MC_STEP_CAPTURE:
-  case MC_STEP_SWEEP:
-  case MC_STEP_REFILL:
-    json_object_set_new(o, "pit", json_integer(s->pit));
-    json_object_set_new(o, "count", json_integer(s->count));
-    json_object_set_new(o, "store", json_integer(s->store));
-    break;
-  case MC_STEP_ROUND_END:
-    json_object_set_new(o, "round", json_integer(s->count));
-    break;
-  case MC_STEP_SOW:
-  case MC_STEP_EXTRA_TURN:
-  case MC_STEP_BURN:
-    json_object_set_new(o, "pit", json_integer(s->pit));
-    break;
-  }
-  return o;
-}
-
-json_t *srv_proto_trace_json(const mc_step *steps, size_t n) {
-  json_t *trace = json_array();
-  for (size_t i = 0; trace != NULL && i < n; i++) {
-    if (json_array_append_new(trace, step_json(&steps[i])) != 0) {
-      json_decref(trace);
-      return NULL;
-    }
-  }
-  return trace;
-}
-
-static json_t *state_json(const srv_event *ev) {
-  const srv_state_view *v = ev->u.state;
-  const mc_pos *pos = mc_game_pos(v->game);
-  int m = v->opts->rules.houses;
-  json_t *o = new_message("state", ev->id);
-  if (o == NULL)
-    return NULL;
-  set_board(o, v->room, v->opts);
-  json_object_set_new(o, "status", json_string(status_names[v->status]));
-  json_object_set_new(o, "ply", json_integer((json_int_t)mc_game_ply(v->game)));
-  bool playing = v->status == SRV_PLAYING;
-  json_object_set_new(o, "turn",
-                      playing ? json_string(mc_seat_name((mc_seat)pos->turn)) : json_null());
-  json_t *pits = json_array();
-  for (int k = 0; k < 2 * m + 2; k++)
-    json_array_append_new(pits, json_integer(pos->pits[k]));
-  json_object_set_new(o, "pits", pits);
-  json_t *legal = json_array();
-  if (playing) {
-    uint8_t moves[MC_MAX_HOUSES];
-    int n = mc_game_legal(v->game, moves);
-    for (int i = 0; i < n; i++)
-      json_array_append_new(legal, json_integer(moves[i]));
-  }
-  json_object_set_new(o, "legal", legal);
-  json_object_set_new(o, "you", json_string(seat_name(v->you)));
-  json_t *players = json_object();
-  for (int s = 0; s < 2; s++) {
-    const srv_seat_view *sv = &v->seats[s];
-    json_t *p = json_null();
-    if (sv->player != NULL)
-      p = json_pack("{s:s,s:s,s:b,s:b}", "id", sv->player->id, "name", sv->player->name,
-                    "connected", sv->connected, "computer", sv->computer);
-    json_object_set_new(players, mc_seat_name((mc_seat)s), p);
-  }
-  json_object_set_new(o, "players", players);
-  if (v->clocked)
-    json_object_set_new(o, "clock",
-                        json_pack("{s:I,s:I,s:o,s:I,s:I}", "south_ms", (json_int_t)v->clock_ms[0],
-                                  "north_ms", (json_int_t)v->clock_ms[1], "running",
-                                  seat_or_null(v->clock_running), "initial_ms",
-                                  (json_int_t)v->opts->initial_ms, "increment_ms",
-                                  (json_int_t)v->opts->increment_ms));
-  else
-    json_object_set_new(o, "clock", json_null());
-  if (v->has_last) {
-    json_t *trace = json_array();
-    for (size_t i = 0; i < v->trace_len; i++)
-      json_array_append_new(trace, step_json(&v->trace[i]));
-    json_object_set_new(o, "last",
-                        json_pack("{s:s,s:i,s:o}", "seat", mc_seat_name((mc_seat)v->last_seat),
-                                  "house", v->last_house, "trace", trace));
-  } else {
-    json_object_set_new(o, "last", json_null());
-  }
-  if (v->has_result)
-    json_object_set_new(o, "result",
-                        json_pack("{s:s,s:s,s:[i,i]}", "winner", mc_winner_name(v->result.winner),
-                                  "reason", mc_reason_name(v->result.reason), "score",
-                                  (int)v->result.score[0], (int)v->result.score[1]));
-  else
-    json_object_set_new(o, "result", json_null());
-  /* Additions to protocol v1 (docs/protocol.md). */
-  json_object_set_new(o, "visibility",
-                      json_string(v->opts->visibility == SRV_PRIVATE ? "private" : "public"));
-  json_object_set_new(o, "local", json_boolean(v->opts->opponent == SRV_OPP_LOCAL));
-  json_object_set_new(o, "game_no", json_integer(v->game_no));
-  json_object_set_new(o, "game_id", v->game_id > 0 ? json_integer(v->game_id) : json_null());
-  json_object_set_new(o, "spectators", json_integer(v->spectators));
-  json_object_set_new(o, "round", json_integer(pos->round));
-  json_t *burnt = json_array();
-  for (int k = 0; k < 2 * m + 2; k++) {
-    if (pos->burnt & (1u << k))
-      json_array_append_new(burnt, json_integer(k));
-  }
-  json_object_set_new(o, "burnt", burnt);
-  size_t nmoves = 0;
-  const uint8_t *mv = mc_game_moves(v->game, &nmoves);
-  json_t *moves = json_array();
-  for (size_t i = 0; i < nmoves; i++)
-    json_array_append_new(moves, json_pack("{s:s,s:i}", "seat",
-                                           mc_seat_name((mc_seat)mc_game_mover(v->game, i)),
-                                           "house", (int)mv[i]));
-  json_object_set_new(o, "moves", moves);
-  json_object_set_new(o, "draw_offer", seat_or_null(v->draw_offer));
-  json_object_set_new(o, "rematch",
-                      json_pack("{s:b,s:b}", "south", v->rematch[0], "north", v->rematch[1]));
-  if (v->abandon_seat >= 0)
-    json_object_set_new(o, "abandon",
-                        json_pack("{s:s,s:I}", "seat", mc_seat_name((mc_seat)v->abandon_seat), "ms",
-                                  (json_int_t)v->abandon_ms));
-  else
-    json_object_set_new(o, "abandon", json_null());
-  return o;
-}
-
-static json_t *lobby_json(const srv_event *ev) {
-  json_t *o = new_message("lobby", ev->id);
-  if (o == NULL)
-    return NULL;
-  json_t *rooms = json_array();
-  for (size_t i = 0; i < ev->u.lobby.n; i++) {
-    const srv_lobby_entry *e = &ev->u.lobby.rooms[i];
-    json_t *r = json_object();
-    set_board(r, e->room, e->opts);
-    json_object_set_new(r, "code", json_string(e->room));
-    json_object_set_new(r, "clock", clock_settings_json(e->opts));
-    json_object_set_new(r, "players",
-                        json_pack("{s:o,s:o}", "south",
-                                  e->names[0] ? json_string(e->names[0]) : json_null(), "north",
-                                  e->names[1] ? json_string(e->names[1]) : json_null()));
-    json_object_set_new(r, "status", json_string(status_names[e->status]));
-    json_object_set_new(r, "spectators", json_integer(e->spectators));
-    json_array_append_new(rooms, r);
-  }
-  json_object_set_new(o, "rooms", rooms);
-  return o;
-}
-
-json_t *srv_proto_encode(const srv_event *ev) {
-  json_t *o = NULL;
-  switch (ev->type) {
-  case SRV_EV_WELCOME:
-    o = new_message("welcome", ev->id);
-    if (o == NULL)
-      return NULL;
-    json_object_set_new(o, "player", json_string(ev->u.welcome.player->id));
-    json_object_set_new(o, "name", json_string(ev->u.welcome.player->name));
-    if (ev->u.welcome.token != NULL)
-      json_object_set_new(o, "token", json_string(ev->u.welcome.token));
-    json_object_set_new(o, "protocol", json_integer(1));
-    json_object_set_new(o, "resumed", json_boolean(ev->u.welcome.resumed));
-    json_object_set_new(
-        o, "features",
-        json_pack("{s:b,s:b,s:b}", "computer", 0, "local", 1, "storage", ev->u.welcome.storage));
-    json_object_set_new(o, "limits",
-                        json_pack("{s:i,s:i,s:i}", "frame_bytes", SRV_FRAME_MAX, "chat_chars",
-                                  SRV_CHAT_MAX, "name_chars", 24));
-    return o;
-  case SRV_EV_JOINED:
-    o = new_message("joined", ev->id);
-    if (o == NULL)
-      return NULL;
-    json_object_set_new(o, "room", json_string(ev->u.joined.room));
-    json_object_set_new(o, "role",
-                        json_string(ev->u.joined.role == SRV_ROLE_PLAYER ? "player" : "spectator"));
-    json_object_set_new(o, "seat", seat_or_null(ev->u.joined.seat));
-    return o;
-  case SRV_EV_LEFT:
-    o = new_message("left", ev->id);
-    if (o != NULL)
-      json_object_set_new(o, "room", json_string(ev->u.left.room));
-    return o;
-  case SRV_EV_STATE:
-    return state_json(ev);
-  case SRV_EV_LOBBY:
-    return lobby_json(ev);
-  case SRV_EV_CHAT:
-    o = new_message("chat", ev->id);
-    if (o == NULL)
-      return NULL;
-    json_object_set_new(o, "room", json_string(ev->u.chat.room));
-    json_object_set_new(o, "from", json_string(ev->u.chat.from));
-    json_object_set_new(o, "text", json_string(ev->u.chat.text));
-    json_object_set_new(o, "at", json_integer(ev->u.chat.at));
-    return o;
-  case SRV_EV_ERROR:
-    o = new_message("error", ev->id);
-    if (o == NULL)
-      return NULL;
-    json_object_set_new(o, "code", json_string(srv_err_code(ev->u.error.err)));
-    json_object_set_new(o, "message", json_string(srv_err_message(ev->u.error.err)));
-    if (ev->u.error.field != NULL)
-      json_object_set_new(o, "field", json_string(ev->u.error.field));
-    if (ev->u.error.request != NULL)
-      json_object_set_new(o, "request", json_string(ev->u.error.request));
-    return o;
-  case SRV_EV_CLOSED:
-    o = new_message("closed", ev->id);
-    if (o == NULL)
-      return NULL;
-    json_object_set_new(o, "room", json_string(ev->u.closed.room));
-    json_object_set_new(o, "reason", json_string(ev->u.closed.reason));
-    return o;
-  case SRV_EV_BYE:
-    o = new_message("bye", ev->id);
-    if (o != NULL)
-      json_object_set_new(o, "reason", json_string(ev->u.bye.reason));
-    return o;
-  }
-  return NULL;
 }

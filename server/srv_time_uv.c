@@ -1,5 +1,5 @@
 /* The libuv time source: monotonic time from uv_hrtime(), timers on uv_timer_t. */
-#include "srv_time.h"
+#include "srv_time_uv.h"
 
 #include <stdlib.h>
 #include <time.h>

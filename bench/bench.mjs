@@ -1,0 +1,438 @@
+// The benchmarks of docs/performance.md, each one command (Node 18+ built-ins only):
+//
+//   node bench/bench.mjs closed    (a) 100 connections, closed loop: the peer, ours with --sync
+//                                      normal and full, the echo server; moves/s and ratios
+//   node bench/bench.mjs think     (b) 10,000 players thinking 1-3 s: achieved rate, p50, p99
+//   node bench/bench.mjs idle      (c) server RSS per idle connection that said hello (5,000)
+//   node bench/bench.mjs sweep     (d) p99 and moves/s against players, ours beside the peer:
+//                                      docs/performance-sweep.dat and docs/performance-sweep.svg
+//   node bench/bench.mjs profile       instructions per move under callgrind, and where they go
+//   node bench/bench.mjs all           a, b, c and d in one run
+//
+// Options: --seconds S (measured window of a, b and d), --build DIR (default build-bench),
+// --peer DIR (the Node.js peer's sources; default ../shared/peer next to the repository, or
+// $MANCALA_PEER), --sweep-think MIN-MAX (default 1000-3000, as in b), --sweep-players 100,500,...,
+// --no-peer (skip the peer), --sync normal|full (the server of b, c, d and profile).
+//
+// Every run builds the Release server, loadgen and echo-server into the build directory first
+// (incremental). The peer is copied there and `npm install`ed once (again when its sources
+// change). Each measurement starts a fresh server on a free port of 127.0.0.1 with a fresh data
+// directory, `ulimit -n 65536` (as deploy/mancala-server.service) and limits raised for load
+// from one address, runs bin/loadgen against it with --server-pid, and stops it. Only one server
+// runs at a time. Figures go to stdout as Markdown tables.
+import { execFileSync, spawn } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const top = path.resolve(here, '..');
+
+// ---- Options ----------------------------------------------------------------------------------
+
+const argv = process.argv.slice(2);
+const what = argv[0] && !argv[0].startsWith('--') ? argv.shift() : 'all';
+function opt(name, def) {
+  const i = argv.indexOf(name);
+  return i >= 0 ? argv[i + 1] : def;
+}
+const flag = (name) => argv.includes(name);
+const SECONDS = Number(opt('--seconds', 20));
+const ROUNDS = Number(opt('--rounds', 3));
+const BUILD = path.resolve(top, opt('--build', 'build-bench'));
+const SYNC = opt('--sync', 'normal');
+const SWEEP_THINK = opt('--sweep-think', '1000-3000');
+const SWEEP_PLAYERS = opt('--sweep-players', '100,500,1000,2000,5000,10000').split(',').map(Number);
+const NOFILE = 65536;
+const MAX_CONNECTIONS = 60000;
+const WITH_PEER = !flag('--no-peer');
+const known = ['closed', 'think', 'idle', 'sweep', 'profile', 'all'];
+if (!known.includes(what) || !(SECONDS > 0) || !(ROUNDS >= 1) || !['normal', 'full'].includes(SYNC)) {
+  console.error(`usage: node bench/bench.mjs ${known.join('|')} [--seconds S] [--build DIR] [--peer DIR] ` +
+    '[--no-peer] [--sync normal|full] [--rounds N] [--sweep-think MIN-MAX] [--sweep-players N,N,...]');
+  process.exit(2);
+}
+
+const bin = (name) => path.join(BUILD, 'bin', name);
+const log = (...a) => console.error('bench:', ...a);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// ---- Build and the peer -----------------------------------------------------------------------
+
+function build() {
+  // The packages (gnuplot, valgrind, Node's build tools for the peer): installed when missing, as
+  // root; otherwise install-deps.sh says what is missing.
+  execFileSync('sh', [path.join(top, 'deploy/install-deps.sh'), 'bench'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  log(`building the Release server, loadgen and echo-server in ${BUILD}`);
+  execFileSync('cmake', ['-S', top, '-B', BUILD, '-DCMAKE_BUILD_TYPE=Release', '-DMANCALA_TESTS=OFF'],
+    { stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync('cmake', ['--build', BUILD, '-j', '2', '--target', 'mancala-server', 'loadgen', 'echo-server'],
+    { stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
+function peerSource() {
+  const given = opt('--peer', process.env.MANCALA_PEER);
+  const candidates = given ? [given] : [path.join(top, '../shared/peer'), path.join(top, '../../shared/peer'), '/work/shared/peer'];
+  const dir = candidates.find((d) => fs.existsSync(path.join(d, 'peer-server.mjs')));
+  if (!dir) throw new Error(`the Node.js peer is not in ${candidates.join(' or ')} (use --peer DIR or --no-peer)`);
+  return path.resolve(dir);
+}
+
+// Copies the peer into the build directory and installs its packages, unless that copy is of
+// the same sources already. Returns the path of peer-server.mjs.
+function preparePeer() {
+  const src = peerSource();
+  const files = ['package.json', 'peer-server.mjs'];
+  const hash = crypto.createHash('sha256');
+  for (const f of files) hash.update(fs.readFileSync(path.join(src, f)));
+  const digest = hash.digest('hex');
+  const dst = path.join(BUILD, 'peer');
+  const stamp = path.join(dst, '.installed');
+  if (!fs.existsSync(stamp) || fs.readFileSync(stamp, 'utf8') !== digest) {
+    log(`installing the peer from ${src} into ${dst} (npm install)`);
+    fs.rmSync(dst, { recursive: true, force: true });
+    fs.mkdirSync(dst, { recursive: true });
+    for (const f of files) fs.copyFileSync(path.join(src, f), path.join(dst, f));
+    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dst, stdio: ['ignore', 'ignore', 'inherit'] });
+    fs.writeFileSync(stamp, digest);
+  }
+  return path.join(dst, 'peer-server.mjs');
+}
+
+// ---- Processes --------------------------------------------------------------------------------
+
+// Spawns cmd with the open file limit raised (to the hard limit when NOFILE is not allowed).
+function spawnLimited(cmd, args, opts = {}) {
+  const script = `ulimit -n ${NOFILE} 2>/dev/null || ulimit -n "$(ulimit -Hn)"; exec "$0" "$@"`;
+  return spawn('sh', ['-c', script, cmd, ...args], opts);
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+// Starts a server process and resolves once its log matches re (group 1: the port, unless
+// port is given). Resolves with { port, pid, stop() }.
+function startProcess(label, cmd, args, re, { port: fixedPort, data, timeoutMs = 60000 } = {}) {
+  const child = spawnLimited(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let text = '';
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${label}: not listening after ${timeoutMs} ms:\n${text}`));
+    }, timeoutMs);
+    child.stderr.on('data', (d) => {
+      text += d;
+      const m = text.match(re);
+      if (!m || !timer) return;
+      clearTimeout(timer);
+      resolve({
+        label,
+        port: fixedPort || Number(m[1]),
+        pid: child.pid,
+        get log() { return text; },
+        async stop() {
+          if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+          const kill = setTimeout(() => child.kill('SIGKILL'), 30000);
+          const r = await exited;
+          clearTimeout(kill);
+          if (data) fs.rmSync(data, { recursive: true, force: true });
+          return r;
+        },
+      });
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${label} exited with ${code}:\n${text}`));
+    });
+  });
+}
+
+const tmpData = (prefix) => fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+
+// Our server, Release build, --sync sync, limits raised for thousands of connections from one
+// address (and the rate limit out of the way of a closed loop).
+function startOurs(sync, { wrap = [], timeoutMs } = {}) {
+  const data = tmpData('mancala-bench-');
+  const args = ['--port', '0', '--bind', '127.0.0.1', '--data', data, '--sync', sync,
+    '--rate', '1000000', '--burst', '1000000', '--max-per-ip', '1000000',
+    '--max-connections', String(MAX_CONNECTIONS), '--rooms-per-player', '10'];
+  const [cmd, ...rest] = [...wrap, bin('mancala-server'), ...args];
+  return startProcess(`mancala-server --sync ${sync}`, cmd, rest,
+    /listening on http:\/\/127\.0\.0\.1:(\d+)\//, { data, timeoutMs });
+}
+
+async function startPeer(script) {
+  const data = tmpData('mancala-peer-');
+  const port = await freePort();
+  return startProcess('peer (Node.js)', 'node', [script, '--port', String(port), '--data', data],
+    /peer listening on (\d+)/, { port, data });
+}
+
+function startEcho() {
+  return startProcess('echo-server', bin('echo-server'), ['--port', '0', '--max-connections', String(MAX_CONNECTIONS)],
+    /listening on http:\/\/127\.0\.0\.1:(\d+)\//);
+}
+
+// Runs bin/loadgen against server with args; resolves with its JSON report.
+function loadgen(server, args) {
+  const all = ['--port', String(server.port), '--server-pid', String(server.pid), '--json', ...args];
+  log(`loadgen ${all.join(' ')}  (${server.label})`);
+  const child = spawnLimited(bin('loadgen'), all, { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (d) => { out += d; });
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => {
+      // 3: the report is out but lws did not close the connections in time (see loadgen.c).
+      if (code !== 0 && code !== 3) return reject(new Error(`loadgen exited with ${code}`));
+      if (code === 3) notes.push(`loadgen against ${server.label} took over 30 s to close its connections`);
+      const r = JSON.parse(out);
+      r.label = server.label;
+      resolve(r);
+    });
+  });
+}
+
+// Things worth knowing that are not figures (a server that did not stop in time...), printed
+// after the figure they belong to.
+const notes = [];
+function printNotes() {
+  for (const n of notes.splice(0)) console.log(`Note: ${n}.\n`);
+}
+
+// Starts a server with start(), runs fn(server), stops it; returns what fn returned.
+async function withServer(start, fn) {
+  const server = await start();
+  try {
+    await sleep(500);
+    return await fn(server);
+  } finally {
+    const r = await server.stop();
+    if (r.signal === 'SIGKILL') notes.push(`${server.label} did not exit within 30 s of SIGTERM and was killed`);
+    else if (r.code !== 0 && r.signal !== 'SIGTERM') notes.push(`${server.label} exited with ${r.code ?? r.signal}`);
+  }
+}
+
+// ---- Output -----------------------------------------------------------------------------------
+
+const f0 = (v) => (v === null || v === undefined || Number.isNaN(v) ? '-' : Math.round(v).toLocaleString('en-US'));
+const f1 = (v) => (v === null || v === undefined ? '-' : v.toFixed(1));
+const f2 = (v) => (v === null || v === undefined ? '-' : v.toFixed(2));
+
+function errorsOf(r) {
+  const e = Object.entries(r.errors).map(([k, v]) => `${k} ${v}`).join(', ');
+  return (e || '0') + (r.bad_frames ? `, ${r.bad_frames} bad frames` : '');
+}
+
+function table(head, rows) {
+  console.log(`| ${head.join(' | ')} |`);
+  console.log(`| ${head.map((h, i) => (i === 0 ? '---' : '---:')).join(' | ')} |`);
+  for (const row of rows) console.log(`| ${row.join(' | ')} |`);
+  console.log('');
+}
+
+function machine() {
+  const cpus = os.cpus();
+  let commit = '?';
+  try {
+    commit = execFileSync('git', ['-C', top, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+  } catch { /* not a git tree */ }
+  console.log(`Machine: ${cpus.length} x ${cpus[0]?.model ?? '?'}, Linux ${os.release()}, node ${process.version}; ` +
+    `load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}; commit ${commit}; ${new Date().toISOString()}\n`);
+}
+
+// ---- The figures ------------------------------------------------------------------------------
+
+// (a) 100 connections, closed loop. The machine may be shared: the servers take turns in
+// ROUNDS rounds (in a rotated order), each measured SECONDS / ROUNDS seconds a round, so that a
+// change of load on the machine falls on all of them; the ratios are given per round as well.
+async function closed(peerScript) {
+  const secs = Math.max(5, Math.round(SECONDS / ROUNDS));
+  const args = ['--players', '100', '--warmup', '3', '--duration', String(secs)];
+  const servers = [];
+  if (peerScript) servers.push(['peer', () => startPeer(peerScript)]);
+  servers.push(['normal', () => startOurs('normal')], ['full', () => startOurs('full')], ['echo', startEcho]);
+  const runs = new Map(servers.map(([k]) => [k, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let i = 0; i < servers.length; i++) {
+      const [key, start] = servers[(i + round) % servers.length];
+      runs.get(key).push(await withServer(start, (s) => loadgen(s, args)));
+    }
+  }
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+  const sum = (rs, f) => rs.reduce((a, r) => a + f(r), 0);
+  const agg = new Map([...runs].map(([key, rs]) => [key, {
+    label: rs[0].label, rs,
+    rate: sum(rs, (r) => r.moves) / sum(rs, (r) => r.window_s),
+    p50: median(rs.map((r) => r.rtt_ms.p50)), p99: median(rs.map((r) => r.rtt_ms.p99)),
+    cpu: sum(rs, (r) => r.server.cpu_pct) / rs.length, own: sum(rs, (r) => r.loadgen.cpu_pct) / rs.length,
+    errors: rs.map(errorsOf).filter((e) => e !== '0').join('; ') || '0',
+  }]));
+  console.log(`### (a) 100 connections, closed loop (local Kalah 6x4 rooms; ${ROUNDS} rounds of ${secs} s per server)\n`);
+  table(['server', 'moves/s', 'moves/s per round', 'RTT p50 ms', 'RTT p99 ms', 'server CPU', 'loadgen CPU', 'errors'],
+    [...agg.values()].map((a) => [a.label, f0(a.rate), a.rs.map((r) => f0(r.moves_per_s)).join(', '),
+      f2(a.p50), f2(a.p99), `${f0(a.cpu)}%`, `${f0(a.own)}%`, a.errors]));
+  const ratio = (x, y, pct) => {
+    const fmt = (v) => (pct ? `${f0(100 * v)}%` : f2(v));
+    const per = runs.get(x).map((r, i) => r.moves_per_s / runs.get(y)[i].moves_per_s);
+    return [fmt(agg.get(x).rate / agg.get(y).rate), per.map(fmt).join(', ')];
+  };
+  const rows = [];
+  if (peerScript) {
+    rows.push(['ours (normal) / peer', ...ratio('normal', 'peer', false), 'at least 2.8']);
+    rows.push(['ours (full) / peer', ...ratio('full', 'peer', false), '']);
+  }
+  rows.push(['ours (normal) / echo', ...ratio('normal', 'echo', true), 'at least 60%']);
+  rows.push(['ours (full) / echo', ...ratio('full', 'echo', true), '']);
+  table(['ratio', 'measured', 'per round', 'target'], rows);
+  printNotes();
+  return agg;
+}
+
+// (b) 10,000 players thinking 1-3 s.
+async function think(peerScript) {
+  const args = ['--players', '10000', '--think', '1000-3000', '--ramp', '20', '--warmup', '10',
+    '--ready-timeout', '120', '--duration', String(Math.max(SECONDS, 30))];
+  const rows = [];
+  rows.push(await withServer(() => startOurs(SYNC), (s) => loadgen(s, args)));
+  if (peerScript) rows.push(await withServer(() => startPeer(peerScript), (s) => loadgen(s, args)));
+  console.log(`### (b) 10,000 players thinking 1-3 s between moves (about 5,000 moves/s offered)\n`);
+  table(['server', 'offered/s', 'moves/s', 'of offered', 'RTT p50 ms', 'RTT p99 ms', 'RTT max ms',
+    'server CPU', 'players in a room', 'setup s', 'errors'],
+  rows.map((r) => [r.label, f0(r.offered_per_s), f0(r.moves_per_s), `${f1(r.achieved_pct)}%`,
+    f2(r.rtt_ms.p50), f2(r.rtt_ms.p99), f2(r.rtt_ms.max), `${f0(r.server.cpu_pct)}%`,
+    f0(r.connections.players_in_room), f0(r.ramp_s + r.warmup_s + r.ready_wait_s), errorsOf(r)]));
+  console.log('Target: at least 95% of the offered rate at p99 <= 10 ms.\n');
+  printNotes();
+  return rows;
+}
+
+// (c) RSS per idle connection that said hello.
+async function idle(peerScript) {
+  const n = 5000;
+  // The window (30 s) opens 35 s after the ramp: it holds one keepalive cycle of every connection
+  // (the server pings each one every 30 s), so the CPU they cost is measured with the memory.
+  const args = ['--players', '0', '--idle', String(n), '--ramp', '5', '--warmup', '35', '--ready-timeout', '60',
+    '--duration', '30'];
+  const rows = [];
+  rows.push(await withServer(() => startOurs(SYNC), (s) => loadgen(s, args)));
+  if (peerScript) rows.push(await withServer(() => startPeer(peerScript), (s) => loadgen(s, args)));
+  console.log(`### (c) Server memory per idle connection (${n.toLocaleString('en-US')} connections that said hello)\n`);
+  table(['server', 'RSS before, MiB', 'RSS with them, MiB', 'KiB per connection', 'welcomed', 'server CPU while they idle'],
+    rows.map((r) => [r.label, f1(r.server.rss_kib_initial / 1024), f1(r.server.rss_kib_end / 1024),
+      f1((r.server.rss_kib_end - r.server.rss_kib_initial) / n), f0(r.connections.idle_welcomed), `${f1(r.server.cpu_pct)}%`]));
+  console.log('Target: at most 10 KiB per connection. The CPU is measured over 30 s, a whole keepalive cycle.\n');
+  printNotes();
+  return rows;
+}
+
+// (d) The sweep: players against p99 and moves/s, written as data and plotted.
+async function sweep(peerScript) {
+  const results = [];
+  for (const players of SWEEP_PLAYERS) {
+    const ramp = Math.max(1, Math.ceil(players / 500));
+    const args = ['--players', String(players), '--think', SWEEP_THINK, '--ramp', String(ramp),
+      '--warmup', '5', '--ready-timeout', '120', '--duration', String(SECONDS)];
+    const ours = await withServer(() => startOurs(SYNC), (s) => loadgen(s, args));
+    const peer = peerScript ? await withServer(() => startPeer(peerScript), (s) => loadgen(s, args)) : null;
+    results.push({ players, ours, peer });
+  }
+  console.log(`### (d) Players thinking ${SWEEP_THINK} ms: moves/s and round trip against the number of players\n`);
+  table(['players', 'offered/s', 'ours moves/s', 'ours p50 ms', 'ours p99 ms', 'peer moves/s', 'peer p50 ms', 'peer p99 ms'],
+    results.map(({ players, ours, peer }) => [f0(players), f0(ours.offered_per_s), f0(ours.moves_per_s),
+      f2(ours.rtt_ms.p50), f2(ours.rtt_ms.p99), f0(peer?.moves_per_s), f2(peer?.rtt_ms.p50), f2(peer?.rtt_ms.p99)]));
+  const dat = path.join(top, 'docs', 'performance-sweep.dat');
+  const lines = [
+    `# bench/bench.mjs sweep: local Kalah 6x4 rooms, think ${SWEEP_THINK} ms, ${SECONDS} s measured per point`,
+    `# ${os.cpus().length} x ${os.cpus()[0]?.model ?? '?'}; ours: mancala-server --sync ${SYNC}; peer: ../shared/peer`,
+    '# players offered_per_s ours_moves_per_s ours_p50_ms ours_p99_ms peer_moves_per_s peer_p50_ms peer_p99_ms',
+    ...results.map(({ players, ours, peer }) => [players, ours.offered_per_s.toFixed(1), ours.moves_per_s.toFixed(1),
+      ours.rtt_ms.p50.toFixed(3), ours.rtt_ms.p99.toFixed(3), peer ? peer.moves_per_s.toFixed(1) : 'NaN',
+      peer ? peer.rtt_ms.p50.toFixed(3) : 'NaN', peer ? peer.rtt_ms.p99.toFixed(3) : 'NaN'].join(' ')),
+  ];
+  fs.writeFileSync(dat, lines.join('\n') + '\n');
+  const svg = path.join(top, 'docs', 'performance-sweep.svg');
+  execFileSync('gnuplot', ['-e', `datafile='${dat}'; outfile='${svg}'`, path.join(here, 'sweep.gp')],
+    { stdio: ['ignore', 'ignore', 'inherit'] });
+  console.log(`Data: ${path.relative(top, dat)}; plot: ${path.relative(top, svg)}\n`);
+  printNotes();
+  return results;
+}
+
+// Instructions per move: the server under callgrind, instrumentation on only while loadgen plays
+// a fixed number of moves (10 local rooms, closed loop), for Kalah 6x4 (random games last about
+// 45 plies) and Oware 6x4 (about 100): a cost that grows with the game shows as a gap.
+async function profileGame(game, moves) {
+  const out = path.join(BUILD, `callgrind.out.${game}-${SYNC}`);
+  const wrap = ['valgrind', '--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${out}`];
+  const server = await startOurs(SYNC, { wrap, timeoutMs: 300000 });
+  let r;
+  try {
+    execFileSync('callgrind_control', ['-i', 'on', String(server.pid)], { stdio: 'ignore' });
+    r = await loadgen(server, ['--players', '10', '--game', game, '--warmup', '0', '--moves', String(moves),
+      '--duration', '3600']);
+    execFileSync('callgrind_control', ['-i', 'off', String(server.pid)], { stdio: 'ignore' });
+  } finally {
+    await server.stop();
+  }
+  const annotated = execFileSync('callgrind_annotate', ['--inclusive=no', '--threshold=99', out],
+    { encoding: 'utf8', maxBuffer: 1 << 26 });
+  const total = Number(annotated.match(/^([\d,]+)(?: \(100\.0%\))?\s+PROGRAM TOTALS/m)[1].replace(/,/g, ''));
+  const fns = [...annotated.matchAll(/^\s*([\d,]+) \(\s*([\d.]+)%\)\s+(\S+):(\S+) \[([^\]]+)\]/gm)]
+    .map((m) => ({ ir: Number(m[1].replace(/,/g, '')), fn: m[4], obj: path.basename(m[5]) }));
+  const byObj = new Map();
+  for (const x of fns) byObj.set(x.obj, (byObj.get(x.obj) || 0) + x.ir);
+  // Inclusive costs of the named functions (the server's own, jansson's and libc's API): where
+  // the work of a move is spent, callees included. The loop and dispatch frames (all of it) and
+  // functions without symbols are left out.
+  const inclusive = execFileSync('callgrind_annotate', ['--inclusive=yes', '--threshold=99', out],
+    { encoding: 'utf8', maxBuffer: 1 << 26 });
+  const incl = [...inclusive.matchAll(/^\s*([\d,]+) \(\s*([\d.]+)%\)\s+(\S+):(\S+) \[([^\]]+)\]/gm)]
+    .map((m) => ({ ir: Number(m[1].replace(/,/g, '')), share: Number(m[2]), fn: m[4], obj: path.basename(m[5]) }))
+    .filter((x) => x.share < 98 && !x.fn.startsWith('0x') && !x.fn.includes("'") &&
+      /^(mancala-server|libjansson|libsqlite3|libc\.)/.test(x.obj));
+  return { game, moves: r.moves, games: r.games, total, fns, byObj, incl, out };
+}
+
+async function profile() {
+  const runs = [await profileGame('kalah', 5000), await profileGame('oware', 5000)];
+  console.log(`### Instructions per move (callgrind, mancala-server --sync ${SYNC}, 10 local rooms, closed loop)\n`);
+  table(['game', 'moves', 'plies per game', 'instructions per move'],
+    runs.map((p) => [p.game, f0(p.moves), p.games ? f0(p.moves / p.games) : '-', f0(p.total / p.moves)]));
+  for (const p of runs) {
+    console.log(`${p.game}, by object (connections and new rooms included):\n`);
+    table(['object', 'instructions per move', 'share'],
+      [...p.byObj.entries()].sort((a, b) => b[1] - a[1]).slice(0, 8)
+        .map(([obj, ir]) => [obj, f0(ir / p.moves), `${f1((100 * ir) / p.total)}%`]));
+  }
+  const k = runs[0];
+  console.log('kalah, where a move goes (inclusive cost of named functions, callees included):\n');
+  table(['function', 'object', 'instructions per move', 'share'],
+    k.incl.slice(0, 20).map((x) => [x.fn, x.obj, f0(x.ir / k.moves), `${f1(x.share)}%`]));
+  console.log('kalah, the functions that cost most (self cost; addresses are functions without symbols):\n');
+  table(['function', 'object', 'instructions per move', 'share'],
+    k.fns.slice(0, 20).map((x) => [x.fn, x.obj, f0(x.ir / k.moves), `${f1((100 * x.ir) / k.total)}%`]));
+  console.log(`The profiles: ${runs.map((p) => path.relative(top, p.out)).join(', ')} (callgrind_annotate, kcachegrind).\n`);
+}
+
+// ---- Main -------------------------------------------------------------------------------------
+
+build();
+const peerScript = WITH_PEER && what !== 'profile' ? preparePeer() : null;
+machine();
+if (what === 'closed' || what === 'all') await closed(peerScript);
+if (what === 'think' || what === 'all') await think(peerScript);
+if (what === 'idle' || what === 'all') await idle(peerScript);
+if (what === 'sweep' || what === 'all') await sweep(peerScript);
+if (what === 'profile') await profile();

@@ -1,0 +1,48 @@
+/* Outgoing frames: the encoded text of one message, reference-counted so that one frame can sit in
+ * the send queues of every client it goes to (Redis' shared reply objects). Sized for the network
+ * layer: SRV_FRAME_PRE bytes of headroom before the text, where libwebsockets writes the WebSocket
+ * header (LWS_PRE; srv_net.c checks that it fits).
+ *
+ * A frame is immutable once made. The loop thread owns every frame; reference counts are plain
+ * integers.
+ */
+#ifndef SRV_FRAME_H
+#define SRV_FRAME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "srv_msg.h"
+
+#define SRV_FRAME_PRE 16
+
+typedef struct srv_frame {
+  unsigned refs;
+  srv_event_type type;         /* States and lobby lists can be superseded in a queue... */
+  bool reply;                  /* ...unless they answer a request (they carry its id)... */
+  bool full;                   /* ...or hold a game's moves (a full state) and the newer not. */
+  char room[SRV_CODE_LEN + 1]; /* The room of a state; "" otherwise. */
+  size_t len;                  /* Bytes of text. */
+  unsigned char data[];        /* SRV_FRAME_PRE bytes of headroom, the text, a NUL. */
+} srv_frame;
+
+/* The allocator of frames: malloc(), or a failing one in the tests of the encoder's contract. */
+extern void *(*srv_frame_malloc)(size_t size);
+
+/* Returns a new frame of type holding a copy of the len bytes of text (borrowed), with one
+ * reference (the caller's), or NULL when memory runs out. room (NULL for none) is copied. */
+srv_frame *srv_frame_new(srv_event_type type, bool reply, const char *room, const char *text,
+                         size_t len);
+
+/* Takes a reference; returns f. */
+srv_frame *srv_frame_ref(srv_frame *f);
+
+/* Gives back a reference; the last one frees f. NULL is allowed. */
+void srv_frame_unref(srv_frame *f);
+
+/* The text of f (borrowed, NUL-terminated, f->len bytes). */
+static inline const char *srv_frame_text(const srv_frame *f) {
+  return (const char *)f->data + SRV_FRAME_PRE;
+}
+
+#endif

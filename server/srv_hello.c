@@ -1,0 +1,44 @@
+/* The hello handler (see srv_hello.h). */
+#include "srv_hello.h"
+
+#include <string.h>
+
+#include "srv_error.h"
+
+int srv_hello(srv_dispatch *d, srv_client *c, const srv_cmd *cmd) {
+  if (c->player != NULL)
+    return SRV_EAGAIN;
+  srv_player *p = cmd->has_token ? srv_ident_find(d->ident, cmd->token) : NULL;
+  srv_player *owned = NULL; /* A reference of ours, given back once the client holds its own. */
+  if (p == NULL && cmd->has_token && d->store.restore != NULL)
+    p = owned = d->store.restore(d->store.ud, cmd->token); /* Known before a restart. */
+  bool resumed = p != NULL;
+  char token[SRV_TOKEN_CHARS + 1];
+  if (p != NULL) {
+    memcpy(token, cmd->token, sizeof token);
+    if (cmd->has_name)
+      memcpy(p->name, cmd->name, sizeof p->name);
+  } else {
+    char name[SRV_NAME_SIZE];
+    if (cmd->has_name)
+      memcpy(name, cmd->name, sizeof name);
+    else
+      srv_ident_guest_name(name);
+    int rc = srv_ident_create(d->ident, name, &p, token);
+    if (rc != 0)
+      return rc;
+    owned = p;
+  }
+  if (d->store.player != NULL)
+    d->store.player(d->store.ud, p); /* New, renamed, or lost with an earlier batch. */
+  srv_event ev = {.type = SRV_EV_WELCOME, .id = &cmd->id};
+  ev.u.welcome.player = p;
+  ev.u.welcome.token = token;
+  ev.u.welcome.resumed = resumed;
+  ev.u.welcome.storage = d->store.restore != NULL;
+  srv_dispatch_send(d, c, &ev);
+  srv_rooms_identify(d->rooms, c, p, resumed);
+  if (owned != NULL)
+    srv_ident_unref(d->ident, owned);
+  return 0;
+}

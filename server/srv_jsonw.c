@@ -1,0 +1,203 @@
+/* The fixed-schema JSON writer (see srv_jsonw.h). */
+#include "srv_jsonw.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "srv_msg.h"
+
+void *(*srv_jsonw_realloc)(void *ptr, size_t size) = realloc;
+
+void srv_jsonw_free(srv_jsonw *w) {
+  free(w->buf);
+  w->buf = NULL;
+  w->len = w->cap = 0;
+  w->failed = false;
+}
+
+void srv_jsonw_reset(srv_jsonw *w) {
+  w->len = 0;
+  w->failed = false;
+}
+
+/* Makes room for n more bytes; false (and failed) when memory runs out. */
+static bool reserve(srv_jsonw *w, size_t n) {
+  if (w->failed)
+    return false;
+  if (w->len + n <= w->cap)
+    return true;
+  size_t cap = w->cap ? w->cap : 1024;
+  while (cap < w->len + n)
+    cap *= 2;
+  char *p = srv_jsonw_realloc(w->buf, cap);
+  if (p == NULL) {
+    w->failed = true;
+    return false;
+  }
+  w->buf = p;
+  w->cap = cap;
+  return true;
+}
+
+void srv_jsonw_raw(srv_jsonw *w, const char *s, size_t n) {
+  if (!reserve(w, n))
+    return;
+  memcpy(w->buf + w->len, s, n);
+  w->len += n;
+}
+
+void srv_jsonw_int(srv_jsonw *w, long long v) {
+  char tmp[24];
+  char *end = tmp + sizeof tmp, *p = end;
+  /* Unsigned arithmetic: the most negative value has no positive counterpart. */
+  unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+  do {
+    *--p = (char)('0' + u % 10);
+    u /= 10;
+  } while (u != 0);
+  if (v < 0)
+    *--p = '-';
+  srv_jsonw_raw(w, p, (size_t)(end - p));
+}
+
+void srv_jsonw_bool(srv_jsonw *w, bool v) {
+  if (v)
+    srv_jsonw_lit(w, "true");
+  else
+    srv_jsonw_lit(w, "false");
+}
+
+void srv_jsonw_strn(srv_jsonw *w, const char *s, size_t n) {
+  static const char hex[] = "0123456789abcdef";
+  /* At most 6 bytes per input byte (\u00XX) and the quotes. */
+  if (!reserve(w, 6 * n + 2))
+    return;
+  char *o = w->buf + w->len;
+  *o++ = '"';
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c == '"' || c == '\\') {
+      *o++ = '\\';
+      *o++ = (char)c;
+    } else if (c >= 0x20) {
+      *o++ = (char)c; /* ASCII and every byte of a UTF-8 sequence. */
+    } else if (c == '\n') {
+      *o++ = '\\';
+      *o++ = 'n';
+    } else if (c == '\t') {
+      *o++ = '\\';
+      *o++ = 't';
+    } else if (c == '\r') {
+      *o++ = '\\';
+      *o++ = 'r';
+    } else {
+      memcpy(o, "\\u00", 4);
+      o[4] = hex[c >> 4];
+      o[5] = hex[c & 15];
+      o += 6;
+    }
+  }
+  *o++ = '"';
+  w->len = (size_t)(o - w->buf);
+}
+
+void srv_jsonw_str(srv_jsonw *w, const char *s) {
+  if (s == NULL)
+    srv_jsonw_lit(w, "null");
+  else
+    srv_jsonw_strn(w, s, strlen(s));
+}
+
+void srv_jsonw_options(srv_jsonw *w, const mc_rules *r) {
+  switch (r->kind) {
+  case MC_KALAH:
+    srv_jsonw_lit(w, "{\"empty_capture\":");
+    srv_jsonw_bool(w, r->empty_capture);
+    break;
+  case MC_OWARE:
+    srv_jsonw_lit(w, "{\"grand_slam\":");
+    srv_jsonw_str(w, mc_grand_slam_name(r->grand_slam));
+    break;
+  case MC_CONGKAK:
+    srv_jsonw_lit(w, "{\"lap_capture\":");
+    srv_jsonw_bool(w, r->lap_capture);
+    srv_jsonw_lit(w, ",\"rounds\":");
+    srv_jsonw_str(w, srv_rounds_names[r->match ? 1 : 0]);
+    /* A match stored before the burn rule changed (schema 3) says so; create never takes it. */
+    if (r->burn != MC_BURN_ROUND) {
+      srv_jsonw_lit(w, ",\"burn\":");
+      srv_jsonw_str(w, mc_burn_name(r->burn));
+    }
+    break;
+  default:
+    srv_jsonw_lit(w, "{");
+    break;
+  }
+  srv_jsonw_lit(w, "}");
+}
+
+void srv_jsonw_pits(srv_jsonw *w, const mc_pos *pos) {
+  int n = 2 * pos->houses + 2;
+  srv_jsonw_lit(w, "[");
+  for (int k = 0; k < n; k++) {
+    if (k > 0)
+      srv_jsonw_lit(w, ",");
+    srv_jsonw_int(w, pos->pits[k]);
+  }
+  srv_jsonw_lit(w, "]");
+}
+
+void srv_jsonw_burnt(srv_jsonw *w, const mc_pos *pos) {
+  int n = 2 * pos->houses + 2;
+  bool first = true;
+  srv_jsonw_lit(w, "[");
+  for (int k = 0; k < n; k++) {
+    if (!(pos->burnt & (1u << k)))
+      continue;
+    if (!first)
+      srv_jsonw_lit(w, ",");
+    srv_jsonw_int(w, k);
+    first = false;
+  }
+  srv_jsonw_lit(w, "]");
+}
+
+void srv_jsonw_trace(srv_jsonw *w, const mc_step *steps, size_t n) {
+  srv_jsonw_lit(w, "[");
+  for (size_t i = 0; i < n; i++) {
+    const mc_step *s = &steps[i];
+    if (i > 0)
+      srv_jsonw_lit(w, ",");
+    srv_jsonw_lit(w, "{\"kind\":");
+    srv_jsonw_str(w, mc_step_name((mc_step_kind)s->kind));
+    switch ((mc_step_kind)s->kind) {
+    case MC_STEP_ROUND_END:
+      srv_jsonw_lit(w, ",\"round\":");
+      srv_jsonw_int(w, s->count);
+      break;
+    case MC_STEP_PICK:
+    case MC_STEP_RELAY:
+    case MC_STEP_CAPTURE:
+    case MC_STEP_SWEEP:
+    case MC_STEP_REFILL:
+      srv_jsonw_lit(w, ",\"pit\":");
+      srv_jsonw_int(w, s->pit);
+      srv_jsonw_lit(w, ",\"count\":");
+      srv_jsonw_int(w, s->count);
+      if (s->kind != MC_STEP_PICK && s->kind != MC_STEP_RELAY) {
+        srv_jsonw_lit(w, ",\"store\":");
+        srv_jsonw_int(w, s->store);
+      }
+      break;
+    case MC_STEP_SOW:
+    case MC_STEP_EXTRA_TURN:
+    case MC_STEP_BURN:
+    default:
+      srv_jsonw_lit(w, ",\"pit\":");
+      srv_jsonw_int(w, s->pit);
+      break;
+    }
+    srv_jsonw_lit(w, "}");
+  }
+  srv_jsonw_lit(w, "]");
+}

@@ -1,0 +1,74 @@
+/* A JSON writer for frames of a fixed schema: the caller writes the punctuation and the keys, the
+ * writer appends integers (no printf), strings (escaped for JSON, UTF-8 kept as it is) and the
+ * pieces of a game that every JSON the server makes shares, each written in one place only:
+ * a board's options, its pits, its burnt houses and the trace of a move.
+ *
+ * The buffer grows as needed and is kept between uses (srv_jsonw_reset()), so encoding a hot frame
+ * allocates nothing once the buffer is large enough. When growing fails the writer remembers it
+ * (failed) and ignores everything after: a caller checks failed once at the end and never hands
+ * out a partial text. Not thread-safe: one writer per thread (the loop thread's are static).
+ */
+#ifndef SRV_JSONW_H
+#define SRV_JSONW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "mc_pos.h"
+#include "mc_rules.h"
+
+typedef struct srv_jsonw {
+  char *buf;   /* The text (not NUL-terminated), owned. */
+  size_t len;  /* Bytes written. */
+  size_t cap;  /* Bytes allocated. */
+  bool failed; /* An allocation failed: the text is incomplete. */
+} srv_jsonw;
+
+/* The allocator the writer grows its buffer with: realloc(), or a failing one in the tests of the
+ * encoder's contract (a frame is whole or not made). */
+extern void *(*srv_jsonw_realloc)(void *ptr, size_t size);
+
+/* An empty writer that owns nothing yet. */
+#define SRV_JSONW_INIT                                                                             \
+  { NULL, 0, 0, false }
+
+/* Frees the buffer (the writer is empty again). */
+void srv_jsonw_free(srv_jsonw *w);
+
+/* Empties the text and clears failed, keeping the buffer. */
+void srv_jsonw_reset(srv_jsonw *w);
+
+/* Appends n bytes of s (borrowed) as they are: punctuation, keys, literals. */
+void srv_jsonw_raw(srv_jsonw *w, const char *s, size_t n);
+
+/* Appends a string literal as it is: srv_jsonw_lit(w, ",\"ply\":"). */
+#define srv_jsonw_lit(w, s) srv_jsonw_raw((w), "" s, sizeof(s) - 1)
+
+/* Appends v in decimal. */
+void srv_jsonw_int(srv_jsonw *w, long long v);
+
+/* Appends true or false. */
+void srv_jsonw_bool(srv_jsonw *w, bool v);
+
+/* Appends s (borrowed, valid UTF-8) as a JSON string: quotes, and '"', '\\' and the control
+ * characters escaped; every other byte is copied, so UTF-8 stays as it is. NULL writes null. */
+void srv_jsonw_str(srv_jsonw *w, const char *s);
+
+/* As srv_jsonw_str() for the n bytes at s. */
+void srv_jsonw_strn(srv_jsonw *w, const char *s, size_t n);
+
+/* The options object of rules, as create takes it: {"empty_capture":false} for Kalah,
+ * {"grand_slam":"no_capture"} for Oware, {"lap_capture":false,"rounds":"single"} for Congkak. */
+void srv_jsonw_options(srv_jsonw *w, const mc_rules *rules);
+
+/* The pits of pos in the rule book's flat layout: [2m+2 integers]. */
+void srv_jsonw_pits(srv_jsonw *w, const mc_pos *pos);
+
+/* The rule-book pit indices of pos's burnt houses, ascending: [] outside a Congkak match. */
+void srv_jsonw_burnt(srv_jsonw *w, const mc_pos *pos);
+
+/* The n steps of a move (borrowed) as the protocol's trace: [{"kind":"pick","pit":2,"count":4},…]
+ * (docs/protocol.md, "The trace"). */
+void srv_jsonw_trace(srv_jsonw *w, const mc_step *steps, size_t n);
+
+#endif

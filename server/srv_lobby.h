@@ -1,0 +1,43 @@
+/* The lobby: the live list of public rooms, and the clients that watch it.
+ *
+ * The lobby observes the rooms (srv_room_observer): a change only marks the list dirty, and the
+ * rooms never call the lobby otherwise. The list is encoded at most once per change, and the same
+ * frame goes to every watcher and (with its id spliced in) to every request. srv_lobby_flush(),
+ * once per loop turn, queues it for every watcher, at most every SRV_LOBBY_EVERY_MS, the list
+ * after the last change always (a timer sends one that came too soon). A room is listed when it
+ * is public, for two people and not finished; a waiting room only while its waiting player is
+ * there.
+ */
+#ifndef SRV_LOBBY_H
+#define SRV_LOBBY_H
+
+#include "srv_client.h"
+#include "srv_msg.h"
+#include "srv_room.h"
+#include "srv_send.h"
+#include "srv_time.h"
+
+/* Lists go to the watchers at most this often. */
+#define SRV_LOBBY_EVERY_MS 250
+
+typedef struct srv_lobby srv_lobby;
+
+/* Returns a new lobby over rooms (borrowed; it installs itself as their observer), sending
+ * through sink (copied) and pacing with time (borrowed), or NULL when memory runs out. */
+srv_lobby *srv_lobby_new(srv_rooms *rooms, srv_time *time, const srv_sink *sink);
+
+/* Frees the lobby (the watchers must be gone) and stops observing the rooms. NULL is allowed. */
+void srv_lobby_free(srv_lobby *lobby);
+
+/* The lobby command (cmd borrowed): the list to c, answering the request, and c watches (or with
+ * "watch":false stops). Returns 0 or SRV_ENOMEM (nothing changed). */
+int srv_lobby_request(srv_lobby *lobby, srv_client *c, const srv_cmd *cmd);
+
+/* Sends the list to the watchers when it changed since the last flush (paced, see above). Call
+ * once per loop turn. */
+void srv_lobby_flush(srv_lobby *lobby);
+
+/* c's connection is gone: it stops watching. */
+void srv_lobby_client_gone(srv_lobby *lobby, srv_client *c);
+
+#endif

@@ -1,0 +1,165 @@
+/* Recovery at start: every room the store knows, back in memory (see srv_recover.h). */
+#include "srv_recover.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "srv_error.h"
+#include "srv_log.h"
+#include "srv_settings.h"
+
+/* What recovery works with, all borrowed. */
+typedef struct recovery {
+  srv_store *store;
+  srv_ident *ident;
+  srv_rooms *rooms;
+  srv_time *time;
+} recovery;
+
+static srv_player *recovered_player(recovery *p, const srv_store_recovery *rec,
+                                    const srv_store_seat *seat) {
+  if (seat->player[0] == '\0')
+    return NULL;
+  for (size_t i = 0; i < rec->n_players; i++) {
+    const srv_store_player *sp = &rec->players[i];
+    if (strcmp(sp->id, seat->player) != 0)
+      continue;
+    srv_player *pl = NULL;
+    if (srv_ident_adopt(p->ident, sp->id, sp->name, sp->token_hash, &pl) != 0)
+      return NULL;
+    return pl;
+  }
+  return NULL;
+}
+
+/* Replays g (borrowed) into *out; a bad row is logged and the moves from it on are dropped from
+ * the store and from g (n_moves shortened). Returns 0 or a negative SRV_STORE_E* code. */
+static int replay_valid(recovery *p, srv_store_game *g, bool apply_result, mc_game **out) {
+  srv_store_bad_row bad;
+  int rc = srv_store_replay(g, apply_result, out, &bad);
+  if (rc != SRV_STORE_EBADROW || bad.ply < 0)
+    return rc;
+  srv_log_error("recover",
+                "room %s game %" PRId64 ": stored move %zu (ply %d, seat %d, house %d) does not "
+                "replay: %s; resuming from the %zu moves before it",
+                g->room, g->id, bad.index, bad.ply, bad.seat, bad.house, bad.message, bad.index);
+  if ((rc = srv_store_moves_truncate(p->store, g->id, (int)bad.index)) < 0)
+    return rc;
+  g->n_moves = bad.index;
+  return srv_store_replay(g, false, out, NULL);
+}
+
+static int recover_room(recovery *p, srv_store_recovery *rec, const srv_store_room *r) {
+  srv_room_restore rr;
+  memset(&rr, 0, sizeof rr);
+  srv_room_opts opts;
+  if (srv_settings_parse(r->settings, &opts) != 0) {
+    srv_log_error("recover", "room %s: unreadable settings %s; not recovered", r->code,
+                  r->settings);
+    return 0;
+  }
+  rr.code = r->code;
+  rr.opts = &opts;
+  rr.status = (srv_status)r->status;
+  for (int s = 0; s < 2; s++)
+    rr.seats[s] = recovered_player(p, rec, &r->seats[s]);
+  srv_store_game *g = NULL, *owned = NULL;
+  if (r->game != 0) {
+    for (size_t i = 0; i < rec->n_games; i++) {
+      if (rec->games[i].id == r->game)
+        g = &rec->games[i];
+    }
+    if (g == NULL) {
+      /* A finished game is not in the recovery set: read it with its moves. */
+      int rc = srv_store_game_get(p->store, r->game, &owned);
+      if (rc < 0 && rc != SRV_STORE_ENOTFOUND)
+        return rc;
+      g = owned;
+    }
+  }
+  int rc = 0;
+  if (g != NULL) {
+    rc = replay_valid(p, g, true, &rr.game);
+    if (rc < 0) {
+      srv_log_error("recover", "room %s game %" PRId64 ": %s; not recovered", r->code, g->id,
+                    srv_store_strerror(rc));
+      srv_store_game_free(owned);
+      return rc == SRV_STORE_ENOMEM ? rc : 0;
+    }
+    rr.game_id = g->id;
+    rr.game_no = g->game_no;
+    if (g->n_moves > 0) {
+      rr.has_last = true;
+      rr.last_seat = g->moves[g->n_moves - 1].seat;
+      rr.last_house = g->moves[g->n_moves - 1].house;
+    }
+    if (opts.clocked && srv_store_clocks(g, rr.clock_ms) != 0)
+      rr.clock_ms[0] = rr.clock_ms[1] = opts.initial_ms;
+    bool over = mc_game_over(rr.game, NULL);
+    if (over && g->ended_ms == 0) {
+      /* The last move ended the game but its result is missing: record it now. */
+      mc_result res;
+      mc_game_over(rr.game, &res);
+      int score[2] = {res.score[0], res.score[1]};
+      srv_store_game_finish(p->store, g->id, res.winner, res.reason, score, p->time->wall(p->time));
+    }
+    rr.status = over ? SRV_FINISHED : SRV_PLAYING;
+  } else if (rr.status != SRV_WAITING) {
+    /* The game's start never became durable, so none of its moves was acknowledged: the same
+     * players start it again (it is recorded at its first move). */
+    rr.status = SRV_PLAYING;
+    rr.game = mc_game_new(&opts.rules);
+    if (rr.game == NULL)
+      return SRV_STORE_ENOMEM;
+    rr.clock_ms[0] = rr.clock_ms[1] = opts.initial_ms;
+    rr.game_no = 1;
+  }
+  if (rr.status != SRV_WAITING && (rr.seats[0] == NULL || rr.seats[1] == NULL)) {
+    srv_log_error("recover", "room %s: a seat of its game has no stored player; not recovered",
+                  r->code);
+    mc_game_free(rr.game);
+    srv_store_game_free(owned);
+    return 0;
+  }
+  rc = srv_rooms_restore(p->rooms, &rr);
+  srv_store_game_free(owned);
+  for (int s = 0; s < 2; s++) {
+    if (rr.seats[s] != NULL)
+      srv_ident_unref(p->ident, rr.seats[s]); /* The seat holds its own reference now. */
+  }
+  if (rc != 0)
+    srv_log_error("recover", "room %s: not recovered: %s", r->code, srv_err_code(rc));
+  if (rc == SRV_ENOMEM)
+    return SRV_STORE_ENOMEM;
+  return 0;
+}
+
+int srv_recover(srv_store *store, srv_ident *ident, srv_rooms *rooms, srv_time *time) {
+  recovery ctx = {store, ident, rooms, time}, *p = &ctx;
+  srv_store_recovery *rec = NULL;
+  int rc = srv_store_recover(p->store, &rec);
+  if (rc < 0) {
+    srv_log_error("recover", "cannot read the stored games: %s (%s)", srv_store_strerror(rc),
+                  srv_store_last_error(p->store));
+    return SRV_ESTORAGE;
+  }
+  size_t games = 0;
+  for (size_t i = 0; i < rec->n_rooms && rc == 0; i++) {
+    rc = recover_room(p, rec, &rec->rooms[i]);
+    games += rec->rooms[i].game != 0;
+  }
+  size_t n_rooms = rec->n_rooms;
+  srv_store_recovery_free(rec);
+  if (rc < 0) {
+    srv_log_error("recover", "recovery failed: %s", srv_store_strerror(rc));
+    return rc == SRV_STORE_ENOMEM ? SRV_ENOMEM : SRV_ESTORAGE;
+  }
+  if ((rc = srv_store_commit(p->store)) < 0) {
+    srv_log_error("recover", "cannot commit the recovery: %s (%s)", srv_store_strerror(rc),
+                  srv_store_last_error(p->store));
+    return SRV_ESTORAGE;
+  }
+  srv_log_info("recover", "recovered %zu rooms with %zu games from %s", n_rooms, games,
+               srv_store_path(p->store));
+  return 0;
+}

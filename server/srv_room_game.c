@@ -1,0 +1,159 @@
+/* Games in a room: start and end, the clock's flag, abandonment, and the commands that end or
+ * restart a game (resign, draw, rematch). */
+#include "mc_error.h"
+#include "srv_error.h"
+#include "srv_log.h"
+#include "srv_metrics.h"
+#include "srv_room_int.h"
+
+/* ---- Start and end ------------------------------------------------------------------------- */
+
+void srv_room__start_turn_clock(srv_room *room) {
+  if (!room->opts.clocked || room->status != SRV_PLAYING)
+    return;
+  srv_rooms *rooms = room->rooms;
+  uint64_t now = rooms->time->now(rooms->time);
+  srv_clock_start(&room->clock, mc_game_pos(room->game)->turn, now);
+  srv_room__arm(room, room->clock_timer, srv_clock_until_flag(&room->clock, now));
+}
+
+void srv_room__start_game(srv_room *room) {
+  room->game_no++;
+  room->game_id = 0;
+  room->last_seat = -1;
+  room->trace_len = 0;
+  room->draw_offer = -1;
+  room->rematch[0] = room->rematch[1] = false;
+  srv_clock_init(&room->clock, room->opts.initial_ms, room->opts.increment_ms);
+  srv_room__set_status(room, SRV_PLAYING);
+  srv_room__disarm(room, room->finished_timer);
+  srv_room__start_turn_clock(room);
+  srv_room__presence(room);
+  srv_metrics_game_started(room->opts.rules.kind);
+  srv_room__record(room, SRV_RECORD_GAME_STARTED, -1, 0);
+}
+
+void srv_room__finish(srv_room *room, mc_reason reason, mc_winner winner) {
+  srv_rooms *rooms = room->rooms;
+  if (reason != MC_REASON_NONE) {
+    int rc = mc_game_finish(room->game, reason, winner);
+    if (rc != 0)
+      srv_log_error("room", "%s: mc_game_finish: %s", room->code, mc_strerror(rc));
+  }
+  mc_result result;
+  if (!mc_game_over(room->game, &result))
+    result.reason = MC_REASON_NONE;
+  srv_clock_stop(&room->clock, rooms->time->now(rooms->time));
+  srv_room__disarm(room, room->clock_timer);
+  room->draw_offer = -1;
+  room->rematch[0] = room->rematch[1] = false;
+  srv_room__set_status(room, SRV_FINISHED);
+  srv_room__presence(room);
+  srv_room__arm(room, room->finished_timer, rooms->limits.finished_ms);
+  srv_metrics_game_finished(room->opts.rules.kind, result.reason);
+  srv_room__record(room, SRV_RECORD_GAME_FINISHED, -1, 0);
+  srv_log_debug("room", "%s: game %d over: %s", room->code, room->game_no,
+                mc_reason_name(result.reason));
+}
+
+/* ---- The timers ---------------------------------------------------------------------------- */
+
+void srv_room__on_clock(void *arg) {
+  srv_room *room = arg;
+  srv_rooms *rooms = room->rooms;
+  if (room->status != SRV_PLAYING || room->clock.running < 0)
+    return;
+  uint64_t now = rooms->time->now(rooms->time);
+  if (!srv_clock_flagged(&room->clock, now)) {
+    srv_room__arm(room, room->clock_timer, srv_clock_until_flag(&room->clock, now));
+    return;
+  }
+  int loser = room->clock.running;
+  srv_room__finish(room, MC_REASON_TIMEOUT, loser == MC_SOUTH ? MC_WIN_NORTH : MC_WIN_SOUTH);
+  srv_room__broadcast(room, NULL, NULL, NULL);
+}
+
+void srv_room__on_abandon(void *arg) {
+  srv_room *room = arg;
+  if (room->status != SRV_PLAYING || room->abandon_seat < 0)
+    return;
+  int loser = room->abandon_seat;
+  srv_room__finish(room, MC_REASON_ABANDONED, loser == MC_SOUTH ? MC_WIN_NORTH : MC_WIN_SOUTH);
+  srv_room__broadcast(room, NULL, NULL, NULL);
+}
+
+/* ---- resign, draw, rematch ----------------------------------------------------------------- */
+
+int srv_room_resign(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
+  srv_room *room;
+  int rc = srv_room__find_playing(rooms, c, cmd->room, &room);
+  if (rc != 0)
+    return rc;
+  int seat = srv_room__acting_seat(room, c);
+  srv_room__finish(room, MC_REASON_RESIGNATION, seat == MC_SOUTH ? MC_WIN_NORTH : MC_WIN_SOUTH);
+  srv_room__broadcast(room, c, &cmd->id, NULL);
+  return 0;
+}
+
+int srv_room_draw(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
+  srv_room *room;
+  int rc = srv_room__find_playing(rooms, c, cmd->room, &room);
+  if (rc != 0)
+    return rc;
+  int you = srv_room__you(room, c);
+  int seat = srv_room__acting_seat(room, c);
+  /* An offer stands from the other side: for a local room, any offer. */
+  bool offered = room->draw_offer >= 0 && (you == SRV_SEAT_BOTH || room->draw_offer != you);
+  switch (cmd->action) {
+  case SRV_DRAW_OFFER:
+    if (offered)
+      srv_room__finish(room, MC_REASON_AGREEMENT, MC_DRAW);
+    else
+      room->draw_offer = seat;
+    break;
+  case SRV_DRAW_ACCEPT:
+    if (!offered)
+      return SRV_ENOOFFER;
+    srv_room__finish(room, MC_REASON_AGREEMENT, MC_DRAW);
+    break;
+  case SRV_DRAW_DECLINE:
+    if (!offered)
+      return SRV_ENOOFFER;
+    room->draw_offer = -1;
+    break;
+  }
+  srv_room__broadcast(room, c, &cmd->id, NULL);
+  return 0;
+}
+
+int srv_room_rematch(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
+  srv_room *room;
+  int rc = srv_room__find_member(rooms, c, cmd->room, &room);
+  if (rc != 0)
+    return rc;
+  int you = srv_room__you(room, c);
+  if (you == SRV_SEAT_SPECTATOR)
+    return SRV_ENOTPLAYER;
+  if (room->status != SRV_FINISHED)
+    return room->status == SRV_WAITING ? SRV_ENOTPLAYING : SRV_ENOTOVER;
+  if (you == SRV_SEAT_BOTH)
+    room->rematch[0] = room->rematch[1] = true;
+  else
+    room->rematch[you] = true;
+  if (room->rematch[0] && room->rematch[1]) {
+    mc_game *game = mc_game_new(&room->opts.rules);
+    if (game == NULL) {
+      room->rematch[you == SRV_SEAT_BOTH ? 0 : you] = false;
+      return SRV_ENOMEM;
+    }
+    mc_game_free(room->game);
+    room->game = game;
+    srv_player *south = room->seat[MC_SOUTH];
+    room->seat[MC_SOUTH] = room->seat[MC_NORTH];
+    room->seat[MC_NORTH] = south;
+    srv_room__record(room, SRV_RECORD_SEATED, -1, 0);
+    srv_room__start_game(room);
+  }
+  srv_room__broadcast(room, c, &cmd->id, NULL);
+  return 0;
+}

@@ -1,0 +1,195 @@
+/* Entering and leaving rooms: create, join, quick pairing and leave, and resync (the full state
+ * again, as on entering). join and quick seat a player the same way (take_free_seat()). */
+#include <string.h>
+
+#include "srv_error.h"
+#include "srv_log.h"
+#include "srv_rand.h"
+#include "srv_room_int.h"
+
+/* c enters room (already a member or not): joined (answering id) and the full state to c, the
+ * state to everyone else. */
+static int enter(srv_room *room, srv_client *c, const srv_req_id *id) {
+  int rc = srv_room__add_member(room, c);
+  if (rc != 0)
+    return rc;
+  srv_room__send_joined(room, c, id);
+  srv_room__presence(room);
+  srv_room__changed(room);
+  srv_room__send_full(room, c, NULL);
+  srv_room__broadcast(room, NULL, NULL, c);
+  return 0;
+}
+
+/* Seats player p in the free seat of a waiting room (choice for the first seat) and starts the
+ * game when both are taken. */
+static int seat(srv_room *room, srv_player *p, srv_seat_choice choice) {
+  int s;
+  if (room->seat[0] == NULL && room->seat[1] == NULL) {
+    if (choice == SRV_CHOOSE_RANDOM) {
+      uint8_t b = 0;
+      int rc = srv_rand_bytes(&b, 1);
+      if (rc != 0)
+        return rc;
+      s = b & 1;
+    } else {
+      s = (int)choice;
+    }
+  } else {
+    s = room->seat[0] == NULL ? 0 : 1;
+  }
+  srv_room__take_seat(room, s, p);
+  if (room->opts.opponent == SRV_OPP_LOCAL)
+    srv_room__take_seat(room, 1 - s, p);
+  srv_room__changed(room);
+  srv_room__record(room, SRV_RECORD_SEATED, -1, 0);
+  if (room->seat[0] != NULL && room->seat[1] != NULL)
+    srv_room__start_game(room);
+  return 0;
+}
+
+/* c takes the free seat of a waiting room and enters it: join's and quick's way in. On error c is
+ * not left in the room. */
+static int take_free_seat(srv_rooms *rooms, srv_room *room, srv_client *c, const srv_req_id *id) {
+  if (srv_room__active_count(rooms, c->player) >= rooms->limits.rooms_per_player)
+    return SRV_EROOMS;
+  bool was_member = srv_room__member(room, c) != NULL;
+  int rc = srv_room__add_member(room, c);
+  if (rc != 0)
+    return rc;
+  if ((rc = seat(room, c->player, SRV_CHOOSE_RANDOM)) != 0) {
+    if (!was_member)
+      srv_room__remove_member(srv_room__member(room, c));
+    return rc;
+  }
+  return enter(room, c, id);
+}
+
+int srv_room_create(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
+  if (cmd->opts.opponent == SRV_OPP_COMPUTER)
+    return SRV_EUNSUPPORTED;
+  if (srv_room__active_count(rooms, c->player) >= rooms->limits.rooms_per_player)
+    return SRV_EROOMS;
+  srv_room *room;
+  int rc = srv_room__make(rooms, &cmd->opts, NULL, &room);
+  if (rc != 0)
+    return rc;
+  if ((rc = seat(room, c->player, cmd->opts.seat)) != 0 || (rc = enter(room, c, &cmd->id)) != 0) {
+    srv_room__close(room, "error");
+    return rc;
+  }
+  srv_log_debug("room", "%s: created by %s", room->code, c->player->id);
+  return 0;
+}
+
+int srv_room_join(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
+  srv_room *room = srv_rooms_find(rooms, cmd->room);
+  if (room == NULL)
+    return SRV_ENOTFOUND;
+  if (cmd->role == SRV_ROLE_PLAYER && srv_room__you(room, c) == SRV_SEAT_SPECTATOR) {
+    if (room->status != SRV_WAITING || (room->seat[0] != NULL && room->seat[1] != NULL))
+      return SRV_EFULL;
+    return take_free_seat(rooms, room, c, &cmd->id);
+  }
+  return enter(room, c, &cmd->id);
+}
+
+/* ---- Quick pairing ------------------------------------------------------------------------- */
+
+static bool same_table(const srv_room_opts *a, const srv_room_opts *b) {
+  const mc_rules *x = &a->rules, *y = &b->rules;
+  return x->kind == y->kind && x->houses == y->houses && x->seeds == y->seeds &&
+         x->empty_capture == y->empty_capture && x->grand_slam == y->grand_slam &&
+         x->lap_capture == y->lap_capture && x->match == y->match && a->clocked == b->clocked &&
+         (!a->clocked || (a->initial_ms == b->initial_ms && a->increment_ms == b->increment_ms));
+}
+
+/* A room quick pairing may use: public, for two people, waiting, same table. */
+static bool pairable(const srv_room *r, const srv_room_opts *opts) {
+  return r->opts.visibility == SRV_PUBLIC && r->opts.opponent == SRV_OPP_HUMAN &&
+         r->status == SRV_WAITING && same_table(&r->opts, opts);
+}
+
+int srv_room_quick(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
+  if (cmd->opts.opponent == SRV_OPP_COMPUTER)
+    return SRV_EUNSUPPORTED;
+  if (cmd->opts.opponent == SRV_OPP_LOCAL)
+    return SRV_EBADREQ;
+  srv_room_opts opts = cmd->opts;
+  opts.visibility = SRV_PUBLIC;
+  srv_room *mine = NULL;
+  /* The oldest waiting room whose waiting player is someone else and is there. */
+  srv_list_foreach (it, &rooms->order) {
+    srv_room *r = srv_list_entry(it, srv_room, order);
+    if (!pairable(r, &opts))
+      continue;
+    srv_player *waiting = r->seat[0] ? r->seat[0] : r->seat[1];
+    if (waiting == c->player) {
+      if (mine == NULL)
+        mine = r;
+      continue;
+    }
+    if (waiting == NULL || !srv_room_seat_connected(r, r->seat[0] ? 0 : 1))
+      continue;
+    return take_free_seat(rooms, r, c, &cmd->id);
+  }
+  if (mine != NULL) /* Asked twice: the same waiting room. */
+    return enter(mine, c, &cmd->id);
+  srv_cmd create = *cmd;
+  create.opts = opts;
+  return srv_room_create(rooms, c, &create);
+}
+
+/* ---- Leaving ------------------------------------------------------------------------------- */
+
+void srv_room__leave(srv_member *m, bool free_waiting_seat) {
+  srv_room *room = m->room;
+  srv_player *p = m->client->player;
+  srv_room__remove_member(m);
+  srv_room__changed(room); /* Presence and spectators show in the lobby. */
+  if (free_waiting_seat && room->status == SRV_WAITING && p != NULL) {
+    bool still_here = false;
+    srv_list_foreach (it, &room->members)
+      still_here |= srv_list_entry(it, srv_member, in_room)->client->player == p;
+    if (!still_here) {
+      for (int s = 0; s < 2; s++) {
+        if (room->seat[s] == p) {
+          srv_room__free_seat(room, s);
+          srv_room__changed(room);
+          srv_room__record(room, SRV_RECORD_SEATED, -1, 0);
+        }
+      }
+    }
+    if (room->seat[0] == NULL && room->seat[1] == NULL) {
+      srv_room__close(room, "left");
+      return;
+    }
+  }
+  srv_room__presence(room);
+  srv_room__broadcast(room, NULL, NULL, NULL);
+}
+
+int srv_room_leave(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
+  srv_room *room;
+  int rc = srv_room__find_member(rooms, c, cmd->room, &room);
+  if (rc != 0)
+    return rc;
+  char code[SRV_CODE_LEN + 1];
+  memcpy(code, room->code, sizeof code);
+  srv_room__leave(srv_room__member(room, c), true); /* May close the room. */
+  srv_event ev = {.type = SRV_EV_LEFT, .id = &cmd->id};
+  ev.u.left.room = code;
+  srv_room__send(rooms, c, &ev);
+  return 0;
+}
+
+/* ---- Resync ---------------------------------------------------------------------------------- */
+
+int srv_room_resync(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
+  srv_room *room;
+  int rc = srv_room__find_member(rooms, c, cmd->room, &room);
+  if (rc != 0)
+    return rc;
+  srv_room__send_full(room, c, &cmd->id);
+  return 0;
+}

@@ -1,0 +1,81 @@
+/* The move command: the checks in the protocol's order, the move played in place through the
+ * engine, its record (a refused record takes it back, so the room stays as it was), then the state
+ * to every member. No copy of the game is made: a move costs the same at ply 400 as at ply 1. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mc_error.h"
+#include "srv_error.h"
+#include "srv_log.h"
+#include "srv_metrics.h"
+#include "srv_room_int.h"
+
+/* Keeps the trace of the last move for late joiners and reconnections. */
+static void keep_trace(srv_room *room, const mc_trace *trace) {
+  size_t bytes = trace->len * sizeof(mc_step);
+  mc_step *copy = bytes ? malloc(bytes) : NULL;
+  if (copy != NULL || bytes == 0) {
+    if (bytes)
+      memcpy(copy, trace->steps, bytes);
+    free(room->trace);
+    room->trace = copy;
+    room->trace_len = trace->len;
+  } else {
+    room->trace_len = 0; /* Out of memory: the state goes out without the animation. */
+  }
+}
+
+int srv_room_move(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
+  srv_room *room;
+  int rc = srv_room__find_playing(rooms, c, cmd->room, &room);
+  if (rc != 0)
+    return rc;
+  if (cmd->has_ply && (size_t)cmd->ply != mc_game_ply(room->game))
+    return SRV_ESTALE;
+  int turn = mc_game_pos(room->game)->turn;
+  if (room->seat[turn] != c->player)
+    return SRV_ETURN;
+  uint64_t now = rooms->time->now(rooms->time);
+  if (room->opts.clocked && srv_clock_flagged(&room->clock, now)) {
+    /* The flag fell before the timer fired: the game is lost on time, not played on. */
+    srv_room__finish(room, MC_REASON_TIMEOUT, turn == MC_SOUTH ? MC_WIN_NORTH : MC_WIN_SOUTH);
+    srv_room__broadcast(room, NULL, NULL, NULL);
+    return SRV_EOVER;
+  }
+  if (cmd->house > room->opts.rules.houses)
+    return SRV_EILLEGAL;
+
+  /* Play in place, then record the room as it is after the move; a refused record takes the
+   * move back (mc_game_undo() allocates nothing) and puts the clock back as it was. */
+  rc = mc_game_play(room->game, cmd->house, rooms->trace);
+  if (rc != 0)
+    return rc == MC_EINVAL ? SRV_EILLEGAL : srv_err_from_engine(rc);
+  srv_clock clock = room->clock;
+  bool over = mc_game_over(room->game, NULL);
+  if (room->opts.clocked)
+    srv_clock_moved(&room->clock, over ? -1 : mc_game_pos(room->game)->turn, now);
+  rc = srv_room__record(room, SRV_RECORD_MOVE, turn, cmd->house);
+  if (rc < 0) {
+    if (mc_game_undo(room->game) != 0)
+      srv_log_error("room", "%s: cannot take back a refused move", room->code);
+    room->clock = clock;
+    return rc;
+  }
+
+  room->undo_clock = clock;
+  room->move_client = c;
+  room->move_id = cmd->id;
+  keep_trace(room, rooms->trace);
+  room->last_seat = turn;
+  room->last_house = cmd->house;
+  if (room->draw_offer >= 0 && room->draw_offer != turn)
+    room->draw_offer = -1; /* Moving instead of answering declines the offer. */
+  srv_metrics_move();
+  if (over)
+    srv_room__finish(room, MC_REASON_NONE, MC_DRAW);
+  else if (room->opts.clocked)
+    srv_room__arm(room, room->clock_timer, srv_clock_until_flag(&room->clock, now));
+  srv_room__presence(room);
+  srv_room__broadcast(room, c, &cmd->id, NULL);
+  return 0;
+}

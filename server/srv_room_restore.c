@@ -1,0 +1,140 @@
+/* Durable storage's side of a room's life: rooms recovered after a restart, and moves taken back
+ * when the batch that recorded them was lost (see srv_room.h). */
+#include "mc_error.h"
+#include "srv_error.h"
+#include "srv_log.h"
+#include "srv_metrics.h"
+#include "srv_room_int.h"
+
+int srv_rooms_restore(srv_rooms *rooms, const srv_room_restore *r) {
+  mc_game *game = r->game;
+  if (r->status > SRV_FINISHED || (r->status != SRV_WAITING && game == NULL) ||
+      (r->status == SRV_PLAYING && mc_game_over(game, NULL)) ||
+      (r->status == SRV_FINISHED && !mc_game_over(game, NULL))) {
+    mc_game_free(game);
+    return SRV_EBADREQ;
+  }
+  srv_room *room;
+  int rc = srv_room__make(rooms, r->opts, r->code, &room);
+  if (rc != 0) {
+    mc_game_free(game);
+    return rc;
+  }
+  if (game != NULL) {
+    mc_game_free(room->game);
+    room->game = game;
+  }
+  room->game_no = r->game_no;
+  room->game_id = r->game_id;
+  for (int s = 0; s < 2; s++) {
+    if (r->seats[s] != NULL)
+      srv_room__take_seat(room, s, r->seats[s]);
+  }
+  if (r->has_last) {
+    room->last_seat = r->last_seat;
+    room->last_house = r->last_house;
+  }
+  srv_clock_init(&room->clock, room->opts.initial_ms, room->opts.increment_ms);
+  if (room->opts.clocked) {
+    room->clock.left_ms[0] = r->clock_ms[0];
+    room->clock.left_ms[1] = r->clock_ms[1];
+  }
+  room->undo_clock = room->clock;
+  if (r->status != SRV_WAITING)
+    srv_room__set_status(room, r->status);
+  if (r->status == SRV_PLAYING)
+    srv_room__start_turn_clock(room);
+  else if (r->status == SRV_FINISHED)
+    srv_room__arm(room, room->finished_timer, rooms->limits.finished_ms);
+  srv_room__presence(room);
+  return 0;
+}
+
+/* Rebuilds the game of room without its moves from ply on: a new game of the room's rules with
+ * the first ply moves played again. Returns 0, or an engine error. */
+static int room_take_back(srv_room *room, int ply) {
+  size_t n = 0;
+  const uint8_t *moves = mc_game_moves(room->game, &n);
+  if (ply < 0 || (size_t)ply >= n)
+    return 0;
+  mc_game *g = mc_game_new(&room->opts.rules);
+  if (g == NULL)
+    return MC_ENOMEM;
+  for (int i = 0; i < ply; i++) {
+    int rc = mc_game_play(g, moves[i], NULL);
+    if (rc != 0) {
+      mc_game_free(g);
+      return rc;
+    }
+  }
+  room->last_seat = ply > 0 ? mc_game_mover(room->game, (size_t)ply - 1) : -1;
+  room->last_house = ply > 0 ? moves[ply - 1] : 0;
+  mc_game_free(room->game);
+  room->game = g;
+  return 0;
+}
+
+int srv_rooms_store_lost(srv_rooms *rooms, const char *code, int64_t game_id, int lost_ply,
+                         bool game_lost, int err) {
+  srv_room *room = srv_rooms_find(rooms, code);
+  if (room == NULL)
+    return SRV_ENOTFOUND;
+  bool undo = lost_ply >= 0 && game_id != 0 && game_id == room->game_id &&
+              (size_t)lost_ply < mc_game_ply(room->game);
+  int mover = -1;
+  if (undo) {
+    mover = mc_game_mover(room->game, (size_t)lost_ply);
+    int rc = room_take_back(room, lost_ply);
+    if (rc != 0) {
+      srv_log_error("room", "%s: cannot take back lost moves: %s", room->code, mc_strerror(rc));
+      undo = false;
+    }
+  }
+  if (undo) {
+    srv_log_warn("room", "%s: storage lost the moves from ply %d on: taken back", room->code,
+                 lost_ply);
+    room->trace_len = 0;
+    room->draw_offer = -1;
+    room->rematch[0] = room->rematch[1] = false;
+    srv_room__disarm(room, room->finished_timer);
+    srv_room__disarm(room, room->clock_timer);
+    if (room->status != SRV_PLAYING)
+      srv_room__set_status(room, SRV_PLAYING);
+    /* The clocks as they were before the last lost move (the moves of one loop turn are
+     * microseconds apart): the mover's clock runs on from when its turn began. */
+    room->clock = room->undo_clock;
+    if (room->clock.running == mc_game_pos(room->game)->turn) {
+      uint64_t now = rooms->time->now(rooms->time);
+      srv_room__arm(room, room->clock_timer, srv_clock_until_flag(&room->clock, now));
+    } else {
+      room->clock.running = -1;
+      srv_room__start_turn_clock(room);
+    }
+  }
+  if (game_lost && game_id == room->game_id)
+    room->game_id = 0;
+  /* Record the room as it is now; a game whose start was lost is recorded again by the first
+   * event that finds its id 0. */
+  srv_room__record(room, SRV_RECORD_SEATED, -1, 0);
+  if (room->game_id == 0 && room->status != SRV_WAITING)
+    srv_room__record(room, SRV_RECORD_GAME_STARTED, -1, 0);
+  else if (room->status == SRV_FINISHED)
+    srv_room__record(room, SRV_RECORD_GAME_FINISHED, -1, 0); /* Its result may have been lost. */
+  if (mover >= 0 && err != 0) {
+    srv_list_foreach (it, &room->members) {
+      srv_member *m = srv_list_entry(it, srv_member, in_room);
+      if (m->client->player != room->seat[mover])
+        continue;
+      srv_event ev = {.type = SRV_EV_ERROR};
+      ev.id = m->client == room->move_client ? &room->move_id : NULL;
+      ev.u.error.err = err;
+      ev.u.error.request = "move";
+      srv_metrics_error(err);
+      srv_room__send(rooms, m->client, &ev);
+    }
+  }
+  srv_room__presence(room);
+  srv_room__changed(room);
+  srv_room__broadcast(room, NULL, NULL, NULL);
+  return 0;
+}

@@ -1,0 +1,203 @@
+/* The room registry: rooms by code and in creation order, the recorder and the observer, and the
+ * clients' arrival and departure (see srv_room.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "srv_error.h"
+#include "srv_rand.h"
+#include "srv_room_int.h"
+
+static size_t code_hash(const char *code, size_t nbuckets) {
+  uint32_t h = 2166136261u;
+  for (int i = 0; i < SRV_CODE_LEN; i++)
+    h = (h ^ (uint8_t)code[i]) * 16777619u;
+  return h & (nbuckets - 1);
+}
+
+srv_rooms *srv_rooms_new(srv_time *time, srv_ident *ident, const srv_sink *sink,
+                         const srv_room_limits *limits) {
+  srv_rooms *rooms = calloc(1, sizeof *rooms);
+  if (rooms == NULL)
+    return NULL;
+  rooms->nbuckets = 256;
+  rooms->buckets = calloc(rooms->nbuckets, sizeof *rooms->buckets);
+  rooms->trace = malloc(sizeof *rooms->trace);
+  if (rooms->buckets == NULL || rooms->trace == NULL) {
+    free(rooms->buckets);
+    free(rooms->trace);
+    free(rooms);
+    return NULL;
+  }
+  rooms->time = time;
+  rooms->ident = ident;
+  rooms->sink = *sink;
+  rooms->limits = *limits;
+  srv_list_init(&rooms->order);
+  return rooms;
+}
+
+void srv_rooms_free(srv_rooms *rooms) {
+  if (rooms == NULL)
+    return;
+  srv_list *it;
+  while ((it = srv_list_first(&rooms->order)) != NULL) {
+    srv_room *room = srv_list_entry(it, srv_room, order);
+    srv_list *m;
+    while ((m = srv_list_first(&room->members)) != NULL)
+      srv_room__remove_member(srv_list_entry(m, srv_member, in_room));
+    srv_room__unlink(room);
+    srv_room__destroy(room);
+  }
+  free(rooms->buckets);
+  free(rooms->trace);
+  free(rooms);
+}
+
+void srv_rooms_set_recorder(srv_rooms *rooms, const srv_recorder *recorder) {
+  if (recorder != NULL)
+    rooms->recorder = *recorder;
+  else
+    memset(&rooms->recorder, 0, sizeof rooms->recorder);
+}
+
+void srv_rooms_set_observer(srv_rooms *rooms, const srv_room_observer *observer) {
+  if (observer != NULL)
+    rooms->observer = *observer;
+  else
+    memset(&rooms->observer, 0, sizeof rooms->observer);
+}
+
+/* ---- Finding rooms ------------------------------------------------------------------------- */
+
+srv_room *srv_rooms_find(srv_rooms *rooms, const char *code) {
+  if (strlen(code) != SRV_CODE_LEN)
+    return NULL;
+  for (srv_room *r = rooms->buckets[code_hash(code, rooms->nbuckets)]; r != NULL; r = r->hnext) {
+    if (memcmp(r->code, code, SRV_CODE_LEN) == 0)
+      return r;
+  }
+  return NULL;
+}
+
+srv_room *srv_rooms_find_game(srv_rooms *rooms, int64_t game_id) {
+  if (game_id <= 0)
+    return NULL;
+  srv_list_foreach (it, &rooms->order) {
+    srv_room *r = srv_list_entry(it, srv_room, order);
+    if (r->game_id == game_id)
+      return r;
+  }
+  return NULL;
+}
+
+const srv_room *srv_rooms_first(const srv_rooms *rooms) {
+  srv_list *it = srv_list_first(&rooms->order);
+  return it ? srv_list_entry(it, srv_room, order) : NULL;
+}
+
+const srv_room *srv_rooms_next(const srv_room *room) {
+  srv_list *it = srv_list_next(&room->rooms->order, &room->order);
+  return it ? srv_list_entry(it, srv_room, order) : NULL;
+}
+
+void srv_rooms_count(const srv_rooms *rooms, long counts[3]) {
+  for (int s = 0; s < 3; s++)
+    counts[s] = rooms->by_status[s];
+}
+
+int srv_room__active_count(const srv_rooms *rooms, const srv_player *p) {
+  int n = 0;
+  srv_list_foreach (it, &rooms->order) {
+    const srv_room *r = srv_list_entry(it, srv_room, order);
+    if (r->status != SRV_FINISHED && (r->seat[0] == p || r->seat[1] == p))
+      n++;
+  }
+  return n;
+}
+
+/* ---- Linking ------------------------------------------------------------------------------- */
+
+static void grow_buckets(srv_rooms *rooms) {
+  size_t n = rooms->nbuckets * 2;
+  srv_room **b = calloc(n, sizeof *b);
+  if (b == NULL)
+    return; /* Longer chains, still correct. */
+  srv_list_foreach (it, &rooms->order) {
+    srv_room *r = srv_list_entry(it, srv_room, order);
+    size_t k = code_hash(r->code, n);
+    r->hnext = b[k];
+    b[k] = r;
+  }
+  free(rooms->buckets);
+  rooms->buckets = b;
+  rooms->nbuckets = n;
+}
+
+void srv_room__link(srv_rooms *rooms, srv_room *room) {
+  if (rooms->count >= rooms->nbuckets)
+    grow_buckets(rooms);
+  size_t k = code_hash(room->code, rooms->nbuckets);
+  room->hnext = rooms->buckets[k];
+  rooms->buckets[k] = room;
+  srv_list_push_back(&rooms->order, &room->order);
+  rooms->count++;
+  rooms->by_status[room->status]++;
+}
+
+void srv_room__unlink(srv_room *room) {
+  srv_rooms *rooms = room->rooms;
+  srv_room **pp = &rooms->buckets[code_hash(room->code, rooms->nbuckets)];
+  while (*pp != room)
+    pp = &(*pp)->hnext;
+  *pp = room->hnext;
+  srv_list_remove(&room->order);
+  rooms->count--;
+  rooms->by_status[room->status]--;
+}
+
+int srv_room__new_code(srv_rooms *rooms, char code[SRV_CODE_LEN + 1]) {
+  static const char alphabet[] = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+  for (int attempt = 0; attempt < 32; attempt++) {
+    uint8_t bytes[SRV_CODE_LEN];
+    int rc = srv_rand_bytes(bytes, sizeof bytes);
+    if (rc != 0)
+      return rc;
+    for (int i = 0; i < SRV_CODE_LEN; i++)
+      code[i] = alphabet[bytes[i] & 31]; /* 32 symbols: no modulo bias. */
+    code[SRV_CODE_LEN] = '\0';
+    if (srv_rooms_find(rooms, code) == NULL)
+      return 0;
+  }
+  return SRV_ESERVERFULL;
+}
+
+/* ---- Clients ------------------------------------------------------------------------------- */
+
+void srv_rooms_identify(srv_rooms *rooms, srv_client *c, srv_player *player, bool resumed) {
+  c->player = player;
+  srv_ident_ref(player);
+  if (!resumed)
+    return;
+  srv_list_foreach (it, &rooms->order) {
+    srv_room *r = srv_list_entry(it, srv_room, order);
+    if (r->seat[0] != player && r->seat[1] != player)
+      continue;
+    if (srv_room__add_member(r, c) != 0)
+      continue;
+    srv_room__send_joined(r, c, NULL);
+    srv_room__presence(r);
+    srv_room__changed(r);
+    srv_room__send_full(r, c, NULL);
+    srv_room__broadcast(r, NULL, NULL, c);
+  }
+}
+
+void srv_rooms_client_gone(srv_rooms *rooms, srv_client *c) {
+  srv_list *it;
+  while ((it = srv_list_first(&c->rooms)) != NULL)
+    srv_room__leave(srv_list_entry(it, srv_member, in_client), false);
+  if (c->player != NULL) {
+    srv_ident_unref(rooms->ident, c->player);
+    c->player = NULL;
+  }
+}

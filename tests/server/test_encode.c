@@ -1,0 +1,298 @@
+/* The encoder: the fixed-schema writer (integers, escaped strings, the game pieces), every event
+ * type encoded into a valid frame, and the contract when memory runs out: a frame is whole or not
+ * made at all, never partial or malformed. */
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mc_game.h"
+#include "srv_error.h"
+#include "srv_jsonw.h"
+#include "srv_proto.h"
+#include "task.h"
+
+/* The writer's text as a new NUL-terminated string. */
+static char *text_of(srv_jsonw *w) {
+  ASSERT(!w->failed);
+  char *s = malloc(w->len + 1);
+  ASSERT_NOT_NULL(s);
+  memcpy(s, w->buf, w->len);
+  s[w->len] = '\0';
+  return s;
+}
+
+#define ASSERT_WRITES(w, expected)                                                                 \
+  do {                                                                                             \
+    char *got_ = text_of(w);                                                                       \
+    ASSERT_STR_EQ(got_, expected);                                                                 \
+    free(got_);                                                                                    \
+    srv_jsonw_reset(w);                                                                            \
+  } while (0)
+
+TEST_IMPL(integers) {
+  static const long long values[] = {
+      0, 7, -1, 10, -10, 99, 1000000007, 1234567890123LL, -987654321, LLONG_MAX, LLONG_MIN};
+  srv_jsonw w = SRV_JSONW_INIT;
+  for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+    char want[32];
+    snprintf(want, sizeof want, "%lld", values[i]);
+    srv_jsonw_int(&w, values[i]);
+    ASSERT_WRITES(&w, want);
+  }
+  srv_jsonw_bool(&w, true);
+  srv_jsonw_lit(&w, ",");
+  srv_jsonw_bool(&w, false);
+  ASSERT_WRITES(&w, "true,false");
+  srv_jsonw_free(&w);
+  return 0;
+}
+
+TEST_IMPL(strings) {
+  srv_jsonw w = SRV_JSONW_INIT;
+  /* Quote, backslash and control characters are escaped; UTF-8 (é, €, an emoji) is kept. */
+  const char *s = "a\"b\\c\nd\te\r\x01\x1f/\x7f é€😀";
+  srv_jsonw_str(&w, s);
+  ASSERT_WRITES(&w, "\"a\\\"b\\\\c\\nd\\te\\r\\u0001\\u001f/\x7f é€😀\"");
+  /* And jansson reads back the same string. */
+  srv_jsonw_str(&w, s);
+  json_t *j = json_loadb(w.buf, w.len, JSON_DECODE_ANY, NULL);
+  ASSERT(json_is_string(j));
+  ASSERT_STR_EQ(json_string_value(j), s);
+  json_decref(j);
+  srv_jsonw_reset(&w);
+  srv_jsonw_str(&w, NULL);
+  ASSERT_WRITES(&w, "null");
+  srv_jsonw_strn(&w, "abcdef", 3);
+  ASSERT_WRITES(&w, "\"abc\"");
+  srv_jsonw_str(&w, "");
+  ASSERT_WRITES(&w, "\"\"");
+  /* A long text grows the buffer. */
+  char big[5000];
+  memset(big, 'x', sizeof big - 1);
+  big[sizeof big - 1] = '\0';
+  srv_jsonw_str(&w, big);
+  ASSERT_EQ(w.len, sizeof big + 1);
+  srv_jsonw_free(&w);
+  return 0;
+}
+
+TEST_IMPL(pieces) {
+  srv_jsonw w = SRV_JSONW_INIT;
+  mc_rules r;
+  ASSERT_EQ(mc_rules_init(&r, MC_KALAH), 0);
+  srv_jsonw_options(&w, &r);
+  ASSERT_WRITES(&w, "{\"empty_capture\":false}");
+  ASSERT_EQ(mc_rules_init(&r, MC_OWARE), 0);
+  r.grand_slam = MC_GS_FORBIDDEN;
+  srv_jsonw_options(&w, &r);
+  ASSERT_WRITES(&w, "{\"grand_slam\":\"forbidden\"}");
+  ASSERT_EQ(mc_rules_init(&r, MC_CONGKAK), 0);
+  r.match = true;
+  srv_jsonw_options(&w, &r);
+  ASSERT_WRITES(&w, "{\"lap_capture\":false,\"rounds\":\"match\"}");
+
+  /* Kalah 2x3 after South plays house 2: 3 seeds go to the store, North 1 and North 2. */
+  mc_pos p;
+  memset(&p, 0, sizeof p);
+  p.houses = 2;
+  p.pits[0] = 3;
+  p.pits[2] = 1;
+  p.pits[3] = 4;
+  p.pits[4] = 4;
+  p.burnt = 1u << 1 | 1u << 4;
+  srv_jsonw_pits(&w, &p);
+  ASSERT_WRITES(&w, "[3,0,1,4,4,0]");
+  srv_jsonw_burnt(&w, &p);
+  ASSERT_WRITES(&w, "[1,4]");
+  p.burnt = 0;
+  srv_jsonw_burnt(&w, &p);
+  ASSERT_WRITES(&w, "[]");
+
+  mc_step steps[] = {{MC_STEP_PICK, 1, 0, 0, 3},      {MC_STEP_SOW, 2, 0, 0, 1},
+                     {MC_STEP_CAPTURE, 4, 2, 0, 5},   {MC_STEP_EXTRA_TURN, 2, 0, 0, 0},
+                     {MC_STEP_ROUND_END, 0, 0, 0, 2}, {MC_STEP_BURN, 3, 0, 0, 0}};
+  srv_jsonw_trace(&w, steps, 6);
+  ASSERT_WRITES(&w, "[{\"kind\":\"pick\",\"pit\":1,\"count\":3},{\"kind\":\"sow\",\"pit\":2},"
+                    "{\"kind\":\"capture\",\"pit\":4,\"count\":5,\"store\":2},"
+                    "{\"kind\":\"extra_turn\",\"pit\":2},{\"kind\":\"round_end\",\"round\":2},"
+                    "{\"kind\":\"burn\",\"pit\":3}]");
+  srv_jsonw_trace(&w, steps, 0);
+  ASSERT_WRITES(&w, "[]");
+  srv_jsonw_free(&w);
+  return 0;
+}
+
+/* ---- Every event type, and allocation failures ---------------------------------------------- */
+
+static srv_player ana = {"0123456789abcdef", "Ana \"the\" \\best\\", {0}, 1};
+static srv_room_opts opts;
+static mc_game *game;
+static mc_trace trace;
+static srv_state_view view;
+static srv_lobby_entry entries[2];
+static srv_req_id int_id = {SRV_ID_INT, 42, ""}, str_id = {SRV_ID_STR, 0, "req \"1\""};
+
+/* One event of each type (the state with a trace, the lobby with two rooms), ids included. */
+static int make_events(srv_event *evs) {
+  memset(&opts, 0, sizeof opts);
+  ASSERT_EQ(mc_rules_init(&opts.rules, MC_KALAH), 0);
+  opts.clocked = true;
+  opts.initial_ms = 60000;
+  opts.increment_ms = 1000;
+  game = mc_game_new(&opts.rules);
+  ASSERT_NOT_NULL(game);
+  ASSERT_EQ(mc_game_play(game, 3, &trace), 0);
+  memset(&view, 0, sizeof view);
+  view.room = "K7QX2M";
+  view.opts = &opts;
+  view.game = game;
+  view.status = SRV_PLAYING;
+  view.game_no = 1;
+  view.you = MC_SOUTH;
+  view.seats[0].player = &ana;
+  view.seats[0].connected = true;
+  view.clocked = true;
+  view.clock_ms[0] = 59000;
+  view.clock_ms[1] = 60000;
+  view.clock_running = MC_SOUTH;
+  view.has_last = true;
+  view.last_seat = MC_SOUTH;
+  view.last_house = 3;
+  view.trace = trace.steps;
+  view.trace_len = trace.len;
+  view.draw_offer = -1;
+  view.abandon_seat = MC_NORTH;
+  view.abandon_ms = 1234;
+  entries[0] = (srv_lobby_entry){"K7QX2M", &opts, {"Ana", NULL}, SRV_WAITING, 0};
+  entries[1] = (srv_lobby_entry){"ABCDEF", &opts, {"Bo", "Cy"}, SRV_PLAYING, 3};
+  int n = 0;
+  evs[n++] = (srv_event){.type = SRV_EV_STATE, .id = &int_id, .u.state = &view};
+  srv_event lobby = {.type = SRV_EV_LOBBY, .id = &str_id};
+  lobby.u.lobby.rooms = entries;
+  lobby.u.lobby.n = 2;
+  evs[n++] = lobby;
+  srv_event joined = {.type = SRV_EV_JOINED};
+  joined.u.joined.room = "K7QX2M";
+  joined.u.joined.role = SRV_ROLE_PLAYER;
+  joined.u.joined.seat = SRV_SEAT_BOTH;
+  evs[n++] = joined;
+  srv_event chat = {.type = SRV_EV_CHAT, .id = &str_id};
+  chat.u.chat.room = "K7QX2M";
+  chat.u.chat.from = ana.name;
+  chat.u.chat.text = "gg \"well\" played\\ é";
+  chat.u.chat.at = 1764412345678LL;
+  evs[n++] = chat;
+  srv_event error = {.type = SRV_EV_ERROR, .id = &int_id};
+  error.u.error.err = SRV_EBADREQ;
+  error.u.error.field = "options.rounds";
+  error.u.error.request = "create";
+  evs[n++] = error;
+  srv_event welcome = {.type = SRV_EV_WELCOME, .id = &str_id};
+  welcome.u.welcome.player = &ana;
+  welcome.u.welcome.token = "feedface";
+  welcome.u.welcome.storage = true;
+  evs[n++] = welcome;
+  srv_event left = {.type = SRV_EV_LEFT, .id = &int_id};
+  left.u.left.room = "K7QX2M";
+  evs[n++] = left;
+  srv_event closed = {.type = SRV_EV_CLOSED};
+  closed.u.closed.room = "K7QX2M";
+  closed.u.closed.reason = "expired";
+  evs[n++] = closed;
+  srv_event bye = {.type = SRV_EV_BYE};
+  bye.u.bye.reason = "shutdown";
+  evs[n++] = bye;
+  return n;
+}
+
+static const char *const type_names[] = {"welcome", "joined", "left",   "state", "lobby",
+                                         "chat",    "error",  "closed", "bye"};
+
+TEST_IMPL(every_event) {
+  srv_event evs[16];
+  int n = make_events(evs);
+  for (int i = 0; i < n; i++) {
+    srv_frame *f = srv_proto_encode(&evs[i]);
+    ASSERT_NOT_NULL(f);
+    ASSERT_EQ(strlen(srv_frame_text(f)), f->len);
+    json_error_t err;
+    json_t *j = json_loadb(srv_frame_text(f), f->len, JSON_REJECT_DUPLICATES, &err);
+    if (!json_is_object(j))
+      fprintf(stderr, "%s: %s\n", srv_frame_text(f), err.text);
+    ASSERT(json_is_object(j));
+    ASSERT_STR_EQ(json_string_value(json_object_get(j, "type")), type_names[evs[i].type]);
+    ASSERT_EQ(f->type, evs[i].type);
+    ASSERT_EQ(f->reply, evs[i].id != NULL);
+    json_t *id = json_object_get(j, "id");
+    if (evs[i].id == &int_id)
+      ASSERT_EQ(json_integer_value(id), 42);
+    else if (evs[i].id == &str_id)
+      ASSERT_STR_EQ(json_string_value(id), "req \"1\"");
+    else
+      ASSERT_NULL(id);
+    if (evs[i].type == SRV_EV_STATE) {
+      ASSERT_STR_EQ(f->room, "K7QX2M");
+      json_t *players = json_object_get(j, "players");
+      ASSERT_STR_EQ(json_string_value(json_object_get(json_object_get(players, "south"), "name")),
+                    ana.name);
+      ASSERT(json_is_null(json_object_get(players, "north")));
+      json_t *last = json_object_get(j, "last");
+      ASSERT_EQ(json_array_size(json_object_get(last, "trace")), trace.len);
+      ASSERT_EQ(json_integer_value(json_object_get(json_object_get(j, "abandon"), "ms")), 1234);
+    }
+    if (evs[i].type == SRV_EV_CHAT)
+      ASSERT_STR_EQ(json_string_value(json_object_get(j, "text")), "gg \"well\" played\\ é");
+    if (evs[i].type == SRV_EV_LOBBY)
+      ASSERT_EQ(json_array_size(json_object_get(j, "rooms")), 2);
+    json_decref(j);
+    srv_frame_unref(f);
+  }
+  mc_game_free(game);
+  return 0;
+}
+
+/* Allocations fail from the countdown's end on. */
+static int countdown;
+
+static void *failing_realloc(void *p, size_t n) {
+  return countdown-- > 0 ? realloc(p, n) : NULL;
+}
+
+static void *failing_malloc(size_t n) {
+  return countdown-- > 0 ? malloc(n) : NULL;
+}
+
+TEST_IMPL(out_of_memory) {
+  srv_event evs[16];
+  int n = make_events(evs);
+  for (int i = 0; i < n; i++) {
+    srv_frame *whole = srv_proto_encode(&evs[i]);
+    ASSERT_NOT_NULL(whole);
+    /* The k-th allocation fails, for every k until none does: the frame is NULL or whole. */
+    bool made = false;
+    for (int k = 0; !made && k < 200; k++) {
+      srv_proto_encode_cleanup(); /* The writer grows its buffer again. */
+      srv_jsonw_realloc = failing_realloc;
+      srv_frame_malloc = failing_malloc;
+      json_set_alloc_funcs(failing_malloc, free);
+      countdown = k;
+      srv_frame *f = srv_proto_encode(&evs[i]);
+      srv_jsonw_realloc = realloc;
+      srv_frame_malloc = malloc;
+      json_set_alloc_funcs(malloc, free);
+      if (f != NULL) {
+        ASSERT_EQ(f->len, whole->len);
+        ASSERT_STR_EQ(srv_frame_text(f), srv_frame_text(whole));
+        srv_frame_unref(f);
+        made = true;
+      }
+    }
+    ASSERT(made);
+    srv_frame_unref(whole);
+  }
+  srv_proto_encode_cleanup();
+  mc_game_free(game);
+  return 0;
+}
