@@ -23,7 +23,9 @@ typedef struct srv_player {
   char id[SRV_PLAYER_ID_CHARS + 1]; /* Public id, hex. */
   char name[SRV_NAME_SIZE];         /* Display name, validated by the protocol layer. */
   uint8_t token_hash[32];           /* SHA-256 of the token. */
-  int refs; /* References (connections, seats; a local room's two seats are two): read only. */
+  int refs;     /* References (connections, seats; a local room's two seats are two): read only. */
+  int computer; /* 0: a person; 1..6: the computer at that level (srv_rooms_computer_player()):
+                 * nobody knows its token, storage keeps it as a level, not as a player. */
 } srv_player;
 
 typedef struct srv_ident srv_ident;

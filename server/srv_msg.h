@@ -177,7 +177,8 @@ typedef struct srv_event {
       const srv_player *player;
       const char *token; /* NULL when resuming: the client already has it. */
       bool resumed;
-      bool storage; /* Durable storage is on (features.storage). */
+      bool storage;  /* Durable storage is on (features.storage). */
+      bool computer; /* Games against the computer are on (features.computer). */
     } welcome;
     struct {
       const char *room;
