@@ -17,9 +17,10 @@ export class LobbyView {
     this.form = storage('mc.create', { game: 'kalah', houses: 6, seeds: 4, options: {}, clock: 0, custom: [5, 3], visibility: 'public', seat: 'random', opponent: 'human', level: 3 });
     this.build();
     this.offs.push(conn.on('lobby', (m) => { if (Array.isArray(m.rooms)) { this.rooms = m.rooms; this.renderRooms(); } }));
-    this.offs.push(conn.on('online', () => { this.watch(); this.renderForm(); }));
+    this.offs.push(conn.on('online', () => { this.watch(); this.renderForm(); this.showComputer(); }));
     this.offs.push(conn.on('welcome', (w) => {
       this.fetchArchive();
+      this.showComputer();
       if (this.nameInput && !this.nameInput.value && document.activeElement !== this.nameInput) this.nameInput.value = w.name || '';
     }));
     this.offs.push(onLang(() => this.build()));
@@ -34,6 +35,7 @@ export class LobbyView {
   watch() { conn.send({ type: 'lobby' }); }
 
   build() {
+    this.cpuButtons = [];
     clear(this.main);
     document.title = 'Mancala Online';
     this.nameInput = h('input', { class: 'input', id: 'name', maxlength: '24', autocomplete: 'nickname', value: conn.name || (conn.me && conn.me.name) || '', placeholder: t('lobby.name_placeholder') });
@@ -64,6 +66,7 @@ export class LobbyView {
         h('p', {}, t('game.' + g + '.blurb')),
         h('div', { class: 'gc-actions' },
           h('button', { class: 'btn primary', type: 'button', dataset: { quick: g }, onclick: () => this.quick(g) }, t('lobby.quick')),
+          this.cpuButton(g),
           h('a', { class: 'btn ghost', href: '/?how=' + g, 'data-link': '' }, t('nav.how'))));
     };
     this.main.append(
@@ -138,7 +141,7 @@ export class LobbyView {
     else if (f.opponent === 'computer') f.opponent = 'human';
     F.append(seg('opponent', opponents, f.opponent, t('create.opponent'), (v) => { f.opponent = v; }));
     if (f.opponent === 'computer') {
-      F.append(seg('level', [1, 2, 3, 4, 5, 6].map((l) => [l, String(l)]), f.level, t('create.level'), (v) => { f.level = Number(v); }));
+      F.append(seg('level', [1, 2, 3, 4, 5, 6].map((l) => [l, l + ' · ' + t('level.' + l)]), f.level, t('create.level'), (v) => { f.level = Number(v); }));
     }
     if (f.opponent === 'human') {
       F.append(seg('visibility', [['public', t('create.public')], ['private', t('create.private')]], f.visibility, t('create.visibility'), (v) => { f.visibility = v; }));
@@ -179,6 +182,22 @@ export class LobbyView {
   }
 
   quick(game) { this.enter({ type: 'quick', game }); }
+
+  // Quick play against the computer from a game's card, at the level last chosen in the form;
+  // shown only when the server has the computer (welcome.features.computer).
+  cpuButton(g) {
+    const b = h('button', { class: 'btn ghost', type: 'button', dataset: { quickComputer: g },
+      onclick: () => this.enter({ type: 'quick', game: g, opponent: 'computer', level: this.form.level }) },
+    t('lobby.quick_computer'));
+    this.cpuButtons.push(b);
+    this.showComputer();
+    return b;
+  }
+
+  showComputer() {
+    const on = !!(conn.features && conn.features.computer);
+    for (const b of this.cpuButtons || []) b.hidden = !on;
+  }
 
   joinCode() {
     let v = this.codeInput.value.trim().toUpperCase();
