@@ -45,10 +45,10 @@ typedef struct tt_entry {
   uint64_t key;
   int16_t value; /* Relative to the store difference of the position. */
   uint8_t depth; /* PROVEN: a proof, usable at any depth. */
-  uint8_t bound; /* B_* in bits 0-1, generation in bits 2-7. */
+  uint8_t bound; /* B_* in bits 0-1. */
   uint8_t move;  /* Best move, 0 when none. */
   uint8_t rfree; /* A proof whose lines never repeat a position (see the top of the file). */
-  uint8_t pad[2];
+  uint16_t gen;  /* The search (mc_search_run()) that stored it, counted modulo 65536. */
 } tt_entry;
 
 typedef struct line_node {
@@ -77,7 +77,7 @@ static inline void nres_fold(nres *acc, const nres *c) {
 struct mc_search {
   tt_entry *tt;
   size_t tt_mask; /* Buckets - 1. */
-  uint8_t gen;
+  uint16_t gen;   /* This search's number (never 0 once a search ran). */
   const mc_egtb *egtb;
 
   /* The run. */
@@ -150,8 +150,9 @@ static tt_entry *tt_find(mc_search *s, uint64_t key) {
   return NULL;
 }
 
+/* over_proof: the result may replace a proof (see the solver's rule in pvs()). */
 static void tt_store(mc_search *s, uint64_t key, int rel, int depth, int bound, int move,
-                     bool rfree) {
+                     bool rfree, bool over_proof) {
   tt_entry *b = &s->tt[(key & s->tt_mask) * BUCKET], *e = NULL;
   for (int i = 0; i < BUCKET; i++) {
     if (b[i].key == key) {
@@ -160,10 +161,8 @@ static void tt_store(mc_search *s, uint64_t key, int rel, int depth, int bound, 
     }
   }
   if (e) {
-    /* A proof is kept against anything that is not one, except, while solving, a proof of an
-     * earlier run: where it is no proof (inside a repetition window) it would keep this run's
-     * own results out, and the position would be searched again at every visit. */
-    if (e->depth == PROVEN && depth != PROVEN && (!s->solving || (e->bound >> 2) == s->gen)) {
+    /* A proof is kept against anything that is not one, unless the caller says otherwise. */
+    if (e->depth == PROVEN && depth != PROVEN && !over_proof) {
       if (e->move == 0)
         e->move = (uint8_t)move;
       return;
@@ -172,7 +171,7 @@ static void tt_store(mc_search *s, uint64_t key, int rel, int depth, int bound, 
     /* Replace an entry of an older run first, then the shallowest. */
     int worst = INT_MAX;
     for (int i = 0; i < BUCKET; i++) {
-      int score = b[i].key == 0 ? -1 : ((b[i].bound >> 2) == s->gen) * 512 + b[i].depth;
+      int score = b[i].key == 0 ? -1 : (b[i].gen == s->gen) * 512 + b[i].depth;
       if (score < worst) {
         worst = score;
         e = &b[i];
@@ -182,7 +181,8 @@ static void tt_store(mc_search *s, uint64_t key, int rel, int depth, int bound, 
   e->key = key;
   e->value = (int16_t)rel;
   e->depth = (uint8_t)depth;
-  e->bound = (uint8_t)(bound | (s->gen << 2));
+  e->bound = (uint8_t)bound;
+  e->gen = s->gen;
   e->move = (uint8_t)move;
   e->rfree = rfree;
 }
@@ -354,12 +354,18 @@ static int pvs(mc_search *s, uint32_t idx, int ply, int depth, int alpha, int be
   }
   tt_entry *e = tt_find(s, nd->key);
   int ttmove = 0;
+  /* While solving, this node's result replaces a proof that did not end the search here (no
+   * proof at this point of a repetition window, or a bound that does not cut): kept, it would keep
+   * this search's own results out of the table, and the position would be searched again at
+   * every visit, exponentially (two Congkak match positions of the solver test went unproven in 2
+   * million nodes with a reused table; a fresh one proved them in 40,000-130,000). */
+  const bool over_proof = s->solving;
   if (e) {
     ttmove = e->move;
     const bool proof = e->depth == PROVEN && proof_here(s, nd, idx, e);
     /* A solver trusts no evaluation of an earlier run: deep ones would stand in the way of
      * proofs until its own iterations got deeper still. */
-    const bool usable = proof || (!s->exact_only && (!s->solving || (e->bound >> 2) == s->gen));
+    const bool usable = proof || (!s->exact_only && (!s->solving || e->gen == s->gen));
     if (e->depth >= depth && usable) {
       const int v = e->value + diff, b = e->bound & 3;
       if (b == B_EXACT || (b == B_LOWER && v >= beta) || (b == B_UPPER && v <= alpha)) {
@@ -389,7 +395,7 @@ static int pvs(mc_search *s, uint32_t idx, int ply, int depth, int alpha, int be
       const line_node cn = {
           .pos = k.pos[i], .key = k.key[i], .wstart = k.wstart[i], .wrep = k.wrep[i]};
       const bool proof = ce->depth == PROVEN && proof_here(s, &cn, idx + 1, ce);
-      if (!proof && (s->exact_only || (s->solving && (ce->bound >> 2) != s->gen)))
+      if (!proof && (s->exact_only || (s->solving && ce->gen != s->gen)))
         continue;
       const int cm = c->turn, cb = ce->bound & 3;
       const int v =
@@ -507,7 +513,8 @@ static int pvs(mc_search *s, uint32_t idx, int ply, int depth, int alpha, int be
   /* Without a proof, the solver's phase (searching to the end) stores depth 0: only its move,
    * never a cutoff that would keep later searches from proving the value. */
   const int keep = proof ? PROVEN : s->exact_only ? 0 : depth < PROVEN ? depth : PROVEN - 1;
-  tt_store(s, nd->key, best - diff, keep, bound, bound == B_UPPER ? ttmove : bestmove, rfree);
+  tt_store(s, nd->key, best - diff, keep, bound, bound == B_UPPER ? ttmove : bestmove, rfree,
+           over_proof);
   return best;
 }
 
@@ -759,7 +766,7 @@ int mc_search_run(mc_search *s, const mc_search_request *req, mc_search_result *
   s->weights = lv->eval == MC_EVAL_STORES ? NULL
                : lv->custom_weights       ? lv->weights
                                           : mc__eval_default_weights(rules->kind);
-  s->gen = (uint8_t)((s->gen + 1) & 63);
+  s->gen = (uint16_t)(s->gen + 1 ? s->gen + 1 : 1);
   s->nodes = 0;
   s->stopped = false;
   s->solving = req->solve;
