@@ -126,7 +126,7 @@ TEST_IMPL(pieces) {
 
 /* ---- Every event type, and allocation failures ---------------------------------------------- */
 
-static srv_player ana = {"0123456789abcdef", "Ana \"the\" \\best\\", {0}, 1};
+static srv_player ana = {"0123456789abcdef", "Ana \"the\" \\best\\", {0}, 1, 0};
 static srv_room_opts opts;
 static mc_game *game;
 static mc_trace trace;
