@@ -41,8 +41,7 @@ TEST_IMPL(seat_and_turns) {
   srv_rooms_set_thinker(w.rooms, &th);
   tclient a;
   connect_as(&w, &a, "Ana");
-  ASSERT(json_is_true(
-      json_object_get(json_object_get(last_of(&a, "welcome"), "features"), "computer")));
+  ASSERT(srv_rooms_computer_on(w.rooms)); /* welcome.features.computer: computer.test.mjs */
   ASSERT_EQ(run(&w, &a,
                 "{\"type\":\"create\",\"game\":\"kalah\",\"opponent\":\"computer\",\"level\":"
                 "4,\"seat\":\"south\"}"),
