@@ -225,8 +225,10 @@ checks=$((checks + 1))
 [ -f "$dir/kalah-3-standard.egtb" ] || fail "egtb build wrote no kalah-3-standard.egtb"
 expect_output 0 'kalah-3-standard.egtb: ok' egtb verify --dir "$dir"
 checks=$((checks + 1))
-"$tool" egtb info --dir "$dir" >"$tmp/out" 2>&1 && grep -q '^kalah-3-standard.egtb: 8 seeds' "$tmp/out" ||
+if ! "$tool" egtb info --dir "$dir" >"$tmp/out" 2>&1 ||
+  ! grep -q '^kalah-3-standard.egtb: 8 seeds' "$tmp/out"; then
   fail "egtb info: $(cat "$tmp/out")"
+fi
 printf 'x' | dd of="$dir/kalah-3-standard.egtb" bs=1 seek=500 conv=notrunc 2>/dev/null
 expect_output 1 'kalah-3-standard.egtb: corrupt file' egtb verify --dir "$dir"
 # Building again replaces the corrupt file.
