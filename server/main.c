@@ -9,6 +9,7 @@
 
 #include "srv_account.h"
 #include "srv_api.h"
+#include "srv_computer.h"
 #include "srv_config.h"
 #include "srv_dispatch.h"
 #include "srv_ident.h"
@@ -45,6 +46,7 @@ static struct app {
   srv_api *api;
   srv_work work;
   srv_accounts *accounts;
+  srv_computer *computer;
 } app;
 
 /* The gauges of /healthz and /metrics that the network layer does not own. */
@@ -79,6 +81,29 @@ static void on_signal(uv_signal_t *h, int signum) {
   uv_signal_stop(&app.sigint);
   uv_signal_stop(&app.sigterm);
   srv_net_stop(app.net, on_stopped, &app);
+}
+
+/* The computer's thinker, its threads sized to the machine (uv's pool grown to hold them). */
+static int start_computer(const srv_config *cfg) {
+  int threads = cfg->computer_threads;
+  if (threads == 0) {
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    threads = cpus > 2 ? (int)cpus - 1 : 1;
+  }
+  if (threads > 4 && getenv("UV_THREADPOOL_SIZE") == NULL) {
+    char n[16];
+    snprintf(n, sizeof n, "%d", threads);
+    setenv("UV_THREADPOOL_SIZE", n, 0); /* Read by libuv at its first queued work. */
+  }
+  srv_computer_config cc = {cfg->computer_ms, threads, cfg->data};
+  if ((app.computer = srv_computer_new(&app.loop, app.rooms, &cc)) == NULL) {
+    srv_log_error("main", "out of memory");
+    return 1;
+  }
+  srv_rooms_set_computer_games(app.rooms, cfg->computer_max_games);
+  srv_log_info("main", "computer: %d search%s at once, %d ms a move at level 6, at most %d games",
+               threads, threads == 1 ? "" : "es", cfg->computer_ms, cfg->computer_max_games);
+  return 0;
 }
 
 int main(int argc, char **argv) {
@@ -134,6 +159,9 @@ int main(int argc, char **argv) {
   }
   srv_recorder recorder = {srv_persist_record, app.persist};
   srv_rooms_set_recorder(app.rooms, &recorder);
+  /* The computer before recovery: a restored game where it is to move gets its search. */
+  if (cfg.computer_max_games > 0 && start_computer(&cfg) != 0)
+    return 1;
   /* Recovery before listening: every stored room and game is back before a client can ask. */
   if (srv_recover(app.store, app.ident, app.rooms, &app.time) != 0) {
     srv_log_error("main", "cannot recover the stored games from %s", srv_store_path(app.store));
@@ -190,6 +218,7 @@ int main(int argc, char **argv) {
   }
   uv_run(&app.loop, UV_RUN_DEFAULT);
 
+  srv_computer_free(app.computer); /* Its searches ended with the rooms, before uv_run returned. */
   /* Every password job has had its done call (uv_run() waits for them), applying nothing. */
   srv_accounts_free(app.accounts);
   srv_persist_free(app.persist);

@@ -26,6 +26,9 @@ typedef struct srv_config {
   int max_per_ip;          /* WebSocket connections per client address. */
   int rooms_per_player;    /* Unfinished rooms a player may hold a seat in. */
   int max_rooms;           /* Rooms in memory at once. */
+  int computer_ms;         /* The computer's time a move at level 6, every level's cap. */
+  int computer_threads;    /* The computer's searches at once; 0: CPUs - 1, at least 1. */
+  int computer_max_games;  /* Unfinished games against the computer; 0: no computer. */
   int rate;                /* Messages per second a connection may send on average. */
   int burst;               /* Messages a connection may send at once. */
   int send_queue;          /* Outgoing messages queued per connection before it is dropped. */

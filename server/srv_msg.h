@@ -242,6 +242,7 @@ typedef struct srv_event {
       const char *token; /* NULL when resuming: the client already has it. */
       bool resumed;
       bool storage;       /* Durable storage is on (features.storage). */
+      bool computer;      /* Games against the computer are on (features.computer). */
       const char *reason; /* Why a new identity arrives without a hello ("logout"...), or NULL. */
     } welcome;
     struct {

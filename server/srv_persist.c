@@ -115,9 +115,12 @@ static void journal(srv_persist *p, int64_t game, const char *room) {
 static void seat_of(const srv_player *pl, srv_store_seat *out) {
   memset(out, 0, sizeof *out);
   if (pl != NULL) {
-    if (!pl->deleted)
+    /* The computer is stored as its level, with no player (srv_store.h); a deleted account is
+     * stored no more. */
+    if (!pl->deleted && !pl->computer)
       snprintf(out->player, sizeof out->player, "%s", pl->id);
     snprintf(out->name, sizeof out->name, "%s", pl->name);
+    out->computer = pl->computer;
   }
 }
 
@@ -140,7 +143,8 @@ static int put_player(srv_persist *p, const srv_player *player) {
 static int put_room(srv_persist *p, const srv_record *ev) {
   /* The seated players first: recovery needs them, even when their own record was lost. */
   for (int s = 0; s < 2; s++) {
-    if (ev->seats[s] != NULL && (s == 0 || ev->seats[1] != ev->seats[0])) {
+    if (ev->seats[s] != NULL && !ev->seats[s]->computer &&
+        (s == 0 || ev->seats[1] != ev->seats[0])) {
       int rc = put_player(p, ev->seats[s]);
       if (rc != 0)
         return rc;

@@ -550,7 +550,7 @@ static json_t *cold_tree(const srv_event *ev, bool *failed) {
     put(failed, o, "protocol", json_integer(1));
     put(failed, o, "resumed", json_boolean(ev->u.welcome.resumed));
     json_t *features = json_object();
-    put(failed, features, "computer", json_false());
+    put(failed, features, "computer", json_boolean(ev->u.welcome.computer));
     put(failed, features, "local", json_true());
     put(failed, features, "storage", json_boolean(ev->u.welcome.storage));
     put(failed, features, "accounts", json_boolean(ev->u.welcome.storage));

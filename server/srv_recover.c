@@ -21,6 +21,10 @@ typedef struct recovery {
 
 static srv_player *recovered_player(recovery *p, const srv_store_recovery *rec,
                                     const srv_store_seat *seat) {
+  if (seat->computer >= 1 && seat->computer <= 6) {
+    srv_player *pl = NULL; /* The computer takes its seat again at its level. */
+    return srv_rooms_computer_player(p->ident, seat->computer, &pl) == 0 ? pl : NULL;
+  }
   if (seat->player[0] == '\0')
     return NULL;
   for (size_t i = 0; i < rec->n_players; i++) {

@@ -44,6 +44,8 @@ int srv_room__you(const srv_room *room, const srv_client *c) {
 bool srv_room_seat_connected(const srv_room *room, int seat) {
   if (room->seat[seat] == NULL)
     return false;
+  if (room->seat[seat]->computer)
+    return true; /* The computer is always there. */
   srv_list_foreach (it, &room->members) {
     if (srv_list_entry(it, srv_member, in_room)->client->player == room->seat[seat])
       return true;
@@ -160,6 +162,7 @@ void srv_room__presence(srv_room *room) {
     room->idle_armed = false;
     srv_room__disarm(room, room->idle_timer);
   }
+  srv_room__computer_check(room, false);
 }
 
 static void on_idle(void *arg) {
@@ -227,6 +230,7 @@ int srv_room__make(srv_rooms *rooms, const srv_room_opts *opts, const char *code
 
 void srv_room__destroy(srv_room *room) {
   srv_time *t = room->rooms->time;
+  srv_room__computer_check(room, true);
   srv_room__free_seat(room, 0);
   srv_room__free_seat(room, 1);
   t->timer_free(room->clock_timer);

@@ -116,6 +116,44 @@ typedef struct srv_room_observer {
 /* How many observers the rooms can have (the lobby, the players' own lists). */
 #define SRV_ROOM_OBSERVERS 4
 
+/* ---- The computer's seat (srv_room_computer.c; srv_computer.h runs the searches) ------------ */
+
+/* Told (synchronously, on the loop) about rooms against the computer: think when the computer is
+ * to move in a game in progress (called again after every change; a search already under way for
+ * that game and ply goes on), stop when the room's search, if any, is no longer wanted (the game
+ * is over or the room is going). Neither may call back into the rooms. */
+typedef struct srv_room_thinker {
+  void (*think)(void *ud, srv_room *room);
+  void (*stop)(void *ud, srv_room *room);
+  void *ud;
+} srv_room_thinker;
+
+/* Sets (or with NULL clears) the thinker; copied. Set it before recovery, so that a restored game
+ * where the computer is to move gets its search. */
+void srv_rooms_set_thinker(srv_rooms *rooms, const srv_room_thinker *thinker);
+
+/* Caps unfinished games against the computer at max (creating one more is refused with
+ * SRV_ESERVERFULL); 0: the computer is off (SRV_EUNSUPPORTED). The default is no cap. */
+void srv_rooms_set_computer_games(srv_rooms *rooms, int max);
+
+/* Whether games against the computer are on: a thinker is set and the cap is not 0. */
+bool srv_rooms_computer_on(const srv_rooms *rooms);
+
+/* Makes the computer's player for level (1..6), named "Computer (level N)", in ident. Returns 0
+ * with *out holding one reference (the caller's), or SRV_ENOMEM / SRV_EINTERNAL. */
+int srv_rooms_computer_player(srv_ident *ident, int level, srv_player **out);
+
+/* The computer's level in seat of room, 0 when a person (or nobody) holds it. */
+int srv_room_computer_level(const srv_room *room, int seat);
+
+/* Time left on seat's clock now in ms, or -1 when the room has no clock. */
+int64_t srv_room_clock_left(const srv_room *room, int seat);
+
+/* Plays the computer's move house in room as a move of its seat, when the room still plays game
+ * game_no at ply with the computer to move; the state goes to every member. Returns 0, SRV_ESTALE
+ * when the room moved on (nothing changed), or the move's error (nothing changed). */
+int srv_room_computer_move(srv_room *room, int game_no, size_t ply, int house);
+
 /* ---- Recovery ------------------------------------------------------------------------------- */
 
 /* A room as durable storage gives it back after a restart (srv_rooms_restore()). */

@@ -180,11 +180,13 @@ int srv_room_draw(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
   bool offered = room->draw_offer >= 0 && (you == SRV_SEAT_BOTH || room->draw_offer != you);
   switch (cmd->action) {
   case SRV_DRAW_OFFER:
-    if (offered) {
+    if (offered || srv_room__computer_takes_draw(room, seat)) {
       srv_room__finish(room, MC_REASON_AGREEMENT, MC_DRAW);
-    } else {
+    } else if (srv_room_computer_level(room, 1 - seat) == 0) {
       room->draw_offer = seat;
       room->draw_declined = -1;
+    } else {
+      room->draw_declined = seat; /* The computer declines at once: no offer stands. */
     }
     break;
   case SRV_DRAW_ACCEPT:
@@ -217,6 +219,7 @@ int srv_room_rematch(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
     room->rematch[0] = room->rematch[1] = true;
   else
     room->rematch[you] = true;
+  srv_room__computer_rematch(room);
   if (room->rematch[0] && room->rematch[1]) {
     mc_game *game = mc_game_new(&room->opts.rules);
     if (game == NULL) {

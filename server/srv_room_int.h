@@ -79,6 +79,8 @@ struct srv_rooms {
   srv_list order; /* srv_room.order, oldest first. */
   long by_status[3];
   mc_trace *trace; /* Scratch space for one move's steps. */
+  srv_room_thinker thinker;
+  int computer_games; /* Cap of unfinished games against the computer; 0: off; < 0: none. */
 };
 
 /* ---- srv_rooms.c: the registry --------------------------------------------------------------- */
@@ -193,6 +195,34 @@ int srv_room__chat_keep(srv_room *room, const srv_chat_line *line);
 
 /* Forgets room's chat lines. */
 void srv_room__chat_free(srv_room *room);
+
+/* ---- srv_room_computer.c: the computer's seat ---------------------------------------------- */
+
+/* Refuses a new game against the computer beyond the cap: 0, SRV_EUNSUPPORTED (off) or
+ * SRV_ESERVERFULL. */
+int srv_room__computer_admit(srv_rooms *rooms);
+
+/* Seats the computer at opts.level in the free seat of a waiting room and starts the game. Returns
+ * 0 or SRV_ENOMEM / SRV_EINTERNAL (nothing changed). */
+int srv_room__seat_computer(srv_room *room);
+
+/* After any change of turn or status (srv_room__presence()): the thinker thinks or stops. gone:
+ * the room is being freed. Nothing for rooms without the computer. */
+void srv_room__computer_check(srv_room *room, bool gone);
+
+/* The computer's answer to a draw offered by seat: true to accept (it is not ahead by half a seed
+ * by its evaluation), false to decline; false too when the other seat is no computer. */
+bool srv_room__computer_takes_draw(const srv_room *room, int seat);
+
+/* Marks the computer's seats as asking for a rematch. */
+void srv_room__computer_rematch(srv_room *room);
+
+/* ---- srv_room_move.c: moves ------------------------------------------------------------------ */
+
+/* Plays house for seat turn (the seat to move) in room, as a move of c (NULL: the computer)
+ * answering id (may be NULL): the clock's flag, the engine, the record, the state to everyone.
+ * Returns 0 or an SRV_E* code (nothing changed, unless SRV_EOVER for a fallen flag). */
+int srv_room__play(srv_room *room, srv_client *c, const srv_req_id *id, int turn, int house);
 
 /* ---- srv_room_join.c: entering and leaving -------------------------------------------------- */
 

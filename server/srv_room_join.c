@@ -71,17 +71,21 @@ static int take_free_seat(srv_rooms *rooms, srv_room *room, srv_client *c, const
 }
 
 int srv_room_create(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
-  if (cmd->opts.opponent == SRV_OPP_COMPUTER)
-    return SRV_EUNSUPPORTED;
+  const bool computer = cmd->opts.opponent == SRV_OPP_COMPUTER;
+  int rc;
+  if (computer && (rc = srv_room__computer_admit(rooms)) != 0)
+    return rc;
   if (cmd->opts.rated && !c->player->account)
     return SRV_EACCOUNTREQ;
   if (srv_room__active_count(rooms, c->player) >= rooms->limits.rooms_per_player)
     return SRV_EROOMS;
   srv_room *room;
-  int rc = srv_room__make(rooms, &cmd->opts, NULL, &room);
+  rc = srv_room__make(rooms, &cmd->opts, NULL, &room);
   if (rc != 0)
     return rc;
-  if ((rc = seat(room, c->player, cmd->opts.seat)) != 0 || (rc = enter(room, c, &cmd->id)) != 0) {
+  if ((rc = seat(room, c->player, cmd->opts.seat)) != 0 ||
+      (computer && (rc = srv_room__seat_computer(room)) != 0) ||
+      (rc = enter(room, c, &cmd->id)) != 0) {
     srv_room__close(room, "error");
     return rc;
   }
@@ -120,7 +124,7 @@ static bool pairable(const srv_room *r, const srv_room_opts *opts) {
 
 int srv_room_quick(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
   if (cmd->opts.opponent == SRV_OPP_COMPUTER)
-    return SRV_EUNSUPPORTED;
+    return srv_room_create(rooms, c, cmd); /* The computer is always ready: a game at once. */
   if (cmd->opts.opponent == SRV_OPP_LOCAL)
     return SRV_EBADREQ;
   if (cmd->opts.rated && !c->player->account)

@@ -35,6 +35,11 @@ int srv_room_move(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
   int turn = mc_game_pos(room->game)->turn;
   if (room->seat[turn] != c->player)
     return SRV_ETURN;
+  return srv_room__play(room, c, &cmd->id, turn, cmd->house);
+}
+
+int srv_room__play(srv_room *room, srv_client *c, const srv_req_id *id, int turn, int house) {
+  srv_rooms *rooms = room->rooms;
   uint64_t now = rooms->time->now(rooms->time);
   if (room->opts.clocked && (srv_clock_flagged(&room->clock, now) ||
                              (room->first_deadline != 0 && now >= room->first_deadline))) {
@@ -43,12 +48,12 @@ int srv_room_move(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
     srv_room__broadcast(room, NULL, NULL, NULL);
     return SRV_EOVER;
   }
-  if (cmd->house > room->opts.rules.houses)
+  if (house > room->opts.rules.houses)
     return SRV_EILLEGAL;
 
   /* Play in place, then record the room as it is after the move; a refused record takes the
    * move back (mc_game_undo() allocates nothing) and puts the clock back as it was. */
-  rc = mc_game_play(room->game, cmd->house, rooms->trace);
+  int rc = mc_game_play(room->game, house, rooms->trace);
   if (rc != 0)
     return rc == MC_EINVAL ? SRV_EILLEGAL : srv_err_from_engine(rc);
   srv_clock clock = room->clock;
@@ -57,7 +62,7 @@ int srv_room_move(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
   if (room->opts.clocked) /* The first move starts the clocks: nothing ran, nothing is added. */
     srv_clock_moved(&room->clock, over ? -1 : mc_game_pos(room->game)->turn, now);
   room->first_deadline = 0;
-  rc = srv_room__record(room, SRV_RECORD_MOVE, turn, cmd->house);
+  rc = srv_room__record(room, SRV_RECORD_MOVE, turn, house);
   if (rc < 0) {
     if (mc_game_undo(room->game) != 0)
       srv_log_error("room", "%s: cannot take back a refused move", room->code);
@@ -68,10 +73,13 @@ int srv_room_move(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
 
   room->undo_clock = clock;
   room->move_client = c;
-  room->move_id = cmd->id;
+  if (id != NULL)
+    room->move_id = *id;
+  else
+    memset(&room->move_id, 0, sizeof room->move_id);
   keep_trace(room, rooms->trace);
   room->last_seat = turn;
-  room->last_house = cmd->house;
+  room->last_house = house;
   room->draw_declined = -1;
   if (room->draw_offer >= 0 && room->draw_offer != turn) {
     room->draw_declined = room->draw_offer; /* Moving instead of answering declines the offer. */
@@ -86,6 +94,6 @@ int srv_room_move(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
     srv_room__arm(room, room->clock_timer, srv_clock_until_flag(&room->clock, now));
   srv_room__presence(room);
   srv_room__moved(room);
-  srv_room__broadcast(room, c, &cmd->id, NULL);
+  srv_room__broadcast(room, c, id, NULL);
   return 0;
 }

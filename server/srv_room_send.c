@@ -27,7 +27,8 @@ static void state_view(const srv_room *room, srv_state_view *v) {
   v->game_no = room->game_no;
   for (int s = 0; s < 2; s++) {
     v->seats[s].player = room->seat[s];
-    v->seats[s].computer = false;
+    v->seats[s].computer = srv_room_computer_level(room, s) > 0;
+    v->seats[s].connected = v->seats[s].computer;
   }
   srv_list_foreach (it, &room->members) {
     const srv_client *c = srv_list_entry(it, srv_member, in_room)->client;

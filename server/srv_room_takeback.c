@@ -91,6 +91,15 @@ int srv_room_takeback(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
       return SRV_ENOTHINGBACK;
     return take_back(room, mc_game_mover(room->game, ply - 1), c, &cmd->id);
   }
+  if (srv_room_computer_level(room, 1 - you) > 0) {
+    /* Against the computer: granted at once (it never minds); the asker's last move and the
+     * computer's reply go, and a search under way stops (srv_room__presence()). */
+    if (cmd->action != SRV_DRAW_OFFER)
+      return SRV_ENOTAKEBACK;
+    if (kept_moves(room->game, you) < 0)
+      return SRV_ENOTHINGBACK;
+    return take_back(room, you, c, &cmd->id);
+  }
   /* A standing request of the other side. */
   bool asked = room->takeback_offer >= 0 && room->takeback_offer != you;
   switch (cmd->action) {

@@ -30,10 +30,11 @@ export class LobbyView {
       if (Array.isArray(m.pools)) { this.pools = m.pools; this.renderPools(); }
     }));
     this.offs.push(conn.on('my_rooms', (m) => { if (Array.isArray(m.rooms)) { this.mine = m.rooms; this.renderMine(); } }));
-    this.offs.push(conn.on('online', () => { this.watch(); this.renderForm(); }));
+    this.offs.push(conn.on('online', () => { this.watch(); this.renderForm(); this.showComputer(); }));
     this.offs.push(conn.on('me', () => { this.renderAccount(); this.renderForm(); }));
     this.offs.push(conn.on('welcome', (w) => {
       this.fetchArchive();
+      this.showComputer();
       if (this.nameInput && !this.nameInput.value && document.activeElement !== this.nameInput) this.nameInput.value = w.name || '';
     }));
     this.offs.push(onLang(() => this.build()));
@@ -48,6 +49,7 @@ export class LobbyView {
   watch() { conn.send({ type: 'lobby' }); conn.send({ type: 'my_rooms' }); }
 
   build() {
+    this.cpuButtons = [];
     clear(this.main);
     document.title = 'Mancala Online';
     this.nameInput = h('input', { class: 'input', id: 'name', maxlength: '24', autocomplete: 'nickname', value: conn.name || (conn.me && conn.me.name) || '', placeholder: t('lobby.name_placeholder') });
@@ -91,6 +93,7 @@ export class LobbyView {
         h('p', {}, t('game.' + g + '.blurb')),
         h('div', { class: 'gc-quick' }, h('span', { class: 'gc-quick-label', id: 'quick-' + g }, t('lobby.quick')), pools),
         h('div', { class: 'gc-actions', dataset: { game: g } },
+          this.cpuButton(g),
           h('a', { class: 'btn ghost', href: '/?how=' + g, 'data-link': '' }, t('nav.how'))));
     };
     this.main.append(
@@ -253,7 +256,7 @@ export class LobbyView {
     else if (f.opponent === 'computer') f.opponent = 'human';
     F.append(seg('opponent', opponents, f.opponent, t('create.opponent'), (v) => { f.opponent = v; }));
     if (f.opponent === 'computer') {
-      F.append(seg('level', [1, 2, 3, 4, 5, 6].map((l) => [l, String(l)]), f.level, t('create.level'), (v) => { f.level = Number(v); }));
+      F.append(seg('level', [1, 2, 3, 4, 5, 6].map((l) => [l, l + ' · ' + t('level.' + l)]), f.level, t('create.level'), (v) => { f.level = Number(v); }));
     }
     if (f.opponent === 'human') {
       F.append(seg('visibility', [['public', t('create.public')], ['private', t('create.private')]], f.visibility, t('create.visibility'), (v) => { f.visibility = v; }));
@@ -298,6 +301,22 @@ export class LobbyView {
   // (an account's) has its own clock: rated games are timed.
   quick(game, clock, rated = false) {
     this.enter(rated ? { type: 'quick', game, rated: true, clock: RATED_CLOCK } : { type: 'quick', game, clock: poolClock(clock) });
+  }
+
+  // Quick play against the computer from a game's card, at the level last chosen in the form;
+  // shown only when the server has the computer (welcome.features.computer).
+  cpuButton(g) {
+    const b = h('button', { class: 'btn ghost', type: 'button', dataset: { quickComputer: g },
+      onclick: () => this.enter({ type: 'quick', game: g, opponent: 'computer', level: this.form.level }) },
+    t('lobby.quick_computer'));
+    this.cpuButtons.push(b);
+    this.showComputer();
+    return b;
+  }
+
+  showComputer() {
+    const on = !!(conn.features && conn.features.computer);
+    for (const b of this.cpuButtons || []) b.hidden = !on;
   }
 
   joinCode() {

@@ -508,7 +508,8 @@ TEST_IMPL(quick_and_lobby) {
   ASSERT_EQ(runf(&w, &a, "{\"type\":\"resign\",\"room\":\"%s\"}", room), 0);
   lobby_settle(&w);
   ASSERT_EQ(count_of(&watcher, "lobby"), lobbies);
-  /* quick refuses a computer or a local opponent. */
+  /* quick and create refuse a computer where none runs (this world has no thinker), quick a
+   * local opponent. */
   ASSERT_EQ(run(&w, &a, "{\"type\":\"quick\",\"game\":\"kalah\",\"opponent\":\"computer\"}"),
             SRV_EUNSUPPORTED);
   ASSERT_EQ(
