@@ -164,10 +164,12 @@ static result run(const bench_opts *o, mode m, srv_store_sync sync, long moves) 
       for (int side = 0; side < 2; side++) {
         snprintf(p.id, sizeof p.id, "p%d%c", i, side ? 'n' : 's');
         snprintf(p.name, sizeof p.name, "%s %d", side ? "North" : "South", i);
-        memcpy(p.token_hash, &i, sizeof i);
-        p.token_hash[31] = (uint8_t)side;
+        uint8_t token_hash[32] = {0};
+        memcpy(token_hash, &i, sizeof i);
+        token_hash[31] = (uint8_t)side;
         p.created_ms = wall_ms();
-        if (srv_store_player_put(store, &p) != 0)
+        if (srv_store_player_put(store, &p) != 0 ||
+            srv_store_session_put(store, token_hash, p.id, p.created_ms) != 0)
           die("player", -1, store);
         snprintf(r.seats[side].player, sizeof r.seats[side].player, "%s", p.id);
         snprintf(r.seats[side].name, sizeof r.seats[side].name, "%s", p.name);

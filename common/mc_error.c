@@ -17,6 +17,12 @@ const char *mc_strerror(int err) {
     return "out of memory";
   case MC_ELIMIT:
     return "internal limit reached";
+  case MC_EIO:
+    return "file input or output failed";
+  case MC_ECORRUPT:
+    return "corrupt file";
+  case MC_ECANCELED:
+    return "canceled";
   default:
     return "unknown error";
   }
@@ -38,6 +44,12 @@ const char *mc_err_name(int err) {
     return "ENOMEM";
   case MC_ELIMIT:
     return "ELIMIT";
+  case MC_EIO:
+    return "EIO";
+  case MC_ECORRUPT:
+    return "ECORRUPT";
+  case MC_ECANCELED:
+    return "ECANCELED";
   default:
     return "EUNKNOWN";
   }

@@ -114,6 +114,12 @@ const mc_pos *mc_game_pos(const mc_game *game) {
   return &game->pos;
 }
 
+const mc_pos *mc_game_history(const mc_game *game, size_t *n) {
+  if (n)
+    *n = game->history_len;
+  return game->history;
+}
+
 size_t mc_game_ply(const mc_game *game) {
   return game->ply;
 }

@@ -35,6 +35,13 @@ const mc_rules *mc_game_rules(const mc_game *game);
 /* Returns the current position (borrowed, valid until the next call that changes game). */
 const mc_pos *mc_game_pos(const mc_game *game);
 
+/* Returns the positions since the last change of the store totals or of the Congkak round, oldest
+ * first, the current position last (borrowed, valid until the game changes); sets *n to their
+ * count (at least 1). These are the positions the repetition rule (Oware 6, Congkak 8) compares a
+ * new position with: a search that starts from the current position needs them to judge a
+ * repetition exactly. */
+const mc_pos *mc_game_history(const mc_game *game, size_t *n);
+
 /* Returns the number of moves played (an extra turn is a move of its own). */
 size_t mc_game_ply(const mc_game *game);
 

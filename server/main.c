@@ -7,7 +7,9 @@
 
 #include <uv.h>
 
+#include "srv_account.h"
 #include "srv_api.h"
+#include "srv_computer.h"
 #include "srv_config.h"
 #include "srv_dispatch.h"
 #include "srv_gameid.h"
@@ -22,6 +24,7 @@
 #include "srv_store.h"
 #include "srv_time_uv.h"
 #include "srv_turn.h"
+#include "srv_work_uv.h"
 
 #ifndef MANCALA_VERSION
 #define MANCALA_VERSION "0.0.0"
@@ -35,12 +38,16 @@ static struct app {
   srv_ident *ident;
   srv_rooms *rooms;
   srv_lobby *lobby;
+  srv_myrooms *myrooms;
   srv_net *net;
   srv_dispatch dispatch;
   srv_turn turn;
   srv_store *store;
   srv_persist *persist;
   srv_api *api;
+  srv_work work;
+  srv_accounts *accounts;
+  srv_computer *computer;
 } app;
 
 /* The gauges of /healthz and /metrics that the network layer does not own. */
@@ -59,6 +66,8 @@ static void on_stopped(void *arg) {
   srv_turn_end(&a->turn);
   srv_lobby_free(a->lobby);
   a->lobby = NULL;
+  srv_myrooms_free(a->myrooms);
+  a->myrooms = NULL;
   srv_rooms_free(a->rooms);
   a->rooms = NULL;
   uv_close((uv_handle_t *)&a->sigint, NULL);
@@ -87,6 +96,29 @@ static void on_signal(uv_signal_t *h, int signum) {
   uv_signal_stop(&app.sigint);
   uv_signal_stop(&app.sigterm);
   srv_net_stop(app.net, on_stopped, &app);
+}
+
+/* The computer's thinker, its threads sized to the machine (uv's pool grown to hold them). */
+static int start_computer(const srv_config *cfg) {
+  int threads = cfg->computer_threads;
+  if (threads == 0) {
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    threads = cpus > 2 ? (int)cpus - 1 : 1;
+  }
+  if (threads > 4 && getenv("UV_THREADPOOL_SIZE") == NULL) {
+    char n[16];
+    snprintf(n, sizeof n, "%d", threads);
+    setenv("UV_THREADPOOL_SIZE", n, 0); /* Read by libuv at its first queued work. */
+  }
+  srv_computer_config cc = {cfg->computer_ms, threads, cfg->data};
+  if ((app.computer = srv_computer_new(&app.loop, app.rooms, &cc)) == NULL) {
+    srv_log_error("main", "out of memory");
+    return 1;
+  }
+  srv_rooms_set_computer_games(app.rooms, cfg->computer_max_games);
+  srv_log_info("main", "computer: %d search%s at once, %d ms a move at level 6, at most %d games",
+               threads, threads == 1 ? "" : "es", cfg->computer_ms, cfg->computer_max_games);
+  return 0;
 }
 
 int main(int argc, char **argv) {
@@ -139,18 +171,29 @@ int main(int argc, char **argv) {
   srv_sink sink = {0};
   if (app.net != NULL)
     srv_net_sink(app.net, &sink);
-  srv_room_limits limits = {cfg.abandon_ms,       cfg.idle_room_ms,       cfg.finished_room_ms,
-                            cfg.rooms_per_player, cfg.max_rooms,          cfg.waiting_room_ms,
-                            cfg.rooms_per_ip,     cfg.public_rooms_per_ip};
+  srv_room_limits limits = {cfg.abandon_ms,
+                            cfg.idle_room_ms,
+                            cfg.finished_room_ms,
+                            cfg.rooms_per_player,
+                            cfg.max_rooms,
+                            cfg.waiting_room_ms,
+                            cfg.rooms_per_ip,
+                            cfg.public_rooms_per_ip,
+                            cfg.rate,
+                            cfg.burst};
   app.rooms = app.net && app.ident ? srv_rooms_new(&app.time, app.ident, &sink, &limits) : NULL;
   app.lobby = app.rooms ? srv_lobby_new(app.rooms, &app.time, &sink) : NULL;
+  app.myrooms = app.rooms ? srv_myrooms_new(app.rooms, &sink) : NULL;
   app.persist = srv_persist_new(app.store, app.ident, &app.time);
-  if (app.rooms == NULL || app.lobby == NULL || app.persist == NULL) {
+  if (app.rooms == NULL || app.lobby == NULL || app.myrooms == NULL || app.persist == NULL) {
     srv_log_error("main", "out of memory");
     return 1;
   }
   srv_recorder recorder = {srv_persist_record, app.persist};
   srv_rooms_set_recorder(app.rooms, &recorder);
+  /* The computer before recovery: a restored game where it is to move gets its search. */
+  if (cfg.computer_max_games > 0 && start_computer(&cfg) != 0)
+    return 1;
   /* Recovery before listening: every stored room and game is back before a client can ask. */
   if (srv_recover(app.store, app.ident, app.rooms, &app.time) != 0) {
     srv_log_error("main", "cannot recover the stored games from %s", srv_store_path(app.store));
@@ -159,12 +202,14 @@ int main(int argc, char **argv) {
   app.turn = (srv_turn){app.lobby,
                         app.persist,
                         app.rooms,
-                        {srv_net_drop_room, srv_net_answer_dropped, srv_net_release, app.net}};
+                        {srv_net_drop_room, srv_net_answer_dropped, srv_net_release, app.net},
+                        app.myrooms};
   srv_net_set_turn_hook(app.net, srv_turn_end, &app.turn);
   srv_net_routes routes = {gauges, &app, srv_api_get, app.api};
   srv_net_set_routes(app.net, &routes);
   app.dispatch.rooms = app.rooms;
   app.dispatch.lobby = app.lobby;
+  app.dispatch.myrooms = app.myrooms;
   app.dispatch.ident = app.ident;
   app.dispatch.sink = sink;
   app.dispatch.store.restore = srv_persist_restore;
@@ -173,6 +218,20 @@ int main(int argc, char **argv) {
   app.dispatch.time = &app.time;
   app.dispatch.players_per_addr = cfg.players_per_ip;
   srv_lobby_set_limit(app.lobby, cfg.watchers_per_ip);
+  /* Accounts hash passwords on libuv's thread pool; their results come back to this loop. */
+  srv_work_init_uv(&app.work, &app.loop);
+  srv_accounts_config acfg;
+  srv_accounts_config_init(&acfg);
+  acfg.attempts_per_name = cfg.login_attempts;
+  acfg.attempts_per_addr = cfg.login_attempts_ip;
+  acfg.window_ms = (int64_t)cfg.login_window_s * 1000;
+  app.accounts =
+      srv_accounts_new(&app.dispatch, app.store, app.persist, &app.work, &app.time, &acfg);
+  if (app.accounts == NULL) {
+    srv_log_error("main", "cannot start the accounts (out of memory, or libsodium failed)");
+    return 1;
+  }
+  app.dispatch.accounts = app.accounts;
   if ((rc = uv_signal_init(&app.loop, &app.sigint)) != 0 ||
       (rc = uv_signal_init(&app.loop, &app.sigterm)) != 0) {
     srv_log_error("main", "uv_signal_init: %s", uv_strerror(rc));
@@ -194,6 +253,9 @@ int main(int argc, char **argv) {
   }
   uv_run(&app.loop, UV_RUN_DEFAULT);
 
+  srv_computer_free(app.computer); /* Its searches ended with the rooms, before uv_run returned. */
+  /* Every password job has had its done call (uv_run() waits for them), applying nothing. */
+  srv_accounts_free(app.accounts);
   srv_persist_free(app.persist);
   srv_ident_free(app.ident);
   srv_api_free(app.api);

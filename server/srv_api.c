@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,8 @@
 #include "srv_error.h"
 #include "srv_jsonw.h"
 #include "srv_log.h"
+#include "srv_names.h"
+#include "srv_profile.h"
 
 struct srv_api {
   srv_store *reader; /* Sees committed data only. */
@@ -136,9 +139,105 @@ static int game_route(srv_api *api, const char *s, char **body, const char **typ
   return status;
 }
 
-static int player_route(srv_api *api, const char *s, const char *limit_arg, char **body,
+/* The value of argument name in query ("a=1&b=2"; borrowed) copied into buf, or NULL when it is
+ * not there. */
+static const char *arg(const char *query, const char *name, char *buf, size_t size) {
+  size_t n = strlen(name);
+  for (const char *p = query; p != NULL && *p;) {
+    const char *end = strchr(p, '&');
+    size_t len = end ? (size_t)(end - p) : strlen(p);
+    if (len > n && strncmp(p, name, n) == 0 && p[n] == '=') {
+      snprintf(buf, size, "%.*s", (int)(len - n - 1), p + n + 1);
+      return buf;
+    }
+    p = end ? end + 1 : NULL;
+  }
+  return NULL;
+}
+
+/* Reads integer argument name of query into *out (def when absent). Returns false when it is
+ * there but not an integer in min..max. */
+static bool int_arg(const char *query, const char *name, long min, long max, long def, long *out) {
+  char buf[32];
+  const char *v = arg(query, name, buf, sizeof buf);
+  *out = def;
+  if (v == NULL)
+    return true;
+  char *end;
+  errno = 0;
+  long n = strtol(v, &end, 10);
+  if (errno != 0 || end == v || *end != '\0' || n < min || n > max)
+    return false;
+  *out = n;
+  return true;
+}
+
+static int json_reply(json_t *j, char **body, const char **type) {
+  *body = j ? json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(10)) : NULL;
+  json_decref(j);
+  *type = "application/json";
+  return 200;
+}
+
+/* GET /api/players/NAME: the profile of the account with that name (its key, so that any
+ * spelling of it finds it). */
+static int profile_route(srv_api *api, const char *name, const char *query, char **body,
+                         const char **type) {
+  long limit;
+  /* before: the public id of a game (srv_gameid.h), as next_before gives it. */
+  char before_buf[SRV_GAMEID_LEN + 2];
+  const char *before_s = arg(query, "before", before_buf, sizeof before_buf);
+  int64_t before = before_s != NULL ? srv_gameid_parse(before_s, strlen(before_s)) : 0;
+  if (!int_arg(query, "limit", 1, 100, 20, &limit) || (before_s != NULL && before <= 0))
+    return reply_error(400, "bad_request", "limit is 1..100 and before a game id.", body, type);
+  char key[SRV_NAME_KEY_SIZE];
+  srv_store_account acc;
+  int rc = srv_names_key(name, key, sizeof key) > 0
+               ? srv_store_account_by_key(api->reader, key, &acc)
+               : SRV_STORE_ENOTFOUND;
+  if (rc == SRV_STORE_ENOTFOUND)
+    return reply_error(404, "not_found", "No player with that name.", body, type);
+  srv_profile p;
+  memset(&p, 0, sizeof p);
+  p.account = &acc;
+  srv_store_rating_point *points[SRV_STORE_RATED_GAMES] = {NULL};
+  srv_store_game_list *list = NULL;
+  if (rc == 0)
+    rc = srv_store_ratings_get(api->reader, acc.player, p.ratings);
+  for (int k = 0; rc == 0 && k < SRV_STORE_RATED_GAMES; k++) {
+    if (p.ratings[k].games > 0)
+      rc = srv_store_rank(api->reader, (mc_kind)k, p.ratings[k].rating, &p.ranks[k]);
+    if (rc == 0)
+      rc = srv_store_rating_history(api->reader, acc.player, (mc_kind)k, 500, &points[k],
+                                    &p.n_history[k]);
+    p.history[k] = points[k];
+  }
+  /* One game more than asked for says whether there is a next page. */
+  if (rc == 0)
+    rc = srv_store_player_games_page(api->reader, acc.player, before, (int)limit + 1, &list);
+  int status;
+  if (rc < 0) {
+    read_fail(api, "cannot read the profile of", name, rc);
+    status = reply_error(500, "storage_error", srv_store_strerror(rc), body, type);
+  } else {
+    if (list->n > (size_t)limit) {
+      list->n = (size_t)limit;
+      p.next_before = list->games[limit - 1].id;
+    }
+    p.games = list;
+    status = json_reply(srv_profile_json(&p), body, type);
+  }
+  srv_store_game_list_free(list);
+  for (int k = 0; k < SRV_STORE_RATED_GAMES; k++)
+    free(points[k]);
+  return status;
+}
+
+static int player_route(srv_api *api, const char *s, const char *query, char **body,
                         const char **type) {
   const char *slash = strchr(s, '/');
+  if (slash == NULL && s[0] != '\0')
+    return profile_route(api, s, query, body, type);
   if (slash == NULL || strcmp(slash, "/games") != 0 || slash == s ||
       slash - s >= SRV_STORE_ID_SIZE || strspn(s, "0123456789abcdef") != (size_t)(slash - s))
     return reply_error(404, "not_found", "No such route.", body, type);
@@ -146,13 +245,8 @@ static int player_route(srv_api *api, const char *s, const char *limit_arg, char
   memcpy(id, s, (size_t)(slash - s));
   id[slash - s] = '\0';
   long limit = 20;
-  if (limit_arg != NULL) {
-    char *end;
-    errno = 0;
-    limit = strtol(limit_arg, &end, 10);
-    if (errno != 0 || end == limit_arg || *end != '\0' || limit < 1 || limit > 100)
-      return reply_error(400, "bad_request", "limit must be an integer in 1..100.", body, type);
-  }
+  if (!int_arg(query, "limit", 1, 100, 20, &limit))
+    return reply_error(400, "bad_request", "limit must be an integer in 1..100.", body, type);
   srv_store_game_list *list = NULL;
   int rc = srv_store_player_games(api->reader, id, (int)limit, &list);
   if (rc < 0) {
@@ -167,12 +261,34 @@ static int player_route(srv_api *api, const char *s, const char *limit_arg, char
   return 200;
 }
 
-int srv_api_get(void *ud, const char *uri, const char *limit, char **body, const char **type) {
+/* GET /api/leaderboard/GAME?page=P&limit=N. */
+static int leaderboard_route(srv_api *api, const char *game, const char *query, char **body,
+                             const char **type) {
+  mc_kind kind;
+  if (mc_kind_parse(game, &kind) != 0)
+    return reply_error(404, "not_found", "No such game.", body, type);
+  long page, limit;
+  if (!int_arg(query, "page", 1, 1000000, 1, &page) || !int_arg(query, "limit", 1, 100, 50, &limit))
+    return reply_error(400, "bad_request", "page is 1.. and limit 1..100.", body, type);
+  srv_store_board *b = NULL;
+  int rc = srv_store_leaderboard(api->reader, kind, (page - 1) * limit, (int)limit, &b);
+  if (rc < 0) {
+    read_fail(api, "cannot read the leaderboard of", game, rc);
+    return reply_error(500, "storage_error", srv_store_strerror(rc), body, type);
+  }
+  int status = json_reply(srv_profile_leaderboard_json(kind, page, (int)limit, b), body, type);
+  srv_store_board_free(b);
+  return status;
+}
+
+int srv_api_get(void *ud, const char *uri, const char *query, char **body, const char **type) {
   srv_api *api = ud;
   *body = NULL;
   if (strncmp(uri, "/api/games/", 11) == 0)
     return game_route(api, uri + 11, body, type);
   if (strncmp(uri, "/api/players/", 13) == 0)
-    return player_route(api, uri + 13, limit, body, type);
+    return player_route(api, uri + 13, query, body, type);
+  if (strncmp(uri, "/api/leaderboard/", 17) == 0)
+    return leaderboard_route(api, uri + 17, query, body, type);
   return reply_error(404, "not_found", "No such route.", body, type);
 }

@@ -1,5 +1,7 @@
 /* The game archive over HTTP: GET /api/games/ID, /api/games/ID.txt and
- * /api/players/ID/games?limit=N (docs/storage.md), answered from a connection of its own to the
+ * /api/players/ID/games?limit=N (docs/storage.md), and the players' pages: GET /api/players/NAME
+ * (a profile, its games paginated by ?limit=N&before=ID) and /api/leaderboard/GAME?page=P&limit=N
+ * (docs/protocol.md), answered from a connection of its own to the
  * database that sees only what is committed (srv_store_open_reader()): a game is never served
  * before it is durable, and a request never commits the loop turn's batch early.
  */
@@ -17,9 +19,10 @@ srv_api *srv_api_new(const srv_store *store);
 /* Closes the reader and frees api (NULL allowed). */
 void srv_api_free(srv_api *api);
 
-/* Answers GET uri (borrowed, without the query; limit is the "limit" query argument or NULL: 20):
- * returns the HTTP status and writes into *body a new malloc'd NUL-terminated body (NULL when
- * memory runs out) and into *type its static content type. ud is the srv_api. */
-int srv_api_get(void *ud, const char *uri, const char *limit, char **body, const char **type);
+/* Answers GET uri (borrowed, URL-decoded, without the query; query holds the query's arguments,
+ * decoded, joined by '&', or NULL): returns the HTTP status and writes into *body a new malloc'd
+ * NUL-terminated body (NULL when memory runs out) and into *type its static content type. ud is
+ * the srv_api. */
+int srv_api_get(void *ud, const char *uri, const char *query, char **body, const char **type);
 
 #endif

@@ -74,6 +74,7 @@ static void summary_fields(builder *b, json_t *o, const srv_store_game *g) {
   put(b, o, "result", ended ? json_string(mc_winner_name(g->winner)) : json_null());
   put(b, o, "reason", ended ? json_string(mc_reason_name(g->reason)) : json_null());
   put(b, o, "score", ended ? json_pack("[ii]", g->score[0], g->score[1]) : json_null());
+  put(b, o, "rated", json_boolean(g->rated));
   put(b, o, "started", json_integer(g->started_ms));
   put(b, o, "ended", ended ? json_integer(g->ended_ms) : json_null());
   put(b, o, "ply", json_integer((json_int_t)g->n_moves));
@@ -256,6 +257,9 @@ json_t *srv_archive_player_games_json(const char *player_id, const srv_store_gam
         : south        ? json_string("south")
         : north        ? json_string("north")
                        : json_null());
+    if (g->rating_known)
+      put(&b, item, "rating",
+          json_pack("{s:f,s:f}", "after", g->rating_after, "diff", g->rating_diff));
     append(&b, games, item);
   }
   put(&b, o, "games", games);

@@ -19,7 +19,7 @@
  *   {"id":"3f9c0d1e22a7b845","game_no":1,"game":"kalah","houses":6,"seeds":4,
  *    "options":{"empty_capture":false},
  *    "players":{"south":{"id":"…","name":"Ana","computer":false,"level":null},"north":…},
- *    "clock":{"initial_ms":300000,"increment_ms":2000} or null,
+ *    "clock":{"initial_ms":300000,"increment_ms":2000} or null,"rated":false,
  *    "result":"south"|"north"|"draw" or null,"reason":"no_seeds" or null,"score":[s,n] or null,
  *    "started":<unix ms>,"ended":<unix ms> or null,"ply":N,
  *    "moves":[{"ply":0,"seat":"south","house":3,"clock_ms":298000 or null,"at":<unix ms>},…],
@@ -61,8 +61,9 @@ int srv_archive_game_text(const srv_store_game *game, char **out, srv_store_bad_
 /* Returns a new reference to the recent games of player_id (borrowed) from list (borrowed):
  *   {"player":"<id>","games":[{"id":"3f9c0d1e22a7b845","game":"kalah","houses":6,"seeds":4,"options":{…},
  *     "players":{…},"clock":…,"result":…,"reason":…,"score":[s,n],"started":…,"ended":…,
- *     "ply":N,"seat":"south"|"north"|"both"},…]}
- * "seat" is where player_id sat. Returns NULL when memory runs out. */
+ *     "ply":N,"seat":"south"|"north"|"both","rating":{"after":1512.3,"diff":12.3}},…]}
+ * "seat" is where player_id sat; "rating" (a rated game, in a list read with its ratings) is
+ * that player's rating after the game and its change. Returns NULL when memory runs out. */
 json_t *srv_archive_player_games_json(const char *player_id, const srv_store_game_list *list);
 
 #endif

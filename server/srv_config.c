@@ -86,6 +86,12 @@ static const opt options[] = {
             "a waiting room nobody is in is closed after this long"),
     INT_OPT("max-rooms", "MANCALA_MAX_ROOMS", max_rooms, 1, 10000000, 100000,
             "rooms in memory at once"),
+    INT_OPT("computer-ms", "MANCALA_COMPUTER_MS", computer_ms, 10, 60000, 1000,
+            "the computer's thinking time a move at level 6 (and every level's cap)"),
+    INT_OPT("computer-threads", "MANCALA_COMPUTER_THREADS", computer_threads, 0, 64, 0,
+            "the computer's searches at once (0: one less than the CPUs, at least 1)"),
+    INT_OPT("computer-max-games", "MANCALA_COMPUTER_MAX_GAMES", computer_max_games, 0, 1000000,
+            1000, "unfinished games against the computer at once (0: no computer)"),
     INT_OPT("rate", "MANCALA_RATE", rate, 1, 1000000, 10,
             "messages per second per connection, on average"),
     INT_OPT("burst", "MANCALA_BURST", burst, 1, 1000000, 30, "messages per connection at once"),
@@ -97,6 +103,12 @@ static const opt options[] = {
     STR_OPT("trust-proxy", "MANCALA_TRUST_PROXY", trust_proxy, "127.0.0.1,::1",
             "reverse proxies whose X-Forwarded-For names the client: addresses and CIDR blocks, "
             "comma-separated, or none"),
+    INT_OPT("login-attempts", "MANCALA_LOGIN_ATTEMPTS", login_attempts, 1, 1000000, 5,
+            "failed logins of one account name per --login-window-s, then too_many_attempts"),
+    INT_OPT("login-attempts-ip", "MANCALA_LOGIN_ATTEMPTS_IP", login_attempts_ip, 1, 1000000, 30,
+            "logins, sign-ups and password checks from one address per --login-window-s"),
+    INT_OPT("login-window-s", "MANCALA_LOGIN_WINDOW_S", login_window_s, 1, 86400, 600,
+            "the window of both login limits, in seconds"),
     {"help", NULL, OPT_HELP, 0, 0, 0, 0, 0, NULL, "print this help and exit"},
 };
 

@@ -32,11 +32,17 @@ typedef struct srv_config {
   int players_per_ip;      /* New identities a minute (and at once) from one client address. */
   int waiting_room_ms;     /* A waiting room nobody is in is closed after this long. */
   int max_rooms;           /* Rooms in memory at once. */
+  int computer_ms;         /* The computer's time a move at level 6, every level's cap. */
+  int computer_threads;    /* The computer's searches at once; 0: CPUs - 1, at least 1. */
+  int computer_max_games;  /* Unfinished games against the computer; 0: no computer. */
   int rate;                /* Messages per second a connection may send on average. */
   int burst;               /* Messages a connection may send at once. */
   int send_queue;          /* Outgoing messages queued per connection before it is dropped. */
   int send_queue_kib;      /* Outgoing bytes (KiB) queued per connection before it is dropped. */
   char trust_proxy[512];   /* Proxies whose X-Forwarded-For names the client (srv_addr.h). */
+  int login_attempts;      /* Failed logins of one name per window (srv_account.h). */
+  int login_attempts_ip;   /* Password checks and sign-ups from one address per window. */
+  int login_window_s;      /* The window of both. */
 } srv_config;
 
 /* Fills *cfg with the defaults. */

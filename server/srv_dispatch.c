@@ -3,11 +3,13 @@
 
 #include <time.h>
 
+#include "srv_account.h"
 #include "srv_error.h"
 #include "srv_hello.h"
 #include "srv_log.h"
 #include "srv_metrics.h"
 #include "srv_proto.h"
+#include "srv_pwhash.h"
 
 typedef int (*handler)(srv_dispatch *d, srv_client *c, const srv_cmd *cmd);
 
@@ -26,34 +28,93 @@ ROOM_HANDLER(draw)
 ROOM_HANDLER(rematch)
 ROOM_HANDLER(chat)
 ROOM_HANDLER(resync)
+ROOM_HANDLER(takeback)
 #undef ROOM_HANDLER
 
 static int on_lobby(srv_dispatch *d, srv_client *c, const srv_cmd *cmd) {
   return srv_lobby_request(d->lobby, c, cmd);
 }
 
+static int on_my_rooms(srv_dispatch *d, srv_client *c, const srv_cmd *cmd) {
+  return srv_myrooms_request(d->myrooms, c, cmd);
+}
+
+/* The account commands take the accounts (srv_account.h). */
+#define ACCOUNT_HANDLER(name, fn)                                                                  \
+  static int on_##name(srv_dispatch *d, srv_client *c, const srv_cmd *cmd) {                       \
+    return d->accounts ? fn(d->accounts, c, cmd) : SRV_EUNSUPPORTED;                               \
+  }
+ACCOUNT_HANDLER(register, srv_account_register)
+ACCOUNT_HANDLER(login, srv_account_login)
+ACCOUNT_HANDLER(logout, srv_account_logout)
+ACCOUNT_HANDLER(logout_all, srv_account_logout_all)
+ACCOUNT_HANDLER(change_password, srv_account_change_password)
+ACCOUNT_HANDLER(delete_account, srv_account_delete)
+#undef ACCOUNT_HANDLER
+
 /* The dispatch table: one handler per request type. */
 static const handler handlers[SRV_CMD_COUNT] = {
-    [SRV_CMD_HELLO] = srv_hello,    [SRV_CMD_CREATE] = on_create, [SRV_CMD_JOIN] = on_join,
-    [SRV_CMD_QUICK] = on_quick,     [SRV_CMD_LEAVE] = on_leave,   [SRV_CMD_LOBBY] = on_lobby,
-    [SRV_CMD_MOVE] = on_move,       [SRV_CMD_RESIGN] = on_resign, [SRV_CMD_DRAW] = on_draw,
-    [SRV_CMD_REMATCH] = on_rematch, [SRV_CMD_CHAT] = on_chat,     [SRV_CMD_RESYNC] = on_resync,
+    [SRV_CMD_HELLO] = srv_hello,
+    [SRV_CMD_CREATE] = on_create,
+    [SRV_CMD_JOIN] = on_join,
+    [SRV_CMD_QUICK] = on_quick,
+    [SRV_CMD_LEAVE] = on_leave,
+    [SRV_CMD_LOBBY] = on_lobby,
+    [SRV_CMD_MOVE] = on_move,
+    [SRV_CMD_RESIGN] = on_resign,
+    [SRV_CMD_DRAW] = on_draw,
+    [SRV_CMD_REMATCH] = on_rematch,
+    [SRV_CMD_CHAT] = on_chat,
+    [SRV_CMD_RESYNC] = on_resync,
+    [SRV_CMD_REGISTER] = on_register,
+    [SRV_CMD_LOGIN] = on_login,
+    [SRV_CMD_LOGOUT] = on_logout,
+    [SRV_CMD_LOGOUT_ALL] = on_logout_all,
+    [SRV_CMD_CHANGE_PASSWORD] = on_change_password,
+    [SRV_CMD_DELETE_ACCOUNT] = on_delete_account,
+    [SRV_CMD_TAKEBACK] = on_takeback,
+    [SRV_CMD_MY_ROOMS] = on_my_rooms,
 };
 
 int srv_dispatch_send(srv_dispatch *d, srv_client *c, const srv_event *ev) {
   return srv_send_event(&d->sink, c, ev);
 }
 
-void srv_dispatch_error(srv_dispatch *d, srv_client *c, int err, const srv_req_id *id,
-                        const char *field, const char *request) {
+static void send_error(srv_dispatch *d, srv_client *c, int err, const srv_req_id *id,
+                       const char *field, const char *request, int64_t retry_after_ms) {
   srv_event ev = {.type = SRV_EV_ERROR, .id = id};
   ev.u.error.err = err;
   ev.u.error.field = field;
   ev.u.error.request = request;
+  ev.u.error.retry_after_ms = retry_after_ms;
   srv_metrics_error(err);
   srv_log_debug("dispatch", "error %s%s%s", srv_err_code(err), field ? " field " : "",
                 field ? field : "");
   srv_dispatch_send(d, c, &ev);
+}
+
+void srv_dispatch_error(srv_dispatch *d, srv_client *c, int err, const srv_req_id *id,
+                        const char *field, const char *request) {
+  send_error(d, c, err, id, field, request, 0);
+}
+
+void srv_dispatch_error_retry(srv_dispatch *d, srv_client *c, int err, const srv_req_id *id,
+                              const char *request, int64_t retry_after_ms) {
+  send_error(d, c, err, id, NULL, request, retry_after_ms);
+}
+
+/* The field a handler's error is about. */
+static const char *field_of(int err) {
+  switch (err) {
+  case SRV_EBADREQ:
+    return "opponent"; /* quick with a local opponent */
+  case SRV_ENAMEINVALID:
+  case SRV_ENAMERESERVED:
+  case SRV_ENAMETAKEN:
+    return "name";
+  default:
+    return NULL;
+  }
 }
 
 int srv_dispatch_command(srv_dispatch *d, srv_client *c, const srv_cmd *cmd) {
@@ -78,14 +139,20 @@ void srv_dispatch_frame(srv_dispatch *d, srv_client *c, const char *buf, size_t 
   if (rc != 0) {
     srv_dispatch_error(d, c, rc, &cmd.id, perr.field, perr.request);
   } else if ((rc = srv_dispatch_command(d, c, &cmd)) != 0) {
-    /* A handler's bad_request is about the opponent (quick with a local opponent). */
-    srv_dispatch_error(d, c, rc, &cmd.id, rc == SRV_EBADREQ ? "opponent" : NULL,
-                       srv_proto_cmd_name(cmd.type));
+    srv_dispatch_error(d, c, rc, &cmd.id, field_of(rc), srv_proto_cmd_name(cmd.type));
+  }
+  if (cmd.type >= SRV_CMD_REGISTER) {
+    /* The passwords leave no copy here (the decoder's JSON tree is freed already). */
+    srv_pwhash_wipe(cmd.password, sizeof cmd.password);
+    srv_pwhash_wipe(cmd.new_password, sizeof cmd.new_password);
   }
   srv_metrics_handled(now_ns() - start);
 }
 
 void srv_dispatch_client_gone(srv_dispatch *d, srv_client *c) {
+  if (d->accounts != NULL)
+    srv_accounts_client_gone(d->accounts, c);
   srv_lobby_client_gone(d->lobby, c);
+  srv_myrooms_client_gone(d->myrooms, c);
   srv_rooms_client_gone(d->rooms, c);
 }

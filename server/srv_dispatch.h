@@ -13,6 +13,7 @@
 
 #include "srv_ident.h"
 #include "srv_lobby.h"
+#include "srv_myrooms.h"
 #include "srv_room.h"
 #include "srv_send.h"
 
@@ -28,10 +29,13 @@ typedef struct srv_dispatch_store {
   void *ud;
 } srv_dispatch_store;
 
+struct srv_accounts;
+
 /* What the handlers work on; all borrowed, owned by main. */
 typedef struct srv_dispatch {
   srv_rooms *rooms;
   srv_lobby *lobby;
+  srv_myrooms *myrooms;
   srv_ident *ident;
   srv_sink sink;
   srv_dispatch_store store;
@@ -39,6 +43,7 @@ typedef struct srv_dispatch {
    * players_per_addr a minute, as many at once, on time's clock; 0 or time NULL: no limit. */
   srv_time *time;
   int players_per_addr;
+  struct srv_accounts *accounts; /* NULL: the account commands are unsupported. */
 } srv_dispatch;
 
 /* Handles one complete text frame (buf, len; borrowed) from c. Never fails: errors are sent. */
@@ -53,6 +58,10 @@ int srv_dispatch_command(srv_dispatch *d, srv_client *c, const srv_cmd *cmd);
  * are borrowed and may be NULL. */
 void srv_dispatch_error(srv_dispatch *d, srv_client *c, int err, const srv_req_id *id,
                         const char *field, const char *request);
+
+/* As srv_dispatch_error() for an error that says when to try again (too_many_attempts). */
+void srv_dispatch_error_retry(srv_dispatch *d, srv_client *c, int err, const srv_req_id *id,
+                              const char *request, int64_t retry_after_ms);
 
 /* Encodes ev (borrowed) and queues it for c. Returns 0 or SRV_ENOMEM (c is then dropped). */
 int srv_dispatch_send(srv_dispatch *d, srv_client *c, const srv_event *ev);

@@ -23,12 +23,24 @@
   X(OVER, "game_over", "The game is over.")                                                        \
   X(STALE, "stale", "The move was made for an earlier position.")                                  \
   X(NOOFFER, "no_draw_offer", "Your opponent has not offered a draw.")                             \
+  X(NOTAKEBACK, "no_takeback_offer", "Your opponent has not asked to take back a move.")           \
+  X(NOTHINGBACK, "nothing_to_take_back", "There is no move of yours to take back.")                \
   X(NOTOVER, "not_finished", "The game is still going on.")                                        \
   X(UNSUPPORTED, "unsupported", "This server does not support that yet.")                          \
   X(ROOMS, "too_many_rooms", "Too many unfinished rooms for you or your address.")                 \
   X(CONNS, "too_many_connections", "Too many connections: try again later.")                       \
   X(WATCHERS, "too_many_watchers", "Too many lobby watchers from your address.")                   \
   X(SERVERFULL, "server_full", "The server cannot take more rooms right now.")                     \
+  X(ACCOUNTREQ, "account_required", "Rated games are between two players with accounts.")          \
+  X(NAMEINVALID, "name_invalid", "That name is not allowed.")                                      \
+  X(NAMERESERVED, "name_reserved", "That name is reserved.")                                       \
+  X(NAMETAKEN, "name_taken", "Another player has that name.")                                      \
+  X(PASSWORD, "weak_password", "A password has 8 to 128 characters.")                              \
+  X(REGISTERED, "already_registered", "You already have an account.")                              \
+  X(NOACCOUNT, "not_registered", "You are playing as a guest.")                                    \
+  X(CREDENTIALS, "bad_credentials", "Wrong name or password.")                                     \
+  X(ATTEMPTS, "too_many_attempts", "Too many attempts: wait before trying again.")                 \
+  X(BUSY, "busy", "The server is busy with an earlier request: try again.")                        \
   X(NOMEM, "out_of_memory", "The server ran out of memory.")                                       \
   X(STORAGE, "storage_error", "The server could not store that; nothing changed. Try again.")      \
   X(INTERNAL, "internal", "Internal server error.")

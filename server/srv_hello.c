@@ -3,8 +3,19 @@
 
 #include <string.h>
 
+#include "srv_account.h"
 #include "srv_error.h"
+#include "srv_names.h"
 #include "srv_peer.h"
+
+/* The name a guest asks for must be a name a guest may have: not reserved, not an account's (an
+ * account keeps its own name whatever hello says). */
+static int check_name(srv_dispatch *d, const srv_player *p, const char *name) {
+  if (d->accounts != NULL)
+    return srv_accounts_check_name(d->accounts, p, name);
+  char key[SRV_NAME_KEY_SIZE];
+  return srv_names_display(name, key);
+}
 
 int srv_hello(srv_dispatch *d, srv_client *c, const srv_cmd *cmd) {
   if (c->player != NULL)
@@ -14,10 +25,19 @@ int srv_hello(srv_dispatch *d, srv_client *c, const srv_cmd *cmd) {
   if (p == NULL && cmd->has_token && d->store.restore != NULL)
     p = owned = d->store.restore(d->store.ud, cmd->token); /* Known before a restart. */
   bool resumed = p != NULL;
+  bool rename = cmd->has_name && (p == NULL || !p->account);
+  if (rename) {
+    int rc = check_name(d, p, cmd->name);
+    if (rc != 0) {
+      if (owned != NULL)
+        srv_ident_unref(d->ident, owned);
+      return rc;
+    }
+  }
   char token[SRV_TOKEN_CHARS + 1];
   if (p != NULL) {
     memcpy(token, cmd->token, sizeof token);
-    if (cmd->has_name)
+    if (rename)
       memcpy(p->name, cmd->name, sizeof p->name);
   } else {
     /* A new player: counted against its address's rate (one address cannot mint players without
@@ -36,13 +56,20 @@ int srv_hello(srv_dispatch *d, srv_client *c, const srv_cmd *cmd) {
       return rc;
     owned = p;
   }
-  if (d->store.player != NULL && resumed && cmd->has_name)
-    d->store.player(d->store.ud, p); /* A rename; a new player is stored when it sits down. */
+  int rc = srv_ident_hash_token(token, c->token_hash);
+  if (rc != 0) {
+    if (owned != NULL)
+      srv_ident_unref(d->ident, owned);
+    return rc;
+  }
+  if (d->store.player != NULL && resumed && rename)
+    d->store.player(d->store.ud, p); /* A rename; a new guest is stored when it sits down. */
   srv_event ev = {.type = SRV_EV_WELCOME, .id = &cmd->id};
   ev.u.welcome.player = p;
   ev.u.welcome.token = token;
   ev.u.welcome.resumed = resumed;
   ev.u.welcome.storage = d->store.restore != NULL;
+  ev.u.welcome.computer = srv_rooms_computer_on(d->rooms);
   srv_dispatch_send(d, c, &ev);
   srv_rooms_identify(d->rooms, c, p, resumed);
   if (owned != NULL)

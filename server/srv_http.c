@@ -29,6 +29,13 @@ static bool safe_path(const char *uri, size_t len) {
   return true;
 }
 
+/* The page's routes that show stored data (games, profiles, leaderboards, settings): index.html
+ * with the archive, 404 without. */
+static bool archive_page(const char *uri, size_t len) {
+  return starts(uri, len, "/g/") || starts(uri, len, "/@/") || is(uri, len, "/leaderboard") ||
+         starts(uri, len, "/leaderboard/") || is(uri, len, "/settings");
+}
+
 void srv_http_route_of(srv_http_method method, const char *uri, size_t uri_len, size_t header_bytes,
                        bool archive, srv_http_answer *out) {
   out->route = SRV_HTTP_STATUS;
@@ -61,9 +68,9 @@ void srv_http_route_of(srv_http_method method, const char *uri, size_t uri_len, 
       out->route = SRV_HTTP_API;
     else
       out->status = 404;
-  } else if (starts(uri, uri_len, "/r/") || (starts(uri, uri_len, "/g/") && archive)) {
+  } else if (starts(uri, uri_len, "/r/") || (archive_page(uri, uri_len) && archive)) {
     out->route = SRV_HTTP_PAGE;
-  } else if (is(uri, uri_len, "/r") || starts(uri, uri_len, "/g/") || is(uri, uri_len, "/g") ||
+  } else if (is(uri, uri_len, "/r") || archive_page(uri, uri_len) || is(uri, uri_len, "/g") ||
              starts(uri, uri_len, "/healthz/") || starts(uri, uri_len, "/metrics/")) {
     out->status = 404; /* The callback mounts' other paths. */
   } else {

@@ -30,11 +30,12 @@ typedef enum srv_http_method {
 } srv_http_method;
 
 typedef enum srv_http_route {
-  SRV_HTTP_STATIC = 0, /* A file of the web client (--web), served by libwebsockets. */
+  SRV_HTTP_STATIC = 0, /* A file of the web client (--web), served by srv_static.h. */
   SRV_HTTP_HEALTHZ,    /* /healthz */
   SRV_HTTP_METRICS,    /* /metrics */
   SRV_HTTP_API,        /* /api/...: the archive (srv_api.h) */
-  SRV_HTTP_PAGE,       /* /r/CODE, /g/ID: the client's index.html */
+  SRV_HTTP_PAGE,       /* /r/CODE; with the archive /g/ID, /@/NAME, /leaderboard[/GAME], /settings:
+                        * the client's index.html (srv_static.h) */
   SRV_HTTP_STATUS      /* Only a status (404, 405, 414, 431, or 204 for OPTIONS). */
 } srv_http_route;
 

@@ -1,4 +1,5 @@
-/* The player registry: a hash table of reference-counted players keyed by token hash. */
+/* The player registry: reference-counted players in a hash table by id, and their tokens in a
+ * second one by token hash (see srv_ident.h). */
 #include "srv_ident.h"
 
 #include <openssl/evp.h>
@@ -9,16 +10,32 @@
 #include "srv_error.h"
 #include "srv_rand.h"
 
-/* A player with its hash chain, which the header does not show. */
+struct ident_node;
+
+/* A token the registry knows: its hash and its player. */
+typedef struct token_node {
+  uint8_t hash[32];
+  struct ident_node *owner;
+  struct token_node *next; /* Hash chain. */
+} token_node;
+
+/* A player with what the header does not show: its hash chain and its tokens. */
 typedef struct ident_node {
   srv_player player; /* First: a srv_player * is an ident_node *. */
   struct ident_node *next;
+  token_node **tokens; /* The player's tokens (nodes of the token table). */
+  size_t ntokens, captokens;
 } ident_node;
 
+/* A hash table of chains; its size is a power of two. */
+typedef struct table {
+  void **buckets;
+  size_t n, count;
+} table;
+
 struct srv_ident {
-  ident_node **buckets;
-  size_t nbuckets; /* A power of two. */
-  size_t count;
+  table by_id;    /* ident_node chains */
+  table by_token; /* token_node chains */
 };
 
 int srv_ident_hash_token(const char *token, uint8_t out[32]) {
@@ -28,10 +45,18 @@ int srv_ident_hash_token(const char *token, uint8_t out[32]) {
   return 0;
 }
 
-static size_t bucket_of(const srv_ident *ident, const uint8_t hash[32]) {
+static size_t hash_of_token(const uint8_t hash[32]) {
   uint64_t h;
   memcpy(&h, hash, sizeof h);
-  return (size_t)(h & (ident->nbuckets - 1));
+  return (size_t)h;
+}
+
+/* FNV-1a of an id. */
+static size_t hash_of_id(const char *id) {
+  uint64_t h = 1469598103934665603u;
+  for (; *id; id++)
+    h = (h ^ (unsigned char)*id) * 1099511628211u;
+  return (size_t)h;
 }
 
 static void hex(const uint8_t *in, size_t n, char *out) {
@@ -43,128 +68,294 @@ static void hex(const uint8_t *in, size_t n, char *out) {
   out[2 * n] = '\0';
 }
 
+static int table_init(table *t) {
+  t->n = 64;
+  t->count = 0;
+  t->buckets = calloc(t->n, sizeof *t->buckets);
+  return t->buckets ? 0 : SRV_ENOMEM;
+}
+
 srv_ident *srv_ident_new(void) {
   srv_ident *ident = calloc(1, sizeof *ident);
   if (ident == NULL)
     return NULL;
-  ident->nbuckets = 64;
-  ident->buckets = calloc(ident->nbuckets, sizeof *ident->buckets);
-  if (ident->buckets == NULL) {
+  if (table_init(&ident->by_id) != 0 || table_init(&ident->by_token) != 0) {
+    free(ident->by_id.buckets);
     free(ident);
     return NULL;
   }
   return ident;
 }
 
+static void node_free(ident_node *node) {
+  free(node->tokens);
+  free(node);
+}
+
 void srv_ident_free(srv_ident *ident) {
   if (ident == NULL)
     return;
-  for (size_t b = 0; b < ident->nbuckets; b++) {
-    ident_node *p = ident->buckets[b];
+  for (size_t b = 0; b < ident->by_id.n; b++) {
+    ident_node *p = ident->by_id.buckets[b];
     while (p != NULL) {
       ident_node *next = p->next;
-      free(p);
+      node_free(p);
       p = next;
     }
   }
-  free(ident->buckets);
+  for (size_t b = 0; b < ident->by_token.n; b++) {
+    token_node *t = ident->by_token.buckets[b];
+    while (t != NULL) {
+      token_node *next = t->next;
+      free(t);
+      t = next;
+    }
+  }
+  free(ident->by_id.buckets);
+  free(ident->by_token.buckets);
   free(ident);
 }
 
-static void grow(srv_ident *ident) {
-  size_t n = ident->nbuckets * 2;
-  ident_node **b = calloc(n, sizeof *b);
+/* ---- The two tables -------------------------------------------------------------------------- */
+
+static size_t id_bucket(const table *t, const char *id) {
+  return hash_of_id(id) & (t->n - 1);
+}
+
+static size_t token_bucket(const table *t, const uint8_t hash[32]) {
+  return hash_of_token(hash) & (t->n - 1);
+}
+
+/* Doubles the table of players (a failure only makes chains longer). */
+static void grow_ids(table *t) {
+  size_t n = t->n * 2;
+  void **b = calloc(n, sizeof *b);
   if (b == NULL)
-    return; /* Longer chains, still correct. */
-  ident_node **old = ident->buckets;
-  size_t oldn = ident->nbuckets;
-  ident->buckets = b;
-  ident->nbuckets = n;
-  for (size_t i = 0; i < oldn; i++) {
-    ident_node *p = old[i];
+    return;
+  for (size_t i = 0; i < t->n; i++) {
+    ident_node *p = t->buckets[i];
     while (p != NULL) {
       ident_node *next = p->next;
-      size_t k = bucket_of(ident, p->player.token_hash);
+      size_t k = hash_of_id(p->player.id) & (n - 1);
       p->next = b[k];
       b[k] = p;
       p = next;
     }
   }
-  free(old);
+  free(t->buckets);
+  t->buckets = b;
+  t->n = n;
 }
 
-/* Links a new node into the registry. */
-static void link_node(srv_ident *ident, ident_node *node) {
-  if (ident->count >= ident->nbuckets)
-    grow(ident);
-  size_t k = bucket_of(ident, node->player.token_hash);
-  node->next = ident->buckets[k];
-  ident->buckets[k] = node;
-  ident->count++;
-}
-
-int srv_ident_create(srv_ident *ident, const char *name, srv_player **out, char *token_out) {
-  uint8_t secret[SRV_TOKEN_BYTES], idbytes[SRV_PLAYER_ID_CHARS / 2];
-  int err = srv_rand_bytes(secret, sizeof secret);
-  if (err == 0)
-    err = srv_rand_bytes(idbytes, sizeof idbytes);
-  if (err != 0)
-    return err;
-  ident_node *node = calloc(1, sizeof *node);
-  if (node == NULL)
-    return SRV_ENOMEM;
-  srv_player *p = &node->player;
-  char token[SRV_TOKEN_CHARS + 1];
-  hex(secret, sizeof secret, token);
-  if ((err = srv_ident_hash_token(token, p->token_hash)) != 0) {
-    free(node);
-    return err;
+static void grow_tokens(table *t) {
+  size_t n = t->n * 2;
+  void **b = calloc(n, sizeof *b);
+  if (b == NULL)
+    return;
+  for (size_t i = 0; i < t->n; i++) {
+    token_node *p = t->buckets[i];
+    while (p != NULL) {
+      token_node *next = p->next;
+      size_t k = hash_of_token(p->hash) & (n - 1);
+      p->next = b[k];
+      b[k] = p;
+      p = next;
+    }
   }
-  hex(idbytes, sizeof idbytes, p->id);
-  snprintf(p->name, sizeof p->name, "%s", name);
-  p->refs = 1;
-  link_node(ident, node);
-  memcpy(token_out, token, sizeof token);
-  *out = p;
+  free(t->buckets);
+  t->buckets = b;
+  t->n = n;
+}
+
+static void link_player(srv_ident *ident, ident_node *node) {
+  table *t = &ident->by_id;
+  if (t->count >= t->n)
+    grow_ids(t);
+  size_t k = id_bucket(t, node->player.id);
+  node->next = t->buckets[k];
+  t->buckets[k] = node;
+  t->count++;
+}
+
+static token_node *find_token(const srv_ident *ident, const uint8_t hash[32]) {
+  const table *t = &ident->by_token;
+  for (token_node *p = t->buckets[token_bucket(t, hash)]; p != NULL; p = p->next) {
+    if (memcmp(p->hash, hash, 32) == 0)
+      return p;
+  }
+  return NULL;
+}
+
+/* Adds hash as node's token. Returns 0 or SRV_ENOMEM. */
+static int link_token(srv_ident *ident, ident_node *node, const uint8_t hash[32]) {
+  if (node->ntokens == node->captokens) {
+    size_t cap = node->captokens ? 2 * node->captokens : 2;
+    token_node **v = realloc(node->tokens, cap * sizeof *v);
+    if (v == NULL)
+      return SRV_ENOMEM;
+    node->tokens = v;
+    node->captokens = cap;
+  }
+  token_node *tn = calloc(1, sizeof *tn);
+  if (tn == NULL)
+    return SRV_ENOMEM;
+  memcpy(tn->hash, hash, 32);
+  tn->owner = node;
+  table *t = &ident->by_token;
+  if (t->count >= t->n)
+    grow_tokens(t);
+  size_t k = token_bucket(t, hash);
+  tn->next = t->buckets[k];
+  t->buckets[k] = tn;
+  t->count++;
+  node->tokens[node->ntokens++] = tn;
   return 0;
 }
 
-static srv_player *find_hash(srv_ident *ident, const uint8_t hash[32]) {
-  for (ident_node *p = ident->buckets[bucket_of(ident, hash)]; p != NULL; p = p->next) {
-    if (memcmp(p->player.token_hash, hash, 32) == 0)
-      return &p->player;
+/* Removes token tn from the table and from its owner, and frees it. */
+static void unlink_token(srv_ident *ident, token_node *tn) {
+  table *t = &ident->by_token;
+  token_node **pp = (token_node **)&t->buckets[token_bucket(t, tn->hash)];
+  while (*pp != NULL && *pp != tn)
+    pp = &(*pp)->next;
+  if (*pp == tn) {
+    *pp = tn->next;
+    t->count--;
   }
-  return NULL;
+  ident_node *owner = tn->owner;
+  for (size_t i = 0; i < owner->ntokens; i++) {
+    if (owner->tokens[i] == tn) {
+      owner->tokens[i] = owner->tokens[--owner->ntokens];
+      break;
+    }
+  }
+  free(tn);
+}
+
+/* ---- Players ------------------------------------------------------------------------------- */
+
+static ident_node *new_node(const char *id, const char *name) {
+  ident_node *node = calloc(1, sizeof *node);
+  if (node == NULL)
+    return NULL;
+  srv_player *p = &node->player;
+  snprintf(p->id, sizeof p->id, "%s", id);
+  snprintf(p->name, sizeof p->name, "%s", name);
+  srv_list_init(&p->clients);
+  p->refs = 1;
+  return node;
+}
+
+/* A new token: 32 random bytes as hex, and its hash. */
+static int make_token(char *token, uint8_t hash[32]) {
+  uint8_t secret[SRV_TOKEN_BYTES];
+  int err = srv_rand_bytes(secret, sizeof secret);
+  if (err != 0)
+    return err;
+  hex(secret, sizeof secret, token);
+  return srv_ident_hash_token(token, hash);
+}
+
+int srv_ident_create(srv_ident *ident, const char *name, srv_player **out, char *token_out) {
+  uint8_t idbytes[SRV_PLAYER_ID_CHARS / 2], hash[32];
+  char id[SRV_PLAYER_ID_CHARS + 1], token[SRV_TOKEN_CHARS + 1];
+  int err = srv_rand_bytes(idbytes, sizeof idbytes);
+  if (err == 0)
+    err = make_token(token, hash);
+  if (err != 0)
+    return err;
+  hex(idbytes, sizeof idbytes, id);
+  ident_node *node = new_node(id, name);
+  if (node == NULL)
+    return SRV_ENOMEM;
+  link_player(ident, node);
+  if (link_token(ident, node, hash) != 0) {
+    srv_ident_unref(ident, &node->player);
+    return SRV_ENOMEM;
+  }
+  memcpy(token_out, token, sizeof token);
+  *out = &node->player;
+  return 0;
+}
+
+int srv_ident_new_token(srv_ident *ident, srv_player *player, char *token_out,
+                        uint8_t hash_out[32]) {
+  char token[SRV_TOKEN_CHARS + 1];
+  uint8_t hash[32];
+  int err = make_token(token, hash);
+  if (err != 0)
+    return err;
+  if ((err = link_token(ident, (ident_node *)player, hash)) != 0)
+    return err;
+  memcpy(token_out, token, sizeof token);
+  memcpy(hash_out, hash, 32);
+  return 0;
 }
 
 srv_player *srv_ident_find(srv_ident *ident, const char *token) {
   uint8_t hash[32];
   if (srv_ident_hash_token(token, hash) != 0)
     return NULL;
-  return find_hash(ident, hash);
+  token_node *tn = find_token(ident, hash);
+  return tn ? &tn->owner->player : NULL;
 }
 
-int srv_ident_adopt(srv_ident *ident, const char *id, const char *name,
-                    const uint8_t token_hash[32], srv_player **out) {
+srv_player *srv_ident_find_id(srv_ident *ident, const char *id) {
+  const table *t = &ident->by_id;
+  for (ident_node *p = t->buckets[id_bucket(t, id)]; p != NULL; p = p->next) {
+    if (strcmp(p->player.id, id) == 0)
+      return &p->player;
+  }
+  return NULL;
+}
+
+int srv_ident_adopt(srv_ident *ident, const char *id, const char *name, srv_player **out) {
   if (strlen(id) != SRV_PLAYER_ID_CHARS || strspn(id, "0123456789abcdef") != SRV_PLAYER_ID_CHARS)
     return SRV_EBADREQ;
-  srv_player *p = find_hash(ident, token_hash);
+  srv_player *p = srv_ident_find_id(ident, id);
   if (p != NULL) {
     p->refs++;
     *out = p;
     return 0;
   }
-  ident_node *node = calloc(1, sizeof *node);
+  ident_node *node = new_node(id, name);
   if (node == NULL)
     return SRV_ENOMEM;
-  p = &node->player;
-  memcpy(p->id, id, SRV_PLAYER_ID_CHARS + 1);
-  snprintf(p->name, sizeof p->name, "%s", name);
-  memcpy(p->token_hash, token_hash, 32);
-  p->refs = 1;
-  link_node(ident, node);
-  *out = p;
+  link_player(ident, node);
+  *out = &node->player;
   return 0;
+}
+
+int srv_ident_add_token(srv_ident *ident, srv_player *player, const uint8_t token_hash[32]) {
+  token_node *tn = find_token(ident, token_hash);
+  if (tn != NULL && &tn->owner->player == player)
+    return 0;
+  if (tn != NULL)
+    unlink_token(ident, tn); /* Storage says it is someone else's now: it knows. */
+  return link_token(ident, (ident_node *)player, token_hash);
+}
+
+void srv_ident_revoke(srv_ident *ident, const uint8_t token_hash[32]) {
+  token_node *tn = find_token(ident, token_hash);
+  if (tn != NULL)
+    unlink_token(ident, tn);
+}
+
+void srv_ident_revoke_all(srv_ident *ident, srv_player *player, const uint8_t *keep) {
+  ident_node *node = (ident_node *)player;
+  for (size_t i = node->ntokens; i-- > 0;) {
+    if (i < node->ntokens && (keep == NULL || memcmp(node->tokens[i]->hash, keep, 32) != 0))
+      unlink_token(ident, node->tokens[i]);
+  }
+}
+
+size_t srv_ident_token_count(const srv_player *player) {
+  return ((const ident_node *)player)->ntokens;
+}
+
+const uint8_t *srv_ident_token(const srv_player *player, size_t i) {
+  const ident_node *node = (const ident_node *)player;
+  return i < node->ntokens ? node->tokens[i]->hash : NULL;
 }
 
 void srv_ident_ref(srv_player *player) {
@@ -175,18 +366,21 @@ void srv_ident_unref(srv_ident *ident, srv_player *player) {
   if (--player->refs > 0)
     return;
   ident_node *node = (ident_node *)player;
-  ident_node **pp = &ident->buckets[bucket_of(ident, player->token_hash)];
+  while (node->ntokens > 0)
+    unlink_token(ident, node->tokens[node->ntokens - 1]);
+  table *t = &ident->by_id;
+  ident_node **pp = (ident_node **)&t->buckets[id_bucket(t, player->id)];
   while (*pp != NULL && *pp != node)
     pp = &(*pp)->next;
   if (*pp == node) {
     *pp = node->next;
-    ident->count--;
+    t->count--;
   }
-  free(node);
+  node_free(node);
 }
 
 size_t srv_ident_count(const srv_ident *ident) {
-  return ident->count;
+  return ident->by_id.count;
 }
 
 void srv_ident_guest_name(char *buf) {

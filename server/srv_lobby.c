@@ -6,6 +6,7 @@
 #include "srv_error.h"
 #include "srv_list.h"
 #include "srv_peer.h"
+#include "srv_pool.h"
 #include "srv_proto.h"
 
 struct srv_lobby {
@@ -33,6 +34,20 @@ static bool listed(const srv_room *room) {
   return true;
 }
 
+/* Quick play's pools with the players waiting in each: the listed waiting rooms of a pool's
+ * settings, those quick play would pair with. */
+static void count_pools(const srv_lobby *lobby, srv_pool_view pool[SRV_POOLS]) {
+  for (int i = 0; i < SRV_POOLS; i++)
+    srv_pool_get(i, &pool[i]);
+  for (const srv_room *r = srv_rooms_first(lobby->rooms); r != NULL; r = srv_rooms_next(r)) {
+    if (srv_room_status(r) != SRV_WAITING || !listed(r))
+      continue;
+    int i = srv_pool_of(srv_room_opts_of(r));
+    if (i >= 0)
+      pool[i].waiting++;
+  }
+}
+
 /* Encodes the list as it is now. Returns a new frame, or NULL when memory runs out. */
 static srv_frame *encode(srv_lobby *lobby) {
   size_t n = 0;
@@ -51,6 +66,7 @@ static srv_frame *encode(srv_lobby *lobby) {
     for (int s = 0; s < 2; s++) {
       const srv_player *p = srv_room_seat(r, s);
       e->names[s] = p ? p->name : NULL;
+      e->seats[s] = p;
     }
     e->status = srv_room_status(r);
     e->spectators = srv_room_spectators(r);
@@ -58,6 +74,10 @@ static srv_frame *encode(srv_lobby *lobby) {
   srv_event ev = {.type = SRV_EV_LOBBY};
   ev.u.lobby.rooms = entries;
   ev.u.lobby.n = n;
+  srv_pool_view pool[SRV_POOLS];
+  count_pools(lobby, pool);
+  ev.u.lobby.pools = pool;
+  ev.u.lobby.npools = SRV_POOLS;
   srv_frame *f = srv_proto_encode(&ev);
   free(entries);
   return f;
@@ -156,15 +176,19 @@ srv_lobby *srv_lobby_new(srv_rooms *rooms, srv_time *time, const srv_sink *sink)
     free(lobby);
     return NULL;
   }
-  srv_room_observer obs = {on_changed, lobby};
-  srv_rooms_set_observer(rooms, &obs);
+  srv_room_observer obs = {on_changed, NULL, lobby};
+  if (srv_rooms_add_observer(rooms, &obs) != 0) {
+    lobby->time->timer_free(lobby->timer);
+    free(lobby);
+    return NULL;
+  }
   return lobby;
 }
 
 void srv_lobby_free(srv_lobby *lobby) {
   if (lobby == NULL)
     return;
-  srv_rooms_set_observer(lobby->rooms, NULL);
+  srv_rooms_remove_observer(lobby->rooms, lobby);
   lobby->time->timer_free(lobby->timer);
   srv_frame_unref(lobby->list);
   free(lobby);

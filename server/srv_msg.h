@@ -16,6 +16,10 @@
 #define SRV_CHAT_MAX 300 /* Characters (code points). */
 #define SRV_CHAT_SIZE (4 * SRV_CHAT_MAX + 1)
 #define SRV_ID_SIZE 65 /* A string request id: up to 64 bytes. */
+/* A password: a new one has 8..128 characters (code points); any has at most 128. */
+#define SRV_PASSWORD_MIN 8
+#define SRV_PASSWORD_MAX 128
+#define SRV_PASSWORD_SIZE (4 * SRV_PASSWORD_MAX + 1)
 
 typedef enum srv_visibility { SRV_PUBLIC = 0, SRV_PRIVATE = 1 } srv_visibility;
 typedef enum srv_seat_choice {
@@ -68,6 +72,7 @@ typedef struct srv_room_opts {
   int64_t increment_ms;
   srv_opponent opponent;
   int level;
+  bool rated; /* The game counts for the ratings (srv_rating.h says which may). */
 } srv_room_opts;
 
 typedef enum srv_cmd_type {
@@ -83,6 +88,14 @@ typedef enum srv_cmd_type {
   SRV_CMD_REMATCH,
   SRV_CMD_CHAT,
   SRV_CMD_RESYNC,
+  SRV_CMD_REGISTER,
+  SRV_CMD_LOGIN,
+  SRV_CMD_LOGOUT,
+  SRV_CMD_LOGOUT_ALL,
+  SRV_CMD_CHANGE_PASSWORD,
+  SRV_CMD_DELETE_ACCOUNT,
+  SRV_CMD_TAKEBACK,
+  SRV_CMD_MY_ROOMS,
   SRV_CMD_COUNT
 } srv_cmd_type;
 
@@ -97,7 +110,7 @@ typedef struct srv_req_id {
 typedef struct srv_cmd {
   srv_cmd_type type;
   srv_req_id id;
-  bool has_name;            /* hello */
+  bool has_name;            /* hello, register, login */
   char name[SRV_NAME_SIZE]; /* hello: trimmed, 1..24 characters, no control characters */
   bool has_token;           /* hello */
   char token[SRV_TOKEN_CHARS + 1];
@@ -107,10 +120,27 @@ typedef struct srv_cmd {
   int house;                   /* move: 1..m (checked against the room's board later) */
   bool has_ply;                /* move */
   long long ply;               /* move */
-  srv_draw_action action;      /* draw */
-  char text[SRV_CHAT_SIZE];    /* chat: 1..300 characters, no control characters */
-  bool watch;                  /* lobby: true unless "watch":false */
+  srv_draw_action action;      /* draw, takeback */
+  char text[SRV_CHAT_SIZE];    /* chat: 1..300 characters, cleaned (srv_text.h) */
+  bool watch;                  /* lobby, my_rooms: true unless "watch":false */
+  /* login, change_password, delete_account: the password (1..128 characters); register: the
+   * new one (8..128). new_password: change_password's new one. Wiped after the handler. */
+  char password[SRV_PASSWORD_SIZE];
+  char new_password[SRV_PASSWORD_SIZE];
 } srv_cmd;
+
+/* A room keeps this many chat lines, and at most SRV_CHAT_HISTORY_BYTES of their text. */
+#define SRV_CHAT_HISTORY 50
+#define SRV_CHAT_HISTORY_BYTES 16384
+
+/* One chat line as a room keeps it, sends it and stores it. */
+typedef struct srv_chat_line {
+  int64_t at; /* Unix time in milliseconds. */
+  int seat;   /* MC_SOUTH, MC_NORTH, SRV_SEAT_BOTH or SRV_SEAT_SPECTATOR. */
+  char player[SRV_PLAYER_ID_CHARS + 1]; /* The speaker's public id. */
+  char name[SRV_NAME_SIZE];             /* The speaker's name when it was said. */
+  const char *text;                     /* Cleaned (srv_text.h), 1..SRV_CHAT_MAX characters. */
+} srv_chat_line;
 
 /* One seat as shown in a state. */
 typedef struct srv_seat_view {
@@ -139,13 +169,29 @@ typedef struct srv_state_view {
   size_t trace_len;
   bool has_result;
   mc_result result;
-  int draw_offer;   /* The seat offering a draw, or -1. */
-  bool rematch[2];  /* Which seats asked for a rematch. */
-  int abandon_seat; /* The absent seat whose abandonment countdown runs, or -1. */
+  int draw_offer;        /* The seat offering a draw, or -1. */
+  int draw_declined;     /* The seat whose draw offer was declined (until the next move), or -1. */
+  int takeback_offer;    /* The seat asking to take back its last move, or -1. */
+  int takeback_declined; /* The seat whose takeback request was declined, or -1. */
+  int first_move_seat;   /* A clocked game before its first move: the first mover, or -1... */
+  int64_t first_move_ms; /* ...and the time it has left to move. */
+  bool rematch[2];       /* Which seats asked for a rematch. */
+  int abandon_seat;      /* The absent seat whose abandonment countdown runs, or -1. */
   int64_t abandon_ms;
   int64_t game_id; /* The archive id of a finished game, 0: none. */
   bool with_moves; /* A full state: the game's moves too (join, resume, resync). */
+  /* A rated game that ended and changed the ratings: each seat's rating before and after. */
+  bool has_rating_change;
+  double rating_before[2], rating_after[2];
 } srv_state_view;
+
+/* One of quick play's pools (srv_pool.h) and how many players wait in it. */
+typedef struct srv_pool_view {
+  mc_kind game;
+  bool clocked;
+  int64_t initial_ms, increment_ms;
+  int waiting;
+} srv_pool_view;
 
 /* One public room in the lobby list. */
 typedef struct srv_lobby_entry {
@@ -154,7 +200,22 @@ typedef struct srv_lobby_entry {
   const char *names[2]; /* NULL: free seat. */
   srv_status status;
   int spectators;
+  const srv_player *seats[2]; /* NULL: free seat (for their ratings in a rated room). */
 } srv_lobby_entry;
+
+/* One unfinished room of a player's own, as my_rooms lists it (srv_myrooms.h). */
+typedef struct srv_my_room {
+  const char *room;
+  const srv_room_opts *opts;
+  const mc_rules *rules; /* The game's own rules (as its state shows them). */
+  srv_status status;
+  int you;                    /* MC_SOUTH, MC_NORTH or SRV_SEAT_BOTH. */
+  const srv_player *opponent; /* NULL: a free seat, or a same-screen game. */
+  bool opponent_connected;
+  int turn; /* The seat to move while playing, else -1. */
+  long ply;
+  int game_no;
+} srv_my_room;
 
 typedef enum srv_event_type {
   SRV_EV_WELCOME = 0,
@@ -165,7 +226,10 @@ typedef enum srv_event_type {
   SRV_EV_CHAT,
   SRV_EV_ERROR,
   SRV_EV_CLOSED,
-  SRV_EV_BYE
+  SRV_EV_BYE,
+  SRV_EV_ACCOUNT,
+  SRV_EV_CHAT_HISTORY,
+  SRV_EV_MY_ROOMS
 } srv_event_type;
 
 /* An event for one connection. Pointers are borrowed for the duration of the send call. */
@@ -177,8 +241,13 @@ typedef struct srv_event {
       const srv_player *player;
       const char *token; /* NULL when resuming: the client already has it. */
       bool resumed;
-      bool storage; /* Durable storage is on (features.storage). */
+      bool storage;       /* Durable storage is on (features.storage). */
+      bool computer;      /* Games against the computer are on (features.computer). */
+      const char *reason; /* Why a new identity arrives without a hello ("logout"...), or NULL. */
     } welcome;
+    struct {
+      const srv_player *player; /* Its account: name, ratings. */
+    } account;
     struct {
       const char *room;
       srv_role role;
@@ -191,17 +260,31 @@ typedef struct srv_event {
     struct {
       const srv_lobby_entry *rooms;
       size_t n;
+      const srv_pool_view *pools; /* Quick play's pools with their waiting counts. */
+      size_t npools;
     } lobby;
     struct {
       const char *room;
       const char *from;
       const char *text;
       int64_t at;
+      const char *player; /* The speaker's id. */
+      int seat;           /* MC_SOUTH, MC_NORTH, SRV_SEAT_BOTH or SRV_SEAT_SPECTATOR. */
     } chat;
     struct {
+      const char *room;
+      const srv_chat_line *const *lines; /* Oldest first. */
+      size_t n;
+    } chat_history;
+    struct {
+      const srv_my_room *rooms;
+      size_t n;
+    } my_rooms;
+    struct {
       int err;
-      const char *field;   /* bad_request: the offending field, or NULL. */
-      const char *request; /* The request's type when known, or NULL. */
+      const char *field;      /* bad_request: the offending field, or NULL. */
+      const char *request;    /* The request's type when known, or NULL. */
+      int64_t retry_after_ms; /* too_many_attempts: when to try again (0: not said). */
     } error;
     struct {
       const char *room;

@@ -12,18 +12,23 @@
 #include "srv_addr.h"
 #include "srv_error.h"
 #include "srv_http.h"
+#include "srv_keepalive.h"
 #include "srv_list.h"
 #include "srv_log.h"
 #include "srv_metrics.h"
 #include "srv_peer.h"
 #include "srv_proto.h"
+#include "srv_rlimit.h"
 #include "srv_send.h"
+#include "srv_static.h"
 #include "srv_time_uv.h"
 
 #define PROTOCOL_NAME "mancala.v1"
 #define SHUTDOWN_GRACE_MS 1000
 #define CLOSE_TRY_AGAIN_LATER 1013
 #define CLOSE_ACK_S 5
+/* How often keepalive looks for silent connections: pings and hangups are up to this late. */
+#define KEEPALIVE_TICK_MS 1000
 /* The close opcode of lws_write(): lws keeps it private (LWS_WRITE_CLOSE = 4) in favour of
  * lws_close_reason(), which cannot be used here (see conn_writeable()). */
 #define WRITE_CLOSE ((enum lws_write_protocol)4)
@@ -68,9 +73,11 @@ typedef struct conn {
   int strikes;
   char ip[64];
   uint64_t opened_ms;
-  srv_list unhello; /* In net->unhello until it says hello. */
-  srv_list link;    /* In net->conns once established. */
-  srv_list held;    /* In net->held while it has frames of the current turn. */
+  srv_list unhello;      /* In net->unhello until it says hello. */
+  srv_list link;         /* In net->conns once established. */
+  srv_list held;         /* In net->held while it has frames of the current turn. */
+  srv_keepalive_conn ka; /* In net->ka while open. */
+  bool ping_due;         /* Write a ping at the next writeable callback. */
 } conn;
 
 /* An answer dropped with a room's states (srv_net_drop_room()): the request it answered. */
@@ -98,10 +105,9 @@ struct srv_net {
   lws_retry_bo_t retry;
   struct lws_protocols protocols[3];
   struct lws_http_mount mounts[6];
-  struct lws_protocol_vhost_options mimetypes[5];
-  char index_path[1100];
-  char web_origin[1100]; /* The file mount's origin: mounts must outlive the context. */
-  srv_list conns;        /* Every established connection. */
+  char web_dir[1100];
+  srv_static *files; /* The web client's files, with validators and gzip (srv_static.h). */
+  srv_list conns;    /* Every established connection. */
   long nconns;
   srv_peers *peers; /* Every client address (srv_peer.h): connections per address. */
   srv_list unhello; /* Connections that have not said hello yet, oldest first. */
@@ -116,6 +122,8 @@ struct srv_net {
   void *turn_hook_arg;
   srv_net_routes routes;
   uv_timer_t stop_timer;
+  srv_keepalive ka;    /* Keepalive of the open connections (srv_keepalive.h). */
+  uv_timer_t ka_timer; /* Its tick, every KEEPALIVE_TICK_MS. */
   bool stopping, destroyed_once;
   uint64_t stop_started;
   void (*done)(void *arg);
@@ -200,14 +208,14 @@ static void net_queue(void *ud, srv_client *to, srv_frame *f) {
     srv_metrics_dropped(1);
     return;
   }
-  /* A newer state of a room, or a newer lobby list, supersedes an unsent older one, unless that
-   * one is the reply to a request, or a full state (with the game's moves) and the newer is not:
-   * a queue holds at most one full and one other state of a room. */
-  if (f->type == SRV_EV_STATE || f->type == SRV_EV_LOBBY) {
+  /* A newer state of a room, or a newer lobby or my_rooms list, supersedes an unsent older one,
+   * unless that one is the reply to a request, or a full state (with the game's moves) and the
+   * newer is not: a queue holds at most one full and one other state of a room. */
+  if (f->type == SRV_EV_STATE || f->type == SRV_EV_LOBBY || f->type == SRV_EV_MY_ROOMS) {
     for (size_t i = q->head; i < q->tail; i++) {
       const srv_frame *o = q->v[i].frame;
       if (o->type == f->type && !o->reply && (!o->full || f->full) &&
-          (f->type == SRV_EV_LOBBY || strcmp(o->room, f->room) == 0)) {
+          (f->type != SRV_EV_STATE || strcmp(o->room, f->room) == 0)) {
         queue_remove(q, i);
         srv_metrics_dropped(1);
         break;
@@ -333,6 +341,18 @@ static void conn_error(srv_net *net, conn *c, int err, const srv_req_id *id, int
 static int conn_writeable(conn *c) {
   if (c->doomed)
     return -1;
+  if (c->ping_due) {
+    /* Keepalive: the client has been silent for --ping-s (see on_keepalive_tick()). */
+    c->ping_due = false;
+    /* With a payload: lws 4.1 does not pass an empty pong to LWS_CALLBACK_RECEIVE_PONG. */
+    unsigned char ping[LWS_PRE + 2] = {[LWS_PRE] = 'k', [LWS_PRE + 1] = 'a'};
+    if (!c->closing && lws_write(c->wsi, ping + LWS_PRE, 2, LWS_WRITE_PING) < 0)
+      return -1;
+    if (lws_send_pipe_choked(c->wsi)) {
+      lws_callback_on_writable(c->wsi);
+      return 0;
+    }
+  }
   out_queue *q = &c->q;
   if (queue_len(q) > 0 && q->v[q->head].turn >= c->net->turn)
     return 0; /* Not released yet: the end of the turn asks for this callback again. */
@@ -389,6 +409,7 @@ static void conn_open(srv_net *net, conn *c, struct lws *wsi) {
   bool has_xff = lws_hdr_copy(wsi, xff, sizeof xff, WSI_TOKEN_X_FORWARDED_FOR) > 0;
   srv_addr_client(&net->proxies, peer, has_xff ? xff : NULL, c->ip, sizeof c->ip);
   srv_addr_key(c->ip, key, sizeof key);
+  snprintf(c->client.addr, sizeof c->client.addr, "%s", key);
   c->tokens = net->cfg.burst;
   c->refill_ms = now_ms();
   c->opened_ms = c->refill_ms;
@@ -408,6 +429,7 @@ static void conn_open(srv_net *net, conn *c, struct lws *wsi) {
     p->connections++;
     net->nconns++;
     srv_list_push_back(&net->unhello, &c->unhello);
+    srv_keepalive_add(&net->ka, &c->ka, uv_now(net->loop));
     srv_log_debug("net", "connection from %s (%ld open)", c->ip, net->nconns);
   }
 }
@@ -424,6 +446,7 @@ static void conn_closed(srv_net *net, conn *c) {
   srv_list_remove(&c->unhello);
   queue_clear(&c->q);
   srv_list_remove(&c->held);
+  srv_keepalive_remove(&c->ka);
   free(c->rx);
   c->rx = NULL;
   srv_list_remove(&c->link);
@@ -488,6 +511,7 @@ static void on_hello_tick(uv_timer_t *t) {
 static void conn_receive(srv_net *net, conn *c, const char *in, size_t len) {
   if (!c->open || c->closing || c->doomed)
     return;
+  srv_keepalive_seen(&net->ka, &c->ka, uv_now(net->loop));
   bool final = lws_is_final_fragment(c->wsi) != 0;
   if (!c->rx_over) {
     if (c->rxlen + len > SRV_FRAME_MAX) {
@@ -547,6 +571,10 @@ static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
   case LWS_CALLBACK_RECEIVE:
     conn_receive(net, c, in, len);
     return 0;
+  case LWS_CALLBACK_RECEIVE_PONG:
+    if (c->net != NULL)
+      srv_keepalive_seen(&c->net->ka, &c->ka, uv_now(c->net->loop));
+    return 0;
   case LWS_CALLBACK_SERVER_WRITEABLE:
     return conn_writeable(c);
   case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
@@ -605,25 +633,15 @@ static void answer_of(srv_net *net, struct lws *wsi, srv_http_answer *a) {
                     net->routes.api != NULL, a);
 }
 
-/* Whether the path of a static request names a file of the web directory (a path ending in "/"
- * names its index.html), as libwebsockets' file mount will look for it. */
-static bool web_file_exists(srv_net *net, struct lws *wsi) {
-  char *uri;
-  int len;
-  method_of(wsi, &uri, &len);
-  char path[sizeof net->web_origin + SRV_HTTP_URI_MAX + 16];
-  int n = snprintf(path, sizeof path, "%s%.*s%s", net->web_origin, uri ? len : 0, uri ? uri : "",
-                   len > 0 && uri[len - 1] == '/' ? "index.html" : "");
-  struct stat st;
-  return n > 0 && (size_t)n < sizeof path && stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-/* Writes the status line and headers (content type, length, no-store, and Allow when allow is
- * not NULL) into buf. Returns the bytes written, or -1. */
+/* Writes the status line and headers (content type, length, no-store, Allow when allow is not
+ * NULL, and "Connection: close" when close: the connection ends after this answer, and a client
+ * must not send another request on it) into buf. Returns the bytes written, or -1. */
 static int http_head(struct lws *wsi, unsigned status, const char *type, size_t len,
-                     const char *allow, unsigned char *buf, size_t size) {
+                     const char *allow, bool close, unsigned char *buf, size_t size) {
   unsigned char *start = buf + LWS_PRE, *p = start, *end = buf + size - 1;
   if (lws_add_http_common_headers(wsi, status, type, len, &p, end) ||
+      (close && lws_add_http_header_by_token(wsi, WSI_TOKEN_CONNECTION,
+                                             (const unsigned char *)"close", 5, &p, end)) ||
       lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CACHE_CONTROL,
                                    (const unsigned char *)"no-store", 8, &p, end) ||
       (allow != NULL &&
@@ -645,8 +663,8 @@ static int http_status_now(struct lws *wsi, const srv_http_answer *a) {
                                       : a->status == 414 ? "URI Too Long"
                                                          : "Request Header Fields Too Large");
   unsigned char buf[LWS_PRE + 512];
-  int h = http_head(wsi, (unsigned)a->status, "text/plain; charset=utf-8", (size_t)n, a->allow, buf,
-                    sizeof buf);
+  int h = http_head(wsi, (unsigned)a->status, "text/plain; charset=utf-8", (size_t)n, a->allow,
+                    true, buf, sizeof buf);
   if (h < 0 || lws_write(wsi, buf + LWS_PRE, (size_t)h, LWS_WRITE_HTTP_HEADERS) < 0)
     return -1;
   if (n > 0 && a->body) {
@@ -675,10 +693,64 @@ static int http_reply(struct lws *wsi, http_req *req, unsigned status, const cha
   }
   free(text);
   unsigned char head[LWS_PRE + 512];
-  int h = http_head(wsi, status, type, len, NULL, head, sizeof head);
+  int h = http_head(wsi, status, type, len, NULL, false, head, sizeof head);
   if (h < 0 || lws_write(wsi, head + LWS_PRE, (size_t)h, LWS_WRITE_HTTP_HEADERS) < 0)
     return -1;
   if (!body)
+    return lws_http_transaction_completed(wsi) ? -1 : 0;
+  lws_callback_on_writable(wsi);
+  return 0;
+}
+
+/* The value of header token (into buf), or NULL when the request has none. */
+static const char *header(struct lws *wsi, enum lws_token_indexes token, char *buf, int size) {
+  return lws_hdr_copy(wsi, buf, size, token) > 0 ? buf : NULL;
+}
+
+static int add_header(struct lws *wsi, enum lws_token_indexes token, const char *value,
+                      unsigned char **p, unsigned char *end) {
+  return lws_add_http_header_by_token(wsi, token, (const unsigned char *)value, (int)strlen(value),
+                                      p, end);
+}
+
+/* A file of the web client (srv_static.h): 200 with its validators, 304, or 404 (a status with
+ * no body, also for HEAD). body false (HEAD): the headers of GET without the body. */
+static int http_static(srv_net *net, struct lws *wsi, http_req *req, const char *uri, bool body) {
+  char inm[512], ims[64], ae[256];
+  srv_static_request sr = {uri, header(wsi, WSI_TOKEN_HTTP_IF_NONE_MATCH, inm, sizeof inm),
+                           header(wsi, WSI_TOKEN_HTTP_IF_MODIFIED_SINCE, ims, sizeof ims),
+                           header(wsi, WSI_TOKEN_HTTP_ACCEPT_ENCODING, ae, sizeof ae)};
+  srv_static_response res;
+  int rc = srv_static_serve(net->files, &sr, &res);
+  if (rc != 0 || res.status == 404) {
+    unsigned char head[LWS_PRE + 512];
+    int h = http_head(wsi, rc != 0 ? HTTP_STATUS_INTERNAL_SERVER_ERROR : HTTP_STATUS_NOT_FOUND,
+                      "text/plain; charset=utf-8", 0, NULL, false, head, sizeof head);
+    if (h < 0 || lws_write(wsi, head + LWS_PRE, (size_t)h, LWS_WRITE_HTTP_HEADERS) < 0)
+      return -1;
+    return lws_http_transaction_completed(wsi) ? -1 : 0;
+  }
+  if (res.status == 200 && body) {
+    req->body = malloc(LWS_PRE + (res.len ? res.len : 1));
+    if (req->body == NULL)
+      return -1;
+    memcpy(req->body + LWS_PRE, res.body, res.len);
+    req->len = res.len;
+  }
+  unsigned char head[LWS_PRE + 2048], *start = head + LWS_PRE, *p = start,
+                                      *end = head + sizeof head - 1;
+  if ((res.status == 200
+           ? lws_add_http_common_headers(wsi, HTTP_STATUS_OK, res.type, res.len, &p, end)
+           : lws_add_http_header_status(wsi, HTTP_STATUS_NOT_MODIFIED, &p, end)) ||
+      add_header(wsi, WSI_TOKEN_HTTP_ETAG, res.etag, &p, end) ||
+      add_header(wsi, WSI_TOKEN_HTTP_LAST_MODIFIED, res.last_modified, &p, end) ||
+      add_header(wsi, WSI_TOKEN_HTTP_CACHE_CONTROL, res.cache_control, &p, end) ||
+      (res.vary && add_header(wsi, WSI_TOKEN_HTTP_VARY, "Accept-Encoding", &p, end)) ||
+      (res.encoding != NULL &&
+       add_header(wsi, WSI_TOKEN_HTTP_CONTENT_ENCODING, res.encoding, &p, end)) ||
+      lws_finalize_write_http_header(wsi, start, &p, end))
+    return -1;
+  if (res.status == 304 || !body)
     return lws_http_transaction_completed(wsi) ? -1 : 0;
   lws_callback_on_writable(wsi);
   return 0;
@@ -700,10 +772,6 @@ static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void
       return -1;
     srv_http_answer a;
     answer_of(net, wsi, &a);
-    if (a.route == SRV_HTTP_STATIC && !web_file_exists(net, wsi)) {
-      a.route = SRV_HTTP_STATUS; /* lws' own 404 would carry a body, also for HEAD. */
-      a.status = 404;
-    }
     return a.route == SRV_HTTP_STATUS ? http_status_now(wsi, &a) : 0;
   }
   case LWS_CALLBACK_HTTP: {
@@ -711,6 +779,9 @@ static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void
       return -1;
     srv_http_answer a;
     answer_of(net, wsi, &a);
+    char uri[SRV_HTTP_URI_MAX + 1];
+    if (lws_hdr_copy(wsi, uri, sizeof uri, a.body ? WSI_TOKEN_GET_URI : WSI_TOKEN_HEAD_URI) <= 0)
+      return -1;
     srv_metrics_gauges g;
     switch (a.route) {
     case SRV_HTTP_HEALTHZ:
@@ -722,22 +793,23 @@ static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void
       return http_reply(wsi, req, HTTP_STATUS_OK, "text/plain; version=0.0.4; charset=utf-8",
                         srv_metrics_prometheus(&g), a.body);
     case SRV_HTTP_API: {
-      char uri[SRV_HTTP_URI_MAX + 1], arg[64];
-      if (lws_hdr_copy(wsi, uri, sizeof uri, a.body ? WSI_TOKEN_GET_URI : WSI_TOKEN_HEAD_URI) <= 0)
-        return -1;
-      const char *limit = lws_get_urlarg_by_name(wsi, "limit=", arg, (int)sizeof arg);
+      /* The query's arguments, decoded, joined by '&' (a few short ones are all a route reads). */
+      char query[256] = "", frag[96];
+      size_t qn = 0;
+      for (int i = 0; i < 8; i++) {
+        int n = lws_hdr_copy_fragment(wsi, frag, sizeof frag, WSI_TOKEN_HTTP_URI_ARGS, i);
+        if (n <= 0 || qn + (size_t)n + 2 > sizeof query)
+          break;
+        qn += (size_t)snprintf(query + qn, sizeof query - qn, "%s%s", qn ? "&" : "", frag);
+      }
       char *body = NULL;
       const char *type = "application/json";
-      int status = net->routes.api(net->routes.api_ud, uri, limit, &body, &type);
+      int status = net->routes.api(net->routes.api_ud, uri, query, &body, &type);
       return http_reply(wsi, req, (unsigned)status, type, body, a.body);
     }
-    case SRV_HTTP_PAGE: {
-      /* /r/CODE and /g/ID: the same page as /, which reads the code from the address. */
-      int n = lws_serve_http_file(wsi, net->index_path, "text/html", NULL, 0);
-      if (n < 0 || (n > 0 && lws_http_transaction_completed(wsi)))
-        return -1;
-      return 0;
-    }
+    case SRV_HTTP_PAGE:   /* The same page as /, which reads what to show from the address. */
+    case SRV_HTTP_STATIC: /* The web client's files. */
+      return http_static(net, wsi, req, uri, a.body);
     default:
       if (lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL) ||
           lws_http_transaction_completed(wsi))
@@ -769,6 +841,44 @@ static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void
   return lws_callback_http_dummy(wsi, reason, user, in, len);
 }
 
+/* ---- Keepalive ----------------------------------------------------------------------------- */
+
+static conn *conn_of_ka(srv_keepalive_conn *kc) {
+  return (conn *)((char *)kc - offsetof(conn, ka));
+}
+
+/* The tick's callbacks' argument. */
+typedef struct ka_tick {
+  srv_net *net;
+  bool hungup;
+} ka_tick;
+
+static void ka_ping(void *ud, srv_keepalive_conn *kc) {
+  (void)ud;
+  conn *c = conn_of_ka(kc);
+  c->ping_due = true;
+  lws_callback_on_writable(c->wsi);
+}
+
+static void ka_hangup(void *ud, srv_keepalive_conn *kc) {
+  ka_tick *t = ud;
+  conn_drop(t->net, conn_of_ka(kc), "silent for --hangup-s");
+  t->hungup = true;
+}
+
+/* Pings the connections silent for --ping-s and drops those silent for --hangup-s: our own
+ * keepalive, not lws' validity timers (see srv_keepalive.h). */
+static void on_keepalive_tick(uv_timer_t *timer) {
+  srv_net *net = (srv_net *)((char *)timer - offsetof(srv_net, ka_timer));
+  ka_tick t = {net, false};
+  srv_keepalive_ops ops = {ka_ping, ka_hangup, &t};
+  srv_keepalive_tick(&net->ka, uv_now(net->loop), &ops);
+  /* conn_drop() arms an lws timeout; lws on libuv re-arms its own timer only when it services an
+   * event, and a dead peer sends none: wake it (LWS_CALLBACK_EVENT_WAIT_CANCELLED, ignored). */
+  if (t.hungup)
+    lws_cancel_service(net->context);
+}
+
 /* ---- Lifecycle ----------------------------------------------------------------------------- */
 
 srv_net *srv_net_new(uv_loop_t *loop, const srv_config *cfg, const char *version) {
@@ -791,8 +901,9 @@ srv_net *srv_net_new(uv_loop_t *loop, const srv_config *cfg, const char *version
   net->version = version;
   net->port = -1;
   net->started_ms = now_ms();
+  srv_keepalive_init(&net->ka, (uint64_t)cfg->ping_s * 1000, (uint64_t)cfg->hangup_s * 1000);
   if (uv_prepare_init(loop, &net->prepare) != 0 || uv_timer_init(loop, &net->stop_timer) != 0 ||
-      uv_timer_init(loop, &net->hello_timer) != 0) {
+      uv_timer_init(loop, &net->hello_timer) != 0 || uv_timer_init(loop, &net->ka_timer) != 0) {
     /* None fails on a live loop; if one did, the handle was not registered. */
     srv_peers_free(net->peers);
     free(net);
@@ -801,7 +912,8 @@ srv_net *srv_net_new(uv_loop_t *loop, const srv_config *cfg, const char *version
   net->prepare.data = SRV_OWN_TAG;
   net->stop_timer.data = SRV_OWN_TAG;
   net->hello_timer.data = SRV_OWN_TAG;
-  net->handles_open = 3;
+  net->ka_timer.data = SRV_OWN_TAG;
+  net->handles_open = 4;
   return net;
 }
 
@@ -847,15 +959,15 @@ int srv_net_start(srv_net *net, srv_dispatch *d) {
   uv_prepare_start(&net->prepare, on_prepare);
   uv_timer_start(&net->hello_timer, on_hello_tick, 1000, 1000);
 
-  if (realpath(net->cfg.web, net->index_path) == NULL) {
+  if (realpath(net->cfg.web, net->web_dir) == NULL) {
     srv_log_warn("net", "web directory %s: not found; only /ws, /healthz and /metrics will work",
                  net->cfg.web);
-    snprintf(net->index_path, sizeof net->index_path, "%s", net->cfg.web);
+    snprintf(net->web_dir, sizeof net->web_dir, "%s", net->cfg.web);
   }
-  char webdir[1100];
-  snprintf(webdir, sizeof webdir, "%s", net->index_path);
-  snprintf(net->index_path, sizeof net->index_path, "%.1000s/index.html", webdir);
-  snprintf(net->web_origin, sizeof net->web_origin, "%s", webdir);
+  if ((net->files = srv_static_new(net->web_dir)) == NULL) {
+    srv_log_error("net", "out of memory");
+    return SRV_ENOMEM;
+  }
 
   net->protocols[0] =
       (struct lws_protocols){"http", http_callback, sizeof(http_req), 0, 0, NULL, 0};
@@ -863,37 +975,22 @@ int srv_net_start(srv_net *net, srv_dispatch *d) {
       (struct lws_protocols){PROTOCOL_NAME, ws_callback, sizeof(conn), SRV_FRAME_MAX, 0, NULL, 0};
   memset(&net->protocols[2], 0, sizeof net->protocols[2]);
 
-  static const char *const types[][2] = {{".mjs", "text/javascript"},
-                                         {".json", "application/json"},
-                                         {".webmanifest", "application/manifest+json"},
-                                         {".woff2", "font/woff2"},
-                                         {".txt", "text/plain"}};
-  for (int i = 0; i < 5; i++) {
-    net->mimetypes[i].next = i < 4 ? &net->mimetypes[i + 1] : NULL;
-    net->mimetypes[i].name = types[i][0];
-    net->mimetypes[i].value = types[i][1];
-  }
-  static const char *const routes[] = {"/r", "/healthz", "/metrics", "/api", "/g"};
-  for (int i = 0; i < 5; i++) {
+  /* Every path is ours (http_callback()): the routes, then the web client's files. */
+  static const char *const routes[] = {"/r", "/healthz", "/metrics", "/api", "/g", "/"};
+  for (int i = 0; i < 6; i++) {
     struct lws_http_mount *m = &net->mounts[i];
     memset(m, 0, sizeof *m);
-    m->mount_next = &net->mounts[i + 1];
+    m->mount_next = i < 5 ? &net->mounts[i + 1] : NULL;
     m->mountpoint = routes[i];
     m->mountpoint_len = (unsigned char)strlen(routes[i]);
     m->origin = "http";
     m->origin_protocol = LWSMPRO_CALLBACK;
   }
-  struct lws_http_mount *root = &net->mounts[5];
-  memset(root, 0, sizeof *root);
-  root->mountpoint = "/";
-  root->mountpoint_len = 1;
-  root->origin = net->web_origin;
-  root->def = "index.html";
-  root->origin_protocol = LWSMPRO_FILE;
-  root->extra_mimetypes = net->mimetypes;
 
-  net->retry.secs_since_valid_ping = (uint16_t)net->cfg.ping_s;
-  net->retry.secs_since_valid_hangup = (uint16_t)net->cfg.hangup_s;
+  /* No validity timers from lws (both 0; without a policy of its own the vhost would get lws'
+   * default, 300 s): keepalive is ours (on_keepalive_tick()). */
+  memset(&net->retry, 0, sizeof net->retry);
+  long files = srv_rlimit_open_files((long)net->cfg.max_connections + SRV_RLIMIT_SPARE);
 
   void *loops[1] = {net->loop};
   struct lws_context_creation_info info;
@@ -903,7 +1000,8 @@ int srv_net_start(srv_net *net, srv_dispatch *d) {
   info.foreign_loops = loops;
   info.pcontext = &net->context;
   info.retry_and_idle_policy = &net->retry;
-  info.fd_limit_per_thread = (unsigned)net->cfg.max_connections + 256;
+  /* Exactly the open-file limit: lws then indexes its connections by descriptor (srv_rlimit.h). */
+  info.fd_limit_per_thread = (unsigned)files;
   /* Room for a large request head, so that one over SRV_HTTP_HEADERS_MAX gets 431 (a head over
    * this is cut by lws, which closes the connection). */
   info.max_http_header_data = SRV_HTTP_HEADERS_READ;
@@ -928,8 +1026,14 @@ int srv_net_start(srv_net *net, srv_dispatch *d) {
     return SRV_EINTERNAL;
   }
   net->port = lws_get_vhost_listen_port(net->vhost);
+  uv_timer_start(&net->ka_timer, on_keepalive_tick, KEEPALIVE_TICK_MS, KEEPALIVE_TICK_MS);
+  if (files > 0 && files < (long)net->cfg.max_connections + 64)
+    srv_log_warn("net",
+                 "the open-file limit (%ld) is below --max-connections (%d): raise it "
+                 "(ulimit -n, LimitNOFILE)",
+                 files, net->cfg.max_connections);
   srv_log_info("net", "listening on http://%s:%d/ (WebSocket /ws, web %s)", net->cfg.bind,
-               net->port, webdir);
+               net->port, net->web_dir);
   return 0;
 }
 
@@ -976,20 +1080,31 @@ void srv_net_stop(srv_net *net, void (*done)(void *arg), void *arg) {
   net->done = done;
   net->done_arg = arg;
   net->stop_started = now_ms();
+  uv_timer_stop(&net->ka_timer);
   srv_log_info("net", "shutting down: closing %ld connections", net->nconns);
+  /* One bye frame for everyone; NULL when memory ran out: the close frame alone then. */
+  srv_event ev = {.type = SRV_EV_BYE};
+  ev.u.bye.reason = "shutdown";
+  srv_frame *bye = srv_proto_encode(&ev);
   srv_list_foreach (it, &net->conns) {
     conn *c = srv_list_entry(it, conn, link);
     if (!c->open || c->closing || c->doomed)
       continue;
-    srv_event ev = {.type = SRV_EV_BYE};
-    ev.u.bye.reason = "shutdown";
-    srv_send_event(&net->sink, &c->client, &ev);
+    /* What a connection has not been sent yet is dropped: the bye and the close go out now, not
+     * after a backlog that a busy client would need longer than the grace to read. Nothing is
+     * lost with it: every move it announces is committed (or taken back) by the end of this
+     * turn, and a client that comes back gets its rooms' whole state again. */
+    srv_metrics_dropped(queue_len(&c->q));
+    queue_clear(&c->q);
+    if (bye != NULL)
+      srv_send_frame(&net->sink, &c->client, bye);
     c->closing = true;
     c->close_code = LWS_CLOSE_STATUS_GOINGAWAY;
     c->close_reason = "server shutting down";
     if (!c->doomed)
       lws_callback_on_writable(c->wsi);
   }
+  srv_frame_unref(bye);
   uv_timer_start(&net->stop_timer, on_stop_tick, 10, 10);
 }
 
@@ -1013,11 +1128,18 @@ static void on_stop_timer_closed(uv_handle_t *h) {
   net_handle_closed((srv_net *)((char *)h - offsetof(srv_net, stop_timer)));
 }
 
+static void on_ka_timer_closed(uv_handle_t *h) {
+  net_handle_closed((srv_net *)((char *)h - offsetof(srv_net, ka_timer)));
+}
+
 void srv_net_free(srv_net *net) {
   if (net == NULL)
     return;
+  srv_static_free(net->files);
+  net->files = NULL;
   /* The handles live inside net, which is freed when all have closed. */
   uv_close((uv_handle_t *)&net->prepare, on_prepare_closed);
   uv_close((uv_handle_t *)&net->stop_timer, on_stop_timer_closed);
   uv_close((uv_handle_t *)&net->hello_timer, on_hello_timer_closed);
+  uv_close((uv_handle_t *)&net->ka_timer, on_ka_timer_closed);
 }

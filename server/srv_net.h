@@ -48,8 +48,9 @@ typedef struct srv_net_routes {
   /* Fills *g (zeroed) for /healthz and /metrics; the network layer fills the connections. */
   void (*gauges)(void *ud, srv_metrics_gauges *g);
   void *gauges_ud;
-  /* The archive (srv_api_get()): GET /api/... and the replay page /g/ID exist when it is set. */
-  int (*api)(void *ud, const char *uri, const char *limit, char **body, const char **type);
+  /* The archive and the players' pages (srv_api_get()): GET /api/... and the pages /g/ID,
+   * /@/NAME, /leaderboard/GAME and /settings exist when it is set. query: the URI's arguments. */
+  int (*api)(void *ud, const char *uri, const char *query, char **body, const char **type);
   void *api_ud;
 } srv_net_routes;
 

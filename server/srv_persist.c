@@ -8,6 +8,8 @@
 
 #include "srv_error.h"
 #include "srv_log.h"
+#include "srv_pwhash.h"
+#include "srv_rating.h"
 #include "srv_settings.h"
 
 /* A finished game whose result the store refused at once: written again, at most once a second
@@ -17,6 +19,10 @@ typedef struct unsaved_result {
   char room[SRV_CODE_LEN + 1];
   mc_result result;
   int64_t ended_ms;
+  /* A rated game: its kind and its players, rated again with the result. */
+  bool rated;
+  mc_kind kind;
+  char players[2][SRV_PLAYER_ID_CHARS + 1];
 } unsaved_result;
 
 /* A game written during the current batch, and its room: the store names a lost move by its game
@@ -108,29 +114,40 @@ static void journal(srv_persist *p, int64_t game, const char *room) {
 
 /* ---- Records -------------------------------------------------------------------------------- */
 
+/* A seat as stored: a deleted account's seat keeps its anonymous name and no id. */
 static void seat_of(const srv_player *pl, srv_store_seat *out) {
   memset(out, 0, sizeof *out);
   if (pl != NULL) {
-    snprintf(out->player, sizeof out->player, "%s", pl->id);
+    /* The computer is stored as its level, with no player (srv_store.h); a deleted account is
+     * stored no more. */
+    if (!pl->deleted && !pl->computer)
+      snprintf(out->player, sizeof out->player, "%s", pl->id);
     snprintf(out->name, sizeof out->name, "%s", pl->name);
+    out->computer = pl->computer;
   }
 }
 
+/* Records player and every token the registry knows for it (its sessions); a deleted account is
+ * not stored again. */
 static int put_player(srv_persist *p, const srv_player *player) {
+  if (player->deleted)
+    return 0;
   srv_store_player sp;
   memset(&sp, 0, sizeof sp);
   snprintf(sp.id, sizeof sp.id, "%s", player->id);
   snprintf(sp.name, sizeof sp.name, "%s", player->name);
-  memcpy(sp.token_hash, player->token_hash, sizeof sp.token_hash);
   sp.created_ms = wall_ms(p); /* Kept from the first record when the player is known. */
   int rc = srv_store_player_put(p->store, &sp);
+  for (size_t i = 0; rc == 0 && i < srv_ident_token_count(player); i++)
+    rc = srv_store_session_put(p->store, srv_ident_token(player, i), player->id, sp.created_ms);
   return rc < 0 ? store_fail(p, "cannot store player", player->id, rc) : 0;
 }
 
 static int put_room(srv_persist *p, const srv_record *ev) {
   /* The seated players first: recovery needs them, even when their own record was lost. */
   for (int s = 0; s < 2; s++) {
-    if (ev->seats[s] != NULL && (s == 0 || ev->seats[1] != ev->seats[0])) {
+    if (ev->seats[s] != NULL && !ev->seats[s]->computer &&
+        (s == 0 || ev->seats[1] != ev->seats[0])) {
       int rc = put_player(p, ev->seats[s]);
       if (rc != 0)
         return rc;
@@ -153,13 +170,61 @@ static int put_room(srv_persist *p, const srv_record *ev) {
   return rc < 0 ? store_fail(p, "cannot store room", ev->room, rc) : 0;
 }
 
+/* Rates game (of kind, between the accounts players) that winner won, in the batch that records
+ * its result: each rating is read, changed by srv_rating_game() and written with its history. A
+ * game already rated (its result recorded twice) is not rated again. Fills *change when not NULL.
+ * Returns 0 or SRV_ESTORAGE. */
+static int rate_game(srv_persist *p, int64_t game, mc_kind kind, const char *const players[2],
+                     mc_winner winner, int64_t ended_ms, srv_rating_change *change) {
+  int rc = srv_store_game_rated(p->store, game);
+  if (rc != 0)
+    return rc < 0 ? store_fail(p, "cannot read the ratings of game", "", rc) : 0;
+  srv_store_rating before[2], after[2], all[SRV_STORE_RATED_GAMES];
+  for (int s = 0; s < 2; s++) {
+    if ((rc = srv_store_ratings_get(p->store, players[s], all)) < 0)
+      return store_fail(p, "cannot read the ratings of player", players[s], rc);
+    before[s] = all[kind];
+  }
+  double diff[2];
+  if (srv_rating_game(before, winner, ended_ms, after, diff) != 0) {
+    srv_log_error("persist", "game %" PRId64 ": the ratings cannot be computed", game);
+    return 0;
+  }
+  rc = srv_store_game_rate(p->store, game, kind, players, after, diff, ended_ms);
+  if (rc < 0)
+    return store_fail(p, "cannot store the ratings of game", "", rc);
+  if (change != NULL) {
+    change->known = true;
+    for (int s = 0; s < 2; s++) {
+      change->before[s] = before[s].rating;
+      change->after[s] = after[s].rating;
+      change->rd_after[s] = after[s].rd;
+      change->games_after[s] = after[s].games;
+    }
+  }
+  return 0;
+}
+
+/* Whether the game of ev counts for the ratings: a rated room with two accounts. */
+static bool rated(const srv_record *ev) {
+  return ev->opts->rated && ev->seats[0] != NULL && ev->seats[1] != NULL &&
+         ev->seats[0] != ev->seats[1] && ev->seats[0]->account && ev->seats[1]->account &&
+         (int)ev->opts->rules.kind < SRV_RATED_GAMES;
+}
+
 static int finish_game(srv_persist *p, const srv_record *ev) {
   mc_result res;
   if (!mc_game_over(ev->game, &res))
     return 0;
   int score[2] = {res.score[0], res.score[1]};
-  int rc = srv_store_game_finish(p->store, *ev->game_id, res.winner, res.reason, score, wall_ms(p));
-  return rc < 0 ? store_fail(p, "cannot store the result of room", ev->room, rc) : 0;
+  int64_t ended = wall_ms(p);
+  int rc = srv_store_game_finish(p->store, *ev->game_id, res.winner, res.reason, score, ended);
+  if (rc < 0)
+    return store_fail(p, "cannot store the result of room", ev->room, rc);
+  if (!rated(ev))
+    return 0;
+  const char *players[2] = {ev->seats[0]->id, ev->seats[1]->id};
+  return rate_game(p, *ev->game_id, ev->opts->rules.kind, players, res.winner, ended, ev->rating);
 }
 
 /* Records the room's current game as it is now: its start, every move played so far (the clock
@@ -180,6 +245,7 @@ static int record_game(srv_persist *p, const srv_record *ev) {
   g.clocked = ev->opts->clocked;
   g.initial_ms = ev->opts->initial_ms;
   g.increment_ms = ev->opts->increment_ms;
+  g.rated = rated(ev);
   g.started_ms = wall_ms(p);
   int64_t id = 0;
   if ((rc = srv_store_game_start(p->store, &g, &id)) < 0)
@@ -203,6 +269,41 @@ static int record_game(srv_persist *p, const srv_record *ev) {
   return 0;
 }
 
+/* A chat line, with the room's current game (none before the first). */
+static int put_chat(srv_persist *p, const srv_record *rec) {
+  const srv_chat_line *l = rec->chat;
+  srv_store_chat c;
+  memset(&c, 0, sizeof c);
+  snprintf(c.room, sizeof c.room, "%s", rec->room);
+  c.game = *rec->game_id;
+  c.at_ms = l->at;
+  snprintf(c.player, sizeof c.player, "%s", l->player);
+  snprintf(c.name, sizeof c.name, "%s", l->name);
+  const char *seat = srv_name_of(srv_you_names, l->seat);
+  snprintf(c.seat, sizeof c.seat, "%s", l->seat == SRV_SEAT_SPECTATOR || !seat ? "" : seat);
+  c.text = l->text;
+  int rc = srv_store_chat_add(p->store, &c);
+  return rc < 0 ? store_fail(p, "cannot store a chat line of room", rec->room, rc) : 0;
+}
+
+/* The moves of the room's game beyond its ply are gone from the store, and each side's last
+ * remaining move holds that side's time now (srv_store_move_clock()). */
+static int take_back(srv_persist *p, const srv_record *rec) {
+  size_t ply = mc_game_ply(rec->game);
+  int rc = srv_store_moves_truncate(p->store, *rec->game_id, (int)ply);
+  if (rc < 0)
+    return store_fail(p, "cannot take back the moves of room", rec->room, rc);
+  for (int s = 0; s < 2 && rec->opts->clocked; s++) {
+    size_t i = ply;
+    while (i > 0 && mc_game_mover(rec->game, i - 1) != s)
+      i--;
+    if (i > 0 &&
+        (rc = srv_store_move_clock(p->store, *rec->game_id, (int)i - 1, rec->clock_ms[s])) < 0)
+      return store_fail(p, "cannot store the clocks of room", rec->room, rc);
+  }
+  return 0;
+}
+
 /* Remembers the result of a game the store refused (the room is finished in memory and its
  * players have seen the result), to write it again later. */
 static void result_unsaved(srv_persist *p, const srv_record *rec) {
@@ -220,6 +321,10 @@ static void result_unsaved(srv_persist *p, const srv_record *rec) {
   snprintf(u->room, sizeof u->room, "%s", rec->room);
   mc_game_over(rec->game, &u->result);
   u->ended_ms = wall_ms(p);
+  u->rated = rated(rec);
+  u->kind = rec->opts->rules.kind;
+  for (int s = 0; s < 2 && u->rated; s++)
+    snprintf(u->players[s], sizeof u->players[s], "%s", rec->seats[s]->id);
   p->retry_at = p->time->now(p->time) + PERSIST_RETRY_MS;
 }
 
@@ -244,6 +349,10 @@ static void retry_results(srv_persist *p) {
     int score[2] = {u->result.score[0], u->result.score[1]};
     int rc = srv_store_game_finish(p->store, u->game, u->result.winner, u->result.reason, score,
                                    u->ended_ms);
+    if (rc >= 0 && u->rated) {
+      const char *players[2] = {u->players[0], u->players[1]};
+      rc = rate_game(p, u->game, u->kind, players, u->result.winner, u->ended_ms, NULL);
+    }
     if (rc < 0) {
       store_fail(p, "cannot store the result of room", u->room, rc);
       p->unsaved[kept++] = *u;
@@ -284,6 +393,12 @@ static int write_record(srv_persist *p, const srv_record *rec) {
   case SRV_RECORD_ROOM_CLOSED:
     rc = srv_store_room_closed(p->store, rec->room);
     return rc < 0 ? store_fail(p, "cannot close room", rec->room, rc) : 0;
+  case SRV_RECORD_CHAT:
+    return put_chat(p, rec);
+  case SRV_RECORD_TAKEBACK:
+    if (*rec->game_id == 0)
+      return record_game(p, rec); /* Its start was lost: record it whole, as it is now. */
+    return take_back(p, rec);
   case SRV_RECORD_KINDS:
     break;
   }
@@ -300,6 +415,27 @@ int srv_persist_record(void *ud, const srv_record *rec) {
 
 /* ---- Players -------------------------------------------------------------------------------- */
 
+int srv_persist_load_account(srv_store *store, srv_player *pl) {
+  srv_store_account a;
+  int rc = srv_store_account_by_player(store, pl->id, &a);
+  if (rc == SRV_STORE_ENOTFOUND)
+    return 0;
+  srv_store_rating r[SRV_STORE_RATED_GAMES];
+  if (rc == 0)
+    rc = srv_store_ratings_get(store, pl->id, r);
+  srv_pwhash_wipe(a.password, sizeof a.password);
+  if (rc < 0) {
+    srv_log_error("persist", "cannot read the account of player %s: %s (%s)", pl->id,
+                  srv_store_strerror(rc), srv_store_last_error(store));
+    return SRV_ESTORAGE;
+  }
+  pl->account = true;
+  snprintf(pl->name, sizeof pl->name, "%s", a.name);
+  for (int k = 0; k < SRV_RATED_GAMES && k < SRV_STORE_RATED_GAMES; k++)
+    pl->ratings[k] = (srv_player_rating){r[k].rating, r[k].rd, r[k].games};
+  return 0;
+}
+
 srv_player *srv_persist_restore(void *ud, const char *token) {
   srv_persist *p = ud;
   uint8_t hash[32];
@@ -313,16 +449,19 @@ srv_player *srv_persist_restore(void *ud, const char *token) {
     return NULL;
   }
   srv_player *pl = NULL;
-  if (srv_ident_adopt(p->ident, sp.id, sp.name, sp.token_hash, &pl) != 0)
+  if (srv_ident_adopt(p->ident, sp.id, sp.name, &pl) != 0)
     return NULL;
+  bool fresh = pl->refs == 1; /* Adopted now: its account is read too. */
+  if (srv_ident_add_token(p->ident, pl, hash) != 0 ||
+      (fresh && srv_persist_load_account(p->store, pl) != 0)) {
+    srv_ident_unref(p->ident, pl);
+    return NULL;
+  }
   return pl;
 }
 
 void srv_persist_player(void *ud, const srv_player *player) {
-  srv_persist *p = ud;
-  int rc = srv_store_player_rename(p->store, player->id, player->name);
-  if (rc < 0)
-    store_fail(p, "cannot rename player", player->id, rc);
+  (void)put_player(ud, player);
 }
 
 /* Once a day (and at the first commit), in a transaction of its own after the turn's: guests
@@ -376,6 +515,13 @@ static void summarise(const srv_store_op *ops, size_t n, srv_persist_lost *out) 
   }
 }
 
+/* Whether a lost write is one the room takes back or records again (not a player, an account or
+ * a chat line). */
+static bool room_write(const srv_store_op *op) {
+  return op->kind != SRV_STORE_OP_PLAYER && op->kind != SRV_STORE_OP_ACCOUNT &&
+         op->kind != SRV_STORE_OP_CHAT;
+}
+
 /* Groups the n lost writes (copied into p->ops, their keys filled with their rooms) room by room
  * into p->lost. Returns the number of rooms. */
 static int group_lost(srv_persist *p, size_t n) {
@@ -384,6 +530,15 @@ static int group_lost(srv_persist *p, size_t n) {
     if (ops[i].kind == SRV_STORE_OP_PLAYER) {
       srv_log_warn("persist", "player %s was not stored; it is again at its next hello or seat",
                    ops[i].key);
+      continue;
+    }
+    if (ops[i].kind == SRV_STORE_OP_ACCOUNT) {
+      srv_log_error("persist", "an account or session write of player %s was lost", ops[i].key);
+      continue;
+    }
+    if (ops[i].kind == SRV_STORE_OP_CHAT) {
+      /* The line was said (it is not taken back): it is missing from the stored history. */
+      srv_log_warn("persist", "room %s: a chat line was not stored", ops[i].key);
       continue;
     }
     const char *room = room_of(p, &ops[i]);
@@ -395,12 +550,12 @@ static int group_lost(srv_persist *p, size_t n) {
   }
   int rooms = 0;
   for (size_t i = 0; i < n; i++) {
-    if (ops[i].kind == SRV_STORE_OP_PLAYER || ops[i].key[0] == '\0')
+    if (!room_write(&ops[i]) || ops[i].key[0] == '\0')
       continue;
     /* Bring the other writes of the same room next to this one, in place. */
     size_t k = i + 1;
     for (size_t j = i + 1; j < n; j++) {
-      if (ops[j].kind != SRV_STORE_OP_PLAYER && strcmp(ops[j].key, ops[i].key) == 0) {
+      if (room_write(&ops[j]) && strcmp(ops[j].key, ops[i].key) == 0) {
         srv_store_op t = ops[k];
         ops[k] = ops[j];
         ops[j] = t;

@@ -52,12 +52,17 @@ int srv_persist_commit(srv_persist *p, const srv_persist_lost **lost);
  * is recorded again. */
 void srv_persist_room_gone(srv_persist *p, const char *code);
 
-/* Hello's restore hook (srv_dispatch_store.restore): the player storage knows for token
- * (borrowed), adopted into the registry with a new reference (the caller's), or NULL. */
+/* Reads the account of pl (borrowed) from store, when it has one: marks it an account, gives it
+ * its account name and its ratings. Returns 0 (also without an account) or SRV_ESTORAGE. */
+int srv_persist_load_account(srv_store *store, srv_player *pl);
+
+/* Hello's restore hook (srv_dispatch_store.restore): the player whose session is token (borrowed),
+ * adopted into the registry with a new reference (the caller's) and its account read, or NULL. */
 srv_player *srv_persist_restore(void *ud, const char *token);
 
-/* Hello's player hook (srv_dispatch_store.player): records the new name of player (borrowed)
- * when storage knows it. Players are stored when they first sit down (their room's record). */
+/* Hello's player hook (srv_dispatch_store.player), also the accounts': records player (borrowed)
+ * and the sessions the registry knows for it. Hello calls it for a rename only: a new guest is
+ * stored when it first sits down (its room's record), so hellos alone cannot grow the file. */
 void srv_persist_player(void *ud, const srv_player *player);
 
 /* Players that never played a game and sit nowhere are forgotten after this many days (checked

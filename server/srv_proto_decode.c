@@ -8,6 +8,8 @@
 
 #include "srv_error.h"
 #include "srv_names.h"
+#include "srv_rating.h"
+#include "srv_text.h"
 
 static const char code_alphabet[] = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
 
@@ -38,60 +40,6 @@ typedef struct msg_spec {
   srv_cmd_type cmd;
   field_spec fields[MAX_FIELDS];
 } msg_spec;
-
-/* Walks a valid UTF-8 string: returns the number of code points, or -1 when it holds a control
- * character (C0, DEL, C1). */
-static long count_chars(const char *s, size_t len) {
-  long n = 0;
-  for (size_t i = 0; i < len;) {
-    unsigned char c = (unsigned char)s[i];
-    unsigned cp;
-    size_t k;
-    if (c < 0x80) {
-      cp = c;
-      k = 1;
-    } else if (c < 0xe0) {
-      cp = c & 0x1f;
-      k = 2;
-    } else if (c < 0xf0) {
-      cp = c & 0x0f;
-      k = 3;
-    } else {
-      cp = c & 0x07;
-      k = 4;
-    }
-    if (i + k > len)
-      return -1;
-    for (size_t j = 1; j < k; j++)
-      cp = (cp << 6) | ((unsigned char)s[i + j] & 0x3f);
-    if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0))
-      return -1;
-    n++;
-    i += k;
-  }
-  return n;
-}
-
-/* Copies a JSON string trimmed of surrounding spaces into out (size bytes) when it has min..max
- * characters and no control character. Returns 0 or SRV_EBADREQ. */
-static int copy_text(json_t *value, char *out, size_t size, long min, long max) {
-  const char *s = json_string_value(value);
-  size_t len = json_string_length(value);
-  if (strlen(s) != len)
-    return SRV_EBADREQ; /* An embedded NUL. */
-  while (len > 0 && s[0] == ' ') {
-    s++;
-    len--;
-  }
-  while (len > 0 && s[len - 1] == ' ')
-    len--;
-  long n = count_chars(s, len);
-  if (n < min || n > max || len >= size)
-    return SRV_EBADREQ;
-  memcpy(out, s, len);
-  out[len] = '\0';
-  return 0;
-}
 
 static int enum_index(json_t *value, const char *const *names) {
   return srv_name_index(names, json_string_value(value), json_string_length(value));
@@ -320,17 +268,59 @@ static int store_action(srv_cmd *cmd, json_t *v, const char **field) {
   return 0;
 }
 
+static int store_rated(srv_cmd *cmd, json_t *v, const char **field) {
+  (void)field;
+  cmd->opts.rated = json_is_true(v);
+  return 0;
+}
+
+/* A password: any string of 1..128 characters without NUL is one (a login tries it); a new one
+ * needs SRV_PASSWORD_MIN characters (weak_password). Never trimmed: spaces count. */
+static int copy_password(json_t *v, char *out, long min, int short_err) {
+  const char *s = json_string_value(v);
+  size_t len = json_string_length(v);
+  if (strlen(s) != len || len >= SRV_PASSWORD_SIZE)
+    return SRV_EBADREQ;
+  long n = 0;
+  for (size_t i = 0; i < len; i++)
+    n += ((unsigned char)s[i] & 0xc0) != 0x80;
+  if (n < 1 || n > SRV_PASSWORD_MAX)
+    return n < 1 ? SRV_EBADREQ : short_err;
+  if (n < min)
+    return short_err;
+  memcpy(out, s, len + 1);
+  return 0;
+}
+
+static int store_password(srv_cmd *cmd, json_t *v, const char **field) {
+  (void)field;
+  return copy_password(v, cmd->password, 1, SRV_EBADREQ);
+}
+
+static int store_new_password(srv_cmd *cmd, json_t *v, const char **field) {
+  (void)field;
+  char *out = cmd->type == SRV_CMD_CHANGE_PASSWORD ? cmd->new_password : cmd->password;
+  return copy_password(v, out, SRV_PASSWORD_MIN, SRV_EPASSWORD);
+}
+
+/* A chat line is cleaned rather than refused: line breaks become spaces, other control
+ * characters and reordering bidirectional characters are dropped (srv_text.h). */
 static int store_text(srv_cmd *cmd, json_t *v, const char **field) {
   (void)field;
-  return copy_text(v, cmd->text, sizeof cmd->text, 1, SRV_CHAT_MAX);
+  const char *s = json_string_value(v);
+  size_t len = json_string_length(v);
+  if (strlen(s) != len)
+    return SRV_EBADREQ; /* An embedded NUL. */
+  return srv_text_clean(s, len, cmd->text, sizeof cmd->text, 1, SRV_CHAT_MAX) < 0 ? SRV_EBADREQ : 0;
 }
 
 #define CREATE_FIELDS                                                                              \
   {"game", J_STRING, 1, store_game}, {"houses", J_INTEGER, 0, store_houses},                       \
       {"seeds", J_INTEGER, 0, store_seeds}, {"options", J_OBJECT, 0, store_options},               \
       {"visibility", J_STRING, 0, store_visibility}, {"seat", J_STRING, 0, store_seat},            \
-      {"clock", J_OBJECT_OR_NULL, 0, store_clock}, {"opponent", J_STRING, 0, store_opponent}, {    \
-    "level", J_INTEGER, 0, store_level                                                             \
+      {"clock", J_OBJECT_OR_NULL, 0, store_clock}, {"opponent", J_STRING, 0, store_opponent},      \
+      {"level", J_INTEGER, 0, store_level}, {                                                      \
+    "rated", J_BOOL, 0, store_rated                                                                \
   }
 #define ROOM_FIELD                                                                                 \
   { "room", J_STRING, 1, store_room }
@@ -353,6 +343,21 @@ static const msg_spec messages[] = {
     {"rematch", SRV_CMD_REMATCH, {ROOM_FIELD}},
     {"chat", SRV_CMD_CHAT, {ROOM_FIELD, {"text", J_STRING, 1, store_text}}},
     {"resync", SRV_CMD_RESYNC, {ROOM_FIELD}},
+    {"register",
+     SRV_CMD_REGISTER,
+     {{"name", J_STRING, 1, store_name}, {"password", J_STRING, 1, store_new_password}}},
+    {"login",
+     SRV_CMD_LOGIN,
+     {{"name", J_STRING, 1, store_name}, {"password", J_STRING, 1, store_password}}},
+    {"logout", SRV_CMD_LOGOUT, {{NULL, J_STRING, 0, NULL}}},
+    {"logout_all", SRV_CMD_LOGOUT_ALL, {{NULL, J_STRING, 0, NULL}}},
+    {"change_password",
+     SRV_CMD_CHANGE_PASSWORD,
+     {{"password", J_STRING, 1, store_password},
+      {"new_password", J_STRING, 1, store_new_password}}},
+    {"delete_account", SRV_CMD_DELETE_ACCOUNT, {{"password", J_STRING, 1, store_password}}},
+    {"takeback", SRV_CMD_TAKEBACK, {ROOM_FIELD, {"action", J_STRING, 1, store_action}}},
+    {"my_rooms", SRV_CMD_MY_ROOMS, {{"watch", J_BOOL, 0, store_watch}}},
 };
 
 #define N_MESSAGES (sizeof messages / sizeof messages[0])
@@ -432,6 +437,11 @@ static int decode_fields(json_t *root, const msg_spec *spec, srv_cmd *cmd, srv_p
   if (cmd->type == SRV_CMD_CREATE || cmd->type == SRV_CMD_QUICK) {
     if (mc_rules_check(&cmd->opts.rules) != 0) {
       err->field = "options";
+      return SRV_EBADREQ;
+    }
+    /* Only the default board of a game, against a person, with a clock, is rated. */
+    if (cmd->opts.rated && !srv_rating_rateable(&cmd->opts)) {
+      err->field = "rated";
       return SRV_EBADREQ;
     }
   }

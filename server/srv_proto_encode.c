@@ -8,11 +8,14 @@
 #include "srv_proto.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "srv_error.h"
 #include "srv_jsonw.h"
+#include "srv_names.h"
+#include "srv_rating.h"
 
 /* The loop thread's writer: its buffer is kept from one frame to the next. */
 static srv_jsonw out = SRV_JSONW_INIT;
@@ -43,6 +46,19 @@ static srv_frame *finish(srv_jsonw *w, srv_event_type type, const srv_req_id *id
 /* A seat name ("south", "north", "both", "spectator") or null. */
 static void seat_or_null(srv_jsonw *w, int seat) {
   srv_jsonw_str(w, srv_name_of(srv_you_names, seat));
+}
+
+/* A rating as the protocol shows it: rounded to a whole number. */
+static long long rounded(double rating) {
+  return (long long)llround(rating);
+}
+
+/* An account's rating in kind, or null for a guest. */
+static void rating_or_null(srv_jsonw *w, const srv_player *p, mc_kind kind) {
+  if (p != NULL && p->account && (int)kind >= 0 && (int)kind < SRV_RATED_GAMES)
+    srv_jsonw_int(w, rounded(p->ratings[kind].rating));
+  else
+    srv_jsonw_lit(w, "null");
 }
 
 /* "room", "game", "houses", "seeds", "options": the table a state and a lobby entry share. A
@@ -105,6 +121,11 @@ static void state(srv_jsonw *w, const srv_state_view *v) {
     srv_jsonw_bool(w, sv->connected);
     srv_jsonw_lit(w, ",\"computer\":");
     srv_jsonw_bool(w, sv->computer);
+    srv_jsonw_lit(w, ",\"rating\":");
+    rating_or_null(w, sv->player, v->opts->rules.kind);
+    srv_jsonw_lit(w, ",\"provisional\":");
+    srv_jsonw_bool(w, sv->player->account &&
+                          sv->player->ratings[v->opts->rules.kind].rd > SRV_RATING_PROVISIONAL_RD);
     srv_jsonw_lit(w, "}");
   }
   srv_jsonw_lit(w, "},\"clock\":");
@@ -163,6 +184,24 @@ static void state(srv_jsonw *w, const srv_state_view *v) {
     srv_jsonw_str(w, id);
   } else
     srv_jsonw_lit(w, "null");
+  srv_jsonw_lit(w, ",\"rated\":");
+  srv_jsonw_bool(w, v->opts->rated);
+  srv_jsonw_lit(w, ",\"rating_change\":");
+  if (v->has_rating_change) {
+    for (int s = 0; s < 2; s++) {
+      if (s == 0)
+        srv_jsonw_lit(w, "{\"south\":{\"before\":");
+      else
+        srv_jsonw_lit(w, ",\"north\":{\"before\":");
+      srv_jsonw_int(w, rounded(v->rating_before[s]));
+      srv_jsonw_lit(w, ",\"after\":");
+      srv_jsonw_int(w, rounded(v->rating_after[s]));
+      srv_jsonw_lit(w, "}");
+    }
+    srv_jsonw_lit(w, "}");
+  } else {
+    srv_jsonw_lit(w, "null");
+  }
   srv_jsonw_lit(w, ",\"spectators\":");
   srv_jsonw_int(w, v->spectators);
   srv_jsonw_lit(w, ",\"round\":");
@@ -187,6 +226,12 @@ static void state(srv_jsonw *w, const srv_state_view *v) {
   }
   srv_jsonw_lit(w, ",\"draw_offer\":");
   seat_or_null(w, v->draw_offer);
+  srv_jsonw_lit(w, ",\"draw_declined\":");
+  seat_or_null(w, v->draw_declined);
+  srv_jsonw_lit(w, ",\"takeback\":");
+  seat_or_null(w, v->takeback_offer);
+  srv_jsonw_lit(w, ",\"takeback_declined\":");
+  seat_or_null(w, v->takeback_declined);
   srv_jsonw_lit(w, ",\"rematch\":{\"south\":");
   srv_jsonw_bool(w, v->rematch[0]);
   srv_jsonw_lit(w, ",\"north\":");
@@ -201,7 +246,41 @@ static void state(srv_jsonw *w, const srv_state_view *v) {
   } else {
     srv_jsonw_lit(w, "null");
   }
+  srv_jsonw_lit(w, ",\"first_move\":");
+  if (v->first_move_seat >= 0) {
+    srv_jsonw_lit(w, "{\"seat\":");
+    seat_or_null(w, v->first_move_seat);
+    srv_jsonw_lit(w, ",\"ms\":");
+    srv_jsonw_int(w, v->first_move_ms);
+    srv_jsonw_lit(w, "}");
+  } else {
+    srv_jsonw_lit(w, "null");
+  }
   srv_jsonw_lit(w, "}");
+}
+
+static void pools(srv_jsonw *w, const srv_pool_view *p, size_t n) {
+  srv_jsonw_lit(w, ",\"pools\":[");
+  for (size_t i = 0; i < n; i++) {
+    if (i > 0)
+      srv_jsonw_lit(w, ",");
+    srv_jsonw_lit(w, "{\"game\":");
+    srv_jsonw_str(w, mc_kind_name(p[i].game));
+    srv_jsonw_lit(w, ",\"clock\":");
+    if (p[i].clocked) {
+      srv_jsonw_lit(w, "{\"initial_ms\":");
+      srv_jsonw_int(w, p[i].initial_ms);
+      srv_jsonw_lit(w, ",\"increment_ms\":");
+      srv_jsonw_int(w, p[i].increment_ms);
+      srv_jsonw_lit(w, "}");
+    } else {
+      srv_jsonw_lit(w, "null");
+    }
+    srv_jsonw_lit(w, ",\"waiting\":");
+    srv_jsonw_int(w, p[i].waiting);
+    srv_jsonw_lit(w, "}");
+  }
+  srv_jsonw_lit(w, "]");
 }
 
 static void lobby(srv_jsonw *w, const srv_lobby_entry *rooms, size_t n) {
@@ -232,6 +311,82 @@ static void lobby(srv_jsonw *w, const srv_lobby_entry *rooms, size_t n) {
     srv_jsonw_str(w, srv_name_of(srv_status_names, (int)e->status));
     srv_jsonw_lit(w, ",\"spectators\":");
     srv_jsonw_int(w, e->spectators);
+    srv_jsonw_lit(w, ",\"rated\":");
+    srv_jsonw_bool(w, e->opts->rated);
+    srv_jsonw_lit(w, ",\"ratings\":{\"south\":");
+    rating_or_null(w, e->seats[0], e->opts->rules.kind);
+    srv_jsonw_lit(w, ",\"north\":");
+    rating_or_null(w, e->seats[1], e->opts->rules.kind);
+    srv_jsonw_lit(w, "}}");
+  }
+  srv_jsonw_lit(w, "]}");
+}
+
+/* The fields of a chat line after "from" (the same in chat and chat_history). */
+static void chat_fields(srv_jsonw *w, const char *player, int seat, const char *text, int64_t at) {
+  srv_jsonw_lit(w, ",\"player\":");
+  srv_jsonw_str(w, player);
+  srv_jsonw_lit(w, ",\"seat\":");
+  seat_or_null(w, seat == SRV_SEAT_SPECTATOR ? SRV_SEAT_NONE : seat);
+  srv_jsonw_lit(w, ",\"spectator\":");
+  srv_jsonw_bool(w, seat == SRV_SEAT_SPECTATOR);
+  srv_jsonw_lit(w, ",\"text\":");
+  srv_jsonw_str(w, text);
+  srv_jsonw_lit(w, ",\"at\":");
+  srv_jsonw_int(w, at);
+}
+
+/* A room's clock settings, or null. */
+static void clock_settings(srv_jsonw *w, const srv_room_opts *o) {
+  if (!o->clocked) {
+    srv_jsonw_lit(w, "null");
+    return;
+  }
+  srv_jsonw_lit(w, "{\"initial_ms\":");
+  srv_jsonw_int(w, o->initial_ms);
+  srv_jsonw_lit(w, ",\"increment_ms\":");
+  srv_jsonw_int(w, o->increment_ms);
+  srv_jsonw_lit(w, "}");
+}
+
+static void my_rooms(srv_jsonw *w, const srv_my_room *rooms, size_t n) {
+  srv_jsonw_lit(w, ",\"rooms\":[");
+  for (size_t i = 0; i < n; i++) {
+    const srv_my_room *r = &rooms[i];
+    if (i > 0)
+      srv_jsonw_lit(w, ",");
+    srv_jsonw_lit(w, "{");
+    board(w, r->room, r->rules);
+    srv_jsonw_lit(w, ",\"clock\":");
+    clock_settings(w, r->opts);
+    srv_jsonw_lit(w, ",\"visibility\":");
+    srv_jsonw_str(w, srv_name_of(srv_visibility_names, (int)r->opts->visibility));
+    srv_jsonw_lit(w, ",\"local\":");
+    srv_jsonw_bool(w, r->opts->opponent == SRV_OPP_LOCAL);
+    srv_jsonw_lit(w, ",\"status\":");
+    srv_jsonw_str(w, srv_name_of(srv_status_names, (int)r->status));
+    srv_jsonw_lit(w, ",\"you\":");
+    seat_or_null(w, r->you);
+    srv_jsonw_lit(w, ",\"opponent\":");
+    if (r->opponent != NULL) {
+      srv_jsonw_lit(w, "{\"id\":");
+      srv_jsonw_str(w, r->opponent->id);
+      srv_jsonw_lit(w, ",\"name\":");
+      srv_jsonw_str(w, r->opponent->name);
+      srv_jsonw_lit(w, ",\"connected\":");
+      srv_jsonw_bool(w, r->opponent_connected);
+      srv_jsonw_lit(w, "}");
+    } else {
+      srv_jsonw_lit(w, "null");
+    }
+    srv_jsonw_lit(w, ",\"turn\":");
+    seat_or_null(w, r->turn);
+    srv_jsonw_lit(w, ",\"your_turn\":");
+    srv_jsonw_bool(w, r->turn >= 0 && (r->you == r->turn || r->you == SRV_SEAT_BOTH));
+    srv_jsonw_lit(w, ",\"ply\":");
+    srv_jsonw_int(w, r->ply);
+    srv_jsonw_lit(w, ",\"game_no\":");
+    srv_jsonw_int(w, r->game_no);
     srv_jsonw_lit(w, "}");
   }
   srv_jsonw_lit(w, "]}");
@@ -251,7 +406,12 @@ static srv_frame *hot(const srv_event *ev) {
     break;
   case SRV_EV_LOBBY:
     head(w, "lobby", ev->id);
+    pools(w, ev->u.lobby.pools, ev->u.lobby.npools);
     lobby(w, ev->u.lobby.rooms, ev->u.lobby.n);
+    break;
+  case SRV_EV_MY_ROOMS:
+    head(w, "my_rooms", ev->id);
+    my_rooms(w, ev->u.my_rooms.rooms, ev->u.my_rooms.n);
     break;
   case SRV_EV_JOINED:
     head(w, "joined", ev->id);
@@ -269,11 +429,24 @@ static srv_frame *hot(const srv_event *ev) {
     srv_jsonw_str(w, ev->u.chat.room);
     srv_jsonw_lit(w, ",\"from\":");
     srv_jsonw_str(w, ev->u.chat.from);
-    srv_jsonw_lit(w, ",\"text\":");
-    srv_jsonw_str(w, ev->u.chat.text);
-    srv_jsonw_lit(w, ",\"at\":");
-    srv_jsonw_int(w, ev->u.chat.at);
+    chat_fields(w, ev->u.chat.player, ev->u.chat.seat, ev->u.chat.text, ev->u.chat.at);
     srv_jsonw_lit(w, "}");
+    break;
+  case SRV_EV_CHAT_HISTORY:
+    head(w, "chat_history", ev->id);
+    srv_jsonw_lit(w, ",\"room\":");
+    srv_jsonw_str(w, ev->u.chat_history.room);
+    srv_jsonw_lit(w, ",\"messages\":[");
+    for (size_t i = 0; i < ev->u.chat_history.n; i++) {
+      const srv_chat_line *l = ev->u.chat_history.lines[i];
+      if (i > 0)
+        srv_jsonw_lit(w, ",");
+      srv_jsonw_lit(w, "{\"from\":");
+      srv_jsonw_str(w, l->name);
+      chat_fields(w, l->player, l->seat, l->text, l->at);
+      srv_jsonw_lit(w, "}");
+    }
+    srv_jsonw_lit(w, "]}");
     break;
   case SRV_EV_ERROR:
     head(w, "error", ev->id);
@@ -288,6 +461,10 @@ static srv_frame *hot(const srv_event *ev) {
     if (ev->u.error.request != NULL) {
       srv_jsonw_lit(w, ",\"request\":");
       srv_jsonw_str(w, ev->u.error.request);
+    }
+    if (ev->u.error.retry_after_ms > 0) {
+      srv_jsonw_lit(w, ",\"retry_after_ms\":");
+      srv_jsonw_int(w, ev->u.error.retry_after_ms);
     }
     srv_jsonw_lit(w, "}");
     break;
@@ -336,11 +513,31 @@ static void put(bool *failed, json_t *obj, const char *key, json_t *value) {
     *failed = true;
 }
 
+/* The account of p, or null for a guest: its name and its rating in every game. */
+static json_t *account_json(bool *failed, const srv_player *p) {
+  if (!p->account)
+    return json_null();
+  json_t *a = json_object(), *ratings = json_object();
+  put(failed, a, "name", json_string(p->name));
+  for (int k = 0; k < SRV_RATED_GAMES; k++) {
+    const srv_player_rating *r = &p->ratings[k];
+    json_t *o = json_object();
+    put(failed, o, "rating", json_integer(rounded(r->rating)));
+    put(failed, o, "rd", json_integer(rounded(r->rd)));
+    put(failed, o, "games", json_integer(r->games));
+    put(failed, o, "provisional", json_boolean(r->rd > SRV_RATING_PROVISIONAL_RD));
+    put(failed, ratings, mc_kind_name((mc_kind)k), o);
+  }
+  put(failed, a, "ratings", ratings);
+  return a;
+}
+
 static json_t *cold_tree(const srv_event *ev, bool *failed) {
   static const char *const types[] = {[SRV_EV_WELCOME] = "welcome",
                                       [SRV_EV_LEFT] = "left",
                                       [SRV_EV_CLOSED] = "closed",
-                                      [SRV_EV_BYE] = "bye"};
+                                      [SRV_EV_BYE] = "bye",
+                                      [SRV_EV_ACCOUNT] = "account"};
   json_t *o = json_object();
   put(failed, o, "type", json_string(types[ev->type]));
   if (ev->id != NULL && ev->id->kind == SRV_ID_INT)
@@ -356,17 +553,29 @@ static json_t *cold_tree(const srv_event *ev, bool *failed) {
     put(failed, o, "protocol", json_integer(1));
     put(failed, o, "resumed", json_boolean(ev->u.welcome.resumed));
     json_t *features = json_object();
-    put(failed, features, "computer", json_false());
+    put(failed, features, "computer", json_boolean(ev->u.welcome.computer));
     put(failed, features, "local", json_true());
     put(failed, features, "storage", json_boolean(ev->u.welcome.storage));
+    put(failed, features, "accounts", json_boolean(ev->u.welcome.storage));
     put(failed, o, "features", features);
     json_t *limits = json_object();
     put(failed, limits, "frame_bytes", json_integer(SRV_FRAME_MAX));
     put(failed, limits, "chat_chars", json_integer(SRV_CHAT_MAX));
     put(failed, limits, "name_chars", json_integer(24));
+    put(failed, limits, "account_name_chars",
+        json_pack("[ii]", SRV_ACCOUNT_NAME_MIN, SRV_ACCOUNT_NAME_MAX));
+    put(failed, limits, "password_chars", json_pack("[ii]", SRV_PASSWORD_MIN, SRV_PASSWORD_MAX));
     put(failed, o, "limits", limits);
+    put(failed, o, "account", account_json(failed, ev->u.welcome.player));
+    if (ev->u.welcome.reason != NULL)
+      put(failed, o, "reason", json_string(ev->u.welcome.reason));
     break;
   }
+  case SRV_EV_ACCOUNT:
+    put(failed, o, "player", json_string(ev->u.account.player->id));
+    put(failed, o, "name", json_string(ev->u.account.player->name));
+    put(failed, o, "account", account_json(failed, ev->u.account.player));
+    break;
   case SRV_EV_LEFT:
     put(failed, o, "room", json_string(ev->u.left.room));
     break;
@@ -407,12 +616,15 @@ srv_frame *srv_proto_encode(const srv_event *ev) {
   case SRV_EV_LOBBY:
   case SRV_EV_JOINED:
   case SRV_EV_CHAT:
+  case SRV_EV_CHAT_HISTORY:
+  case SRV_EV_MY_ROOMS:
   case SRV_EV_ERROR:
     return hot(ev);
   case SRV_EV_WELCOME:
   case SRV_EV_LEFT:
   case SRV_EV_CLOSED:
   case SRV_EV_BYE:
+  case SRV_EV_ACCOUNT:
     return cold(ev);
   }
   return NULL;

@@ -2,10 +2,13 @@
 #include "srv_recover.h"
 
 #include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "srv_error.h"
 #include "srv_log.h"
+#include "srv_persist.h"
 #include "srv_settings.h"
 
 /* What recovery works with, all borrowed. */
@@ -18,6 +21,10 @@ typedef struct recovery {
 
 static srv_player *recovered_player(recovery *p, const srv_store_recovery *rec,
                                     const srv_store_seat *seat) {
+  if (seat->computer >= 1 && seat->computer <= 6) {
+    srv_player *pl = NULL; /* The computer takes its seat again at its level. */
+    return srv_rooms_computer_player(p->ident, seat->computer, &pl) == 0 ? pl : NULL;
+  }
   if (seat->player[0] == '\0')
     return NULL;
   for (size_t i = 0; i < rec->n_players; i++) {
@@ -25,8 +32,12 @@ static srv_player *recovered_player(recovery *p, const srv_store_recovery *rec,
     if (strcmp(sp->id, seat->player) != 0)
       continue;
     srv_player *pl = NULL;
-    if (srv_ident_adopt(p->ident, sp->id, sp->name, sp->token_hash, &pl) != 0)
+    if (srv_ident_adopt(p->ident, sp->id, sp->name, &pl) != 0)
       return NULL;
+    if (pl->refs == 1 && srv_persist_load_account(p->store, pl) != 0) {
+      srv_ident_unref(p->ident, pl);
+      return NULL;
+    }
     return pl;
   }
   return NULL;
@@ -47,6 +58,36 @@ static int replay_valid(recovery *p, srv_store_game *g, bool apply_result, mc_ga
     return rc;
   g->n_moves = bad.index;
   return srv_store_replay(g, false, out, NULL);
+}
+
+/* The chat lines of room code from the recovery (ordered by room), as the rooms keep them, into
+ * a new array (the texts borrowed from rec); *n their number. NULL with *n 0 when there are none
+ * or memory runs out (the room comes back without its lines). */
+static srv_chat_line *room_chat(const srv_store_recovery *rec, const char *code, size_t *n) {
+  size_t first = 0;
+  *n = 0;
+  while (first < rec->n_chat && strcmp(rec->chat[first].room, code) != 0)
+    first++;
+  size_t count = 0;
+  while (first + count < rec->n_chat && strcmp(rec->chat[first + count].room, code) == 0)
+    count++;
+  srv_chat_line *lines = count ? calloc(count, sizeof *lines) : NULL;
+  if (lines == NULL)
+    return NULL;
+  for (size_t i = 0; i < count; i++) {
+    const srv_store_chat *c = &rec->chat[first + i];
+    srv_chat_line *l = &lines[i];
+    l->at = c->at_ms;
+    int seat = c->seat[0] ? srv_name_index(srv_you_names, c->seat, strlen(c->seat)) : -1;
+    l->seat = seat >= 0 ? seat : SRV_SEAT_SPECTATOR;
+    size_t plen = strnlen(c->player, sizeof l->player - 1); /* Ids have 16 digits. */
+    memcpy(l->player, c->player, plen);
+    l->player[plen] = '\0';
+    snprintf(l->name, sizeof l->name, "%s", c->name);
+    l->text = c->text;
+  }
+  *n = count;
+  return lines;
 }
 
 static int recover_room(recovery *p, srv_store_recovery *rec, const srv_store_room *r) {
@@ -121,7 +162,10 @@ static int recover_room(recovery *p, srv_store_recovery *rec, const srv_store_ro
     srv_store_game_free(owned);
     return 0;
   }
+  srv_chat_line *chat = room_chat(rec, r->code, &rr.n_chat);
+  rr.chat = chat;
   rc = srv_rooms_restore(p->rooms, &rr);
+  free(chat);
   srv_store_game_free(owned);
   for (int s = 0; s < 2; s++) {
     if (rr.seats[s] != NULL)

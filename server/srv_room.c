@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mc_error.h"
 #include "srv_error.h"
 #include "srv_log.h"
 #include "srv_peer.h"
@@ -18,6 +19,9 @@ const srv_room_opts *srv_room_opts_of(const srv_room *room) {
 }
 srv_status srv_room_status(const srv_room *room) {
   return room->status;
+}
+int srv_room_game_no(const srv_room *room) {
+  return room->game_no;
 }
 const mc_game *srv_room_game(const srv_room *room) {
   return room->game;
@@ -41,6 +45,8 @@ int srv_room__you(const srv_room *room, const srv_client *c) {
 bool srv_room_seat_connected(const srv_room *room, int seat) {
   if (room->seat[seat] == NULL)
     return false;
+  if (room->seat[seat]->computer)
+    return true; /* The computer is always there. */
   srv_list_foreach (it, &room->members) {
     if (srv_list_entry(it, srv_member, in_room)->client->player == room->seat[seat])
       return true;
@@ -60,19 +66,30 @@ int srv_room_spectators(const srv_room *room) {
 /* ---- What others are told ------------------------------------------------------------------ */
 
 void srv_room__changed(srv_room *room) {
-  const srv_room_observer *o = &room->rooms->observer;
-  if (o->changed != NULL)
-    o->changed(o->ud, room);
+  for (int i = 0; i < room->rooms->nobservers; i++) {
+    const srv_room_observer *o = &room->rooms->observers[i];
+    if (o->changed != NULL)
+      o->changed(o->ud, room);
+  }
 }
 
-int srv_room__record(srv_room *room, srv_record_kind kind, int seat, int house) {
+void srv_room__moved(srv_room *room) {
+  for (int i = 0; i < room->rooms->nobservers; i++) {
+    const srv_room_observer *o = &room->rooms->observers[i];
+    if (o->moved != NULL)
+      o->moved(o->ud, room);
+  }
+}
+
+static int record(srv_room *room, srv_record_kind kind, int seat, int house,
+                  const srv_chat_line *chat) {
   srv_rooms *rooms = room->rooms;
   if (rooms->recorder.record == NULL)
     return 0;
   srv_record rec = {
-      kind,          room->code, &room->opts, room->game, {room->seat[0], room->seat[1]},
-      room->game_no, seat,       house,       {0, 0},     room->status,
-      &room->game_id};
+      kind,           room->code,    &room->opts, room->game, {room->seat[0], room->seat[1]},
+      room->game_no,  seat,          house,       {0, 0},     room->status,
+      &room->game_id, &room->rating, chat};
   uint64_t now = rooms->time->now(rooms->time);
   for (int s = 0; s < 2; s++)
     rec.clock_ms[s] = room->opts.clocked ? srv_clock_left(&room->clock, s, now) : 0;
@@ -81,6 +98,14 @@ int srv_room__record(srv_room *room, srv_record_kind kind, int seat, int house) 
     srv_log_warn("room", "%s: storage refused record %d: %s", room->code, (int)kind,
                  srv_err_code(rc));
   return rc;
+}
+
+int srv_room__record(srv_room *room, srv_record_kind kind, int seat, int house) {
+  return record(room, kind, seat, house, NULL);
+}
+
+int srv_room__record_chat(srv_room *room, const srv_chat_line *line) {
+  return record(room, SRV_RECORD_CHAT, -1, 0, line);
 }
 
 /* ---- Status and timers --------------------------------------------------------------------- */
@@ -99,9 +124,22 @@ static void count_for_peer(srv_room *room, int sign) {
   room->peer->public_rooms += sign * counts_public(room);
 }
 
+/* Adds delta to the active_rooms of each player seated in room (once for a local room's). */
+static void count_seated(srv_room *room, int delta) {
+  srv_player *a = room->seat[0], *b = room->seat[1];
+  if (a != NULL)
+    a->active_rooms += delta;
+  if (b != NULL && b != a)
+    b->active_rooms += delta;
+}
+
 void srv_room__set_status(srv_room *room, srv_status status) {
   count_for_peer(room, -1);
   room->rooms->by_status[room->status]--;
+  if (room->status == SRV_FINISHED && status != SRV_FINISHED)
+    count_seated(room, +1);
+  else if (room->status != SRV_FINISHED && status == SRV_FINISHED)
+    count_seated(room, -1);
   room->status = status;
   room->rooms->by_status[status]++;
   count_for_peer(room, 1);
@@ -153,6 +191,7 @@ void srv_room__presence(srv_room *room) {
     room->idle_armed = false;
     srv_room__disarm(room, room->idle_timer);
   }
+  srv_room__computer_check(room, false);
 }
 
 static void on_idle(void *arg) {
@@ -198,11 +237,18 @@ int srv_room__make(srv_rooms *rooms, const srv_room_opts *opts, const char *code
     return SRV_ENOMEM;
   }
   room->status = SRV_WAITING;
+  room->waiting_since = rooms->time->now(rooms->time);
   /* Until the game starts both clocks show the full time and neither runs. */
   srv_clock_init(&room->clock, opts->initial_ms, opts->increment_ms);
   room->last_seat = -1;
   room->draw_offer = -1;
+  srv_room__offers_clear(room);
   room->abandon_seat = -1;
+  uint64_t now = rooms->time->now(rooms->time);
+  for (int v = 0; v < 3; v++) {
+    room->chat_tokens[v] = rooms->limits.chat_burst;
+    room->chat_refill[v] = now;
+  }
   srv_room__link(rooms, room);
   srv_room__changed(room);
   if (code == NULL)
@@ -215,6 +261,7 @@ void srv_room__destroy(srv_room *room) {
   srv_time *t = room->rooms->time;
   count_for_peer(room, -1);
   srv_peer_unref(room->peer);
+  srv_room__computer_check(room, true);
   srv_room__free_seat(room, 0);
   srv_room__free_seat(room, 1);
   t->timer_free(room->clock_timer);
@@ -223,6 +270,7 @@ void srv_room__destroy(srv_room *room) {
   t->timer_free(room->finished_timer);
   mc_game_free(room->game);
   free(room->trace);
+  srv_room__chat_free(room);
   free(room);
 }
 
@@ -269,6 +317,8 @@ void srv_room__remove_member(srv_member *m) {
 }
 
 void srv_room__take_seat(srv_room *room, int seat, srv_player *p) {
+  if (room->status != SRV_FINISHED && room->seat[1 - seat] != p)
+    p->active_rooms++;
   room->seat[seat] = p;
   srv_ident_ref(p);
 }
@@ -277,6 +327,8 @@ void srv_room__free_seat(srv_room *room, int seat) {
   srv_player *p = room->seat[seat];
   if (p == NULL)
     return;
+  if (room->status != SRV_FINISHED && room->seat[1 - seat] != p)
+    p->active_rooms--;
   room->seat[seat] = NULL;
   srv_ident_unref(room->rooms->ident, p);
 }
@@ -302,6 +354,26 @@ int srv_room__find_playing(srv_rooms *rooms, srv_client *c, const char *code, sr
     return SRV_ENOTPLAYING;
   if ((*room)->status == SRV_FINISHED)
     return SRV_EOVER;
+  return 0;
+}
+
+int srv_room__replay(const srv_room *room, size_t ply, mc_game **out) {
+  size_t n = 0;
+  const uint8_t *moves = mc_game_moves(room->game, &n);
+  *out = NULL;
+  if (ply > n)
+    return MC_EINVAL;
+  mc_game *g = mc_game_new(mc_game_rules(room->game));
+  if (g == NULL)
+    return MC_ENOMEM;
+  for (size_t i = 0; i < ply; i++) {
+    int rc = mc_game_play(g, moves[i], NULL);
+    if (rc != 0) {
+      mc_game_free(g);
+      return rc;
+    }
+  }
+  *out = g;
   return 0;
 }
 

@@ -33,6 +33,10 @@
 typedef struct srv_rooms srv_rooms;
 typedef struct srv_room srv_room;
 
+/* The first move of a clocked game: no clock runs until it is made, and the first mover loses on
+ * time (timeout) if it does not come within this long, or within the initial time when shorter. */
+#define SRV_FIRST_MOVE_MS 30000
+
 typedef struct srv_room_limits {
   int64_t abandon_ms;   /* Countdown of an absent player on their own turn. */
   int64_t idle_ms;      /* A room nobody is in closes after this long. */
@@ -43,6 +47,10 @@ typedef struct srv_room_limits {
   int64_t waiting_ms;  /* A waiting room nobody is in closes after this long. */
   int rooms_per_addr;  /* Unfinished rooms created from one address. */
   int public_per_addr; /* Public rooms for two, not finished, created from one address. */
+  /* A room's chat allowance: lines a second on average and at once, for each seat and for all
+   * its spectators together (the server gives each one connection's --rate and --burst).
+   * chat_rate 0: no bound of the room's own. */
+  int chat_rate, chat_burst;
 } srv_room_limits;
 
 /* ---- The storage seam ------------------------------------------------------------------------ */
@@ -58,8 +66,20 @@ typedef enum srv_record_kind {
   SRV_RECORD_MOVE, /* seat played house; game and clock_ms are as they are after it */
   SRV_RECORD_GAME_FINISHED,
   SRV_RECORD_ROOM_CLOSED,
+  /* The game's moves from its ply on were taken back (game as it is after the takeback, clock_ms
+   * each side's time now); also "the stored moves are exactly the game's" after a lost batch. */
+  SRV_RECORD_TAKEBACK,
+  SRV_RECORD_CHAT, /* A chat line (chat) was said in the room. */
   SRV_RECORD_KINDS
 } srv_record_kind;
+
+/* What a rated game changed, as the recorder reports it (SRV_RECORD_GAME_FINISHED of a rated room):
+ * each seat's rating before and after, with the deviation and the rated games after it. */
+typedef struct srv_rating_change {
+  bool known; /* The recorder rated the game (false: not rated, or not now). */
+  double before[2], after[2], rd_after[2];
+  int games_after[2];
+} srv_rating_change;
 
 typedef struct srv_record {
   srv_record_kind kind;
@@ -75,6 +95,9 @@ typedef struct srv_record {
    * room; the recorder writes the id it gave the game (SRV_RECORD_GAME_STARTED, or any later
    * record that finds it 0 and records the game then) and 0 when that record was lost. */
   int64_t *game_id;
+  /* Owned by the room: the recorder of a rated game's end writes what it changed. */
+  srv_rating_change *rating;
+  const srv_chat_line *chat; /* SRV_RECORD_CHAT */
 } srv_record;
 
 typedef struct srv_recorder {
@@ -86,11 +109,54 @@ typedef struct srv_recorder {
  */
 
 /* Told (synchronously) that room changed in a way the lobby shows: opened, closed, status, seats,
- * presence, spectators. It must not call back into the rooms; it reads them later. */
+ * presence, spectators; and (moved, optional) that its game's position changed: a move played or
+ * taken back. It must not call back into the rooms; it reads them later. */
 typedef struct srv_room_observer {
   void (*changed)(void *ud, const srv_room *room);
+  void (*moved)(void *ud, const srv_room *room);
   void *ud;
 } srv_room_observer;
+
+/* How many observers the rooms can have (the lobby, the players' own lists). */
+#define SRV_ROOM_OBSERVERS 4
+
+/* ---- The computer's seat (srv_room_computer.c; srv_computer.h runs the searches) ------------ */
+
+/* Told (synchronously, on the loop) about rooms against the computer: think when the computer is
+ * to move in a game in progress (called again after every change; a search already under way for
+ * that game and ply goes on), stop when the room's search, if any, is no longer wanted (the game
+ * is over or the room is going). Neither may call back into the rooms. */
+typedef struct srv_room_thinker {
+  void (*think)(void *ud, srv_room *room);
+  void (*stop)(void *ud, srv_room *room);
+  void *ud;
+} srv_room_thinker;
+
+/* Sets (or with NULL clears) the thinker; copied. Set it before recovery, so that a restored game
+ * where the computer is to move gets its search. */
+void srv_rooms_set_thinker(srv_rooms *rooms, const srv_room_thinker *thinker);
+
+/* Caps unfinished games against the computer at max (creating one more is refused with
+ * SRV_ESERVERFULL); 0: the computer is off (SRV_EUNSUPPORTED). The default is no cap. */
+void srv_rooms_set_computer_games(srv_rooms *rooms, int max);
+
+/* Whether games against the computer are on: a thinker is set and the cap is not 0. */
+bool srv_rooms_computer_on(const srv_rooms *rooms);
+
+/* Makes the computer's player for level (1..6), named "Computer (level N)", in ident. Returns 0
+ * with *out holding one reference (the caller's), or SRV_ENOMEM / SRV_EINTERNAL. */
+int srv_rooms_computer_player(srv_ident *ident, int level, srv_player **out);
+
+/* The computer's level in seat of room, 0 when a person (or nobody) holds it. */
+int srv_room_computer_level(const srv_room *room, int seat);
+
+/* Time left on seat's clock now in ms, or -1 when the room has no clock. */
+int64_t srv_room_clock_left(const srv_room *room, int seat);
+
+/* Plays the computer's move house in room as a move of its seat, when the room still plays game
+ * game_no at ply with the computer to move; the state goes to every member. Returns 0, SRV_ESTALE
+ * when the room moved on (nothing changed), or the move's error (nothing changed). */
+int srv_room_computer_move(srv_room *room, int game_no, size_t ply, int house);
 
 /* ---- Recovery ------------------------------------------------------------------------------- */
 
@@ -106,6 +172,8 @@ typedef struct srv_room_restore {
   int64_t clock_ms[2];       /* Time left (South, North) when clocked. */
   bool has_last;             /* The last move, for the state's "last" (no trace). */
   int last_seat, last_house;
+  const srv_chat_line *chat; /* The room's last chat lines, oldest first (borrowed, copied). */
+  size_t n_chat;
 } srv_room_restore;
 
 /* ---- The registry ------------------------------------------------------------------------------
@@ -123,8 +191,12 @@ void srv_rooms_free(srv_rooms *rooms);
 /* Sets (or with NULL clears) the storage recorder; copied. */
 void srv_rooms_set_recorder(srv_rooms *rooms, const srv_recorder *recorder);
 
-/* Sets (or with NULL clears) the observer of changes the lobby shows; copied. */
-void srv_rooms_set_observer(srv_rooms *rooms, const srv_room_observer *observer);
+/* Adds an observer of the rooms (copied). Returns 0, or SRV_ENOMEM when SRV_ROOM_OBSERVERS are
+ * there already. */
+int srv_rooms_add_observer(srv_rooms *rooms, const srv_room_observer *observer);
+
+/* Removes the observer whose ud is ud (nothing when there is none). */
+void srv_rooms_remove_observer(srv_rooms *rooms, void *ud);
 
 /* Adds a room recovered from durable storage (r borrowed, r->game stolen), with nobody connected:
  * the clock of the side to move starts now from r->clock_ms (the downtime is not charged), and
@@ -163,6 +235,11 @@ srv_room *srv_rooms_find_game(srv_rooms *rooms, int64_t game_id);
 const srv_room *srv_rooms_first(const srv_rooms *rooms);
 const srv_room *srv_rooms_next(const srv_room *room);
 
+/* player (borrowed) gives up everywhere (its account is being deleted): its games in progress are
+ * lost by resignation (in a local room, by the side to move), its seats in waiting rooms are given
+ * up. Finished rooms keep it. */
+void srv_rooms_forfeit(srv_rooms *rooms, srv_player *player);
+
 /* Counts rooms by status into counts[3]. */
 void srv_rooms_count(const srv_rooms *rooms, long counts[3]);
 
@@ -177,6 +254,9 @@ int srv_room_resign(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
 int srv_room_draw(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
 int srv_room_rematch(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
 int srv_room_chat(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
+/* Takes back moves: in a local room the last move at once; between people on request, answered
+ * by the other side (docs/protocol.md, "takeback"). */
+int srv_room_takeback(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
 /* The full state again (the game's moves included) to c, answering its request. */
 int srv_room_resync(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
 
@@ -185,6 +265,7 @@ int srv_room_resync(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
 const char *srv_room_code(const srv_room *room);
 const srv_room_opts *srv_room_opts_of(const srv_room *room);
 srv_status srv_room_status(const srv_room *room);
+int srv_room_game_no(const srv_room *room); /* 0 while the first game waits, +1 per game. */
 const mc_game *srv_room_game(const srv_room *room);
 const srv_player *srv_room_seat(const srv_room *room, int seat);
 

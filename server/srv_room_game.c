@@ -1,5 +1,7 @@
 /* Games in a room: start and end, the clock's flag, abandonment, and the commands that end or
  * restart a game (resign, draw, rematch). */
+#include <string.h>
+
 #include "mc_error.h"
 #include "srv_error.h"
 #include "srv_log.h"
@@ -8,11 +10,28 @@
 
 /* ---- Start and end ------------------------------------------------------------------------- */
 
+void srv_room__offers_clear(srv_room *room) {
+  room->draw_offer = -1;
+  room->draw_declined = -1;
+  room->takeback_offer = -1;
+  room->takeback_declined = -1;
+}
+
 void srv_room__start_turn_clock(srv_room *room) {
+  room->first_deadline = 0;
   if (!room->opts.clocked || room->status != SRV_PLAYING)
     return;
   srv_rooms *rooms = room->rooms;
   uint64_t now = rooms->time->now(rooms->time);
+  if (mc_game_ply(room->game) == 0) {
+    /* As on lichess: no clock runs before the first move, which has a deadline of its own. */
+    int64_t ms =
+        room->opts.initial_ms < SRV_FIRST_MOVE_MS ? room->opts.initial_ms : SRV_FIRST_MOVE_MS;
+    srv_clock_stop(&room->clock, now);
+    room->first_deadline = now + (uint64_t)ms;
+    srv_room__arm(room, room->clock_timer, ms);
+    return;
+  }
   srv_clock_start(&room->clock, mc_game_pos(room->game)->turn, now);
   srv_room__arm(room, room->clock_timer, srv_clock_until_flag(&room->clock, now));
 }
@@ -33,9 +52,10 @@ int srv_room__start_game(srv_room *room) {
     room->game_id = game_id;
     return rc;
   }
+  memset(&room->rating, 0, sizeof room->rating);
   room->last_seat = -1;
   room->trace_len = 0;
-  room->draw_offer = -1;
+  srv_room__offers_clear(room);
   room->rematch[0] = room->rematch[1] = false;
   srv_clock_init(&room->clock, room->opts.initial_ms, room->opts.increment_ms);
   srv_room__set_status(room, SRV_PLAYING);
@@ -58,13 +78,25 @@ void srv_room__finish(srv_room *room, mc_reason reason, mc_winner winner) {
     result.reason = MC_REASON_NONE;
   srv_clock_stop(&room->clock, rooms->time->now(rooms->time));
   srv_room__disarm(room, room->clock_timer);
-  room->draw_offer = -1;
+  room->first_deadline = 0;
+  srv_room__offers_clear(room);
   room->rematch[0] = room->rematch[1] = false;
   srv_room__set_status(room, SRV_FINISHED);
   srv_room__presence(room);
   srv_room__arm(room, room->finished_timer, rooms->limits.finished_ms);
   srv_metrics_game_finished(room->opts.rules.kind, result.reason);
+  room->rating.known = false;
   srv_room__record(room, SRV_RECORD_GAME_FINISHED, -1, 0);
+  if (room->rating.known) {
+    /* The players' ratings as the rooms show them, until their next login reads them again. */
+    int kind = (int)room->opts.rules.kind;
+    for (int s = 0; s < 2 && kind < SRV_RATED_GAMES; s++) {
+      srv_player_rating *r = &room->seat[s]->ratings[kind];
+      r->rating = room->rating.after[s];
+      r->rd = room->rating.rd_after[s];
+      r->games = room->rating.games_after[s];
+    }
+  }
   srv_log_debug("room", "%s: game %d over: %s", room->code, room->game_no,
                 mc_reason_name(result.reason));
 }
@@ -74,9 +106,22 @@ void srv_room__finish(srv_room *room, mc_reason reason, mc_winner winner) {
 void srv_room__on_clock(void *arg) {
   srv_room *room = arg;
   srv_rooms *rooms = room->rooms;
-  if (room->status != SRV_PLAYING || room->clock.running < 0)
+  if (room->status != SRV_PLAYING)
     return;
   uint64_t now = rooms->time->now(rooms->time);
+  if (room->first_deadline != 0) {
+    /* Before the first move: the first mover's deadline. */
+    if (now < room->first_deadline) {
+      srv_room__arm(room, room->clock_timer, (int64_t)(room->first_deadline - now));
+      return;
+    }
+    int first = mc_game_pos(room->game)->turn;
+    srv_room__finish(room, MC_REASON_TIMEOUT, first == MC_SOUTH ? MC_WIN_NORTH : MC_WIN_SOUTH);
+    srv_room__broadcast(room, NULL, NULL, NULL);
+    return;
+  }
+  if (room->clock.running < 0)
+    return;
   if (!srv_clock_flagged(&room->clock, now)) {
     srv_room__arm(room, room->clock_timer, srv_clock_until_flag(&room->clock, now));
     return;
@@ -93,6 +138,35 @@ void srv_room__on_abandon(void *arg) {
   int loser = room->abandon_seat;
   srv_room__finish(room, MC_REASON_ABANDONED, loser == MC_SOUTH ? MC_WIN_NORTH : MC_WIN_SOUTH);
   srv_room__broadcast(room, NULL, NULL, NULL);
+}
+
+void srv_rooms_forfeit(srv_rooms *rooms, srv_player *player) {
+  srv_list_foreach_safe (it, &rooms->order) {
+    srv_room *room = srv_list_entry(it, srv_room, order);
+    bool seated = room->seat[0] == player || room->seat[1] == player;
+    if (!seated)
+      continue;
+    if (room->status == SRV_PLAYING) {
+      int loser = room->seat[0] == player && room->seat[1] == player ? mc_game_pos(room->game)->turn
+                  : room->seat[0] == player                          ? MC_SOUTH
+                                                                     : MC_NORTH;
+      srv_room__finish(room, MC_REASON_RESIGNATION,
+                       loser == MC_SOUTH ? MC_WIN_NORTH : MC_WIN_SOUTH);
+      srv_room__broadcast(room, NULL, NULL, NULL);
+    } else if (room->status == SRV_WAITING) {
+      for (int s = 0; s < 2; s++) {
+        if (room->seat[s] == player)
+          srv_room__free_seat(room, s);
+      }
+      srv_room__changed(room);
+      if (room->seat[0] == NULL && room->seat[1] == NULL) {
+        srv_room__close(room, "left"); /* Unlinks it: the safe walk goes on after it. */
+        continue;
+      }
+      srv_room__record(room, SRV_RECORD_SEATED, -1, 0);
+      srv_room__broadcast(room, NULL, NULL, NULL);
+    }
+  }
 }
 
 /* ---- resign, draw, rematch ----------------------------------------------------------------- */
@@ -119,10 +193,14 @@ int srv_room_draw(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
   bool offered = room->draw_offer >= 0 && (you == SRV_SEAT_BOTH || room->draw_offer != you);
   switch (cmd->action) {
   case SRV_DRAW_OFFER:
-    if (offered)
+    if (offered || srv_room__computer_takes_draw(room, seat)) {
       srv_room__finish(room, MC_REASON_AGREEMENT, MC_DRAW);
-    else
+    } else if (srv_room_computer_level(room, 1 - seat) == 0) {
       room->draw_offer = seat;
+      room->draw_declined = -1;
+    } else {
+      room->draw_declined = seat; /* The computer declines at once: no offer stands. */
+    }
     break;
   case SRV_DRAW_ACCEPT:
     if (!offered)
@@ -132,6 +210,7 @@ int srv_room_draw(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
   case SRV_DRAW_DECLINE:
     if (!offered)
       return SRV_ENOOFFER;
+    room->draw_declined = room->draw_offer; /* Its player sees the answer. */
     room->draw_offer = -1;
     break;
   }
@@ -154,6 +233,7 @@ int srv_room_rematch(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
     room->rematch[0] = room->rematch[1] = true;
   else
     room->rematch[you] = true;
+  srv_room__computer_rematch(room);
   if (room->rematch[0] && room->rematch[1]) {
     mc_game *game = mc_game_new(&room->opts.rules), *old = room->game;
     if (game == NULL) {

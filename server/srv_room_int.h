@@ -37,19 +37,34 @@ struct srv_room {
   int abandon_seat; /* Seat whose abandonment countdown runs, or -1. */
   uint64_t abandon_deadline;
   int draw_offer; /* Seat offering a draw, or -1. */
+  /* The answers a player sees (docs/protocol.md, "Offers"): the seat whose draw offer was
+   * declined, the seat asking to take back its last move and the seat whose request was declined
+   * (each -1 when none; cleared by the next move, see srv_room__offers_clear()). */
+  int draw_declined, takeback_offer, takeback_declined;
+  /* A clocked game before its first move: no clock runs, and the first mover loses on time at
+   * this monotonic time (0: no such deadline). */
+  uint64_t first_deadline;
   bool rematch[2];
   int last_seat, last_house; /* The last move of the game (last_seat -1: none). */
   mc_step *trace;            /* Its steps, for late joiners and reconnections. */
   size_t trace_len;
-  int64_t game_id;         /* Permanent id of the current game given by storage, 0: none. */
-  srv_clock undo_clock;    /* The clock before the last move, for srv_rooms_store_lost(). */
-  srv_client *move_client; /* Who made the last move and the request id it came with. */
+  int64_t game_id;          /* Permanent id of the current game given by storage, 0: none. */
+  srv_rating_change rating; /* What the current game changed in the ratings (rated rooms). */
+  uint64_t waiting_since;   /* When the room was made: quick pairing's waiting time. */
+  srv_clock undo_clock;     /* The clock before the last move, for srv_rooms_store_lost(). */
+  srv_client *move_client;  /* Who made the last move and the request id it came with. */
   srv_req_id move_id;
   struct srv_peer *peer; /* The address it was created from (a reference), or NULL. */
-  double chat_tokens;    /* Spectators' chat: a token bucket of the room (srv_room_chat.c). */
-  uint64_t chat_ms;      /* Its last refill; 0: never (full). */
-  srv_room *hnext;       /* Hash chain. */
-  srv_list order;        /* rooms->order: creation order, the lobby's and quick pairing's. */
+  /* Chat: the last lines, a ring of chat_n from chat_first (each line one allocation with its
+   * text; chat_bytes of text in all), and the room's allowance per voice, token buckets for
+   * South, North and the spectators together (srv_room_chat.c). */
+  srv_chat_line *chat[SRV_CHAT_HISTORY];
+  int chat_first, chat_n;
+  size_t chat_bytes;
+  double chat_tokens[3];
+  uint64_t chat_refill[3];
+  srv_room *hnext; /* Hash chain. */
+  srv_list order;  /* rooms->order: creation order, the lobby's and quick pairing's. */
 };
 
 struct srv_rooms {
@@ -58,12 +73,15 @@ struct srv_rooms {
   srv_sink sink;
   srv_room_limits limits;
   srv_recorder recorder;
-  srv_room_observer observer;
+  srv_room_observer observers[SRV_ROOM_OBSERVERS];
+  int nobservers;
   srv_room **buckets;
   size_t nbuckets, count;
   srv_list order; /* srv_room.order, oldest first. */
   long by_status[3];
   mc_trace *trace; /* Scratch space for one move's steps. */
+  srv_room_thinker thinker;
+  int computer_games; /* Cap of unfinished games against the computer; 0: off; < 0: none. */
 };
 
 /* ---- srv_rooms.c: the registry --------------------------------------------------------------- */
@@ -77,7 +95,8 @@ void srv_room__unlink(srv_room *room);
 /* Draws a code no room in memory has. Returns 0, or SRV_ESERVERFULL / SRV_EINTERNAL. */
 int srv_room__new_code(srv_rooms *rooms, char code[SRV_CODE_LEN + 1]);
 
-/* Counts the unfinished rooms where p holds a seat. */
+/* The unfinished rooms where p holds a seat: O(1), p->active_rooms, which take_seat, free_seat
+ * and set_status keep. */
 int srv_room__active_count(const srv_rooms *rooms, const srv_player *p);
 
 /* ---- srv_room.c: one room -------------------------------------------------------------------- */
@@ -110,12 +129,17 @@ void srv_room__free_seat(srv_room *room, int seat);
 /* The seat(s) c's player holds here: MC_SOUTH, MC_NORTH, SRV_SEAT_BOTH or SRV_SEAT_SPECTATOR. */
 int srv_room__you(const srv_room *room, const srv_client *c);
 
-/* Tells the observer that room changed as the lobby shows it. */
+/* Tells the observers that room changed as the lobby shows it / that its position changed. */
 void srv_room__changed(srv_room *room);
+void srv_room__moved(srv_room *room);
 
 /* Records the room as it is now under kind (seat and house: the move of SRV_RECORD_MOVE).
  * Returns the recorder's result (0 without one); a refusal of any other kind is logged here. */
 int srv_room__record(srv_room *room, srv_record_kind kind, int seat, int house);
+
+/* Records the chat line (borrowed) as SRV_RECORD_CHAT. Returns the recorder's result (0 without
+ * one): a refused line is not said. */
+int srv_room__record_chat(srv_room *room, const srv_chat_line *line);
 
 /* Sets the status, counting rooms by status (and its address's public rooms). */
 void srv_room__set_status(srv_room *room, srv_status status);
@@ -140,6 +164,10 @@ int srv_room__find_member(srv_rooms *rooms, srv_client *c, const char *code, srv
  * (else SRV_ENOTPLAYING or SRV_EOVER). */
 int srv_room__find_playing(srv_rooms *rooms, srv_client *c, const char *code, srv_room **room);
 
+/* A new game of the room's rules with the first ply moves of its game played again (*out, the
+ * caller's). Returns 0, or an engine error (MC_ENOMEM...). */
+int srv_room__replay(const srv_room *room, size_t ply, mc_game **out);
+
 /* The seat a command of c speaks for: c's seat, or in a local room the seat to move. */
 int srv_room__acting_seat(const srv_room *room, const srv_client *c);
 
@@ -151,8 +179,12 @@ int srv_room__acting_seat(const srv_room *room, const srv_client *c);
  * Returns 0 or the recorder's negative code. */
 int srv_room__start_game(srv_room *room);
 
-/* Starts the clock of the side to move (clocked rooms in play). */
+/* Starts the clock of the side to move (clocked rooms in play); before the first move no clock
+ * runs and the first move's deadline starts instead (SRV_FIRST_MOVE_MS). */
 void srv_room__start_turn_clock(srv_room *room);
+
+/* Clears the standing offers and their answers (draw and takeback). */
+void srv_room__offers_clear(srv_room *room);
 
 /* Ends the game in progress. reason MC_REASON_NONE: the board ended it (the engine already knows
  * the result); else an outside reason with winner. */
@@ -161,6 +193,44 @@ void srv_room__finish(srv_room *room, mc_reason reason, mc_winner winner);
 /* The timers' callbacks (arg is the room). */
 void srv_room__on_clock(void *arg);
 void srv_room__on_abandon(void *arg);
+
+/* ---- srv_room_chat.c: chat ------------------------------------------------------------------- */
+
+/* Keeps a copy of line (borrowed) as room's newest chat line, forgetting the oldest beyond
+ * SRV_CHAT_HISTORY lines or SRV_CHAT_HISTORY_BYTES of text. Returns 0 or SRV_ENOMEM (nothing
+ * kept). */
+int srv_room__chat_keep(srv_room *room, const srv_chat_line *line);
+
+/* Forgets room's chat lines. */
+void srv_room__chat_free(srv_room *room);
+
+/* ---- srv_room_computer.c: the computer's seat ---------------------------------------------- */
+
+/* Refuses a new game against the computer beyond the cap: 0, SRV_EUNSUPPORTED (off) or
+ * SRV_ESERVERFULL. */
+int srv_room__computer_admit(srv_rooms *rooms);
+
+/* Seats the computer at opts.level in the free seat of a waiting room and starts the game. Returns
+ * 0 or SRV_ENOMEM / SRV_EINTERNAL (nothing changed). */
+int srv_room__seat_computer(srv_room *room);
+
+/* After any change of turn or status (srv_room__presence()): the thinker thinks or stops. gone:
+ * the room is being freed. Nothing for rooms without the computer. */
+void srv_room__computer_check(srv_room *room, bool gone);
+
+/* The computer's answer to a draw offered by seat: true to accept (it is not ahead by half a seed
+ * by its evaluation), false to decline; false too when the other seat is no computer. */
+bool srv_room__computer_takes_draw(const srv_room *room, int seat);
+
+/* Marks the computer's seats as asking for a rematch. */
+void srv_room__computer_rematch(srv_room *room);
+
+/* ---- srv_room_move.c: moves ------------------------------------------------------------------ */
+
+/* Plays house for seat turn (the seat to move) in room, as a move of c (NULL: the computer)
+ * answering id (may be NULL): the clock's flag, the engine, the record, the state to everyone.
+ * Returns 0 or an SRV_E* code (nothing changed, unless SRV_EOVER for a fallen flag). */
+int srv_room__play(srv_room *room, srv_client *c, const srv_req_id *id, int turn, int house);
 
 /* ---- srv_room_join.c: entering and leaving -------------------------------------------------- */
 
@@ -186,9 +256,12 @@ void srv_room__broadcast(srv_room *room, const srv_client *requester, const srv_
 /* Sends c joined (answering id, or NULL). */
 void srv_room__send_joined(srv_room *room, srv_client *c, const srv_req_id *id);
 
-/* Sends every member the chat line text (borrowed) from c at wall time at; c's copy answers id. */
-void srv_room__send_chat(srv_room *room, srv_client *from, const srv_req_id *id, const char *text,
-                         int64_t at);
+/* Sends every member the chat line (borrowed) from c; c's copy answers id. */
+void srv_room__send_chat(srv_room *room, srv_client *from, const srv_req_id *id,
+                         const srv_chat_line *line);
+
+/* Sends c the room's last chat lines (chat_history), when it has any: on entering or resuming. */
+void srv_room__send_chat_history(srv_room *room, srv_client *c);
 
 /* Sends closed (reason: static) to every member. */
 void srv_room__send_closed(srv_room *room, const char *reason);

@@ -4,8 +4,10 @@
 
 #include "srv_error.h"
 #include "srv_log.h"
+#include "srv_pairing.h"
 #include "srv_peer.h"
 #include "srv_rand.h"
+#include "srv_rating.h"
 #include "srv_room_int.h"
 
 /* c enters room (already a member or not): joined (answering id) and the full state to c, the
@@ -18,6 +20,7 @@ static int enter(srv_room *room, srv_client *c, const srv_req_id *id) {
   srv_room__presence(room);
   srv_room__changed(room);
   srv_room__send_full(room, c, NULL);
+  srv_room__send_chat_history(room, c);
   srv_room__broadcast(room, NULL, NULL, c);
   return 0;
 }
@@ -60,6 +63,8 @@ static int seat(srv_room *room, srv_player *p, srv_seat_choice choice) {
 /* c takes the free seat of a waiting room and enters it: join's and quick's way in. On error c is
  * not left in the room. */
 static int take_free_seat(srv_rooms *rooms, srv_room *room, srv_client *c, const srv_req_id *id) {
+  if (room->opts.rated && !c->player->account)
+    return SRV_EACCOUNTREQ; /* Rated games are between two accounts. */
   if (srv_room__active_count(rooms, c->player) >= rooms->limits.rooms_per_player)
     return SRV_EROOMS;
   bool was_member = srv_room__member(room, c) != NULL;
@@ -88,17 +93,23 @@ static bool address_may_create(const srv_rooms *rooms, const srv_client *c,
 }
 
 int srv_room_create(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
-  if (cmd->opts.opponent == SRV_OPP_COMPUTER)
-    return SRV_EUNSUPPORTED;
+  const bool computer = cmd->opts.opponent == SRV_OPP_COMPUTER;
+  int rc;
+  if (computer && (rc = srv_room__computer_admit(rooms)) != 0)
+    return rc;
+  if (cmd->opts.rated && !c->player->account)
+    return SRV_EACCOUNTREQ;
   if (srv_room__active_count(rooms, c->player) >= rooms->limits.rooms_per_player ||
       !address_may_create(rooms, c, &cmd->opts))
     return SRV_EROOMS;
   srv_room *room;
-  int rc = srv_room__make(rooms, &cmd->opts, NULL, &room);
+  rc = srv_room__make(rooms, &cmd->opts, NULL, &room);
   if (rc != 0)
     return rc;
   srv_room__created_from(room, c->peer);
-  if ((rc = seat(room, c->player, cmd->opts.seat)) != 0 || (rc = enter(room, c, &cmd->id)) != 0) {
+  if ((rc = seat(room, c->player, cmd->opts.seat)) != 0 ||
+      (computer && (rc = srv_room__seat_computer(room)) != 0) ||
+      (rc = enter(room, c, &cmd->id)) != 0) {
     srv_room__close(room, "error");
     return rc;
   }
@@ -125,7 +136,8 @@ static bool same_table(const srv_room_opts *a, const srv_room_opts *b) {
   return x->kind == y->kind && x->houses == y->houses && x->seeds == y->seeds &&
          x->empty_capture == y->empty_capture && x->grand_slam == y->grand_slam &&
          x->lap_capture == y->lap_capture && x->match == y->match && a->clocked == b->clocked &&
-         (!a->clocked || (a->initial_ms == b->initial_ms && a->increment_ms == b->increment_ms));
+         (!a->clocked || (a->initial_ms == b->initial_ms && a->increment_ms == b->increment_ms)) &&
+         a->rated == b->rated;
 }
 
 /* A room quick pairing may use: public, for two people, waiting, same table. */
@@ -136,13 +148,22 @@ static bool pairable(const srv_room *r, const srv_room_opts *opts) {
 
 int srv_room_quick(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
   if (cmd->opts.opponent == SRV_OPP_COMPUTER)
-    return SRV_EUNSUPPORTED;
+    return srv_room_create(rooms, c, cmd); /* The computer is always ready: a game at once. */
   if (cmd->opts.opponent == SRV_OPP_LOCAL)
     return SRV_EBADREQ;
+  if (cmd->opts.rated && !c->player->account)
+    return SRV_EACCOUNTREQ;
   srv_room_opts opts = cmd->opts;
   opts.visibility = SRV_PUBLIC;
   srv_room *mine = NULL;
-  /* The oldest waiting room whose waiting player is someone else and is there. */
+  /* The pool: the waiting rooms of the same table whose waiting player is someone else and is
+   * there, oldest first; the choice among them is srv_pair_choose()'s. */
+  enum { MAX_CANDIDATES = 64 };
+  srv_room *cand[MAX_CANDIDATES];
+  srv_pair_candidate pc[MAX_CANDIDATES];
+  size_t n = 0;
+  uint64_t now = rooms->time->now(rooms->time);
+  mc_kind kind = opts.rules.kind;
   srv_list_foreach (it, &rooms->order) {
     srv_room *r = srv_list_entry(it, srv_room, order);
     if (!pairable(r, &opts))
@@ -153,10 +174,16 @@ int srv_room_quick(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
         mine = r;
       continue;
     }
-    if (waiting == NULL || !srv_room_seat_connected(r, r->seat[0] ? 0 : 1))
+    if (waiting == NULL || !srv_room_seat_connected(r, r->seat[0] ? 0 : 1) || n == MAX_CANDIDATES)
       continue;
-    return take_free_seat(rooms, r, c, &cmd->id);
+    cand[n] = r;
+    pc[n].rating = srv_rating_of(waiting, kind);
+    pc[n].waited_ms = now > r->waiting_since ? now - r->waiting_since : 0;
+    n++;
   }
+  int pick = srv_pair_choose(srv_rating_of(c->player, kind), pc, n);
+  if (pick >= 0)
+    return take_free_seat(rooms, cand[pick], c, &cmd->id);
   if (mine != NULL) /* Asked twice: the same waiting room. */
     return enter(mine, c, &cmd->id);
   srv_cmd create = *cmd;

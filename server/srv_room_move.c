@@ -35,47 +35,65 @@ int srv_room_move(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
   int turn = mc_game_pos(room->game)->turn;
   if (room->seat[turn] != c->player)
     return SRV_ETURN;
+  return srv_room__play(room, c, &cmd->id, turn, cmd->house);
+}
+
+int srv_room__play(srv_room *room, srv_client *c, const srv_req_id *id, int turn, int house) {
+  srv_rooms *rooms = room->rooms;
   uint64_t now = rooms->time->now(rooms->time);
-  if (room->opts.clocked && srv_clock_flagged(&room->clock, now)) {
+  if (room->opts.clocked && (srv_clock_flagged(&room->clock, now) ||
+                             (room->first_deadline != 0 && now >= room->first_deadline))) {
     /* The flag fell before the timer fired: the game is lost on time, not played on. */
     srv_room__finish(room, MC_REASON_TIMEOUT, turn == MC_SOUTH ? MC_WIN_NORTH : MC_WIN_SOUTH);
     srv_room__broadcast(room, NULL, NULL, NULL);
     return SRV_EOVER;
   }
-  if (cmd->house > room->opts.rules.houses)
+  if (house > room->opts.rules.houses)
     return SRV_EILLEGAL;
 
   /* Play in place, then record the room as it is after the move; a refused record takes the
    * move back (mc_game_undo() allocates nothing) and puts the clock back as it was. */
-  rc = mc_game_play(room->game, cmd->house, rooms->trace);
+  int rc = mc_game_play(room->game, house, rooms->trace);
   if (rc != 0)
     return rc == MC_EINVAL ? SRV_EILLEGAL : srv_err_from_engine(rc);
   srv_clock clock = room->clock;
+  uint64_t first_deadline = room->first_deadline;
   bool over = mc_game_over(room->game, NULL);
-  if (room->opts.clocked)
+  if (room->opts.clocked) /* The first move starts the clocks: nothing ran, nothing is added. */
     srv_clock_moved(&room->clock, over ? -1 : mc_game_pos(room->game)->turn, now);
-  rc = srv_room__record(room, SRV_RECORD_MOVE, turn, cmd->house);
+  room->first_deadline = 0;
+  rc = srv_room__record(room, SRV_RECORD_MOVE, turn, house);
   if (rc < 0) {
     if (mc_game_undo(room->game) != 0)
       srv_log_error("room", "%s: cannot take back a refused move", room->code);
     room->clock = clock;
+    room->first_deadline = first_deadline;
     return rc;
   }
 
   room->undo_clock = clock;
   room->move_client = c;
-  room->move_id = cmd->id;
+  if (id != NULL)
+    room->move_id = *id;
+  else
+    memset(&room->move_id, 0, sizeof room->move_id);
   keep_trace(room, rooms->trace);
   room->last_seat = turn;
-  room->last_house = cmd->house;
-  if (room->draw_offer >= 0 && room->draw_offer != turn)
-    room->draw_offer = -1; /* Moving instead of answering declines the offer. */
+  room->last_house = house;
+  room->draw_declined = -1;
+  if (room->draw_offer >= 0 && room->draw_offer != turn) {
+    room->draw_declined = room->draw_offer; /* Moving instead of answering declines the offer. */
+    room->draw_offer = -1;
+  }
+  room->takeback_offer = -1; /* A move changes what a takeback would take back. */
+  room->takeback_declined = -1;
   srv_metrics_move();
   if (over)
     srv_room__finish(room, MC_REASON_NONE, MC_DRAW);
   else if (room->opts.clocked)
     srv_room__arm(room, room->clock_timer, srv_clock_until_flag(&room->clock, now));
   srv_room__presence(room);
-  srv_room__broadcast(room, c, &cmd->id, NULL);
+  srv_room__moved(room);
+  srv_room__broadcast(room, c, id, NULL);
   return 0;
 }

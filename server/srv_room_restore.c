@@ -40,6 +40,10 @@ int srv_rooms_restore(srv_rooms *rooms, const srv_room_restore *r) {
     room->clock.left_ms[1] = r->clock_ms[1];
   }
   room->undo_clock = room->clock;
+  for (size_t i = 0; i < r->n_chat; i++) {
+    if (srv_room__chat_keep(room, &r->chat[i]) != 0)
+      break; /* Out of memory: the room comes back with fewer lines. */
+  }
   if (r->status != SRV_WAITING)
     srv_room__set_status(room, r->status);
   if (r->status == SRV_PLAYING)
@@ -57,16 +61,10 @@ static int room_take_back(srv_room *room, int ply) {
   const uint8_t *moves = mc_game_moves(room->game, &n);
   if (ply < 0 || (size_t)ply >= n)
     return 0;
-  mc_game *g = mc_game_new(&room->opts.rules);
-  if (g == NULL)
-    return MC_ENOMEM;
-  for (int i = 0; i < ply; i++) {
-    int rc = mc_game_play(g, moves[i], NULL);
-    if (rc != 0) {
-      mc_game_free(g);
-      return rc;
-    }
-  }
+  mc_game *g = NULL;
+  int rc = srv_room__replay(room, (size_t)ply, &g);
+  if (rc != 0)
+    return rc;
   room->last_seat = ply > 0 ? mc_game_mover(room->game, (size_t)ply - 1) : -1;
   room->last_house = ply > 0 ? moves[ply - 1] : 0;
   mc_game_free(room->game);
@@ -94,7 +92,7 @@ int srv_rooms_store_lost(srv_rooms *rooms, const char *code, int64_t game_id, in
     srv_log_warn("room", "%s: storage lost the moves from ply %d on: taken back", room->code,
                  lost_ply);
     room->trace_len = 0;
-    room->draw_offer = -1;
+    srv_room__offers_clear(room);
     room->rematch[0] = room->rematch[1] = false;
     srv_room__disarm(room, room->finished_timer);
     srv_room__disarm(room, room->clock_timer);
@@ -117,6 +115,8 @@ int srv_rooms_store_lost(srv_rooms *rooms, const char *code, int64_t game_id, in
   /* Record the room as it is now; a game whose start was lost is recorded again by the first
    * event that finds its id 0. */
   srv_room__record(room, SRV_RECORD_SEATED, -1, 0);
+  if (room->game_id != 0 && room->status != SRV_WAITING)
+    srv_room__record(room, SRV_RECORD_TAKEBACK, -1, 0); /* A lost takeback is written again. */
   if (room->game_id == 0 && room->status != SRV_WAITING)
     srv_room__record(room, SRV_RECORD_GAME_STARTED, -1, 0);
   else if (room->status == SRV_FINISHED)
@@ -136,6 +136,8 @@ int srv_rooms_store_lost(srv_rooms *rooms, const char *code, int64_t game_id, in
   }
   srv_room__presence(room);
   srv_room__changed(room);
+  if (undo)
+    srv_room__moved(room);
   if (changed || resend)
     srv_room__broadcast(room, NULL, NULL, NULL);
   return 0;

@@ -27,7 +27,8 @@ static void state_view(const srv_room *room, srv_state_view *v) {
   v->game_no = room->game_no;
   for (int s = 0; s < 2; s++) {
     v->seats[s].player = room->seat[s];
-    v->seats[s].computer = false;
+    v->seats[s].computer = srv_room_computer_level(room, s) > 0;
+    v->seats[s].connected = v->seats[s].computer;
   }
   srv_list_foreach (it, &room->members) {
     const srv_client *c = srv_list_entry(it, srv_member, in_room)->client;
@@ -48,11 +49,24 @@ static void state_view(const srv_room *room, srv_state_view *v) {
   v->trace_len = room->trace_len;
   v->has_result = room->status == SRV_FINISHED && mc_game_over(room->game, &v->result);
   v->draw_offer = room->draw_offer;
+  v->draw_declined = room->draw_declined;
+  v->takeback_offer = room->takeback_offer;
+  v->takeback_declined = room->takeback_declined;
+  v->first_move_seat = -1;
+  if (room->status == SRV_PLAYING && room->first_deadline != 0) {
+    v->first_move_seat = mc_game_pos(room->game)->turn;
+    v->first_move_ms = room->first_deadline > now ? (int64_t)(room->first_deadline - now) : 0;
+  }
   v->rematch[0] = room->rematch[0];
   v->rematch[1] = room->rematch[1];
   v->abandon_seat = room->abandon_seat;
   v->abandon_ms = 0;
   v->game_id = room->status == SRV_FINISHED ? room->game_id : 0;
+  v->has_rating_change = room->status == SRV_FINISHED && room->rating.known;
+  for (int s = 0; s < 2; s++) {
+    v->rating_before[s] = room->rating.before[s];
+    v->rating_after[s] = room->rating.after[s];
+  }
   if (room->abandon_seat >= 0 && room->abandon_deadline > now)
     v->abandon_ms = (int64_t)(room->abandon_deadline - now);
 }
@@ -119,19 +133,34 @@ void srv_room__send_joined(srv_room *room, srv_client *c, const srv_req_id *id) 
   srv_room__send(room->rooms, c, &ev);
 }
 
-void srv_room__send_chat(srv_room *room, srv_client *from, const srv_req_id *id, const char *text,
-                         int64_t at) {
+void srv_room__send_chat(srv_room *room, srv_client *from, const srv_req_id *id,
+                         const srv_chat_line *line) {
   srv_event ev = {.type = SRV_EV_CHAT};
   ev.u.chat.room = room->code;
-  ev.u.chat.from = from->player->name;
-  ev.u.chat.text = text;
-  ev.u.chat.at = at;
+  ev.u.chat.from = line->name;
+  ev.u.chat.text = line->text;
+  ev.u.chat.at = line->at;
+  ev.u.chat.player = line->player;
+  ev.u.chat.seat = line->seat;
   srv_frame *f = srv_proto_encode(&ev); /* Once, for every member. */
   srv_list_foreach (it, &room->members) {
     srv_client *c = srv_list_entry(it, srv_member, in_room)->client;
     queue_shared(room->rooms, c, f, c == from ? id : NULL);
   }
   srv_frame_unref(f);
+}
+
+void srv_room__send_chat_history(srv_room *room, srv_client *c) {
+  if (room->chat_n == 0)
+    return;
+  const srv_chat_line *lines[SRV_CHAT_HISTORY];
+  for (int i = 0; i < room->chat_n; i++)
+    lines[i] = room->chat[(room->chat_first + i) % SRV_CHAT_HISTORY];
+  srv_event ev = {.type = SRV_EV_CHAT_HISTORY};
+  ev.u.chat_history.room = room->code;
+  ev.u.chat_history.lines = lines;
+  ev.u.chat_history.n = (size_t)room->chat_n;
+  srv_room__send(room->rooms, c, &ev);
 }
 
 void srv_room__send_closed(srv_room *room, const char *reason) {

@@ -32,6 +32,7 @@ srv_rooms *srv_rooms_new(srv_time *time, srv_ident *ident, const srv_sink *sink,
   rooms->ident = ident;
   rooms->sink = *sink;
   rooms->limits = *limits;
+  rooms->computer_games = -1;
   srv_list_init(&rooms->order);
   return rooms;
 }
@@ -60,11 +61,20 @@ void srv_rooms_set_recorder(srv_rooms *rooms, const srv_recorder *recorder) {
     memset(&rooms->recorder, 0, sizeof rooms->recorder);
 }
 
-void srv_rooms_set_observer(srv_rooms *rooms, const srv_room_observer *observer) {
-  if (observer != NULL)
-    rooms->observer = *observer;
-  else
-    memset(&rooms->observer, 0, sizeof rooms->observer);
+int srv_rooms_add_observer(srv_rooms *rooms, const srv_room_observer *observer) {
+  if (rooms->nobservers == SRV_ROOM_OBSERVERS)
+    return SRV_ENOMEM;
+  rooms->observers[rooms->nobservers++] = *observer;
+  return 0;
+}
+
+void srv_rooms_remove_observer(srv_rooms *rooms, void *ud) {
+  for (int i = 0; i < rooms->nobservers; i++) {
+    if (rooms->observers[i].ud == ud) {
+      rooms->observers[i] = rooms->observers[--rooms->nobservers];
+      return;
+    }
+  }
 }
 
 /* ---- Finding rooms ------------------------------------------------------------------------- */
@@ -106,13 +116,8 @@ void srv_rooms_count(const srv_rooms *rooms, long counts[3]) {
 }
 
 int srv_room__active_count(const srv_rooms *rooms, const srv_player *p) {
-  int n = 0;
-  srv_list_foreach (it, &rooms->order) {
-    const srv_room *r = srv_list_entry(it, srv_room, order);
-    if (r->status != SRV_FINISHED && (r->seat[0] == p || r->seat[1] == p))
-      n++;
-  }
-  return n;
+  (void)rooms;
+  return p->active_rooms;
 }
 
 /* ---- Linking ------------------------------------------------------------------------------- */
@@ -176,6 +181,7 @@ int srv_room__new_code(srv_rooms *rooms, char code[SRV_CODE_LEN + 1]) {
 void srv_rooms_identify(srv_rooms *rooms, srv_client *c, srv_player *player, bool resumed) {
   c->player = player;
   srv_ident_ref(player);
+  srv_list_push_back(&player->clients, &c->of_player);
   if (!resumed)
     return;
   srv_list_foreach (it, &rooms->order) {
@@ -188,6 +194,7 @@ void srv_rooms_identify(srv_rooms *rooms, srv_client *c, srv_player *player, boo
     srv_room__presence(r);
     srv_room__changed(r);
     srv_room__send_full(r, c, NULL);
+    srv_room__send_chat_history(r, c);
     srv_room__broadcast(r, NULL, NULL, c);
   }
 }
@@ -197,6 +204,7 @@ void srv_rooms_client_gone(srv_rooms *rooms, srv_client *c) {
   while ((it = srv_list_first(&c->rooms)) != NULL)
     srv_room__leave(srv_list_entry(it, srv_member, in_client), false);
   if (c->player != NULL) {
+    srv_list_remove(&c->of_player);
     srv_ident_unref(rooms->ident, c->player);
     c->player = NULL;
   }

@@ -2,8 +2,10 @@
  * (rooms.settings), written when the room is recorded and read back by recovery:
  *
  *   {"rules":"oware 6x4 grand_slam=forbidden","visibility":"public","seat":"random",
- *    "clocked":true,"initial_ms":300000,"increment_ms":2000,"opponent":"human","level":1}
+ *    "clocked":true,"initial_ms":300000,"increment_ms":2000,"opponent":"human","level":1,
+ *    "rated":false}
  *
+ * "rated" came with schema 4; a room stored before reads as not rated.
  * "rules" is the engine's text form of the rules (mc_rules_format()), the other names are the
  * protocol's (srv_msg.h).
  */

@@ -29,7 +29,8 @@
 /* Migration i takes the schema from version i to i + 1. Never edit a migration that has shipped:
  * add the next one. Version 1 is the base tables; version 2 adds when a player was last seen and
  * the indexes behind a player's recent games; version 3 records the rules version of the Congkak
- * matches stored before it (below); version 4 holds the key of the public game ids. */
+ * matches stored before it (below); version 4 adds accounts, sessions and ratings; version 5 the
+ * rooms' chat; version 6 holds the key of the public game ids. */
 static const char *const migrations[SRV_STORE_SCHEMA_VERSION] = {
     /* 0 -> 1 */
     "CREATE TABLE players ("
@@ -84,26 +85,96 @@ static const char *const migrations[SRV_STORE_SCHEMA_VERSION] = {
     "UPDATE games SET options = options || ' burn=match' "
     "WHERE game = 'congkak' AND ' ' || options || ' ' LIKE '% rounds=match %' "
     "AND ' ' || options || ' ' NOT LIKE '% burn=%';",
-    /* 3 -> 4: the secret key of the public game ids (srv_gameid.h; security probe, finding 5),
+    /* 3 -> 4: accounts and ratings. A player's tokens move to sessions (an account has one per
+     * device it logged in on); accounts hold a name of their own (its key unique) and a password
+     * hash; ratings hold each account's Glicko-2 rating per game, rating_history what every rated
+     * game changed; games say whether they are rated. */
+    "CREATE TABLE sessions ("
+    "  token_hash BLOB PRIMARY KEY,"
+    "  player TEXT NOT NULL,"
+    "  created_ms INTEGER NOT NULL) WITHOUT ROWID;"
+    "INSERT INTO sessions (token_hash, player, created_ms) "
+    "  SELECT token_hash, id, created_ms FROM players;"
+    "CREATE INDEX sessions_player ON sessions(player);"
+    "DROP INDEX players_token;"
+    "ALTER TABLE players DROP COLUMN token_hash;"
+    "CREATE TABLE accounts ("
+    "  player TEXT PRIMARY KEY,"
+    "  name TEXT NOT NULL,"
+    "  name_key TEXT NOT NULL UNIQUE,"
+    "  password TEXT NOT NULL,"
+    "  created_ms INTEGER NOT NULL,"
+    "  password_ms INTEGER NOT NULL) WITHOUT ROWID;"
+    "CREATE TABLE ratings ("
+    "  player TEXT NOT NULL,"
+    "  game TEXT NOT NULL,"
+    "  rating REAL NOT NULL, rd REAL NOT NULL, vol REAL NOT NULL,"
+    "  games INTEGER NOT NULL, wins INTEGER NOT NULL, losses INTEGER NOT NULL,"
+    "  draws INTEGER NOT NULL, last_ms INTEGER NOT NULL,"
+    "  PRIMARY KEY (player, game)) WITHOUT ROWID;"
+    "CREATE INDEX ratings_board ON ratings(game, rating DESC);"
+    "CREATE TABLE rating_history ("
+    "  player TEXT NOT NULL,"
+    "  game_id INTEGER NOT NULL,"
+    "  game TEXT NOT NULL,"
+    "  rating REAL NOT NULL, rd REAL NOT NULL, diff REAL NOT NULL,"
+    "  at_ms INTEGER NOT NULL,"
+    "  PRIMARY KEY (player, game_id)) WITHOUT ROWID;"
+    "CREATE INDEX rating_history_game ON rating_history(game_id);"
+    "ALTER TABLE games ADD COLUMN rated INTEGER NOT NULL DEFAULT 0;",
+    /* 4 -> 5: chat lines, kept with the room's game; room is the code while the room is open
+     * (NULL after it closed: codes are reused), seat NULL for a spectator. */
+    "CREATE TABLE chat ("
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  room TEXT,"
+    "  game INTEGER,"
+    "  at_ms INTEGER NOT NULL,"
+    "  player TEXT NOT NULL,"
+    "  name TEXT NOT NULL,"
+    "  seat TEXT CHECK (seat IN ('south', 'north', 'both')),"
+    "  text TEXT NOT NULL);"
+    "CREATE INDEX chat_room ON chat(room, id) WHERE room IS NOT NULL;"
+    "CREATE INDEX chat_game ON chat(game, id) WHERE game IS NOT NULL;",
+    /* 5 -> 6: the secret key of the public game ids (srv_gameid.h; security probe, finding 5),
      * made once, kept with the games it names. */
     ("CREATE TABLE secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL);"
      "INSERT INTO secrets (name, value) VALUES ('game_id', randomblob(16));"),
 };
 
+#define STORE_STR_(x) #x
+#define STORE_STR(x) STORE_STR_(x)
+
 #define GAME_COLUMNS                                                                               \
   "id, room, game_no, game, houses, seeds, options, south, south_name, south_computer, north, "    \
   "north_name, north_computer, clock_initial_ms, clock_increment_ms, started_ms, ended_ms, "       \
-  "result, reason, score_south, score_north"
+  "result, reason, score_south, score_north, rated"
 
 /* Every statement the store runs after open, prepared once. */
 typedef struct store_stmts {
   sqlite3_stmt *begin, *commit, *rollback;
-  sqlite3_stmt *player_put, *player_seen, *player_by_token, *player_rename, *players_expire;
+  sqlite3_stmt *player_put, *player_seen, *player_by_token, *sessions_expire, *players_expire;
   sqlite3_stmt *room_put, *room_delete, *room_set_game;
   sqlite3_stmt *game_insert, *game_finish, *game_get, *game_moves, *move_insert, *move_truncate;
+  sqlite3_stmt *move_clock, *chat_insert, *chat_orphans, *chat_detach, *recover_chat;
   sqlite3_stmt *player_games;
   sqlite3_stmt *recover_rooms, *recover_games, *recover_players;
+  sqlite3_stmt *session_put, *session_delete, *sessions_revoke, *sessions_revoke_all;
+  sqlite3_stmt *account_insert, *account_password, *account_by_key, *account_by_player;
+  sqlite3_stmt *delete_account, *delete_sessions, *delete_ratings, *delete_history, *delete_player,
+      *anon_games_south, *anon_games_north, *anon_rooms_south, *anon_rooms_north;
+  sqlite3_stmt *ratings_get, *game_rated, *rating_put, *history_insert;
+  sqlite3_stmt *games_page, *board, *board_count, *board_rank, *history;
 } store_stmts;
+
+/* Guests created and last seen before ?1 with no account that never played a game and sit nowhere
+ * (srv_store_players_expire()). */
+#define EXPIRED_GUESTS                                                                             \
+  "SELECT id FROM players WHERE created_ms < ?1 AND coalesce(seen_ms, 0) < ?1 "                    \
+  "AND id NOT IN (SELECT player FROM accounts) AND id NOT IN ("                                    \
+  "SELECT south FROM rooms WHERE south IS NOT NULL UNION "                                         \
+  "SELECT north FROM rooms WHERE north IS NOT NULL UNION "                                         \
+  "SELECT south FROM games WHERE south IS NOT NULL UNION "                                         \
+  "SELECT north FROM games WHERE north IS NOT NULL)"
 
 static const struct {
   size_t offset;
@@ -114,19 +185,13 @@ static const struct {
     S(begin, "BEGIN IMMEDIATE"),
     S(commit, "COMMIT"),
     S(rollback, "ROLLBACK"),
-    S(player_put,
-      "INSERT INTO players (id, name, token_hash, created_ms) VALUES (?1, ?2, ?3, ?4) "
-      "ON CONFLICT (id) DO UPDATE SET name = excluded.name, token_hash = excluded.token_hash"),
+    S(player_put, "INSERT INTO players (id, name, created_ms) VALUES (?1, ?2, ?3) "
+                  "ON CONFLICT (id) DO UPDATE SET name = excluded.name"),
     S(player_seen, "UPDATE players SET seen_ms = ?2 WHERE id = ?1"),
-    S(player_rename, "UPDATE players SET name = ?2 WHERE id = ?1"),
-    S(players_expire,
-      "DELETE FROM players WHERE created_ms < ?1 AND coalesce(seen_ms, 0) < ?1 AND id NOT IN ("
-      "SELECT south FROM rooms WHERE south IS NOT NULL UNION "
-      "SELECT north FROM rooms WHERE north IS NOT NULL UNION "
-      "SELECT south FROM games WHERE south IS NOT NULL UNION "
-      "SELECT north FROM games WHERE north IS NOT NULL)"),
-    S(player_by_token,
-      "SELECT id, name, token_hash, created_ms FROM players WHERE token_hash = ?1"),
+    S(player_by_token, "SELECT id, name, players.created_ms FROM sessions JOIN players "
+                       "ON players.id = sessions.player WHERE token_hash = ?1"),
+    S(sessions_expire, "DELETE FROM sessions WHERE player IN (" EXPIRED_GUESTS ")"),
+    S(players_expire, "DELETE FROM players WHERE id IN (" EXPIRED_GUESTS ")"),
     S(room_put,
       "INSERT INTO rooms (code, settings, south, south_name, south_computer, north, north_name, "
       "north_computer, status, game) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, NULL) "
@@ -139,7 +204,8 @@ static const struct {
     S(game_insert,
       "INSERT INTO games (room, game_no, game, houses, seeds, options, south, south_name, "
       "south_computer, north, north_name, north_computer, clock_initial_ms, clock_increment_ms, "
-      "started_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"),
+      "started_ms, rated) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"),
     S(game_finish, "UPDATE games SET ended_ms = ?2, result = ?3, reason = ?4, score_south = ?5, "
                    "score_north = ?6 WHERE id = ?1"),
     S(game_get, "SELECT " GAME_COLUMNS " FROM games WHERE id = ?1"),
@@ -148,6 +214,16 @@ static const struct {
     S(move_insert, "INSERT INTO moves (game, ply, seat, house, clock_ms, at_ms) "
                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
     S(move_truncate, "DELETE FROM moves WHERE game = ?1 AND ply >= ?2"),
+    S(move_clock, "UPDATE moves SET clock_ms = ?3 WHERE game = ?1 AND ply = ?2"),
+    S(chat_insert, "INSERT INTO chat (room, game, at_ms, player, name, seat, text) "
+                   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"),
+    S(chat_orphans, "DELETE FROM chat WHERE room = ?1 AND game IS NULL"),
+    S(chat_detach, "UPDATE chat SET room = NULL WHERE room = ?1"),
+    S(recover_chat,
+      "SELECT room, game, at_ms, player, name, seat, text FROM ("
+      "  SELECT *, row_number() OVER (PARTITION BY room ORDER BY id DESC) AS back FROM chat"
+      "  WHERE room IN (SELECT code FROM rooms)) WHERE back <= " STORE_STR(
+          SRV_STORE_CHAT_KEEP) " ORDER BY room, id"),
     S(player_games,
       "SELECT " GAME_COLUMNS ", (SELECT count(*) FROM moves WHERE moves.game = games.id) "
       "FROM games WHERE id IN ("
@@ -158,8 +234,59 @@ static const struct {
                      "north_computer, status, game FROM rooms ORDER BY code"),
     S(recover_games, "SELECT " GAME_COLUMNS " FROM games WHERE id IN (SELECT game FROM rooms) "
                      "AND ended_ms IS NULL ORDER BY id"),
-    S(recover_players, "SELECT id, name, token_hash, created_ms FROM players WHERE id IN "
+    S(recover_players, "SELECT id, name, created_ms FROM players WHERE id IN "
                        "(SELECT south FROM rooms UNION SELECT north FROM rooms) ORDER BY id"),
+    S(session_put, "INSERT OR IGNORE INTO sessions (token_hash, player, created_ms) "
+                   "VALUES (?1, ?2, ?3)"),
+    S(session_delete, "DELETE FROM sessions WHERE token_hash = ?1"),
+    S(sessions_revoke, "DELETE FROM sessions WHERE player = ?1 AND token_hash != ?2"),
+    S(sessions_revoke_all, "DELETE FROM sessions WHERE player = ?1"),
+    S(account_insert, "INSERT INTO accounts (player, name, name_key, password, created_ms, "
+                      "password_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
+    S(account_password, "UPDATE accounts SET password = ?2, password_ms = ?3 WHERE player = ?1"),
+    S(account_by_key, "SELECT player, name, name_key, password, created_ms, password_ms "
+                      "FROM accounts WHERE name_key = ?1"),
+    S(account_by_player, "SELECT player, name, name_key, password, created_ms, password_ms "
+                         "FROM accounts WHERE player = ?1"),
+    S(delete_account, "DELETE FROM accounts WHERE player = ?1"),
+    S(delete_sessions, "DELETE FROM sessions WHERE player = ?1"),
+    S(delete_ratings, "DELETE FROM ratings WHERE player = ?1"),
+    S(delete_history, "DELETE FROM rating_history WHERE player = ?1"),
+    S(delete_player, "DELETE FROM players WHERE id = ?1"),
+    S(anon_games_south, "UPDATE games SET south = NULL, south_name = ?2 WHERE south = ?1"),
+    S(anon_games_north, "UPDATE games SET north = NULL, north_name = ?2 WHERE north = ?1"),
+    S(anon_rooms_south, "UPDATE rooms SET south = NULL, south_name = ?2 WHERE south = ?1"),
+    S(anon_rooms_north, "UPDATE rooms SET north = NULL, north_name = ?2 WHERE north = ?1"),
+    S(ratings_get, "SELECT game, rating, rd, vol, games, wins, losses, draws, last_ms "
+                   "FROM ratings WHERE player = ?1"),
+    S(game_rated, "SELECT count(*) FROM rating_history WHERE game_id = ?1"),
+    S(rating_put,
+      "INSERT INTO ratings (player, game, rating, rd, vol, games, wins, losses, draws, last_ms) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) ON CONFLICT (player, game) DO UPDATE SET "
+      "rating = excluded.rating, rd = excluded.rd, vol = excluded.vol, games = excluded.games, "
+      "wins = excluded.wins, losses = excluded.losses, draws = excluded.draws, "
+      "last_ms = excluded.last_ms"),
+    S(history_insert, "INSERT INTO rating_history (player, game_id, game, rating, rd, diff, "
+                      "at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"),
+    S(games_page,
+      "SELECT " GAME_COLUMNS ", (SELECT count(*) FROM moves WHERE moves.game = games.id), "
+      "(SELECT rating FROM rating_history h WHERE h.game_id = games.id AND h.player = ?1), "
+      "(SELECT diff FROM rating_history h WHERE h.game_id = games.id AND h.player = ?1) "
+      "FROM games WHERE id IN ("
+      "  SELECT id FROM games WHERE south = ?1 AND ended_ms IS NOT NULL AND id < ?3 "
+      "  UNION SELECT id FROM games WHERE north = ?1 AND ended_ms IS NOT NULL AND id < ?3) "
+      "ORDER BY id DESC LIMIT ?2"),
+    S(board, "SELECT ratings.player, accounts.name, rating, rd, vol, games, wins, losses, draws, "
+             "last_ms FROM ratings JOIN accounts ON accounts.player = ratings.player "
+             "WHERE game = ?1 AND games > 0 "
+             "ORDER BY rating DESC, games DESC, accounts.name_key LIMIT ?2 OFFSET ?3"),
+    S(board_count, "SELECT count(*) FROM ratings JOIN accounts ON accounts.player = "
+                   "ratings.player WHERE game = ?1 AND games > 0"),
+    S(board_rank, "SELECT count(*) FROM ratings JOIN accounts ON accounts.player = "
+                  "ratings.player WHERE game = ?1 AND games > 0 AND rating > ?2"),
+    S(history, "SELECT game_id, at_ms, rating, rd, diff FROM (SELECT * FROM rating_history "
+               "WHERE player = ?1 AND game = ?2 ORDER BY at_ms DESC, game_id DESC LIMIT ?3) "
+               "ORDER BY at_ms, game_id"),
 #undef S
 };
 
@@ -864,8 +991,7 @@ int srv_store_player_put(srv_store *store, const srv_store_player *player) {
   sqlite3_stmt *s = store->st.player_put;
   sqlite3_bind_text(s, 1, player->id, -1, SQLITE_TRANSIENT);
   sqlite3_bind_text(s, 2, player->name, -1, SQLITE_TRANSIENT);
-  sqlite3_bind_blob(s, 3, player->token_hash, sizeof player->token_hash, SQLITE_TRANSIENT);
-  sqlite3_bind_int64(s, 4, player->created_ms);
+  sqlite3_bind_int64(s, 3, player->created_ms);
   srv_store_op op;
   op_init(&op, SRV_STORE_OP_PLAYER, player->id, 0, 0);
   return write_end(store, step_done(s), &op, "cannot store a player");
@@ -885,30 +1011,23 @@ int srv_store_player_seen(srv_store *store, const char *id, int64_t seen_ms) {
   return write_end(store, step_done(s), &op, "cannot store when a player was seen");
 }
 
-int srv_store_player_rename(srv_store *store, const char *id, const char *name) {
-  if (store == NULL || id == NULL || name == NULL)
-    return SRV_STORE_EINVAL;
-  int rc = write_begin(store);
-  if (rc != 0)
-    return rc;
-  sqlite3_stmt *s = store->st.player_rename;
-  sqlite3_bind_text(s, 1, id, -1, SQLITE_TRANSIENT);
-  sqlite3_bind_text(s, 2, name, -1, SQLITE_TRANSIENT);
-  srv_store_op op;
-  op_init(&op, SRV_STORE_OP_PLAYER, id, 0, 0);
-  return write_end(store, step_done(s), &op, "cannot rename a player");
-}
-
 int srv_store_players_expire(srv_store *store, int64_t before_ms) {
   if (store == NULL)
     return SRV_STORE_EINVAL;
   int rc = write_begin(store);
   if (rc != 0)
     return rc;
-  sqlite3_stmt *s = store->st.players_expire;
+  sqlite3_stmt *s = store->st.sessions_expire;
   sqlite3_bind_int64(s, 1, before_ms);
   srv_store_op op;
   op_init(&op, SRV_STORE_OP_PLAYER, "", 0, 0);
+  rc = write_end(store, step_done(s), &op, "cannot expire sessions");
+  if (rc < 0)
+    return rc;
+  if ((rc = write_begin(store)) != 0)
+    return rc;
+  s = store->st.players_expire;
+  sqlite3_bind_int64(s, 1, before_ms);
   rc = write_end(store, step_done(s), &op, "cannot expire players");
   return rc < 0 ? rc : sqlite3_changes(store->db);
 }
@@ -938,9 +1057,40 @@ int srv_store_room_closed(srv_store *store, const char *code) {
   if (rc != 0)
     return rc;
   sqlite3_bind_text(store->st.room_delete, 1, code, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(store->st.chat_orphans, 1, code, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(store->st.chat_detach, 1, code, -1, SQLITE_TRANSIENT);
+  rc = step_done(store->st.room_delete);
+  if (rc == SQLITE_OK)
+    rc = step_done(store->st.chat_orphans);
+  if (rc == SQLITE_OK)
+    rc = step_done(store->st.chat_detach);
+  else
+    sqlite3_clear_bindings(store->st.chat_orphans);
+  sqlite3_clear_bindings(store->st.chat_detach);
   srv_store_op op;
   op_init(&op, SRV_STORE_OP_ROOM, code, 0, 0);
-  return write_end(store, step_done(store->st.room_delete), &op, "cannot close a room");
+  return write_end(store, rc, &op, "cannot close a room");
+}
+
+int srv_store_chat_add(srv_store *store, const srv_store_chat *line) {
+  if (store == NULL || line == NULL || line->room[0] == '\0' || line->text == NULL ||
+      line->player[0] == '\0')
+    return SRV_STORE_EINVAL;
+  int rc = write_begin(store);
+  if (rc != 0)
+    return rc;
+  sqlite3_stmt *s = store->st.chat_insert;
+  sqlite3_bind_text(s, 1, line->room, -1, SQLITE_TRANSIENT);
+  if (line->game > 0)
+    sqlite3_bind_int64(s, 2, line->game);
+  sqlite3_bind_int64(s, 3, line->at_ms);
+  sqlite3_bind_text(s, 4, line->player, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(s, 5, line->name, -1, SQLITE_TRANSIENT);
+  bind_text_or_null(s, 6, line->seat);
+  sqlite3_bind_text(s, 7, line->text, -1, SQLITE_TRANSIENT);
+  srv_store_op op;
+  op_init(&op, SRV_STORE_OP_CHAT, line->room, line->game, 0);
+  return write_end(store, step_done(s), &op, "cannot store a chat line");
 }
 
 /* Writes the options words of rules ("" when none) into buf: the rules text without its game and
@@ -978,6 +1128,7 @@ int srv_store_game_start(srv_store *store, const srv_store_game *game, int64_t *
     sqlite3_bind_int64(s, 14, game->increment_ms);
   }
   sqlite3_bind_int64(s, 15, game->started_ms);
+  sqlite3_bind_int(s, 16, game->rated ? 1 : 0);
   rc = step_done(s);
   int64_t new_id = rc == SQLITE_OK ? sqlite3_last_insert_rowid(store->db) : 0;
   if (rc == SQLITE_OK) {
@@ -1023,8 +1174,23 @@ int srv_store_moves_truncate(srv_store *store, int64_t game, int from_ply) {
   sqlite3_bind_int64(s, 1, game);
   sqlite3_bind_int(s, 2, from_ply);
   srv_store_op op;
-  op_init(&op, SRV_STORE_OP_MOVE, "", game, from_ply);
+  op_init(&op, SRV_STORE_OP_TAKEBACK, "", game, from_ply);
   return write_end(store, step_done(s), &op, "cannot drop moves");
+}
+
+int srv_store_move_clock(srv_store *store, int64_t game, int ply, int64_t clock_ms) {
+  if (store == NULL || game <= 0 || ply < 0 || clock_ms < 0)
+    return SRV_STORE_EINVAL;
+  int rc = write_begin(store);
+  if (rc != 0)
+    return rc;
+  sqlite3_stmt *s = store->st.move_clock;
+  sqlite3_bind_int64(s, 1, game);
+  sqlite3_bind_int(s, 2, ply);
+  sqlite3_bind_int64(s, 3, clock_ms);
+  srv_store_op op;
+  op_init(&op, SRV_STORE_OP_TAKEBACK, "", game, ply);
+  return write_end(store, step_done(s), &op, "cannot store a clock");
 }
 
 int srv_store_game_finish(srv_store *store, int64_t game, mc_winner winner, mc_reason reason,
@@ -1048,6 +1214,170 @@ int srv_store_game_finish(srv_store *store, int64_t game, mc_winner winner, mc_r
   return write_end(store, step_done(s), &op, "cannot store a result");
 }
 
+/* ---- Sessions, accounts and ratings --------------------------------------------------------- */
+
+int srv_store_session_put(srv_store *store, const uint8_t token_hash[32], const char *player,
+                          int64_t created_ms) {
+  if (store == NULL || token_hash == NULL || player == NULL || player[0] == '\0')
+    return SRV_STORE_EINVAL;
+  int rc = write_begin(store);
+  if (rc != 0)
+    return rc;
+  sqlite3_stmt *s = store->st.session_put;
+  sqlite3_bind_blob(s, 1, token_hash, 32, SQLITE_TRANSIENT);
+  sqlite3_bind_text(s, 2, player, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int64(s, 3, created_ms);
+  srv_store_op op;
+  op_init(&op, SRV_STORE_OP_ACCOUNT, player, 0, 0);
+  return write_end(store, step_done(s), &op, "cannot store a session");
+}
+
+int srv_store_session_delete(srv_store *store, const uint8_t token_hash[32]) {
+  if (store == NULL || token_hash == NULL)
+    return SRV_STORE_EINVAL;
+  int rc = write_begin(store);
+  if (rc != 0)
+    return rc;
+  sqlite3_stmt *s = store->st.session_delete;
+  sqlite3_bind_blob(s, 1, token_hash, 32, SQLITE_TRANSIENT);
+  srv_store_op op;
+  op_init(&op, SRV_STORE_OP_ACCOUNT, "", 0, 0);
+  return write_end(store, step_done(s), &op, "cannot delete a session");
+}
+
+int srv_store_sessions_revoke(srv_store *store, const char *player, const uint8_t *keep) {
+  if (store == NULL || player == NULL)
+    return SRV_STORE_EINVAL;
+  int rc = write_begin(store);
+  if (rc != 0)
+    return rc;
+  sqlite3_stmt *s = keep ? store->st.sessions_revoke : store->st.sessions_revoke_all;
+  sqlite3_bind_text(s, 1, player, -1, SQLITE_TRANSIENT);
+  if (keep != NULL)
+    sqlite3_bind_blob(s, 2, keep, 32, SQLITE_TRANSIENT);
+  srv_store_op op;
+  op_init(&op, SRV_STORE_OP_ACCOUNT, player, 0, 0);
+  return write_end(store, step_done(s), &op, "cannot revoke sessions");
+}
+
+int srv_store_account_create(srv_store *store, const srv_store_account *a) {
+  if (store == NULL || a == NULL || a->player[0] == '\0' || a->key[0] == '\0' ||
+      a->password[0] == '\0')
+    return SRV_STORE_EINVAL;
+  int rc = write_begin(store);
+  if (rc != 0)
+    return rc;
+  sqlite3_stmt *s = store->st.account_insert;
+  sqlite3_bind_text(s, 1, a->player, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(s, 2, a->name, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(s, 3, a->key, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(s, 4, a->password, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int64(s, 5, a->created_ms);
+  sqlite3_bind_int64(s, 6, a->password_ms);
+  srv_store_op op;
+  op_init(&op, SRV_STORE_OP_ACCOUNT, a->player, 0, 0);
+  return write_end(store, step_done(s), &op, "cannot store an account");
+}
+
+int srv_store_account_password(srv_store *store, const char *player, const char *password,
+                               int64_t at_ms) {
+  if (store == NULL || player == NULL || password == NULL || password[0] == '\0')
+    return SRV_STORE_EINVAL;
+  int rc = write_begin(store);
+  if (rc != 0)
+    return rc;
+  sqlite3_stmt *s = store->st.account_password;
+  sqlite3_bind_text(s, 1, player, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(s, 2, password, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int64(s, 3, at_ms);
+  srv_store_op op;
+  op_init(&op, SRV_STORE_OP_ACCOUNT, player, 0, 0);
+  rc = write_end(store, step_done(s), &op, "cannot store a password");
+  if (rc == 0 && sqlite3_changes(store->db) == 0)
+    return SRV_STORE_ENOTFOUND;
+  return rc;
+}
+
+int srv_store_account_delete(srv_store *store, const char *player, const char *anon_name) {
+  if (store == NULL || player == NULL || player[0] == '\0' || anon_name == NULL)
+    return SRV_STORE_EINVAL;
+  int rc = write_begin(store);
+  if (rc != 0)
+    return rc;
+  /* Everything that names the player, then its seats in games and rooms anonymised. */
+  sqlite3_stmt *by_id[] = {store->st.delete_account, store->st.delete_sessions,
+                           store->st.delete_ratings, store->st.delete_history,
+                           store->st.delete_player};
+  sqlite3_stmt *anon[] = {store->st.anon_games_south, store->st.anon_games_north,
+                          store->st.anon_rooms_south, store->st.anon_rooms_north};
+  rc = SQLITE_OK;
+  for (size_t i = 0; rc == SQLITE_OK && i < sizeof by_id / sizeof by_id[0]; i++) {
+    sqlite3_bind_text(by_id[i], 1, player, -1, SQLITE_TRANSIENT);
+    rc = step_done(by_id[i]);
+  }
+  for (size_t i = 0; rc == SQLITE_OK && i < sizeof anon / sizeof anon[0]; i++) {
+    sqlite3_bind_text(anon[i], 1, player, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(anon[i], 2, anon_name, -1, SQLITE_TRANSIENT);
+    rc = step_done(anon[i]);
+  }
+  srv_store_op op;
+  op_init(&op, SRV_STORE_OP_ACCOUNT, player, 0, 0);
+  return write_end(store, rc, &op, "cannot delete an account");
+}
+
+static void rating_new(srv_store_rating *r) {
+  memset(r, 0, sizeof *r);
+  r->rating = 1500.0;
+  r->rd = 350.0;
+  r->vol = 0.06;
+}
+
+int srv_store_game_rate(srv_store *store, int64_t game, mc_kind kind, const char *const players[2],
+                        const srv_store_rating after[2], const double diff[2], int64_t at_ms) {
+  const char *name = mc_kind_name(kind);
+  if (store == NULL || game <= 0 || name == NULL || players == NULL || after == NULL ||
+      diff == NULL || players[0] == NULL || players[1] == NULL)
+    return SRV_STORE_EINVAL;
+  int rc = write_begin(store);
+  if (rc != 0)
+    return rc;
+  rc = SQLITE_OK;
+  for (int i = 0; i < 2 && rc == SQLITE_OK; i++) {
+    sqlite3_stmt *h = store->st.history_insert;
+    sqlite3_bind_text(h, 1, players[i], -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(h, 2, game);
+    sqlite3_bind_text(h, 3, name, -1, SQLITE_STATIC);
+    sqlite3_bind_double(h, 4, after[i].rating);
+    sqlite3_bind_double(h, 5, after[i].rd);
+    sqlite3_bind_double(h, 6, diff[i]);
+    sqlite3_bind_int64(h, 7, at_ms);
+    rc = step_done(h);
+    if (rc != SQLITE_OK)
+      break;
+    sqlite3_stmt *r = store->st.rating_put;
+    sqlite3_bind_text(r, 1, players[i], -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(r, 2, name, -1, SQLITE_STATIC);
+    sqlite3_bind_double(r, 3, after[i].rating);
+    sqlite3_bind_double(r, 4, after[i].rd);
+    sqlite3_bind_double(r, 5, after[i].vol);
+    sqlite3_bind_int(r, 6, after[i].games);
+    sqlite3_bind_int(r, 7, after[i].wins);
+    sqlite3_bind_int(r, 8, after[i].losses);
+    sqlite3_bind_int(r, 9, after[i].draws);
+    sqlite3_bind_int64(r, 10, after[i].last_ms);
+    rc = step_done(r);
+  }
+  srv_store_op op;
+  op_init(&op, SRV_STORE_OP_GAME_FINISH, "", game, 0);
+  if (rc != SQLITE_OK && (rc & 0xff) == SQLITE_CONSTRAINT) {
+    /* Half of it may be in: a conflict is a bug of the caller, and costs the batch. */
+    int err = db_fail(store, rc, "cannot store ratings");
+    batch_lost(store);
+    return err;
+  }
+  return write_end(store, rc, &op, "cannot store ratings");
+}
+
 /* ---- Reads ---------------------------------------------------------------------------------- */
 
 static void col_text(sqlite3_stmt *s, int i, char *buf, size_t size) {
@@ -1065,10 +1395,7 @@ static int col_player(sqlite3_stmt *s, srv_store_player *p) {
   memset(p, 0, sizeof *p);
   col_text(s, 0, p->id, sizeof p->id);
   col_text(s, 1, p->name, sizeof p->name);
-  if (sqlite3_column_bytes(s, 2) != (int)sizeof p->token_hash)
-    return SRV_STORE_ECORRUPT;
-  memcpy(p->token_hash, sqlite3_column_blob(s, 2), sizeof p->token_hash);
-  p->created_ms = sqlite3_column_int64(s, 3);
+  p->created_ms = sqlite3_column_int64(s, 2);
   return 0;
 }
 
@@ -1116,6 +1443,7 @@ static int col_game(srv_store *store, sqlite3_stmt *s, srv_store_game *g) {
     g->score[0] = sqlite3_column_int(s, 19);
     g->score[1] = sqlite3_column_int(s, 20);
   }
+  g->rated = sqlite3_column_int(s, 21) != 0;
   return 0;
 }
 
@@ -1262,7 +1590,7 @@ int srv_store_player_games(srv_store *store, const char *id, int limit, srv_stor
     memset(g, 0, sizeof *g);
     if ((err = col_game(store, s, g)) != 0)
       break;
-    g->n_moves = (size_t)sqlite3_column_int64(s, 21);
+    g->n_moves = (size_t)sqlite3_column_int64(s, 22);
     list->n++;
   }
   if (err == 0 && rc != SQLITE_DONE)
@@ -1277,6 +1605,239 @@ int srv_store_player_games(srv_store *store, const char *id, int limit, srv_stor
   return 0;
 }
 
+static int col_account(sqlite3_stmt *s, srv_store_account *a) {
+  memset(a, 0, sizeof *a);
+  col_text(s, 0, a->player, sizeof a->player);
+  col_text(s, 1, a->name, sizeof a->name);
+  col_text(s, 2, a->key, sizeof a->key);
+  col_text(s, 3, a->password, sizeof a->password);
+  a->created_ms = sqlite3_column_int64(s, 4);
+  a->password_ms = sqlite3_column_int64(s, 5);
+  return 0;
+}
+
+/* Runs s, bound to one text, for one account. */
+static int account_read(srv_store *store, sqlite3_stmt *s, const char *text,
+                        srv_store_account *out) {
+  if (store == NULL || text == NULL || out == NULL)
+    return SRV_STORE_EINVAL;
+  sqlite3_bind_text(s, 1, text, -1, SQLITE_TRANSIENT);
+  int rc = sqlite3_step(s), err;
+  if (rc == SQLITE_ROW)
+    err = col_account(s, out);
+  else if (rc == SQLITE_DONE)
+    err = SRV_STORE_ENOTFOUND;
+  else
+    err = db_fail(store, rc, "cannot read an account");
+  sqlite3_reset(s);
+  sqlite3_clear_bindings(s);
+  return err;
+}
+
+int srv_store_account_by_key(srv_store *store, const char *key, srv_store_account *out) {
+  return account_read(store, store ? store->st.account_by_key : NULL, key, out);
+}
+
+int srv_store_account_by_player(srv_store *store, const char *player, srv_store_account *out) {
+  return account_read(store, store ? store->st.account_by_player : NULL, player, out);
+}
+
+static void col_rating(sqlite3_stmt *s, int first, srv_store_rating *r) {
+  r->rating = sqlite3_column_double(s, first);
+  r->rd = sqlite3_column_double(s, first + 1);
+  r->vol = sqlite3_column_double(s, first + 2);
+  r->games = sqlite3_column_int(s, first + 3);
+  r->wins = sqlite3_column_int(s, first + 4);
+  r->losses = sqlite3_column_int(s, first + 5);
+  r->draws = sqlite3_column_int(s, first + 6);
+  r->last_ms = sqlite3_column_int64(s, first + 7);
+}
+
+int srv_store_ratings_get(srv_store *store, const char *player,
+                          srv_store_rating out[SRV_STORE_RATED_GAMES]) {
+  if (store == NULL || player == NULL || out == NULL)
+    return SRV_STORE_EINVAL;
+  for (int k = 0; k < SRV_STORE_RATED_GAMES; k++)
+    rating_new(&out[k]);
+  sqlite3_stmt *s = store->st.ratings_get;
+  sqlite3_bind_text(s, 1, player, -1, SQLITE_TRANSIENT);
+  int rc;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    mc_kind kind;
+    const char *game = (const char *)sqlite3_column_text(s, 0);
+    if (game != NULL && mc_kind_parse(game, &kind) == 0 && (int)kind < SRV_STORE_RATED_GAMES)
+      col_rating(s, 1, &out[kind]);
+  }
+  sqlite3_reset(s);
+  sqlite3_clear_bindings(s);
+  return rc == SQLITE_DONE ? 0 : db_fail(store, rc, "cannot read ratings");
+}
+
+int srv_store_game_rated(srv_store *store, int64_t game) {
+  if (store == NULL || game <= 0)
+    return SRV_STORE_EINVAL;
+  sqlite3_stmt *s = store->st.game_rated;
+  sqlite3_bind_int64(s, 1, game);
+  int rc = sqlite3_step(s), result;
+  if (rc == SQLITE_ROW)
+    result = sqlite3_column_int(s, 0) > 0;
+  else
+    result = db_fail(store, rc, "cannot read a game's ratings");
+  sqlite3_reset(s);
+  sqlite3_clear_bindings(s);
+  return result;
+}
+
+int srv_store_player_games_page(srv_store *store, const char *id, int64_t before_id, int limit,
+                                srv_store_game_list **out) {
+  if (store == NULL || id == NULL || out == NULL || limit < 1 || limit > 101 || before_id < 0)
+    return SRV_STORE_EINVAL;
+  *out = NULL;
+  srv_store_game_list *list = calloc(1, sizeof *list);
+  if (list == NULL)
+    return SRV_STORE_ENOMEM;
+  sqlite3_stmt *s = store->st.games_page;
+  sqlite3_bind_text(s, 1, id, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int(s, 2, limit);
+  sqlite3_bind_int64(s, 3, before_id > 0 ? before_id : INT64_MAX);
+  size_t cap = 0;
+  int rc, err = 0;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    if (grow((void **)&list->games, &cap, list->n + 1, sizeof *list->games) != 0) {
+      err = SRV_STORE_ENOMEM;
+      break;
+    }
+    srv_store_game *g = &list->games[list->n];
+    memset(g, 0, sizeof *g);
+    if ((err = col_game(store, s, g)) != 0)
+      break;
+    g->n_moves = (size_t)sqlite3_column_int64(s, 22);
+    g->rating_known = sqlite3_column_type(s, 23) != SQLITE_NULL;
+    g->rating_after = sqlite3_column_double(s, 23);
+    g->rating_diff = sqlite3_column_double(s, 24);
+    list->n++;
+  }
+  if (err == 0 && rc != SQLITE_DONE)
+    err = db_fail(store, rc, "cannot read a player's games");
+  sqlite3_reset(s);
+  sqlite3_clear_bindings(s);
+  if (err != 0) {
+    srv_store_game_list_free(list);
+    return err;
+  }
+  *out = list;
+  return 0;
+}
+
+void srv_store_board_free(srv_store_board *board) {
+  if (board == NULL)
+    return;
+  free(board->rows);
+  free(board);
+}
+
+int srv_store_leaderboard(srv_store *store, mc_kind kind, long offset, int limit,
+                          srv_store_board **out) {
+  const char *name = mc_kind_name(kind);
+  if (store == NULL || out == NULL || name == NULL || offset < 0 || limit < 1 || limit > 100)
+    return SRV_STORE_EINVAL;
+  *out = NULL;
+  srv_store_board *b = calloc(1, sizeof *b);
+  if (b == NULL)
+    return SRV_STORE_ENOMEM;
+  int err = 0, rc;
+  sqlite3_stmt *c = store->st.board_count;
+  sqlite3_bind_text(c, 1, name, -1, SQLITE_STATIC);
+  rc = sqlite3_step(c);
+  if (rc == SQLITE_ROW)
+    b->total = (long)sqlite3_column_int64(c, 0);
+  else
+    err = db_fail(store, rc, "cannot count a leaderboard");
+  sqlite3_reset(c);
+  sqlite3_clear_bindings(c);
+  sqlite3_stmt *s = store->st.board;
+  sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+  sqlite3_bind_int(s, 2, limit);
+  sqlite3_bind_int64(s, 3, offset);
+  size_t cap = 0;
+  while (err == 0 && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+    if (grow((void **)&b->rows, &cap, b->n + 1, sizeof *b->rows) != 0) {
+      err = SRV_STORE_ENOMEM;
+      break;
+    }
+    srv_store_board_row *row = &b->rows[b->n++];
+    memset(row, 0, sizeof *row);
+    col_text(s, 0, row->player, sizeof row->player);
+    col_text(s, 1, row->name, sizeof row->name);
+    col_rating(s, 2, &row->rating);
+  }
+  if (err == 0 && rc != SQLITE_DONE)
+    err = db_fail(store, rc, "cannot read a leaderboard");
+  sqlite3_reset(s);
+  sqlite3_clear_bindings(s);
+  if (err != 0) {
+    srv_store_board_free(b);
+    return err;
+  }
+  *out = b;
+  return 0;
+}
+
+int srv_store_rank(srv_store *store, mc_kind kind, double rating, long *rank) {
+  const char *name = mc_kind_name(kind);
+  if (store == NULL || name == NULL || rank == NULL)
+    return SRV_STORE_EINVAL;
+  sqlite3_stmt *s = store->st.board_rank;
+  sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+  sqlite3_bind_double(s, 2, rating);
+  int rc = sqlite3_step(s), err = 0;
+  if (rc == SQLITE_ROW)
+    *rank = (long)sqlite3_column_int64(s, 0) + 1;
+  else
+    err = db_fail(store, rc, "cannot read a rank");
+  sqlite3_reset(s);
+  sqlite3_clear_bindings(s);
+  return err;
+}
+
+int srv_store_rating_history(srv_store *store, const char *player, mc_kind kind, int limit,
+                             srv_store_rating_point **points, size_t *n) {
+  const char *name = mc_kind_name(kind);
+  if (store == NULL || player == NULL || name == NULL || points == NULL || n == NULL || limit < 1 ||
+      limit > 1000)
+    return SRV_STORE_EINVAL;
+  *points = NULL;
+  *n = 0;
+  sqlite3_stmt *s = store->st.history;
+  sqlite3_bind_text(s, 1, player, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(s, 2, name, -1, SQLITE_STATIC);
+  sqlite3_bind_int(s, 3, limit);
+  size_t cap = 0;
+  int rc, err = 0;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    if (grow((void **)points, &cap, *n + 1, sizeof **points) != 0) {
+      err = SRV_STORE_ENOMEM;
+      break;
+    }
+    srv_store_rating_point *p = &(*points)[(*n)++];
+    p->game_id = sqlite3_column_int64(s, 0);
+    p->at_ms = sqlite3_column_int64(s, 1);
+    p->rating = sqlite3_column_double(s, 2);
+    p->rd = sqlite3_column_double(s, 3);
+    p->diff = sqlite3_column_double(s, 4);
+  }
+  if (err == 0 && rc != SQLITE_DONE)
+    err = db_fail(store, rc, "cannot read a rating history");
+  sqlite3_reset(s);
+  sqlite3_clear_bindings(s);
+  if (err != 0) {
+    free(*points);
+    *points = NULL;
+    *n = 0;
+  }
+  return err;
+}
+
 void srv_store_recovery_free(srv_store_recovery *r) {
   if (r == NULL)
     return;
@@ -1284,10 +1845,48 @@ void srv_store_recovery_free(srv_store_recovery *r) {
     free((char *)r->rooms[i].settings);
   for (size_t i = 0; i < r->n_games; i++)
     free(r->games[i].moves);
+  for (size_t i = 0; i < r->n_chat; i++)
+    free((char *)r->chat[i].text);
   free(r->rooms);
   free(r->games);
   free(r->players);
+  free(r->chat);
   free(r);
+}
+
+static int recover_chat(srv_store *store, srv_store_recovery *r) {
+  sqlite3_stmt *s = store->st.recover_chat;
+  size_t cap = 0;
+  int rc, err = 0;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    if (grow((void **)&r->chat, &cap, r->n_chat + 1, sizeof *r->chat) != 0) {
+      err = SRV_STORE_ENOMEM;
+      break;
+    }
+    srv_store_chat *c = &r->chat[r->n_chat];
+    memset(c, 0, sizeof *c);
+    col_text(s, 0, c->room, sizeof c->room);
+    c->game = sqlite3_column_int64(s, 1);
+    c->at_ms = sqlite3_column_int64(s, 2);
+    col_text(s, 3, c->player, sizeof c->player);
+    col_text(s, 4, c->name, sizeof c->name);
+    col_text(s, 5, c->seat, sizeof c->seat);
+    const unsigned char *text = sqlite3_column_text(s, 6);
+    size_t len = (size_t)sqlite3_column_bytes(s, 6);
+    char *copy = malloc(len + 1);
+    if (copy == NULL) {
+      err = SRV_STORE_ENOMEM;
+      break;
+    }
+    memcpy(copy, text ? (const char *)text : "", len);
+    copy[len] = '\0';
+    c->text = copy;
+    r->n_chat++;
+  }
+  if (err == 0 && rc != SQLITE_DONE)
+    err = db_fail(store, rc, "cannot read chat lines");
+  sqlite3_reset(s);
+  return err;
 }
 
 static int recover_rooms(srv_store *store, srv_store_recovery *r) {
@@ -1363,10 +1962,7 @@ static int recover_players(srv_store *store, srv_store_recovery *r) {
       err = SRV_STORE_ENOMEM;
       break;
     }
-    if ((err = col_player(s, &r->players[r->n_players])) != 0) {
-      set_error(store->error, "%s: a player's token hash is damaged", store->path);
-      break;
-    }
+    col_player(s, &r->players[r->n_players]);
     r->n_players++;
   }
   if (err == 0 && rc != SQLITE_DONE)
@@ -1387,6 +1983,8 @@ int srv_store_recover(srv_store *store, srv_store_recovery **out) {
     err = recover_games(store, r);
   if (err == 0)
     err = recover_players(store, r);
+  if (err == 0)
+    err = recover_chat(store, r);
   if (err != 0) {
     srv_store_recovery_free(r);
     return err;

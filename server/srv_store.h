@@ -57,7 +57,7 @@ enum {
 };
 
 /* The schema version this code creates and migrates to (PRAGMA user_version). */
-#define SRV_STORE_SCHEMA_VERSION 4
+#define SRV_STORE_SCHEMA_VERSION 6
 
 /* The database file inside the data directory. */
 #define SRV_STORE_FILE "mancala.db"
@@ -69,6 +69,12 @@ enum {
 #define SRV_STORE_NAME_SIZE 97 /* Display names: 24 characters of up to 4 bytes. */
 #define SRV_STORE_CODE_SIZE 17 /* Room codes (the server uses 6 characters). */
 #define SRV_STORE_ERR_SIZE 256 /* Error messages. */
+#define SRV_STORE_KEY_SIZE 97  /* An account name's key (srv_names.h). */
+#define SRV_STORE_PWHASH_SIZE                                                                      \
+  128 /* A password hash string (libsodium's crypto_pwhash_STRBYTES).                              \
+       */
+/* The games with ratings: one per mc_kind. */
+#define SRV_STORE_RATED_GAMES 3
 
 typedef struct srv_store srv_store;
 
@@ -84,13 +90,32 @@ typedef struct srv_store_config {
                         * SRV_STORE_EFULL, as on a full disk. */
 } srv_store_config;
 
-/* A player. token_hash is the SHA-256 of the token (the token itself is never stored). */
+/* A player. Its tokens are its sessions (srv_store_session_put()): the SHA-256 of each, never the
+ * token itself. */
 typedef struct srv_store_player {
   char id[SRV_STORE_ID_SIZE];
   char name[SRV_STORE_NAME_SIZE];
-  uint8_t token_hash[32];
   int64_t created_ms;
 } srv_store_player;
+
+/* An account (schema 4): a player with a name of its own and a password. password is the
+ * self-describing string of libsodium's crypto_pwhash_str() (Argon2id, its parameters, its salt
+ * and the hash), never the password. key is the name's key (srv_names.h), unique. */
+typedef struct srv_store_account {
+  char player[SRV_STORE_ID_SIZE];
+  char name[SRV_STORE_NAME_SIZE];
+  char key[SRV_STORE_KEY_SIZE];
+  char password[SRV_STORE_PWHASH_SIZE];
+  int64_t created_ms, password_ms;
+} srv_store_account;
+
+/* A player's Glicko-2 rating in one game (schema 4). A player who never played a rated game of it
+ * reads as 1500, 350, 0.06 with no games and last_ms 0. */
+typedef struct srv_store_rating {
+  double rating, rd, vol;
+  int games, wins, losses, draws;
+  int64_t last_ms; /* When the last rated game ended; 0: never. */
+} srv_store_rating;
 
 /* A seat of a room or game: a player, the computer, or nobody (empty id and name). */
 typedef struct srv_store_seat {
@@ -137,19 +162,39 @@ typedef struct srv_store_game {
   srv_store_seat seats[2];
   bool clocked;
   int64_t initial_ms, increment_ms;
+  bool rated; /* The game counts for the ratings (schema 4). */
   int64_t started_ms;
   /* The result: ended_ms is 0 while the game goes on. */
   int64_t ended_ms;
   mc_winner winner;
   mc_reason reason;
   int score[2];
+  /* In a player's list of games (srv_store_player_games_page()), that player's rating after a
+   * rated game and how much it changed (rating_known false: not rated, or not for this player). */
+  bool rating_known;
+  double rating_after, rating_diff;
   /* The moves in ply order. In a recent-games list only n_moves is set (moves is NULL). */
   size_t n_moves;
   srv_store_move *moves;
 } srv_store_game;
 
+/* One chat line of a room (schema 4). In writes text is borrowed; in a recovery it is owned by the
+ * recovery. */
+typedef struct srv_store_chat {
+  char room[SRV_STORE_CODE_SIZE];
+  int64_t game; /* The room's game when it was said; 0: before its first game. */
+  int64_t at_ms;
+  char player[SRV_STORE_ID_SIZE];
+  char name[SRV_STORE_NAME_SIZE];
+  char seat[8]; /* "south", "north", "both"; "" for a spectator. */
+  const char *text;
+} srv_store_chat;
+
+/* A recovery gives back at most this many chat lines per room, the last ones. */
+#define SRV_STORE_CHAT_KEEP 50
+
 /* Everything needed to rebuild the server after a restart: every room still open with its
- * current unfinished game (when any), and the players seated in them. */
+ * current unfinished game (when any), the players seated in them, and their last chat lines. */
 typedef struct srv_store_recovery {
   size_t n_rooms;
   srv_store_room *rooms;
@@ -157,6 +202,8 @@ typedef struct srv_store_recovery {
   srv_store_game *games; /* Unfinished games, each with room set; ordered by id. */
   size_t n_players;
   srv_store_player *players;
+  size_t n_chat;
+  srv_store_chat *chat; /* Ordered by room, then oldest first; SRV_STORE_CHAT_KEEP per room. */
 } srv_store_recovery;
 
 /* A list of games, newest first, without their moves. */
@@ -171,7 +218,10 @@ typedef enum srv_store_op_kind {
   SRV_STORE_OP_ROOM,
   SRV_STORE_OP_GAME_START,
   SRV_STORE_OP_MOVE,
-  SRV_STORE_OP_GAME_FINISH
+  SRV_STORE_OP_GAME_FINISH, /* A result, and the ratings it changed. */
+  SRV_STORE_OP_ACCOUNT,     /* An account, its password, its deletion, or a session (key: player) */
+  SRV_STORE_OP_TAKEBACK,    /* Moves deleted or their clocks rewritten (not a lost move). */
+  SRV_STORE_OP_CHAT         /* A chat line (key: the room). */
 } srv_store_op_kind;
 
 typedef struct srv_store_op {
@@ -244,13 +294,62 @@ const char *srv_store_path(const srv_store *store);
 /* Records a new player or a changed name (all fields borrowed). */
 int srv_store_player_put(srv_store *store, const srv_store_player *player);
 
+/* ---- Sessions, accounts and ratings (schema 4) ------------------------------------------- */
+
+/* Records that token_hash (32 bytes, borrowed) is a token of player (borrowed), unless it is
+ * stored already. */
+int srv_store_session_put(srv_store *store, const uint8_t token_hash[32], const char *player,
+                          int64_t created_ms);
+
+/* Deletes the session token_hash (borrowed): the token no longer names anyone. */
+int srv_store_session_delete(srv_store *store, const uint8_t token_hash[32]);
+
+/* Deletes every session of player (borrowed) but keep (borrowed; NULL: all of them). */
+int srv_store_sessions_revoke(srv_store *store, const char *player, const uint8_t *keep);
+
+/* Records a new account (borrowed). SRV_STORE_ECONFLICT when its key or its player has one. */
+int srv_store_account_create(srv_store *store, const srv_store_account *account);
+
+/* Replaces the password hash of player's account (all borrowed). SRV_STORE_ENOTFOUND when the
+ * player has no account. */
+int srv_store_account_password(srv_store *store, const char *player, const char *password,
+                               int64_t at_ms);
+
+/* Deletes player's account (borrowed) and everything that names it: its sessions, its ratings and
+ * their history, its player row; its games and rooms stay with the seat anonymised (no player id,
+ * the name anon_name, borrowed). */
+int srv_store_account_delete(srv_store *store, const char *player, const char *anon_name);
+
+/* Reads the account whose name has key (borrowed) into *out. Returns 0 or SRV_STORE_ENOTFOUND. */
+int srv_store_account_by_key(srv_store *store, const char *key, srv_store_account *out);
+
+/* Reads player's account (borrowed) into *out. Returns 0 or SRV_STORE_ENOTFOUND. */
+int srv_store_account_by_player(srv_store *store, const char *player, srv_store_account *out);
+
+/* Reads the ratings of player (borrowed) in every game into out, by mc_kind (a game never rated
+ * reads as a new player's rating). Returns 0 or a negative code. */
+int srv_store_ratings_get(srv_store *store, const char *player,
+                          srv_store_rating out[SRV_STORE_RATED_GAMES]);
+
+/* Whether the ratings of game id were already changed by it: 1 yes, 0 no, or a negative code. */
+int srv_store_game_rated(srv_store *store, int64_t game);
+
+/* Records what rated game id of kind changed: for each seat (South, North), the player (borrowed)
+ * and the rating after the game; the history keeps the rating after it and its difference. */
+int srv_store_game_rate(srv_store *store, int64_t game, mc_kind kind, const char *const players[2],
+                        const srv_store_rating after[2], const double diff[2], int64_t at_ms);
+
 /* Records a room as it is now: settings, seats and status (borrowed). A code seen before is
  * overwritten (room codes are reused after a room closes; its games keep their own copy). */
 int srv_store_room_put(srv_store *store, const srv_store_room *room);
 
 /* Records that room code (borrowed) closed: its row is deleted and it will not be recovered (its
- * games stay in the archive). */
+ * games stay in the archive). Its chat lines stay with the games they were said in, no longer
+ * attached to the code (codes are reused); lines said before any game are deleted. */
 int srv_store_room_closed(srv_store *store, const char *code);
+
+/* Records a chat line (borrowed) of an open room. */
+int srv_store_chat_add(srv_store *store, const srv_store_chat *line);
 
 /* Records a new game (borrowed; id, result and moves are ignored) and makes it the current game of
  * its room (put the room first). On success *id is its new permanent id, valid at once for
@@ -265,22 +364,24 @@ int srv_store_move_add(srv_store *store, int64_t game, const srv_store_move *mov
 int srv_store_game_finish(srv_store *store, int64_t game, mc_winner winner, mc_reason reason,
                           const int score[2], int64_t ended_ms);
 
-/* Records the new name (borrowed) of player id (borrowed) when the store knows the player; an
- * unknown id changes nothing. */
-int srv_store_player_rename(srv_store *store, const char *id, const char *name);
-
-/* Deletes the players created and last seen before before_ms (Unix ms) that never played a game
- * and hold no seat in an open room: guests nobody can come back as usefully. Returns how many
+/* Deletes the players (and their sessions) created and last seen before before_ms (Unix ms) that
+ * have no account, never played a game and hold no seat in an open room: guests nobody can come
+ * back as usefully. Returns how many
  * were deleted, or a negative code. */
 int srv_store_players_expire(srv_store *store, int64_t before_ms);
 
 /* Records the time player id (borrowed) was last seen (schema 2). */
 int srv_store_player_seen(srv_store *store, const char *id, int64_t seen_ms);
 
-/* Deletes the moves of game from ply from_ply on. For recovery after srv_store_replay() found a
- * bad row: the game resumes from the valid moves before it (log what is dropped first), and the
- * next move can take that ply again. */
+/* Deletes the moves of game from ply from_ply on: moves taken back in play (a takeback), or, in
+ * recovery after srv_store_replay() found a bad row, the moves from it on (log what is dropped
+ * first). The next move can take that ply again. */
 int srv_store_moves_truncate(srv_store *store, int64_t game, int from_ply);
+
+/* Sets the stored clock of the move of game at ply (its mover's time after it) to clock_ms. After
+ * a takeback each side's last remaining move holds that side's time at the takeback, so that
+ * recovery (srv_store_clocks()) resumes the clocks as they were and gives no time back. */
+int srv_store_move_clock(srv_store *store, int64_t game, int ply, int64_t clock_ms);
 
 /* ---- Batches -------------------------------------------------------------------------------- */
 
@@ -321,8 +422,9 @@ int srv_store_recover(srv_store *store, srv_store_recovery **out);
 /* Frees recovery and everything in it. NULL is allowed. */
 void srv_store_recovery_free(srv_store_recovery *recovery);
 
-/* Reads the player with that token hash (borrowed, 32 bytes) into *out (caller-owned). Returns 0
- * or SRV_STORE_ENOTFOUND. For a token the server no longer has in memory. */
+/* Reads the player whose session is that token hash (borrowed, 32 bytes) into *out
+ * (caller-owned). Returns 0 or SRV_STORE_ENOTFOUND. For a token the server no longer has in
+ * memory. */
 int srv_store_player_by_token(srv_store *store, const uint8_t token_hash[32],
                               srv_store_player *out);
 
@@ -343,8 +445,50 @@ void srv_store_game_free(srv_store_game *game);
  * *out (free with srv_store_game_list_free()); an unknown player gives an empty list. */
 int srv_store_player_games(srv_store *store, const char *id, int limit, srv_store_game_list **out);
 
+/* As srv_store_player_games(), from the games older than before_id on (0: the newest), with each
+ * rated game's rating change for the player (rating_known). limit is 1..101 (one more than a page
+ * of 100 tells whether another page follows). */
+int srv_store_player_games_page(srv_store *store, const char *id, int64_t before_id, int limit,
+                                srv_store_game_list **out);
+
 /* Frees a list from srv_store_player_games(). NULL is allowed. */
 void srv_store_game_list_free(srv_store_game_list *list);
+
+/* One row of a leaderboard. */
+typedef struct srv_store_board_row {
+  char player[SRV_STORE_ID_SIZE];
+  char name[SRV_STORE_NAME_SIZE];
+  srv_store_rating rating;
+} srv_store_board_row;
+
+/* A page of a leaderboard: the players with at least one rated game of a kind, best rating first
+ * (ties: more games first, then the name). */
+typedef struct srv_store_board {
+  long total; /* Rows in the whole leaderboard. */
+  size_t n;
+  srv_store_board_row *rows;
+} srv_store_board;
+
+/* Reads limit (1..100) rows of kind's leaderboard from row offset (0..) into a new *out (free with
+ * srv_store_board_free()). */
+int srv_store_leaderboard(srv_store *store, mc_kind kind, long offset, int limit,
+                          srv_store_board **out);
+
+void srv_store_board_free(srv_store_board *board);
+
+/* Writes into *rank the place on kind's leaderboard of a rating: 1 + the players above it. */
+int srv_store_rank(srv_store *store, mc_kind kind, double rating, long *rank);
+
+/* One point of a rating history: the rating and deviation after game game_id, ended at_ms. */
+typedef struct srv_store_rating_point {
+  int64_t game_id, at_ms;
+  double rating, rd, diff;
+} srv_store_rating_point;
+
+/* The last limit (1..1000) points of player's rating history in kind, oldest first, into a new
+ * *points (free() it) with their count in *n. */
+int srv_store_rating_history(srv_store *store, const char *player, mc_kind kind, int limit,
+                             srv_store_rating_point **points, size_t *n);
 
 /* ---- Replay --------------------------------------------------------------------------------- */
 

@@ -22,6 +22,8 @@ void srv_turn_end(void *arg) {
   }
   if (n > 0 && t->net.answer_dropped != NULL)
     t->net.answer_dropped(t->net.ud);
+  if (t->myrooms != NULL)
+    srv_myrooms_flush(t->myrooms);
   if (t->net.release != NULL)
     t->net.release(t->net.ud);
 }

@@ -10,7 +10,9 @@
  *      it is now: a loss that changed nothing visible sends nothing, so a store that keeps failing
  *      causes no storm of states); a room that is gone gets its closing recorded again; every
  *      request whose answer was dropped and not answered since gets storage_error;
- *   4. the turn's frames are released to the sockets.
+ *   4. the players' own lists of games in progress go to their watchers (srv_myrooms_flush()),
+ *      as they are after all that;
+ *   5. the turn's frames are released to the sockets.
  *
  * Nothing is sent before it is stored, and the modules involved never call each other for it:
  * persistence only reports what it lost, this module steers.
@@ -21,6 +23,7 @@
 #include <stdint.h>
 
 #include "srv_lobby.h"
+#include "srv_myrooms.h"
 #include "srv_persist.h"
 #include "srv_room.h"
 
@@ -37,12 +40,13 @@ typedef struct srv_turn_net {
   void *ud;
 } srv_turn_net;
 
-/* Everything the end of a turn works on (borrowed). lobby and persist may be NULL. */
+/* Everything the end of a turn works on (borrowed). lobby, persist and myrooms may be NULL. */
 typedef struct srv_turn {
   srv_lobby *lobby;
   srv_persist *persist;
   srv_rooms *rooms;
   srv_turn_net net;
+  srv_myrooms *myrooms;
 } srv_turn;
 
 /* Ends the loop turn (see above). arg is the srv_turn: a srv_net turn hook. */

@@ -1,11 +1,12 @@
-// Entry point: the router (/, /r/CODE, /g/ID, /?how=GAME), the header, the offline banner and the
-// language switch. The server serves this same page at / and /r/CODE. Only what the first page
-// needs is loaded at first: the active language (i18n.js) and the module of the current view; the
-// other views are imported when the router first needs them.
+// Entry point: the router (/, /r/CODE, /g/ID, /?how=GAME, /leaderboard/GAME, /@/NAME, /settings),
+// the header with the account menu, the offline banner and the language switch. The server serves
+// this same page at all of these. Only what the first page needs is loaded at first: the active
+// language (i18n.js) and the module of the current view; the other views, and the account
+// dialogs, are imported when first needed.
 import { t, lang, setLang, initLang, LANG_NAMES, applyI18n } from './i18n.js';
-import { h, toast } from './ui.js';
+import { h, clear, toast, icon } from './ui.js';
 import { conn } from './net.js';
-import { setRouter } from './common.js';
+import { setRouter, errorText } from './common.js';
 
 const main = document.getElementById('main');
 const banner = document.getElementById('offline');
@@ -20,6 +21,9 @@ const VIEWS = {
   room: () => import('./room.js').then((m) => m.RoomView),
   replay: () => import('./replay.js').then((m) => m.ReplayView),
   how: () => import('./howto.js').then((m) => m.HowView),
+  leaderboard: () => import('./players.js').then((m) => m.LeaderboardView),
+  profile: () => import('./players.js').then((m) => m.ProfileView),
+  settings: () => import('./account.js').then((m) => m.SettingsView),
 };
 
 // After an in-page navigation, focus goes to the new page's main heading (or the main region), so
@@ -46,6 +50,14 @@ async function route(path, push) {
     kind = 'replay'; args = [m[1]];
   } else if (url.searchParams.get('how')) {
     kind = 'how'; args = [url.searchParams.get('how')];
+  } else if ((m = url.pathname.match(/^\/leaderboard(?:\/([a-z]+))?\/?$/))) {
+    kind = 'leaderboard'; args = [m[1] || 'kalah', Number(url.searchParams.get('page')) || 1];
+  } else if ((m = url.pathname.match(/^\/@\/([^/]+)\/?$/))) {
+    let name = m[1];
+    try { name = decodeURIComponent(name); } catch { /* shown as typed */ }
+    kind = 'profile'; args = [name];
+  } else if (url.pathname === '/settings') {
+    kind = 'settings'; args = [];
   } else {
     kind = 'lobby'; args = [];
   }
@@ -93,10 +105,58 @@ conn.on('welcome', (w) => {
   const msg = banner.querySelector('[data-i18n]');
   msg.dataset.i18n = 'net.offline';
   msg.textContent = t('net.offline');
-  const who = document.getElementById('who');
-  who.textContent = w.name || '';
-  who.hidden = !w.name;
 });
+// Who this connection is (a welcome, or an account made or changed) draws the header again.
+conn.on('me', () => renderAccount());
+// Another device (or this one in another tab) ended this account's session here.
+conn.on('signed_out', (w) => toast(t('account.signed_out.' + w.reason), 'info', 7000));
+// The name saved in this browser was refused (an account's, or reserved): play as a guest name.
+conn.on('name_refused', (e) => toast(t('account.name_refused', { reason: errorText(e) }), 'error', 7000));
+
+// The account area of the header: the player's name, and for a guest "Log in" (the dialogs load
+// on first use), for an account a menu with the profile, the settings and "Log out".
+const accountBox = document.getElementById('account');
+let menuOpen = false;
+function openAccount(what) {
+  import('./account.js').then((m) => (what === 'signup' ? m.signupDialog() : m.loginDialog()))
+    .catch(() => toast(t('err.load'), 'error', 8000));
+}
+function closeMenu() {
+  menuOpen = false;
+  const menu = accountBox.querySelector('.account-menu');
+  const btn = accountBox.querySelector('.account-btn');
+  if (menu) menu.hidden = true;
+  if (btn) btn.setAttribute('aria-expanded', 'false');
+}
+export function renderAccount() {
+  const who = document.getElementById('who');
+  const w = conn.me;
+  const acc = conn.account;
+  who.textContent = w && !acc ? w.name || '' : '';
+  who.hidden = !(w && w.name) || !!acc;
+  clear(accountBox);
+  menuOpen = false;
+  if (!w || !conn.features.accounts) return;
+  if (!acc) {
+    accountBox.append(h('button', { class: 'btn small account-login', type: 'button', onclick: () => openAccount('login') }, icon('user'), h('span', { class: 'btn-text' }, t('account.login'))));
+    return;
+  }
+  const menu = h('div', { class: 'account-menu', id: 'account-menu', hidden: true },
+    h('a', { href: '/@/' + encodeURIComponent(acc.name), 'data-link': '', onclick: closeMenu }, t('account.profile')),
+    h('a', { href: '/leaderboard/kalah', 'data-link': '', onclick: closeMenu }, t('lb.title')),
+    h('a', { href: '/settings', 'data-link': '', onclick: closeMenu }, t('account.settings')),
+    h('button', { type: 'button', class: 'account-logout', onclick: async () => {
+      closeMenu();
+      try { await conn.request({ type: 'logout' }); toast(t('account.logged_out'), 'ok'); } catch (e) { toast(errorText(e), 'error'); }
+    } }, t('account.logout')));
+  const btn = h('button', { class: 'btn small account-btn', type: 'button', 'aria-expanded': 'false', 'aria-controls': 'account-menu',
+    onclick: () => { menuOpen = !menuOpen; menu.hidden = !menuOpen; btn.setAttribute('aria-expanded', String(menuOpen)); } },
+  icon('user'), h('span', { class: 'account-name' }, acc.name));
+  accountBox.append(btn, menu);
+}
+document.addEventListener('click', (e) => { if (menuOpen && !accountBox.contains(e.target)) closeMenu(); });
+document.addEventListener('keydown', (e) => { if (menuOpen && e.key === 'Escape') { closeMenu(); const b = accountBox.querySelector('.account-btn'); if (b) b.focus(); } });
+document.addEventListener('mc:account', (e) => openAccount(e.detail));
 
 // Language switch in the header. The connection opens while the language loads.
 conn.connect();
@@ -105,7 +165,11 @@ const sel = document.getElementById('lang');
 for (const code of Object.keys(LANG_NAMES)) sel.append(h('option', { value: code, selected: code === lang() }, LANG_NAMES[code]));
 sel.addEventListener('change', async () => {
   if (!(await setLang(sel.value))) { sel.value = lang(); toast(t('err.load'), 'error'); }
+  renderAccount();
 });
 applyI18n(document);
+const boardLink = document.querySelector('.nav-board');
+if (boardLink) boardLink.prepend(icon('trophy'));
+renderAccount();
 
 route(location.pathname + location.search, false);

@@ -1,5 +1,6 @@
-// The lobby: name, quick play per game, create a room, join by code, the live list of public rooms and
-// my recent games.
+// The lobby: name, my games in progress (my_rooms, with Resume), quick play per game and time control
+// (the pools, with how many wait in each, live), create a room, join by code, the live list of public
+// rooms and my recent games.
 import { h, clear, toast, storage, store, clockLabel, GAMES, DEFAULTS } from './ui.js';
 import { t, onLang } from './i18n.js';
 import { conn } from './net.js';
@@ -7,19 +8,33 @@ import { errorText, gameTitle, optionsText, recentGames, navigate } from './comm
 import { Board } from './board.js';
 
 const CLOCKS = [null, [1, 0], [3, 2], [5, 3], [10, 5], [30, 20], 'custom'];
+// Rated quick play needs a clock: 5 minutes and 3 seconds a move.
+const RATED_CLOCK = { initial_ms: 300000, increment_ms: 3000 };
+// Quick play's pools: per game, untimed and these time controls (minutes + seconds a move).
+const POOLS = [null, [1, 0], [3, 2], [5, 3], [10, 5]];
+const poolKey = (c) => (c ? c[0] + '+' + c[1] : 'untimed');
+const poolClock = (c) => (c ? { initial_ms: c[0] * 60000, increment_ms: c[1] * 1000 } : null);
 const CODE_RE = /^[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{6}$/;
 
 export class LobbyView {
   constructor(main) {
     this.main = main;
     this.rooms = null;
+    this.pools = null;   // the lobby's pools: {game, clock, waiting}
+    this.mine = null;    // my games in progress (my_rooms)
     this.offs = [];
     this.form = storage('mc.create', { game: 'kalah', houses: 6, seeds: 4, options: {}, clock: 0, custom: [5, 3], visibility: 'public', seat: 'random', opponent: 'human', level: 3 });
     this.build();
-    this.offs.push(conn.on('lobby', (m) => { if (Array.isArray(m.rooms)) { this.rooms = m.rooms; this.renderRooms(); } }));
-    this.offs.push(conn.on('online', () => { this.watch(); this.renderForm(); }));
+    this.offs.push(conn.on('lobby', (m) => {
+      if (Array.isArray(m.rooms)) { this.rooms = m.rooms; this.renderRooms(); }
+      if (Array.isArray(m.pools)) { this.pools = m.pools; this.renderPools(); }
+    }));
+    this.offs.push(conn.on('my_rooms', (m) => { if (Array.isArray(m.rooms)) { this.mine = m.rooms; this.renderMine(); } }));
+    this.offs.push(conn.on('online', () => { this.watch(); this.renderForm(); this.showComputer(); }));
+    this.offs.push(conn.on('me', () => { this.renderAccount(); this.renderForm(); }));
     this.offs.push(conn.on('welcome', (w) => {
       this.fetchArchive();
+      this.showComputer();
       if (this.nameInput && !this.nameInput.value && document.activeElement !== this.nameInput) this.nameInput.value = w.name || '';
     }));
     this.offs.push(onLang(() => this.build()));
@@ -28,12 +43,13 @@ export class LobbyView {
 
   destroy() {
     for (const f of this.offs) f();
-    if (conn.ready) conn.send({ type: 'lobby', watch: false });
+    if (conn.ready) { conn.send({ type: 'lobby', watch: false }); conn.send({ type: 'my_rooms', watch: false }); }
   }
 
-  watch() { conn.send({ type: 'lobby' }); }
+  watch() { conn.send({ type: 'lobby' }); conn.send({ type: 'my_rooms' }); }
 
   build() {
+    this.cpuButtons = [];
     clear(this.main);
     document.title = 'Mancala Online';
     this.nameInput = h('input', { class: 'input', id: 'name', maxlength: '24', autocomplete: 'nickname', value: conn.name || (conn.me && conn.me.name) || '', placeholder: t('lobby.name_placeholder') });
@@ -50,6 +66,10 @@ export class LobbyView {
     this.roomsBox = h('div', { class: 'rooms', 'aria-live': 'polite' });
     this.recentBox = h('div', { class: 'recent' });
     this.formBox = h('form', { class: 'create-form', onsubmit: (e) => { e.preventDefault(); this.create(); } });
+    this.mineBox = h('div', { class: 'mine-list' });
+    this.mineSection = h('section', { class: 'card in-progress', hidden: true, 'aria-labelledby': 'in-progress-title' },
+      h('h2', { id: 'in-progress-title' }, t('lobby.in_progress')), this.mineBox);
+    this.poolBtns = new Map();
     const gameCard = (g) => {
       const mini = h('div', { class: 'board' });
       const b = new Board(mini, { mini: true });
@@ -58,12 +78,22 @@ export class LobbyView {
       const pits = new Array(2 * d.houses + 2).fill(g === 'congkak' ? 5 : 4);
       pits[d.houses] = g === 'oware' ? 0 : 3; pits[2 * d.houses + 1] = g === 'kalah' ? 5 : 2;
       b.show(pits);
+      // Quick play: one button per pool, with how many wait there.
+      const pools = h('div', { class: 'pools', role: 'group', 'aria-labelledby': 'quick-' + g + ' title-' + g },
+        POOLS.map((c) => {
+          const count = h('span', { class: 'pool-n', 'aria-hidden': 'true' });
+          const btn = h('button', { class: 'btn pool', type: 'button', dataset: { quick: g, pool: poolKey(c) }, onclick: () => this.quick(g, c) },
+            h('span', { class: 'pool-clock', 'aria-hidden': 'true' }, c ? c[0] + '+' + c[1] : '∞'), count);
+          this.poolBtns.set(g + ':' + poolKey(c), { btn, count, c, g });
+          return btn;
+        }));
       return h('article', { class: 'game-card ' + g },
         h('div', { class: 'gc-art', 'aria-hidden': 'true' }, mini),
-        h('h3', {}, gameTitle(g)),
+        h('h3', { id: 'title-' + g }, gameTitle(g)),
         h('p', {}, t('game.' + g + '.blurb')),
-        h('div', { class: 'gc-actions' },
-          h('button', { class: 'btn primary', type: 'button', dataset: { quick: g }, onclick: () => this.quick(g) }, t('lobby.quick')),
+        h('div', { class: 'gc-quick' }, h('span', { class: 'gc-quick-label', id: 'quick-' + g }, t('lobby.quick')), pools),
+        h('div', { class: 'gc-actions', dataset: { game: g } },
+          this.cpuButton(g),
           h('a', { class: 'btn ghost', href: '/?how=' + g, 'data-link': '' }, t('nav.how'))));
     };
     this.main.append(
@@ -71,8 +101,11 @@ export class LobbyView {
         h('div', { class: 'hero-text' },
           h('h1', {}, t('lobby.title')),
           h('p', { class: 'lead' }, t('lobby.lead'))),
-        h('label', { class: 'name-field' }, h('span', {}, t('lobby.your_name')), this.nameInput)),
+        this.accountBox = h('div', { class: 'hero-account' })),
+      this.mineSection,
       h('section', { class: 'games' }, GAMES.map(gameCard)),
+      h('nav', { class: 'board-links', 'aria-label': t('lb.title') }, h('span', {}, t('lb.title') + ':'),
+        GAMES.map((g) => h('a', { href: '/leaderboard/' + g, 'data-link': '' }, gameTitle(g)))),
       h('div', { class: 'lobby-grid' },
         h('section', { class: 'card' },
           h('h2', {}, t('lobby.create')),
@@ -88,9 +121,79 @@ export class LobbyView {
           h('section', { class: 'card' },
             h('h2', {}, t('lobby.recent')),
             this.recentBox))));
+    this.renderAccount();
     this.renderForm();
     this.renderRooms();
     this.renderRecent();
+    this.renderPools();
+    this.renderMine();
+  }
+
+  // How many wait in each pool (the lobby's pools, live): on each button, and in its name.
+  renderPools() {
+    for (const { btn, count, c, g } of this.poolBtns.values()) {
+      const pool = (this.pools || []).find((p) => p.game === g && (c ? p.clock && p.clock.initial_ms === c[0] * 60000 && p.clock.increment_ms === c[1] * 1000 : !p.clock));
+      const n = pool ? pool.waiting : 0;
+      count.textContent = n > 0 ? String(n) : '';
+      btn.classList.toggle('waiting', n > 0);
+      btn.dataset.waiting = String(n);
+      const label = t('pool.label', { game: gameTitle(g), clock: c ? clockLabel(poolClock(c)) : t('clock.none'), n });
+      btn.setAttribute('aria-label', label);
+      btn.title = label;
+    }
+  }
+
+  // My games in progress (the server's my_rooms, live): each with whose move it is and Resume.
+  renderMine() {
+    const box = this.mineBox;
+    if (!box) return;
+    clear(box);
+    const list = this.mine || [];
+    this.mineSection.hidden = list.length === 0;
+    for (const r of list) {
+      const vs = r.local ? t('opp.local') : r.opponent ? t('recent.vs', { name: r.opponent.name }) : t('room.waiting_player');
+      const state = r.status === 'waiting' ? 'waiting' : r.your_turn ? 'your_move' : 'their_move';
+      const details = [t('room.board_size', { m: r.houses, n: r.seeds }), clockLabel(r.clock), r.visibility === 'private' && !r.local ? t('create.private') : null,
+        r.opponent && !r.opponent.connected ? t('inprogress.away', { name: r.opponent.name }) : null].filter(Boolean).join(' · ');
+      box.append(h('div', { class: 'room-row mine-row', dataset: { room: r.room, state } },
+        h('span', { class: 'rr-game ' + r.game }, gameTitle(r.game)),
+        h('span', { class: 'rr-info' }, h('b', {}, vs), h('small', {}, details)),
+        h('span', { class: 'rr-status ' + state }, t('inprogress.' + state)),
+        h('a', { class: 'btn small ' + (r.your_turn ? 'primary' : 'ghost'), href: '/r/' + r.room, 'data-link': '',
+          'aria-label': t('inprogress.resume_label', { game: gameTitle(r.game), vs }),
+          onclick: () => store('mc.role.' + r.room, 'player') }, t('inprogress.resume'))));
+    }
+  }
+
+  // A guest names itself here and is offered an account; a player with one sees its name, its
+  // ratings and the way to its profile.
+  renderAccount() {
+    const box = this.accountBox;
+    if (!box) return;
+    const acc = conn.account;
+    // Rated quick play, for an account only (right after the casual one).
+    for (const row of this.main.querySelectorAll('.gc-actions[data-game]')) {
+      const old = row.querySelector('.rated-quick');
+      if (old && !acc) old.remove();
+      if (!old && acc) {
+        const g = row.dataset.game;
+        row.prepend(h('button', { class: 'btn rated-quick', type: 'button', dataset: { quickRated: g }, onclick: () => this.quick(g, null, true) }, t('lobby.quick_rated')));
+      }
+    }
+    if (this.nameInput && this.nameInput.parentNode && !acc && box.contains(this.nameInput)) return;
+    clear(box);
+    if (acc) {
+      const r = acc.ratings || {};
+      box.append(h('div', { class: 'me-card' },
+        h('a', { class: 'me-name', href: '/@/' + encodeURIComponent(acc.name), 'data-link': '' }, acc.name),
+        h('span', { class: 'me-ratings' }, GAMES.map((g) => r[g] ? h('span', { class: 'me-r ' + g, title: gameTitle(g) }, gameTitle(g) + ' ' + Math.round(r[g].rating) + (r[g].provisional ? '?' : '')) : null))));
+      return;
+    }
+    box.append(h('label', { class: 'name-field' }, h('span', {}, t('lobby.your_name')), this.nameInput));
+    if (conn.features && conn.features.accounts) {
+      box.append(h('p', { class: 'signup-hint' }, t('lobby.signup_hint') + ' ',
+        h('button', { type: 'button', class: 'link-btn', onclick: () => document.dispatchEvent(new CustomEvent('mc:account', { detail: 'signup' })) }, t('account.signup'))));
+    }
   }
 
   // Drawn again whenever a choice changes what the form offers; the focused control keeps the focus
@@ -133,12 +236,27 @@ export class LobbyView {
         h('label', { class: 'field' }, h('span', {}, t('clock.minutes')), h('input', { class: 'input', type: 'number', min: '0.5', max: '180', step: '0.5', value: String(f.custom[0]), onchange: (e) => { f.custom[0] = Number(e.target.value) || 5; save(); } })),
         h('label', { class: 'field' }, h('span', {}, t('clock.increment')), h('input', { class: 'input', type: 'number', min: '0', max: '60', step: '1', value: String(f.custom[1]), onchange: (e) => { f.custom[1] = Number(e.target.value) || 0; save(); } }))));
     }
+    // Rated (accounts only): the game's own board and options, with a clock, against a person.
+    const canRate = !!conn.account && f.opponent === 'human';
+    if (canRate) {
+      F.append(h('label', { class: 'check rated-check' }, h('input', { type: 'checkbox', name: 'rated', checked: !!f.rated, onchange: (e) => {
+        f.rated = e.target.checked;
+        if (f.rated) {
+          f.houses = DEFAULTS[f.game].houses; f.seeds = DEFAULTS[f.game].seeds; f.options = {};
+          if (!CLOCKS[f.clock]) f.clock = 3;
+        }
+        save(); this.renderForm();
+      } }), h('span', {}, t('create.rated'))));
+      if (f.rated) F.append(h('p', { class: 'field-hint' }, t('create.rated_hint')));
+    }
+    const rated = canRate && f.rated;
+    if (rated) for (const el of F.querySelectorAll('select[name=houses], select[name=seeds], .opts input, .opts select, input[name=clock][value="0"]')) el.disabled = true;
     const opponents = [['human', t('opp.human')], ['local', t('opp.local')]];
     if (conn.features && (conn.features.computer || conn.features.ai)) opponents.push(['computer', t('opp.computer')]);
     else if (f.opponent === 'computer') f.opponent = 'human';
     F.append(seg('opponent', opponents, f.opponent, t('create.opponent'), (v) => { f.opponent = v; }));
     if (f.opponent === 'computer') {
-      F.append(seg('level', [1, 2, 3, 4, 5, 6].map((l) => [l, String(l)]), f.level, t('create.level'), (v) => { f.level = Number(v); }));
+      F.append(seg('level', [1, 2, 3, 4, 5, 6].map((l) => [l, l + ' · ' + t('level.' + l)]), f.level, t('create.level'), (v) => { f.level = Number(v); }));
     }
     if (f.opponent === 'human') {
       F.append(seg('visibility', [['public', t('create.public')], ['private', t('create.private')]], f.visibility, t('create.visibility'), (v) => { f.visibility = v; }));
@@ -173,12 +291,33 @@ export class LobbyView {
     if (f.game === 'congkak') { if (f.options.lap_capture) options.lap_capture = true; if (f.options.rounds) options.rounds = f.options.rounds; }
     const msg = { type: 'create', game: f.game, houses: f.houses, seeds: f.seeds, options, clock: this.clockValue(), opponent: f.opponent };
     if (f.opponent === 'human') msg.visibility = f.visibility; else msg.visibility = 'private';
+    if (f.opponent === 'human' && f.rated && conn.account) msg.rated = true;
     if (f.opponent !== 'local') msg.seat = f.seat;
     if (f.opponent === 'computer') msg.level = f.level;
     this.enter(msg);
   }
 
-  quick(game) { this.enter({ type: 'quick', game }); }
+  // Quick play in a pool (clock: [minutes, seconds a move], or null for untimed); rated quick play
+  // (an account's) has its own clock: rated games are timed.
+  quick(game, clock, rated = false) {
+    this.enter(rated ? { type: 'quick', game, rated: true, clock: RATED_CLOCK } : { type: 'quick', game, clock: poolClock(clock) });
+  }
+
+  // Quick play against the computer from a game's card, at the level last chosen in the form;
+  // shown only when the server has the computer (welcome.features.computer).
+  cpuButton(g) {
+    const b = h('button', { class: 'btn ghost', type: 'button', dataset: { quickComputer: g },
+      onclick: () => this.enter({ type: 'quick', game: g, opponent: 'computer', level: this.form.level }) },
+    t('lobby.quick_computer'));
+    this.cpuButtons.push(b);
+    this.showComputer();
+    return b;
+  }
+
+  showComputer() {
+    const on = !!(conn.features && conn.features.computer);
+    for (const b of this.cpuButtons || []) b.hidden = !on;
+  }
 
   joinCode() {
     let v = this.codeInput.value.trim().toUpperCase();
@@ -198,10 +337,11 @@ export class LobbyView {
       const names = Array.isArray(r.players) ? r.players.filter(Boolean).map((p) => (typeof p === 'string' ? p : p.name))
         : r.players ? ['south', 'north'].map((s) => r.players[s]).filter(Boolean).map((p) => (typeof p === 'string' ? p : p.name)) : [];
       const waiting = r.status === 'waiting';
-      box.append(h('div', { class: 'room-row' },
+      const ratings = r.ratings ? ['south', 'north'].map((s) => r.ratings[s]).filter((x) => typeof x === 'number') : [];
+      box.append(h('div', { class: 'room-row' + (r.rated ? ' rated' : '') },
         h('span', { class: 'rr-game ' + r.game }, gameTitle(r.game)),
         h('span', { class: 'rr-info' },
-          h('b', {}, names.join(' – ') || '—'),
+          h('b', {}, names.join(' – ') || '—', r.rated ? h('span', { class: 'tag rated' }, t('room.rated')) : null, ratings.length ? h('span', { class: 'rr-ratings' }, ' ' + ratings.join(' – ')) : null),
           h('small', {}, [t('room.board_size', { m: r.houses, n: r.seeds }), clockLabel(r.clock), optionsText(r.game, r.options)].filter(Boolean).join(' · '))),
         h('span', { class: 'rr-status ' + r.status }, t('status.' + r.status + '_short')),
         h('a', { class: 'btn small ' + (waiting ? 'primary' : 'ghost'), href: '/r/' + r.code, 'data-link': '', dataset: { role: waiting ? 'player' : 'spectator' },

@@ -82,9 +82,11 @@ export function nextMoves(prev, s) {
   }
   if (!same && ply === 1 && last) return { list: [entry(last)], ply, game, complete: true };
   if (same && ply < prev.ply) {
-    // Moves taken back: the list is cut at the new ply, whose move is the state's last.
+    // Moves taken back: the list is cut at the new ply, whose move is the state's last (the entry
+    // already there keeps the trace seen when it was played).
     const list = prev.list.slice(0, ply);
-    if (last) list[ply - 1] = entry(last);
+    const kept = list[ply - 1];
+    if (last && !(kept && kept.house === last.house && (kept.seat === undefined || kept.seat === last.seat))) list[ply - 1] = entry(last);
     return { list, ply, game, complete: isComplete(list, ply) };
   }
   // A gap: what is known stays, the new move goes to its own ply, and the list is incomplete.

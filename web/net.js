@@ -21,6 +21,8 @@ class Conn {
   }
 
   get name() { return storage(NAME, ''); }
+  // The account of this connection ({name, ratings}), or null for a guest.
+  get account() { return (this.me && this.me.account) || null; }
   set name(v) { store(NAME, v); }
 
   on(type, f) {
@@ -48,7 +50,23 @@ class Conn {
       let msg;
       try { msg = JSON.parse(ev.data); } catch { return; }
       if (!msg || typeof msg.type !== 'string') return;
-      if (msg.type === 'welcome') return this.welcome(msg);
+      if (msg.type === 'welcome') {
+        // A welcome answers hello, login, logout, logout_all and delete_account, or comes alone
+        // when another device logged this account out (reason): the identity changes either way.
+        this.welcome(msg);
+        if (msg.id !== undefined && this.pending.has(msg.id)) {
+          const p = this.pending.get(msg.id);
+          this.pending.delete(msg.id);
+          clearTimeout(p.timer);
+          p.resolve(msg);
+        }
+        return;
+      }
+      if (msg.type === 'account' && this.me) {
+        // The answer to register or change_password: the same player, its account now.
+        this.me = { ...this.me, name: msg.name, account: msg.account };
+        this.emit('me', this.me);
+      }
       if (msg.type === 'error' && msg.code === 'hello_required') return;
       // Too many new players from this address for now (a shared address): try again later, with
       // the usual backoff, rather than at once.
@@ -56,7 +74,7 @@ class Conn {
       if (msg.type === 'error' && !this.ready && (msg.request === 'hello' || msg.field === 'name' || msg.field === 'token')) {
         // The saved name or token was refused: start again as a fresh guest rather than stay stuck.
         if (msg.field === 'token') store(TOKEN, null);
-        else this.name = '';
+        else { this.name = ''; this.emit('name_refused', msg); }
         ws.send(JSON.stringify({ type: 'hello', ...(storage(TOKEN, null) ? { token: storage(TOKEN, null) } : {}) }));
         return;
       }
@@ -86,15 +104,20 @@ class Conn {
 
   welcome(msg) {
     const resumed = this.everConnected;
+    const before = this.me && this.me.player;
     this.ready = true;
     this.everConnected = true;
     this.attempt = 0;
     this.me = msg;
     this.features = msg.features || {};
     if (msg.token) store(TOKEN, msg.token);
-    if (msg.name && !this.name) this.name = msg.name;
+    // A new guest after a logout starts without the name chosen before (the account's, often).
+    if (before && before !== msg.player && !msg.account && !msg.resumed) this.name = '';
+    if (msg.name && !this.name && !msg.account) this.name = msg.name;
+    if (msg.reason) this.emit('signed_out', msg);
     this.emit('online', { resumed });
     this.emit('welcome', msg);
+    this.emit('me', msg);
     const out = this.outbox; this.outbox = [];
     for (const f of out) this.ws.send(f);
   }

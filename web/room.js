@@ -1,6 +1,11 @@
 // The room page /r/CODE: board, players and clocks, move list, chat, and the actions of a game.
 // Everything shown comes from the server's state frames; clicks and keys become requests.
 //
+// Chat: the room's last lines come with chat_history on entering; spectators' lines are marked; the
+// reader can hide the spectators' lines, mute the opponent or turn chat off (mc.chat, this browser).
+// Takeback: at one screen at once, between people on request (the other side accepts or declines);
+// a declined draw offer or takeback request is shown to the one who asked.
+//
 // A move arriving is replayed on the board from its trace, in at most REPLAY_MS (board.js) at
 // Normal speed (the other speeds in proportion; instant with prefers-reduced-motion unless the
 // player picks a speed). The replay never holds the game: the clocks count from the newest state, and the
@@ -36,10 +41,15 @@ export class RoomView {
     this.role = storage('mc.role.' + this.code, null);
     this.invite = invite && !this.role;
     this.peek = false;     // joined as a spectator to look before asking for a name
+    this.messages = [];    // the chat lines of this room, oldest first (shown or not: chatPrefs)
+    this.chatPrefs = { off: false, spectators: true, muted: [], ...storage('mc.chat', {}) };
     this.offs = [];
     this.build();
     this.offs.push(conn.on('state', (s) => { if (s.room && s.room.toUpperCase() === this.code) this.push(s); }));
     this.offs.push(conn.on('chat', (c) => { if (!c.room || c.room.toUpperCase() === this.code) this.addChat(c); }));
+    this.offs.push(conn.on('chat_history', (m) => {
+      if (m.room && m.room.toUpperCase() === this.code && Array.isArray(m.messages)) { this.messages = m.messages.slice(); this.renderChat(); }
+    }));
     this.offs.push(conn.on('draw', (d) => { if (!d.room || d.room.toUpperCase() === this.code) { this.drawFrame = d; this.renderActions(); } }));
     this.offs.push(conn.on('online', () => this.join()));
     this.offs.push(conn.on('closed', (c) => {
@@ -89,7 +99,7 @@ export class RoomView {
   async askName() {
     if (this.asking) return;
     this.asking = true;
-    const current = conn.name || (conn.me && conn.me.name) || '';
+    const current = (conn.account && conn.account.name) || conn.name || (conn.me && conn.me.name) || '';
     const name = await promptDialog({
       title: t('invite.title'), body: t('invite.body'), label: t('lobby.your_name'), value: current,
       okKey: 'invite.join', cancelKey: 'invite.watch', maxlength: 24,
@@ -146,7 +156,7 @@ export class RoomView {
     E.statusRow = h('div', { class: 'status-row' }, E.status, E.replayLine, E.badges);
     // What each move did (captures, relays, extra turns), for screen readers.
     E.announce = h('div', { class: 'sr-only announce', role: 'log', 'aria-live': 'polite', 'aria-relevant': 'additions' });
-    E.offer = h('div', { class: 'offer', hidden: true });
+    E.offer = h('div', { class: 'offers', hidden: true });
     E.speed = h('select', { class: 'speed', 'aria-label': t('room.speed'), onchange: () => store('mc.speed', E.speed.value) },
       Object.keys(SPEEDS).map((k) => h('option', { value: k, selected: k === speed }, t('speed.' + k))));
     E.skip = h('button', { class: 'btn small ghost', type: 'button', hidden: true, onclick: () => this.finishReplay() }, t('room.skip'));
@@ -156,7 +166,9 @@ export class RoomView {
     E.moves = h('ol', { class: 'moves', 'aria-label': t('room.moves') });
     E.rules = h('section', { class: 'card panel rules-panel', 'aria-label': t('rules.title') });
     this.rulesKey = '';
-    E.chatLog = h('div', { class: 'chat-log', role: 'log', 'aria-live': 'polite' });
+    E.chatLog = h('div', { class: 'chat-log', role: 'log', 'aria-live': 'polite', 'aria-label': t('room.chat') });
+    E.chatOff = h('p', { class: 'empty-note chat-off', hidden: true }, t('chat.off_note'));
+    E.chatSettings = h('details', { class: 'chat-settings' });
     E.chatInput = h('input', { class: 'input', maxlength: '300', placeholder: t('chat.placeholder'), 'aria-label': t('chat.placeholder') });
     E.chatForm = h('form', { class: 'chat-form', onsubmit: (e) => { e.preventDefault(); this.sendChat(); } },
       E.chatInput, h('button', { class: 'btn small primary', type: 'submit' }, t('chat.send')));
@@ -176,9 +188,10 @@ export class RoomView {
       h('aside', { class: 'side' },
         E.rules,
         h('section', { class: 'card panel' }, h('h2', {}, t('room.moves')), E.moves),
-        h('section', { class: 'card panel chat' }, h('h2', {}, t('room.chat')), E.chatLog, E.chatForm))));
+        h('section', { class: 'card panel chat' }, h('div', { class: 'chat-head' }, h('h2', {}, t('room.chat')), E.chatSettings), E.chatOff, E.chatLog, E.chatForm))));
     E.title.textContent = t('room.loading');
     this.syncToggles();
+    this.renderChat();
   }
 
   // The sound and notification switches show their state (aria-pressed) and what they do.
@@ -208,12 +221,10 @@ export class RoomView {
   }
 
   relabel() {
-    const keep = this.el.chatLog;
     this.build();
-    this.el.chatLog.replaceWith(keep);
-    this.el.chatLog = keep;
     if (this.shown) { this.board.key = ''; this.render(this.shown, false); }
     this.renderMoves();
+    this.renderChat();
   }
 
   push(s) {
@@ -267,6 +278,13 @@ export class RoomView {
         body: t('alert.body', { game: gameTitle(s.game), name: this.seatName(other, s) }), tag: 'mancala-' + this.code };
       if (alertHidden(title, note)) sound.play('turn');
     } else if (mine(prev) && !mine(s)) clearAlert(); // the turn passed (played elsewhere, or the game ended)
+    const seat = s.you === 'south' || s.you === 'north' ? s.you : null;
+    const them = seat && this.seatName(seat === 'south' ? 'north' : 'south', s);
+    if (seat && s.draw_declined === seat && prev.draw_declined !== seat) this.tell(t('draw.declined', { name: them }));
+    if (seat && s.takeback_declined === seat && prev.takeback_declined !== seat) this.tell(t('takeback.declined', { name: them }));
+    if (seat && s.draw_offer && s.draw_offer !== seat && prev.draw_offer !== s.draw_offer) this.tell(t('draw.offered', { name: them }));
+    if (seat && s.takeback && s.takeback !== seat && prev.takeback !== s.takeback) this.tell(t('takeback.asked', { name: them }));
+    if (sameGame && s.ply < prev.ply && s.status === 'playing') this.tell(t('takeback.done', { n: prev.ply - s.ply }));
     if (prev.status === 'playing' && s.status === 'finished' && s.result) {
       const seat = s.you === 'south' || s.you === 'north' ? s.you : null;
       const w = s.result.winner;
@@ -289,6 +307,12 @@ export class RoomView {
     const head = r.winner === 'draw' ? t('result.draw') : seat ? t(r.winner === seat ? 'result.you_won' : 'result.you_lost') : t('result.wins', { name: this.seatName(r.winner) });
     const score = Array.isArray(r.score) ? r.score.join(' : ') : '';
     return t('announce.result', { result: head, score, reason: t('reason.' + r.reason) });
+  }
+
+  // Tells the player something that happened: a toast, and the live region for screen readers.
+  tell(text) {
+    toast(text);
+    this.announce(text);
   }
 
   // Adds a line to the live region (screen readers read each addition once); keeps the last few.
@@ -399,7 +423,7 @@ export class RoomView {
     this.bottom = bottom;
     E.title.textContent = gameTitle(s.game) + ' · ' + t('room.board_size', { m: s.houses, n: s.seeds });
     const c = s.clock && s.clock.initial_ms !== undefined ? clockLabel(s.clock) : null;
-    E.sub.textContent = [optionsText(s.game, s.options), c, this.isLocal(s) ? t('opp.local') : (s.players && ['south', 'north'].some((x) => s.players[x] && s.players[x].computer)) ? t('opp.computer') : t(s.visibility === 'private' ? 'create.private' : s.visibility === 'public' ? 'create.public' : '')]
+    E.sub.textContent = [optionsText(s.game, s.options), c, this.isLocal(s) ? t('opp.local') : (s.players && ['south', 'north'].some((x) => s.players[x] && s.players[x].computer)) ? t('opp.computer') : t(s.visibility === 'private' ? 'create.private' : s.visibility === 'public' ? 'create.public' : ''), s.rated ? t('room.rated') : t('room.casual')]
       .filter((x) => x && x.length).join(' · ');
     E.watching.hidden = !(this.latest && this.latest.you === 'spectator');
     // Your-turn notifications are for a player with one side.
@@ -421,6 +445,8 @@ export class RoomView {
     this.renderActions();
     this.renderMoves();
     this.renderRules(s);
+    const opp = (s.you === 'south' || s.you === 'north') && s.players && s.players[s.you === 'south' ? 'north' : 'south'];
+    if ((opp && opp.id ? opp.id + ':' + opp.name : '') !== this.chatSettingsKey) this.renderChatSettings();
   }
 
   // The rules of this game: the room's board and options, and the rules worded for them (rules.js).
@@ -458,11 +484,14 @@ export class RoomView {
     bar.className = 'pbar ' + (seat === this.bottom ? 'near' : 'far') + (turn ? ' turn' : '') + ' seat-' + seat;
     const name = local || s.local ? this.seatName(seat, s) : p ? p.name : t('room.waiting_player');
     const tags = [];
+    if (p && typeof p.rating === 'number' && !local) tags.push(h('span', { class: 'prating', title: t('room.rating') }, String(p.rating) + (p.provisional ? '?' : '')));
     if (mine) tags.push(h('span', { class: 'tag you' }, t('room.you')));
     if (p && p.computer) tags.push(h('span', { class: 'tag' }, t('room.computer')));
     const online = p ? (p.connected !== false) : false;
     const score = s.pits[seat === 'south' ? s.houses : 2 * s.houses + 1];
-    const label = h('span', { class: 'pname-text' }, name);
+    const label = p && typeof p.rating === 'number' && !local
+      ? h('a', { class: 'pname-text', href: '/@/' + encodeURIComponent(p.name), target: '_blank', rel: 'noopener' }, name)
+      : h('span', { class: 'pname-text' }, name);
     append(bar, [
       h('span', { class: 'avatar ' + seat, 'aria-hidden': 'true' }, Array.from(name)[0] ? Array.from(name)[0].toUpperCase() : '?'),
       h('span', { class: 'pinfo' },
@@ -473,6 +502,7 @@ export class RoomView {
           local ? null : p ? t(online ? 'room.online' : 'room.offline') : t('room.open_seat'),
           local ? null : ' · ', t('seat.' + seat), ' · ', t('room.store_count', { n: score }))),
       h('span', { class: 'abandon', dataset: { seat }, hidden: !(s.abandon && s.abandon.seat === seat) }),
+      h('span', { class: 'first-move', dataset: { seat }, hidden: !(s.status === 'playing' && s.first_move && s.first_move.seat === seat) }),
       turn ? h('span', { class: 'turn-pill' }, t('room.to_move')) : null,
       h('span', { class: 'clock', dataset: { seat }, hidden: !s.clock }, '')]);
   }
@@ -524,6 +554,10 @@ export class RoomView {
       const a = el.nearBar.querySelector('.abandon:not([hidden])') || el.farBar.querySelector('.abandon:not([hidden])');
       if (a) a.textContent = t('room.abandon', { s: Math.max(0, Math.ceil((s.abandon.ms - (performance.now() - this.latestAt)) / 1000)) });
     }
+    if (s.first_move && typeof s.first_move.ms === 'number') {
+      const f = el.nearBar.querySelector('.first-move:not([hidden])') || el.farBar.querySelector('.first-move:not([hidden])');
+      if (f) f.textContent = t('room.first_move', { s: Math.max(0, Math.ceil((s.first_move.ms - (performance.now() - this.latestAt)) / 1000)) });
+    }
     if (!s.clock) return;
     for (const seat of ['south', 'north']) {
       const c = (el.nearBar.querySelector('.clock[data-seat="' + seat + '"]') || el.farBar.querySelector('.clock[data-seat="' + seat + '"]'));
@@ -550,6 +584,7 @@ export class RoomView {
     } else if (s.you === 'spectator') text = t('status.to_move', { name: this.seatName(s.turn) });
     else text = t('status.their_turn', { name: this.seatName(s.turn) });
     if (s.round && s.options && s.options.rounds === 'match') text = t('status.round', { n: s.round }) + ' · ' + text;
+    if (s.status === 'playing' && s.first_move) text += ' ' + t('status.clocks_wait');
     if (E.status.textContent !== text) E.status.textContent = text;
     E.status.classList.toggle('mine', !!seat && seat === s.turn && s.status === 'playing');
   }
@@ -580,25 +615,44 @@ export class RoomView {
     if (!s || !E) return;
     clear(E.actions);
     clear(E.offer);
-    E.offer.hidden = true;
     const seat = s.you === 'south' || s.you === 'north' ? s.you : null;
     const player = seat || s.you === 'both';
+    // A note for each offer and each answer: what the other side asks, with its buttons, what I
+    // asked, and what they declined (until the next move).
+    const note = (text, ...buttons) => E.offer.append(h('div', { class: 'offer' }, h('span', {}, text), ...buttons));
+    const button = (text, cls, onclick) => h('button', { class: 'btn small ' + cls, type: 'button', onclick }, text);
     if (s.status === 'playing' && player) {
+      const them = seat && this.seatName(seat === 'south' ? 'north' : 'south');
+      const human = seat && !s.players?.[seat === 'south' ? 'north' : 'south']?.computer;
       const offer = this.drawOffer();
       if (offer && seat && offer !== seat) {
-        E.offer.hidden = false;
-        E.offer.append(h('span', {}, t('draw.offered', { name: this.seatName(seat === 'south' ? 'north' : 'south') })),
-          h('button', { class: 'btn small primary', type: 'button', onclick: () => this.draw('accept') }, t('draw.accept')),
-          h('button', { class: 'btn small ghost', type: 'button', onclick: () => this.draw('decline') }, t('draw.decline')));
+        note(t('draw.offered', { name: them }),
+          button(t('draw.accept'), 'primary', () => this.draw('accept')), button(t('draw.decline'), 'ghost', () => this.draw('decline')));
       } else if (offer && seat === offer) {
-        E.offer.hidden = false;
-        E.offer.append(h('span', {}, t('draw.sent')));
+        note(t('draw.sent'));
+      } else if (seat && s.draw_declined === seat) {
+        note(t('draw.declined', { name: them }));
       }
-      if (seat && !s.players?.[seat === 'south' ? 'north' : 'south']?.computer) {
+      if (seat && s.takeback && s.takeback !== seat) {
+        note(t('takeback.asked', { name: them }),
+          button(t('takeback.accept'), 'primary', () => this.takeback('accept')), button(t('takeback.decline'), 'ghost', () => this.takeback('decline')));
+      } else if (seat && s.takeback === seat) {
+        note(t('takeback.sent'));
+      } else if (seat && s.takeback_declined === seat) {
+        note(t('takeback.declined', { name: them }));
+      }
+      if (s.you === 'both' && s.ply > 0) {
+        E.actions.append(h('button', { class: 'btn small', type: 'button', dataset: { action: 'undo' }, onclick: () => this.takeback('offer') }, t('room.undo')));
+      } else if (human && this.hasMove(seat)) {
+        E.actions.append(h('button', { class: 'btn small', type: 'button', dataset: { action: 'takeback' }, disabled: s.takeback === seat,
+          onclick: () => this.takeback('offer') }, t('room.takeback')));
+      }
+      if (human) {
         E.actions.append(h('button', { class: 'btn small', type: 'button', disabled: !!offer, onclick: () => this.draw('offer') }, t('room.offer_draw')));
       }
       E.actions.append(h('button', { class: 'btn small danger', type: 'button', onclick: () => this.resign() }, t('room.resign')));
     }
+    E.offer.hidden = !E.offer.childElementCount;
     if (s.status === 'finished' && player) {
       E.actions.append(this.rematchButton(s));
     }
@@ -658,6 +712,7 @@ export class RoomView {
           h('span', { class: 'fs south' }, h('b', {}, String(score[0])), h('small', {}, this.seatName('south'))),
           h('span', { class: 'fs-sep' }, ':'),
           h('span', { class: 'fs north' }, h('b', {}, String(score[1])), h('small', {}, this.seatName('north')))),
+        s.rating_change ? this.ratingChange(s) : null,
         h('div', { class: 'over-actions' },
           (seat || s.you === 'both') ? this.rematchButton(s) : null,
           id ? h('a', { class: 'btn ghost', href: '/g/' + id }, t('result.replay')) : null,
@@ -668,10 +723,25 @@ export class RoomView {
       // (the players' bars move down) rather than the card covering them. On phones the card
       // covers the whole screen (style.css) and the board keeps its place.
       if (getComputedStyle(O).position === 'absolute') {
-        const need = card.offsetHeight + 24;
+        // Its content's height and borders: the card's own height is capped at the board's
+        // (max-height: 100%).
+        const need = card.scrollHeight + card.offsetHeight - card.clientHeight + 24;
         if (need > wrap.offsetHeight) wrap.style.setProperty('min-height', need + 'px');
       }
     }
+  }
+
+  // What a rated game changed: each side's rating before and after, the viewer's own first.
+  ratingChange(s) {
+    const c = s.rating_change;
+    const seats = s.you === 'north' ? ['north', 'south'] : ['south', 'north'];
+    return h('div', { class: 'rating-change', 'aria-label': t('room.rating_change') }, seats.map((seat) => {
+      const d = c[seat].after - c[seat].before;
+      return h('span', { class: 'rc ' + seat + (d > 0 ? ' up' : d < 0 ? ' down' : ''), dataset: { seat } },
+        h('small', {}, this.seatName(seat)),
+        h('b', {}, String(c[seat].after)),
+        h('span', { class: 'rc-diff' }, (d > 0 ? '+' : d < 0 ? '−' : '±') + Math.abs(d)));
+    }));
   }
 
   renderMoves() {
@@ -691,14 +761,79 @@ export class RoomView {
     E.moves.scrollTop = E.moves.scrollHeight;
   }
 
-  addChat(c) {
+  // A chat line as shown: its speaker (marked when a spectator), its time and its text.
+  chatLine(c) {
     const at = new Date(c.at || Date.now());
-    const me = conn.me && c.from === conn.me.name;
-    this.el.chatLog.append(h('div', { class: 'msg' + (me ? ' me' : '') },
+    const me = this.isMe(c);
+    return h('div', { class: 'msg' + (me ? ' me' : '') + (c.spectator ? ' spectator' : ''), dataset: { player: c.player || '' } },
       h('span', { class: 'from' }, c.from || '?'),
+      c.spectator ? h('span', { class: 'tag' }, t('chat.spectator')) : null,
       h('span', { class: 'time' }, at.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })),
-      h('p', {}, c.text)));
+      h('p', {}, c.text));
+  }
+
+  isMe(c) { return !!conn.me && (c.player ? c.player === conn.me.player : c.from === conn.me.name); }
+
+  // Whether the reader's settings show line c: chat on, spectators shown, speaker not muted.
+  chatShown(c) {
+    const p = this.chatPrefs;
+    if (this.isMe(c)) return !p.off;
+    return !p.off && !(c.spectator && !p.spectators) && !(c.player && p.muted.includes(c.player));
+  }
+
+  addChat(c) {
+    this.messages.push(c);
+    if (this.messages.length > 200) this.messages.splice(0, this.messages.length - 200);
+    if (!this.chatShown(c)) return;
+    this.el.chatLog.append(this.chatLine(c));
     this.el.chatLog.scrollTop = this.el.chatLog.scrollHeight;
+  }
+
+  // The whole chat panel again: the lines the settings show, and the settings. The log is quiet
+  // while it is filled (a screen reader reads new lines, not the history again).
+  renderChat() {
+    const E = this.el;
+    const p = this.chatPrefs;
+    E.chatLog.setAttribute('aria-live', 'off');
+    clear(E.chatLog);
+    for (const c of this.messages) if (this.chatShown(c)) E.chatLog.append(this.chatLine(c));
+    E.chatLog.scrollTop = E.chatLog.scrollHeight;
+    setTimeout(() => E.chatLog.setAttribute('aria-live', 'polite'), 0);
+    E.chatLog.hidden = p.off;
+    E.chatForm.hidden = p.off;
+    E.chatOff.hidden = !p.off;
+    this.renderChatSettings();
+  }
+
+  // The chat settings: spectators' lines shown, the opponent muted (a player's), chat off.
+  renderChatSettings() {
+    const E = this.el;
+    const p = this.chatPrefs;
+    const open = E.chatSettings.open;
+    clear(E.chatSettings);
+    const s = this.latest;
+    const seat = s && (s.you === 'south' || s.you === 'north') ? s.you : null;
+    const opp = seat && s.players && s.players[seat === 'south' ? 'north' : 'south'];
+    this.chatSettingsKey = opp && opp.id ? opp.id + ':' + opp.name : '';
+    const check = (label, checked, onchange, id) => h('label', { class: 'check' },
+      h('input', { type: 'checkbox', checked, dataset: { pref: id }, onchange: (e) => { onchange(e.target.checked); this.saveChatPrefs(); } }), h('span', {}, label));
+    append(E.chatSettings, [
+      h('summary', { class: 'btn small ghost icon-btn', 'aria-label': t('chat.settings'), title: t('chat.settings') }, icon('sliders')),
+      h('div', { class: 'chat-prefs' },
+        check(t('chat.show_spectators'), p.spectators, (v) => { p.spectators = v; }, 'spectators'),
+        opp && opp.id ? check(t('chat.mute', { name: opp.name }), p.muted.includes(opp.id), (v) => {
+          p.muted = p.muted.filter((x) => x !== opp.id);
+          if (v) p.muted.push(opp.id);
+        }, 'mute') : null,
+        check(t('chat.turn_off'), p.off, (v) => { p.off = v; }, 'off')),
+    ]);
+    E.chatSettings.open = open;
+  }
+
+  saveChatPrefs() {
+    this.chatPrefs.muted = this.chatPrefs.muted.slice(-100);
+    store('mc.chat', this.chatPrefs);
+    this.renderChat();
   }
 
   sendChat() {
@@ -758,6 +893,16 @@ export class RoomView {
   async resign() {
     if (!(await confirmDialog(t('resign.title'), t('resign.body'), 'room.resign', true))) return;
     conn.request({ type: 'resign', room: this.code }, 4000).catch((e) => toast(errorText(e), 'error'));
+  }
+
+  // Whether seat has a move in this game (the move list, or the ply when the list is not whole).
+  hasMove(seat) {
+    const { list, complete } = this.log;
+    return list.some((m) => m && m.seat === seat) || (!complete && (this.latest?.ply ?? 0) > 0);
+  }
+
+  takeback(action) {
+    conn.request({ type: 'takeback', room: this.code, action }, 4000).catch((e) => toast(errorText(e), 'error'));
   }
 
   draw(action) {

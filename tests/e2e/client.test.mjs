@@ -253,8 +253,13 @@ test('live lobby, clock, keys, chat, draw offer and answer, rematch and resignat
   // A draw offer declined, then one accepted.
   await a.getByRole('button', { name: en['room.offer_draw'] }).click();
   await b.locator('.offer', { hasText: en['draw.decline'] }).waitFor();
+  const nameA = await b.locator('.pbar.far .pname-text').textContent();
+  // Told as a toast too (under the board on a phone), and in the live region.
+  await b.locator('.toast', { hasText: en['draw.offered'].replace('{name}', nameA) }).waitFor();
   await b.getByRole('button', { name: en['draw.decline'] }).click();
   await b.locator('.offer').waitFor({ state: 'hidden' });
+  // The offerer learns the answer.
+  await a.locator('.offer', { hasText: en['draw.declined'].replace('{name}', await a.locator('.pbar.far .pname-text').textContent()) }).waitFor();
   await a.getByRole('button', { name: en['room.offer_draw'] }).click();
   await b.getByRole('button', { name: en['draw.accept'] }).click();
   for (const p of [a, b]) {
@@ -283,11 +288,18 @@ test('quick play pairs two people in the same room', async () => {
   const a = await page();
   const b = await page({ width: 360, height: 640 });
   await a.goto(server.base + '/');
-  await a.locator('button[data-quick="oware"]').click();
+  await a.locator('button[data-quick="oware"][data-pool="untimed"]').click();
   await a.waitForURL(/\/r\/[A-Z2-9]{6}$/);
   await a.locator('.overlay.waiting').waitFor();
   await b.goto(server.base + '/');
-  await b.locator('button[data-quick="oware"]').click();
+  // The lobby shows who waits in which pool: one player in Oware's untimed pool, nobody elsewhere.
+  const pool = b.locator('button[data-quick="oware"][data-pool="untimed"]');
+  await b.waitForFunction(() => document.querySelector('button[data-quick="oware"][data-pool="untimed"]')?.dataset.waiting === '1');
+  assert.equal(await pool.locator('.pool-n').textContent(), '1');
+  assert.match(await pool.getAttribute('aria-label'), /1 player waiting/);
+  assert.equal(await b.locator('button[data-quick="oware"][data-pool="3+2"]').getAttribute('data-waiting'), '0');
+  assert.equal(await b.locator('button[data-quick="kalah"][data-pool="untimed"]').getAttribute('data-waiting'), '0');
+  await pool.click();
   await b.waitForURL(a.url());
   for (const p of [a, b]) await p.locator('.overlay.waiting').waitFor({ state: 'hidden' });
   assert.equal(await a.locator('.room-title').textContent(), en['game.oware'] + ' · 6 × 4');

@@ -73,7 +73,10 @@ export async function newPage(browser, { width = 1280, height = 800, locale = 'e
     page.problems.push('console: ' + text);
   });
   page.on('pageerror', (e) => page.problems.push('exception: ' + e.message));
-  page.setDefaultTimeout(15000);
+  // Generous: several Chromium pages, the server under ASan and other tests share two cores, and a
+  // page load took over 15 s on a loaded machine. A wait that never ends still fails.
+  page.setDefaultTimeout(30000);
+  page.setDefaultNavigationTimeout(60000);
   return page;
 }
 

@@ -1,8 +1,8 @@
 #!/bin/sh
-# Tests of the `mancala` command-line tool: perft output, replay output, bad arguments (exit 2 and
-# a usage message on stderr) and bad records (exit 1 and a message on stderr). Expected values are
-# worked by hand (see test_kalah.c, test_oware.c, test_congkak.c). MANCALA_TOOL is the tool's
-# absolute path.
+# Tests of the `mancala` command-line tool: perft, replay, solve, hint, analyse, match and egtb
+# output, bad arguments (exit 2 and a usage message on stderr) and bad records or files (exit 1
+# and a message on stderr). Expected values are worked by hand (see test_kalah.c, test_oware.c,
+# test_congkak.c and the comments below). MANCALA_TOOL is the tool's absolute path.
 set -u
 
 tool=${MANCALA_TOOL:?set MANCALA_TOOL to the absolute path of the mancala tool}
@@ -156,6 +156,87 @@ expect_end '0 (2) 0 (0)' 1 'result south majority 2 0' \
 expect_end '0 0 (3) x 0 (1)' 11 'result south no_seeds 3 1' \
   replay congkak --houses 2 --seeds 1 --rounds match "2 1 2 2 2 2 2 2 2 2 2"
 
+# ---- solve: "value N" first, then the principal line and how it ends ----
+# Kalah 1x1: South sows its seed into its store, its side is empty: North sweeps 1, 1-1.
+expect_output 0 'value 0
+line 1
+result draw no_seeds 1 1' solve kalah --houses 1 --seeds 1 --no-egtb
+# Kalah 1x3: store, North's house (4), back into its emptied house: captures 1+4: 6-0.
+expect_output 0 'value +6
+line 1
+result south no_seeds 6 0' solve kalah --houses 1 --seeds 3
+# Kalah 1x2: store, North's house (3); South's side is empty, North sweeps 3: 1-3.
+expect_output 0 'value -2
+line 1
+result north no_seeds 1 3' solve kalah --houses 1 --seeds 2 --empty-capture
+# Kalah 2x1: house 2 into the store (again), house 1 into the emptied house 2 facing North's 1:
+# 3 in the store, North sweeps 1: +2. House 1 first lets North make the last capture-free move
+# that leaves South to empty its side: -2.
+expect_output 0 'value +2
+line 2 1
+result south no_seeds 3 1' solve kalah --houses 2 --seeds 1
+# Oware 1x1: grand slams capture nothing; the chase repeats a position a third time: North
+# takes its 2 seeds.
+expect_output 0 'value -2
+line 1 1 1 1 1
+result north repetition 0 2' solve oware --houses 1 --seeds 1
+# Congkak 1x3: store, North's house (4), its emptied house: captures 4+1: 6-0.
+expect_output 0 'value +6
+line 1
+result south no_seeds 6 0' solve congkak --houses 1 --seeds 3
+# A time limit that stops the solver: exit 1, a message, nothing on stdout.
+expect_error 1 solve kalah --max-ms 0 --no-egtb
+
+# ---- hint: the best move and its value ----
+expect_output 0 'move 2 value +2 exact
+line 2 1' hint kalah --houses 2 --seeds 1 ""
+# After "1 1 1 1" the only move repeats a position a third time: -2 for South (the history
+# counts; without it the value would be +2).
+expect_output 0 'move 1 value -2 exact
+line 1' hint oware --houses 1 --seeds 1 "1 1 1 1"
+# An evaluation says its depth.
+checks=$((checks + 1))
+"$tool" hint kalah --depth 3 "" >"$tmp/out" 2>"$tmp/err"
+grep -Eq '^move [1-6] value [+-][0-9]+\.[0-9]{2} depth 3$' "$tmp/out" ||
+  fail "hint --depth 3: $(cat "$tmp/out")"
+
+# ---- analyse: one line per ply ----
+expect_output 0 'ply 1 south played 2 +2 best 2 +2 exact
+ply 2 south played 1 +2 best 1 +2 exact' analyse kalah --houses 2 --seeds 1 "2 1"
+
+# ---- match: wins, draws and losses add up to the games ----
+checks=$((checks + 1))
+"$tool" match --a 2 --b 1 --games 6 kalah --houses 3 --seeds 3 >"$tmp/out" 2>"$tmp/err"
+status=$?
+line=$(grep '^wins ' "$tmp/out")
+# shellcheck disable=SC2086 # the words of the line are the fields
+set -- $line
+if [ "$status" -ne 0 ] || [ "$(($2 + $4 + $6))" -ne 6 ]; then
+  fail "match: exit $status, $(cat "$tmp/out")"
+fi
+
+# ---- egtb: build, info, verify, a corrupt file ----
+dir="$tmp/tables"
+mkdir "$dir"
+expect_error 1 egtb verify --dir "$dir"
+checks=$((checks + 1))
+"$tool" egtb build --dir "$dir" kalah --houses 3 --max-seeds 8 >"$tmp/out" 2>"$tmp/err" ||
+  fail "egtb build: $(cat "$tmp/err")"
+[ -f "$dir/kalah-3-standard.egtb" ] || fail "egtb build wrote no kalah-3-standard.egtb"
+expect_output 0 'kalah-3-standard.egtb: ok' egtb verify --dir "$dir"
+checks=$((checks + 1))
+if ! "$tool" egtb info --dir "$dir" >"$tmp/out" 2>&1 ||
+  ! grep -q '^kalah-3-standard.egtb: 8 seeds' "$tmp/out"; then
+  fail "egtb info: $(cat "$tmp/out")"
+fi
+printf 'x' | dd of="$dir/kalah-3-standard.egtb" bs=1 seek=500 conv=notrunc 2>/dev/null
+expect_output 1 'kalah-3-standard.egtb: corrupt file' egtb verify --dir "$dir"
+# Building again replaces the corrupt file.
+checks=$((checks + 1))
+"$tool" egtb build --dir "$dir" kalah --houses 3 --max-seeds 8 >/dev/null 2>&1 ||
+  fail "egtb build over a corrupt file failed"
+expect_output 0 'kalah-3-standard.egtb: ok' egtb verify --dir "$dir"
+
 # ---- bad arguments: exit 2 with a usage message ----
 expect_error 2
 expect_error 2 frobnicate
@@ -189,6 +270,22 @@ expect_error 2 replay kalah
 expect_error 2 replay chess "1 2"
 expect_error 2 replay kalah --houses 10 "1"
 
+expect_error 2 solve chess
+expect_error 2 solve kalah --tt 0
+expect_error 2 solve kalah extra
+expect_error 2 hint kalah
+expect_error 2 hint kalah --level 9 ""
+expect_error 2 hint kalah --depth 0 ""
+expect_error 2 analyse kalah
+expect_error 2 match --a 1 kalah
+expect_error 2 match --a 7 --b 1 --games 2 kalah
+expect_error 2 match --a 1 --b 1 --games 1 kalah
+expect_error 2 bench extra
+expect_error 2 egtb
+expect_error 2 egtb frob
+expect_error 2 egtb build congkak
+expect_error 2 egtb build kalah --max-seeds 0
+
 # ---- bad records: exit 1 with a message ----
 expect_error 1 replay kalah "3 3"
 expect_error 1 replay kalah "3 x"
@@ -196,6 +293,9 @@ expect_error 1 replay kalah "0"
 expect_error 1 replay kalah "7"
 expect_error 1 replay kalah --houses 3 "4"
 expect_error 1 replay oware --houses 1 --seeds 1 "1 1 1 1 1 1"
+expect_error 1 hint kalah "3 3"
+expect_error 1 hint oware --houses 1 --seeds 1 "1 1 1 1 1"
+expect_error 1 egtb verify --dir "$tmp/no-such-directory"
 # The message names the offending place: the second move of "3 3" (0-based offset 2, 1-based 3).
 checks=$((checks + 1))
 "$tool" replay kalah "3 3" >/dev/null 2>"$tmp/err"

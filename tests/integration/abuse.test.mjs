@@ -78,7 +78,9 @@ test('rooms, public rooms, lobby watchers and new players per address', async ()
 });
 
 test('spectators of a room share one chat bucket; the players always talk', async () => {
-  const server = await startServer();
+  // The room's chat allowance is each connection's --rate and --burst (srv_room_chat.c): 5 lines
+  // a second and 15 at once here, for the four spectators together.
+  const server = await startServer(['--rate', '5', '--burst', '15']);
   try {
     const a = await Client.connect(server, { name: 'A' });
     const b = await Client.connect(server, { name: 'B' });

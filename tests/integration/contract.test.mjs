@@ -675,9 +675,7 @@ describe('rooms', () => {
     await c.close(); await w.close();
   });
 
-  test('computer opponent fills the other seat', {
-    todo: 'not landed yet (its own issue): create {opponent:"computer"} answers error unsupported',
-  }, async () => {
+  test('computer opponent fills the other seat', async () => {
     const c = await hello(srv, uname('Cpu'));
     const { state } = await create(c,
       { game: 'kalah', opponent: 'computer', level: 1, seat: 'south' });

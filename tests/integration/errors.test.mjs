@@ -25,7 +25,7 @@ test('hello_required, already_identified, bad_json, bad_request, unknown_type', 
   assert.equal(w.name, 'Ana');
   assert.equal(w.protocol, 1);
   assert.match(w.token, /^[0-9a-f]{64}$/);
-  assert.equal(w.features.computer, false);
+  assert.equal(w.features.computer, true);
   await expectError(c, { type: 'hello', name: 'Again' }, 'already_identified');
   c.send('this is not json');
   let e = await c.next('error');
@@ -59,7 +59,7 @@ test('room and play errors change nothing', async () => {
   const s = await Client.connect(server, { name: 'Sue' });
   await expectError(a, { type: 'join', room: 'ZZZZZZ' }, 'not_found');
   await expectError(a, { type: 'join', room: 'bad' }, 'not_found');
-  const e = await expectError(a, { type: 'create', game: 'kalah', opponent: 'computer', level: 3 }, 'unsupported');
+  const e = await expectError(a, { type: 'create', game: 'kalah', opponent: 'computer', level: 7 }, 'bad_request');
   assert.equal(e.request, 'create');
   const created = await a.request({ type: 'create', game: 'kalah', seat: 'south' });
   const room = created.room;

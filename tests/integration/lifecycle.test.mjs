@@ -88,6 +88,29 @@ test('SIGTERM: clients are told, closed with 1001, and the process exits 0', asy
   deaf.ws.terminate();
 });
 
+test('SIGTERM with a backlog: a client that stopped reading still gets its bye and the close', async () => {
+  const server = await startServer(['--send-queue', '100000', '--send-queue-kib', '65536']);
+  const a = await Client.connect(server, { name: 'Ana' });
+  const b = await Client.connect(server, { name: 'Bob' });
+  const { room } = await pair(a, b);
+  // Ana stops reading while Bob says 4,000 things (about 1.5 MB): a backlog in the sockets'
+  // buffers and in the server's queue for her. The server drops what it has not written yet at
+  // the stop, so that the bye and the close follow what the sockets already hold. (On loopback
+  // Linux's buffers can hold all of this; the test checks the outcome, not where the frames were.)
+  a.ws._socket.pause();
+  const N = 4000;
+  const text = 'x'.repeat(300);
+  for (let i = 1; i < N; i++) b.send({ type: 'chat', room, text });
+  assert.equal((await b.request({ type: 'chat', room, text }, 60000)).type, 'chat');
+  const exit = server.stop();
+  a.ws._socket.resume();
+  assert.equal((await a.next('bye', 30000)).reason, 'shutdown');
+  assert.equal((await a.closed).code, 1001);
+  assert.ok(a.inbox.filter((m) => m.type === 'chat').length <= N);
+  assert.equal((await b.next('bye')).reason, 'shutdown');
+  assert.deepEqual(await exit, { code: 0, signal: null });
+});
+
 test('options: --help, bad values exit 2, environment variables', () => {
   const help = spawnSync(BIN, ['--help'], { encoding: 'utf8' });
   assert.equal(help.status, 0);

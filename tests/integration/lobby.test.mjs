@@ -21,7 +21,10 @@ test('quick pairing joins the oldest waiting room with the same table', async ()
   assert.equal(jb.room, ja.room);
   const st = await b.state(ja.room);
   assert.equal(st.status, 'playing');
-  assert.equal((await a.state(ja.room, (s) => s.status === 'playing')).clock.running, 'south');
+  // No clock runs before the first move; South has its first-move deadline.
+  const started = await a.state(ja.room, (s) => s.status === 'playing');
+  assert.equal(started.clock.running, null);
+  assert.equal(started.first_move.seat, 'south');
   for (const x of [a, b, c]) await x.close();
 });
 
@@ -40,6 +43,7 @@ test('the lobby lists public rooms and keeps sending changes until unwatched', a
     room: pub.room, code: pub.room, game: 'congkak', houses: 7, seeds: 7,
     options: { lap_capture: false, rounds: 'single' }, clock: { initial_ms: 60000, increment_ms: 0 },
     players: entry.players, status: 'waiting', spectators: 0,
+    rated: false, ratings: { south: null, north: null },
   });
   assert.equal(entry.players.south ?? entry.players.north, 'Ana');
   assert.ok(!listed.rooms.some((r) => r.code === priv.room), 'private rooms are never listed');

@@ -26,6 +26,16 @@ test('valgrind: a short session and a clean exit', { timeout: 300000 }, async ()
   await d.request({ type: 'join', room: joined.room });
   await c.close(); // Abandons on its own turn: the countdown ends that game.
   await sleep(800);
+  // Accounts: a sign-up, a login on another connection, and a login whose connection closes
+  // while its password is hashed (the job is forgotten, nothing leaks).
+  const reg = await Client.connect(server, {});
+  assert.equal((await reg.request({ type: 'register', name: 'Valery', password: 'valgrind pw' })).type, 'account');
+  const other = await Client.connect(server, {});
+  assert.equal((await other.request({ type: 'login', name: 'Valery', password: 'valgrind pw' })).type, 'welcome');
+  const gone = await Client.connect(server, {});
+  gone.send({ type: 'login', name: 'Valery', password: 'valgrind pw' });
+  gone.ws.terminate();
+  await sleep(200);
   const deaf = await Client.connect(server, { name: 'Deaf' }); // Killed at shutdown, not closed.
   await deaf.request({ type: 'join', room, role: 'spectator' });
   deaf.ws._socket.pause();

@@ -155,7 +155,7 @@ const char *path_s(tclient *t, const char *type, const char *a, const char *b) {
 /* ---- The world: rooms over the fake clock --------------------------------------------------- */
 
 void world_init(world *w, const srv_room_limits *limits) {
-  static const srv_room_limits defaults = {60000, 600000, 600000, 10, 1000, 60000, 50, 10};
+  static const srv_room_limits defaults = {60000, 600000, 600000, 10, 1000, 60000, 50, 10, 0, 0};
   fake_init(&w->time);
   w->ident = srv_ident_new();
   ASSERT_NOT_NULL(w->ident);
@@ -164,16 +164,27 @@ void world_init(world *w, const srv_room_limits *limits) {
   ASSERT_NOT_NULL(w->rooms);
   w->lobby = srv_lobby_new(w->rooms, &w->time.base, &sink);
   ASSERT_NOT_NULL(w->lobby);
+  w->myrooms = srv_myrooms_new(w->rooms, &sink);
+  ASSERT_NOT_NULL(w->myrooms);
   memset(&w->dispatch, 0, sizeof w->dispatch);
   w->dispatch.rooms = w->rooms;
   w->dispatch.lobby = w->lobby;
+  w->dispatch.myrooms = w->myrooms;
   w->dispatch.ident = w->ident;
   w->dispatch.sink = sink;
 }
 
-void world_free(world *w) {
+void world_close_rooms(world *w) {
   srv_lobby_free(w->lobby);
+  srv_myrooms_free(w->myrooms);
   srv_rooms_free(w->rooms);
+  w->lobby = NULL;
+  w->myrooms = NULL;
+  w->rooms = NULL;
+}
+
+void world_free(world *w) {
+  world_close_rooms(w);
   srv_ident_free(w->ident);
 }
 

@@ -67,12 +67,17 @@ typedef struct world {
   srv_ident *ident;
   srv_rooms *rooms;
   srv_lobby *lobby;
+  srv_myrooms *myrooms;
   srv_dispatch dispatch; /* The server's own dispatch table over these rooms. */
 } world;
 
 /* Makes the rooms of a world with limits (NULL: the server's defaults). */
 void world_init(world *w, const srv_room_limits *limits);
 void world_free(world *w);
+
+/* Frees the rooms of w and what observes them (the lobby, the players' lists), not its players:
+ * for tests that close a store in between. */
+void world_close_rooms(world *w);
 
 /* Connects t and says hello as a new player named name. */
 void connect_as(world *w, tclient *t, const char *name);

@@ -128,14 +128,21 @@ srv_store_seat mk_seat(const char *player, const char *name) {
   return s;
 }
 
-srv_store_player mk_player(const char *id, const char *name, int fill) {
+srv_store_player mk_player(const char *id, const char *name) {
   srv_store_player p;
   memset(&p, 0, sizeof p);
   snprintf(p.id, sizeof p.id, "%s", id);
   snprintf(p.name, sizeof p.name, "%s", name);
-  memset(p.token_hash, fill, sizeof p.token_hash);
   p.created_ms = 1764374400000LL;
   return p;
+}
+
+void put_player(srv_store *store, const char *id, const char *name, int fill) {
+  srv_store_player p = mk_player(id, name);
+  uint8_t hash[32];
+  memset(hash, fill, sizeof hash);
+  ASSERT_EQ(srv_store_player_put(store, &p), 0);
+  ASSERT_EQ(srv_store_session_put(store, hash, id, p.created_ms), 0);
 }
 
 /* A game of kind with its default board in room, south and north seated. */

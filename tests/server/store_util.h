@@ -42,7 +42,11 @@ int run_unprivileged(int (*fn)(void *), void *arg);
 /* A seat for a person. */
 srv_store_seat mk_seat(const char *player, const char *name);
 
-srv_store_player mk_player(const char *id, const char *name, int fill);
+/* A player row (no session). */
+srv_store_player mk_player(const char *id, const char *name);
+
+/* Stores player id named name with one session: the token hash of 32 bytes of fill. */
+void put_player(srv_store *store, const char *id, const char *name, int fill);
 
 /* A game of kind with its default board in room, south and north seated. */
 srv_store_game mk_game(const char *room, mc_kind kind, srv_store_seat south, srv_store_seat north);

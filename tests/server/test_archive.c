@@ -58,7 +58,7 @@ TEST_IMPL(game_json) {
            "\"players\":{\"north\":{\"computer\":false,\"id\":\"p2\",\"level\":null,"
            "\"name\":\"Bo\"},\"south\":{\"computer\":false,\"id\":\"p1\",\"level\":null,"
            "\"name\":\"Ana\"}},"
-           "\"ply\":2,\"reason\":\"no_seeds\",\"record\":\"kalah 2x1\\n2 1\\n\","
+           "\"ply\":2,\"rated\":false,\"reason\":\"no_seeds\",\"record\":\"kalah 2x1\\n2 1\\n\","
            "\"result\":\"south\",\"score\":[3,1],\"seeds\":1,"
            "\"started\":1795910400000}",
            id);

@@ -126,7 +126,7 @@ TEST_IMPL(pieces) {
 
 /* ---- Every event type, and allocation failures ---------------------------------------------- */
 
-static srv_player ana = {"0123456789abcdef", "Ana \"the\" \\best\\", {0}, 1};
+static srv_player ana = {.id = "0123456789abcdef", .name = "Ana \"the\" \\best\\", .refs = 1};
 static srv_room_opts opts;
 static mc_game *game;
 static mc_trace trace;
@@ -163,10 +163,14 @@ static int make_events(srv_event *evs) {
   view.trace = trace.steps;
   view.trace_len = trace.len;
   view.draw_offer = -1;
+  view.draw_declined = -1;
+  view.takeback_offer = MC_NORTH;
+  view.takeback_declined = -1;
+  view.first_move_seat = -1;
   view.abandon_seat = MC_NORTH;
   view.abandon_ms = 1234;
-  entries[0] = (srv_lobby_entry){"K7QX2M", &opts, {"Ana", NULL}, SRV_WAITING, 0};
-  entries[1] = (srv_lobby_entry){"ABCDEF", &opts, {"Bo", "Cy"}, SRV_PLAYING, 3};
+  entries[0] = (srv_lobby_entry){"K7QX2M", &opts, {"Ana", NULL}, SRV_WAITING, 0, {NULL, NULL}};
+  entries[1] = (srv_lobby_entry){"ABCDEF", &opts, {"Bo", "Cy"}, SRV_PLAYING, 3, {NULL, NULL}};
   int n = 0;
   evs[n++] = (srv_event){.type = SRV_EV_STATE, .id = &int_id, .u.state = &view};
   srv_event lobby = {.type = SRV_EV_LOBBY, .id = &str_id};

@@ -1,29 +1,35 @@
-/* Display names (srv_names.h): what a name may be. Security probe, finding 14: names of only
- * invisible characters (U+200B, U+00A0, U+FEFF) and names with bidirectional overrides (U+202E)
- * were accepted. */
+/* Player names (srv_names.h): the key that says when two names read as one, the rules of account
+ * names, and the reserved words. The keys below are worked by hand from the rules in the header:
+ * case folded, accents dropped, look-alike letters of other scripts made Latin, 0 -> o,
+ * 1 i I l | -> l, "rn" -> m, "vv" -> w, everything but letters and digits dropped.
+ *
+ * The display-name check (srv_name_check()): what a name may be. Security probe, finding 14:
+ * names of only invisible characters (U+200B, U+00A0, U+FEFF) and names with bidirectional
+ * overrides (U+202E) were accepted. */
 #include <string.h>
 
 #include "srv_error.h"
+#include "srv_ident.h"
 #include "srv_names.h"
 #include "task.h"
 
-static char out[128];
+static char checked[128];
 
 static int check(const char *s) {
-  strcpy(out, "untouched");
-  return srv_name_check(s, strlen(s), out, sizeof out);
+  strcpy(checked, "untouched");
+  return srv_name_check(s, strlen(s), checked, sizeof checked);
 }
 
 #define OK(s, want)                                                                                \
   do {                                                                                             \
     ASSERT_EQ(check(s), 0);                                                                        \
-    ASSERT_STR_EQ(out, want);                                                                      \
+    ASSERT_STR_EQ(checked, want);                                                                  \
   } while (0)
 
 #define REFUSED(s)                                                                                 \
   do {                                                                                             \
     ASSERT_EQ(check(s), SRV_EBADREQ);                                                              \
-    ASSERT_STR_EQ(out, "untouched");                                                               \
+    ASSERT_STR_EQ(checked, "untouched");                                                           \
   } while (0)
 
 TEST_IMPL(ordinary_names) {
@@ -87,5 +93,165 @@ TEST_IMPL(controls_and_bad_utf8) {
   char small[4];
   ASSERT_EQ(srv_name_check("Ana", 3, small, sizeof small), 0);
   ASSERT_EQ(srv_name_check("Anna", 4, small, sizeof small), SRV_EBADREQ); /* Does not fit. */
+  return 0;
+}
+
+/* ---- Keys, account names, reserved words ---- */
+
+static const char *key_of(const char *name) {
+  static char key[SRV_NAME_KEY_SIZE];
+  int n = srv_names_key(name, key, sizeof key);
+  return n < 0 ? "(error)" : key;
+}
+
+TEST_IMPL(keys) {
+  /* Case. */
+  ASSERT_STR_EQ(key_of("Ana"), "ana");
+  ASSERT_STR_EQ(key_of("ANA"), "ana");
+  /* Accents, composed (U+00C9) or decomposed (E + U+0301); i reads as l. */
+  ASSERT_STR_EQ(key_of("\xc3\x89lodie"), "elodle");
+  ASSERT_STR_EQ(key_of("E\xcc\x81lodie"), "elodle");
+  ASSERT_STR_EQ(key_of("Elodie"), "elodle");
+  /* Polish letters without a decomposition: ł is l. */
+  ASSERT_STR_EQ(key_of("\xc5\x81ukasz"), "lukasz");
+  ASSERT_STR_EQ(key_of("Lukasz"), "lukasz");
+  /* Two letters for one: ß, æ. */
+  ASSERT_STR_EQ(key_of("Stra\xc3\x9f"
+                       "e"),
+                "strasse");
+  ASSERT_STR_EQ(key_of("\xc3\x86sa"), "aesa");
+  /* Fullwidth forms are ASCII (NFKC): Ｍａｒｉａ. */
+  ASSERT_STR_EQ(key_of("\xef\xbc\xad\xef\xbd\x81\xef\xbd\x92\xef\xbd\x89\xef\xbd\x81"), "marla");
+  /* Look-alike digits and letters. */
+  ASSERT_STR_EQ(key_of("B0b"), "bob");
+  ASSERT_STR_EQ(key_of("Ivan"), "lvan");
+  ASSERT_STR_EQ(key_of("ivan"), "lvan");
+  ASSERT_STR_EQ(key_of("1van"), "lvan");
+  ASSERT_STR_EQ(key_of("|van"), "lvan");
+  ASSERT_STR_EQ(key_of("Marn"), "mam");
+  ASSERT_STR_EQ(key_of("vvalter"), "walter");
+  /* Cyrillic letters that look Latin: a Cyrillic А (U+0410) in "Аna"; "АННА" and "анна" are the
+   * same name and read as "ahha". */
+  ASSERT_STR_EQ(key_of("\xd0\x90na"), "ana");
+  ASSERT_STR_EQ(key_of("\xd0\x90\xd0\x9d\xd0\x9d\xd0\x90"), "ahha");
+  ASSERT_STR_EQ(key_of("\xd0\xb0\xd0\xbd\xd0\xbd\xd0\xb0"), "ahha");
+  /* Ё folds to е (e); л has no Latin look-alike and stays: "Ёлка" and "елка" are one key. */
+  ASSERT_STR_EQ(key_of("\xd0\x81\xd0\xbb\xd0\xba\xd0\xb0"), "e\xd0\xbb"
+                                                            "ka");
+  ASSERT_STR_EQ(key_of("\xd0\xb5\xd0\xbb\xd0\xba\xd0\xb0"), "e\xd0\xbb"
+                                                            "ka");
+  /* Greek capitals that look Latin: ΑΝΑ. */
+  ASSERT_STR_EQ(key_of("\xce\x91\xce\x9d\xce\x91"), "ana");
+  /* Spaces, punctuation and invisible characters (a zero-width joiner) say nothing. */
+  ASSERT_STR_EQ(key_of("a.n.a"), "ana");
+  ASSERT_STR_EQ(key_of(" A n a "), "ana");
+  ASSERT_STR_EQ(key_of("A\xe2\x80\x8dna"), "ana");
+  ASSERT_STR_EQ(key_of("An\xc2\xa0"
+                       "a"),
+                "ana");
+  /* Nothing left, and not UTF-8. */
+  ASSERT_STR_EQ(key_of("!!!"), "");
+  ASSERT_STR_EQ(key_of("\xff"), "(error)");
+  ASSERT_STR_EQ(key_of("a\xc3"), "(error)");
+  ASSERT_STR_EQ(key_of("\xed\xa0\x80"), "(error)"); /* A surrogate. */
+  ASSERT_STR_EQ(key_of("\xc0\xaf"), "(error)");     /* An overlong "/". */
+  /* A key that does not fit is an error, not a cut key. */
+  char small[3];
+  ASSERT_EQ(srv_names_key("Anna", small, sizeof small), -1);
+  ASSERT_STR_EQ(small, "");
+  return 0;
+}
+
+/* Runs srv_names_account() and returns its code; out gets the normal form, key the key. */
+static int account(const char *name, char *out, char *key) {
+  const char *why = NULL;
+  int rc = srv_names_account(name, out, SRV_NAME_SIZE, key, &why);
+  ASSERT_NOT_NULL(why);
+  ASSERT((rc == 0) == (why[0] == '\0'));
+  return rc;
+}
+
+TEST_IMPL(account_names) {
+  char out[SRV_NAME_SIZE], key[SRV_NAME_KEY_SIZE];
+  ASSERT_EQ(account("Ana", out, key), 0);
+  ASSERT_STR_EQ(out, "Ana");
+  ASSERT_STR_EQ(key, "ana");
+  ASSERT_EQ(account("an_a-b9", out, key), 0);
+  ASSERT_STR_EQ(key, "anab9");
+  /* Length: 3..20 characters (code points). */
+  ASSERT_EQ(account("ab", out, key), SRV_ENAMEINVALID);
+  ASSERT_EQ(account("abcdefghijklmnopqrst", out, key), 0);
+  ASSERT_EQ(account("abcdefghijklmnopqrstu", out, key), SRV_ENAMEINVALID);
+  ASSERT_EQ(account("\xc5\x81\xc3\xb3\xc5\xba", out, key), 0); /* Łóź: three, not six. */
+  /* Characters and separators. */
+  ASSERT_EQ(account("Ana Bo", out, key), SRV_ENAMEINVALID);
+  ASSERT_EQ(account("Ana!", out, key), SRV_ENAMEINVALID);
+  ASSERT_EQ(account("_ana", out, key), SRV_ENAMEINVALID);
+  ASSERT_EQ(account("ana_", out, key), SRV_ENAMEINVALID);
+  ASSERT_EQ(account("an__a", out, key), SRV_ENAMEINVALID);
+  ASSERT_EQ(account("an-_a", out, key), SRV_ENAMEINVALID);
+  ASSERT_EQ(account("1ana", out, key), SRV_ENAMEINVALID);
+  ASSERT_EQ(account("ana1", out, key), 0);
+  ASSERT_EQ(account("A\xe2\x80\x8dna", out, key), SRV_ENAMEINVALID); /* A zero-width joiner. */
+  ASSERT_EQ(account("\xff"
+                    "abc",
+                    out, key),
+            SRV_ENAMEINVALID);
+  /* One script: a Cyrillic А among Latin letters is refused; all Cyrillic is a name. */
+  ASSERT_EQ(account("\xd0\x90nna", out, key), SRV_ENAMEINVALID);
+  ASSERT_EQ(account("\xd0\x90\xd0\xbd\xd0\xbd\xd0\xb0", out, key), 0);
+  ASSERT_STR_EQ(key, "ahha");
+  /* Normal form: a decomposed É is stored composed; fullwidth letters as ASCII. */
+  ASSERT_EQ(account("E\xcc\x81lodie", out, key), 0);
+  ASSERT_STR_EQ(out, "\xc3\x89lodie");
+  ASSERT_EQ(account("\xef\xbc\xa1\xef\xbd\x8e\xef\xbd\x81", out, key), 0);
+  ASSERT_STR_EQ(out, "Ana");
+  /* A mark that composes with nothing we know is refused, not kept. */
+  ASSERT_EQ(account("Anq\xcc\x81", out, key), SRV_ENAMEINVALID);
+  return 0;
+}
+
+TEST_IMPL(reserved_words) {
+  char out[SRV_NAME_SIZE], key[SRV_NAME_KEY_SIZE];
+  /* The computer in every language of the client, however spelt. */
+  ASSERT_EQ(account("Computer", out, key), SRV_ENAMERESERVED);
+  ASSERT_EQ(account("C0MPUTER", out, key), SRV_ENAMERESERVED);
+  ASSERT_EQ(account("computer_2", out, key), SRV_ENAMERESERVED);
+  ASSERT_EQ(account("Ordinateur", out, key), SRV_ENAMERESERVED);
+  ASSERT_EQ(account("Komputer", out, key), SRV_ENAMERESERVED);
+  ASSERT_EQ(
+      account("\xd0\x9a\xd0\xbe\xd0\xbc\xd0\xbf\xd1\x8c\xd1\x8e\xd1\x82\xd0\xb5\xd1\x80", out, key),
+      SRV_ENAMERESERVED); /* Компьютер */
+  /* Roles, and the guests' names. */
+  ASSERT_EQ(account("admin", out, key), SRV_ENAMERESERVED);
+  ASSERT_EQ(account("Administrator", out, key), SRV_ENAMERESERVED);
+  ASSERT_EQ(account("Adm1n_2", out, key), SRV_ENAMERESERVED);
+  ASSERT_EQ(account("Guest4821", out, key), SRV_ENAMERESERVED);
+  ASSERT_EQ(account("guest_ana", out, key), SRV_ENAMERESERVED);
+  ASSERT_EQ(account("Go\xc5\x9b\xc4\x87", out, key), SRV_ENAMERESERVED); /* Gość */
+  ASSERT_EQ(account("deleted", out, key), SRV_ENAMERESERVED);
+  ASSERT_EQ(account("Mancala_fan", out, key), SRV_ENAMERESERVED);
+  /* Near misses are names. */
+  ASSERT_EQ(account("Computa", out, key), 0);
+  ASSERT_EQ(account("Guesty", out, key), SRV_ENAMERESERVED); /* A prefix: "guest..." */
+  ASSERT_EQ(account("Gustav", out, key), 0);
+  ASSERT_EQ(account("Modesto", out, key), 0);
+  return 0;
+}
+
+TEST_IMPL(display_names) {
+  char key[SRV_NAME_KEY_SIZE];
+  /* A guest is a guest: its generated name is fine, and anything readable. */
+  ASSERT_EQ(srv_names_display("Guest 4821", key), 0);
+  ASSERT_EQ(srv_names_display("Ana \"A\"", key), 0);
+  ASSERT_STR_EQ(key, "anaa");
+  ASSERT_EQ(srv_names_display("!!!", key), 0);
+  /* But not the computer or a role, whatever the script or spaces. */
+  ASSERT_EQ(srv_names_display("Computer", key), SRV_ENAMERESERVED);
+  ASSERT_EQ(srv_names_display("C\xd0\xbemputer", key), SRV_ENAMERESERVED); /* Cyrillic о */
+  ASSERT_EQ(srv_names_display("comp uter 2", key), SRV_ENAMERESERVED);
+  ASSERT_EQ(srv_names_display("Admin", key), SRV_ENAMERESERVED);
+  ASSERT_EQ(srv_names_display("[deleted]", key), SRV_ENAMERESERVED);
+  ASSERT_EQ(srv_names_display("\xff", key), SRV_ENAMEINVALID);
   return 0;
 }

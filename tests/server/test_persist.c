@@ -56,8 +56,11 @@ static void env_open(env *e) {
   srv_recorder recorder = {srv_persist_record, e->persist};
   srv_rooms_set_recorder(e->w.rooms, &recorder);
   memset(&e->net, 0, sizeof e->net);
-  e->turn =
-      (srv_turn){e->w.lobby, e->persist, e->w.rooms, {net_drop, net_answer, net_release, &e->net}};
+  e->turn = (srv_turn){e->w.lobby,
+                       e->persist,
+                       e->w.rooms,
+                       {net_drop, net_answer, net_release, &e->net},
+                       e->w.myrooms};
   ASSERT_EQ(srv_recover(e->store, e->w.ident, e->w.rooms, &e->w.time.base), 0);
 }
 
@@ -68,9 +71,7 @@ static void end_turn(env *e) {
 
 static void env_close(env *e) {
   end_turn(e);
-  srv_lobby_free(e->w.lobby);
-  srv_rooms_free(e->w.rooms);
-  e->w.rooms = NULL;
+  world_close_rooms(&e->w);
   srv_persist_free(e->persist);
   srv_ident_free(e->w.ident);
   srv_store_close(e->store);
@@ -158,15 +159,19 @@ TEST_IMPL(recovery) {
   ASSERT_EQ(mc_game_ply(srv_room_game(r)), 2);
   ASSERT_STR_EQ(srv_room_seat(r, 0)->name, "Ana");
   ASSERT_STR_EQ(srv_room_seat(r, 1)->name, "Bob");
+  /* Recovered players count the room they play in (--rooms-per-player). */
+  ASSERT_EQ(srv_room_seat(r, 0)->active_rooms, 1);
+  ASSERT_EQ(srv_room_seat(r, 1)->active_rooms, 1);
   /* The players come back disconnected; Ana reconnects with her seat. */
   tclient a, b;
   reconnect_as(&e.w, &a, (srv_player *)srv_room_seat(r, 0));
   ASSERT_STR_EQ(field_s(&a, "joined", "room"), room);
   ASSERT_EQ(field_i(&a, "state", "ply"), 2);
   ASSERT_STR_EQ(path_s(&a, "state", "last", "seat"), "north");
-  /* South's clock: 60 s, 3 s spent, 1 s increment: the downtime of the restart is not charged. */
+  /* South's clock: 60 s, its first move free (no clock ran, nothing added); North's: 2 s spent,
+   * 1 s increment. The downtime of the restart is not charged. */
   json_t *clock = json_object_get(last_of(&a, "state"), "clock");
-  ASSERT_EQ(json_integer_value(json_object_get(clock, "south_ms")), 58000);
+  ASSERT_EQ(json_integer_value(json_object_get(clock, "south_ms")), 60000);
   ASSERT_EQ(json_integer_value(json_object_get(clock, "north_ms")), 59000);
   reconnect_as(&e.w, &b, (srv_player *)srv_room_seat(r, 1));
   ASSERT_EQ(runf(&e.w, &b, "{\"type\":\"resign\",\"room\":\"%s\"}", room), 0);
@@ -185,6 +190,9 @@ TEST_IMPL(recovery) {
   ASSERT(mc_game_over(srv_room_game(r), &res));
   ASSERT_EQ(res.reason, MC_REASON_RESIGNATION);
   ASSERT_EQ(res.winner, MC_WIN_SOUTH);
+  /* Seated in a finished room only: nothing counts. */
+  ASSERT_EQ(srv_room_seat(r, 0)->active_rooms, 0);
+  ASSERT_EQ(srv_room_seat(r, 1)->active_rooms, 0);
   reconnect_as(&e.w, &a, (srv_player *)srv_room_seat(r, 0));
   ASSERT_EQ(srv_gameid_parse(field_s(&a, "state", "game_id"), SRV_GAMEID_LEN), 1);
   ASSERT_STR_EQ(path_s(&a, "state", "result", "reason"), "resignation");
@@ -418,11 +426,13 @@ TEST_IMPL(guests_stored_when_seated) {
   char sql[2048];
   snprintf(
       sql, sizeof sql,
-      "INSERT INTO players (id, name, token_hash, created_ms) VALUES "
-      "('00000000000000a1', 'Old', randomblob(32), %lld),"
-      "('00000000000000a2', 'Seated', randomblob(32), %lld),"
-      "('00000000000000a3', 'Player', randomblob(32), %lld),"
-      "('00000000000000a4', 'Young', randomblob(32), %lld);"
+      "INSERT INTO players (id, name, created_ms) VALUES "
+      "('00000000000000a1', 'Old', %lld),"
+      "('00000000000000a2', 'Seated', %lld),"
+      "('00000000000000a3', 'Player', %lld),"
+      "('00000000000000a4', 'Young', %lld);"
+      "INSERT INTO sessions (token_hash, player, created_ms) "
+      "  SELECT randomblob(32), id, created_ms FROM players;"
       "INSERT INTO rooms (code, settings, south, south_name, south_computer, north_name, "
       "north_computer, status) VALUES ('QQQQQQ', '{}', '00000000000000a2', 'Seated', 0, '', 0, "
       "'waiting');"
@@ -448,6 +458,7 @@ TEST_IMPL(guests_stored_when_seated) {
   end_turn(&e); /* The first commit: the old guest is forgotten. */
   ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM players WHERE name = 'Ana'"), 0);
   ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM players WHERE id = '00000000000000a1'"), 0);
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM sessions WHERE player = '00000000000000a1'"), 0);
   ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM players WHERE id IN ('00000000000000a2', "
                          "'00000000000000a3', '00000000000000a4')"),
             3);

@@ -259,7 +259,12 @@ TEST_IMPL(room_commands) {
   ASSERT_STR_EQ(cmd.text, "gg");
   BAD("{\"type\":\"chat\",\"room\":\"ABCDEF\"}", SRV_EBADREQ, "text");
   BAD("{\"type\":\"chat\",\"room\":\"ABCDEF\",\"text\":\"\"}", SRV_EBADREQ, "text");
-  BAD("{\"type\":\"chat\",\"room\":\"ABCDEF\",\"text\":\"a\\u0007\"}", SRV_EBADREQ, "text");
+  /* Control characters are dropped (a line break is a space); nothing left is no line. */
+  ASSERT_EQ(dec("{\"type\":\"chat\",\"room\":\"ABCDEF\",\"text\":\"a\\u0007b\\nc\"}"), 0);
+  ASSERT_STR_EQ(cmd.text, "ab c");
+  BAD("{\"type\":\"chat\",\"room\":\"ABCDEF\",\"text\":\"\\u0007\\u202e \"}", SRV_EBADREQ, "text");
+  /* A name with a bidirectional override is refused (it could pass for another name). */
+  BAD("{\"type\":\"hello\",\"name\":\"Ana\\u202e\"}", SRV_EBADREQ, "name");
   char buf[2048];
   /* 300 two-byte characters pass; 301 do not. */
   int n = snprintf(buf, sizeof buf, "{\"type\":\"chat\",\"room\":\"ABCDEF\",\"text\":\"");

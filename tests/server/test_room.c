@@ -219,12 +219,12 @@ TEST_IMPL(clocks) {
   tclient a, b;
   const char *room =
       start_pair(&w, &a, &b, ",\"clock\":{\"initial_ms\":1000,\"increment_ms\":500}");
-  /* The clock of the first mover starts when the game starts. */
-  ASSERT_STR_EQ(path_s(&a, "state", "clock", "running"), "south");
+  /* No clock runs before the first move (docs/protocol.md, "When clocks start"). */
+  ASSERT(json_is_null(json_object_get(json_object_get(state_of(&a), "clock"), "running")));
   ASSERT_EQ(clock_ms(&a, "south"), 1000);
   fake_advance(&w.time, 400);
   ASSERT_EQ(runf(&w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":0}", room), 0);
-  ASSERT_EQ(clock_ms(&a, "south"), 1100); /* 1000 - 400 + 500 */
+  ASSERT_EQ(clock_ms(&a, "south"), 1000); /* The first move: nothing ran, nothing added. */
   ASSERT_EQ(clock_ms(&a, "north"), 1000);
   ASSERT_STR_EQ(path_s(&a, "state", "clock", "running"), "north");
   fake_advance(&w.time, 999);
@@ -243,11 +243,12 @@ TEST_IMPL(clocks) {
   /* A move that arrives after the flag fell but before the timer ran loses on time. */
   world_init(&w, NULL);
   room = start_pair(&w, &a, &b, ",\"clock\":{\"initial_ms\":1000}");
+  ASSERT_EQ(runf(&w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":0}", room), 0);
   w.time.now += 1500; /* Time passes without the timer firing. */
-  ASSERT_EQ(runf(&w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":0}", room),
+  ASSERT_EQ(runf(&w, &b, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":1}", room),
             SRV_EOVER);
   ASSERT_STR_EQ(path_s(&b, "state", "result", "reason"), "timeout");
-  ASSERT_STR_EQ(path_s(&b, "state", "result", "winner"), "north");
+  ASSERT_STR_EQ(path_s(&b, "state", "result", "winner"), "south");
   disconnect(&w, &a);
   disconnect(&w, &b);
   world_free(&w);
@@ -507,7 +508,8 @@ TEST_IMPL(quick_and_lobby) {
   ASSERT_EQ(runf(&w, &a, "{\"type\":\"resign\",\"room\":\"%s\"}", room), 0);
   lobby_settle(&w);
   ASSERT_EQ(count_of(&watcher, "lobby"), lobbies);
-  /* quick refuses a computer or a local opponent. */
+  /* quick and create refuse a computer where none runs (this world has no thinker), quick a
+   * local opponent. */
   ASSERT_EQ(run(&w, &a, "{\"type\":\"quick\",\"game\":\"kalah\",\"opponent\":\"computer\"}"),
             SRV_EUNSUPPORTED);
   ASSERT_EQ(
@@ -523,7 +525,7 @@ TEST_IMPL(quick_and_lobby) {
 }
 
 TEST_IMPL(leave_expiry_limits) {
-  srv_room_limits limits = {60000, 5000, 20000, 2, 1000, 0, 0, 0};
+  srv_room_limits limits = {60000, 5000, 20000, 2, 1000, 0, 0, 0, 0, 0};
   world w;
   world_init(&w, &limits);
   tclient a, b;
@@ -696,6 +698,91 @@ TEST_IMPL(lobby_pace) {
   disconnect(&w, &a);
   disconnect(&w, &b);
   disconnect(&w, &watcher);
+  world_free(&w);
+  return 0;
+}
+
+/* The --rooms-per-player count (srv_player.active_rooms, kept where rooms change rather than
+ * counted by a walk over every room): after each change, the number of unfinished rooms where the
+ * player holds a seat, counted here by hand. */
+TEST_IMPL(active_rooms) {
+  srv_room_limits limits = {60000, 5000, 20000, 3, 1000, 0, 0, 0, 0, 0};
+  world w;
+  world_init(&w, &limits);
+  tclient a, b;
+  char pair[8], local[8], third[8];
+  connect_as(&w, &a, "Ana");
+  connect_as(&w, &b, "Bob");
+  srv_player *ana = a.c.player, *bob = b.c.player;
+  ASSERT_EQ(ana->active_rooms, 0);
+  /* Ana creates a room: waiting, her seat counts. */
+  ASSERT_EQ(run(&w, &a, "{\"type\":\"create\",\"game\":\"kalah\",\"seat\":\"south\"}"), 0);
+  snprintf(pair, sizeof pair, "%s", joined_code(&a));
+  ASSERT_EQ(ana->active_rooms, 1);
+  ASSERT_EQ(bob->active_rooms, 0);
+  /* Bob joins as the player: the game starts, one room each. */
+  ASSERT_EQ(runf(&w, &b, "{\"type\":\"join\",\"room\":\"%s\"}", pair), 0);
+  ASSERT_STR_EQ(status_of(&a), "playing");
+  ASSERT_EQ(ana->active_rooms, 1);
+  ASSERT_EQ(bob->active_rooms, 1);
+  /* A local room: both seats are Ana's, one room. */
+  ASSERT_EQ(run(&w, &a, "{\"type\":\"create\",\"game\":\"oware\",\"opponent\":\"local\"}"), 0);
+  snprintf(local, sizeof local, "%s", joined_code(&a));
+  ASSERT_EQ(ana->active_rooms, 2);
+  /* A third, waiting; Bob watches it: spectators hold no seat. */
+  ASSERT_EQ(run(&w, &a, "{\"type\":\"create\",\"game\":\"congkak\"}"), 0);
+  snprintf(third, sizeof third, "%s", joined_code(&a));
+  ASSERT_EQ(runf(&w, &b, "{\"type\":\"join\",\"room\":\"%s\",\"role\":\"spectator\"}", third), 0);
+  ASSERT_EQ(ana->active_rooms, 3);
+  ASSERT_EQ(bob->active_rooms, 1);
+  /* At the limit (3): a fourth is refused. */
+  ASSERT_EQ(run(&w, &a, "{\"type\":\"create\",\"game\":\"kalah\"}"), SRV_EROOMS);
+  ASSERT_EQ(ana->active_rooms, 3);
+  /* Leaving the waiting room frees her seat (and closes it). */
+  ASSERT_EQ(runf(&w, &a, "{\"type\":\"leave\",\"room\":\"%s\"}", third), 0);
+  ASSERT(srv_rooms_find(w.rooms, third) == NULL);
+  ASSERT_EQ(ana->active_rooms, 2);
+  ASSERT_EQ(bob->active_rooms, 1);
+  /* Finished: the pair's room no longer counts for either, though both still hold their seat. */
+  ASSERT_EQ(runf(&w, &a, "{\"type\":\"resign\",\"room\":\"%s\"}", pair), 0);
+  ASSERT_STR_EQ(status_of(&b), "finished");
+  ASSERT_EQ(ana->active_rooms, 1);
+  ASSERT_EQ(bob->active_rooms, 0);
+  /* The local room finished too; then restarted by a rematch: it counts again. */
+  ASSERT_EQ(runf(&w, &a, "{\"type\":\"resign\",\"room\":\"%s\"}", local), 0);
+  ASSERT_EQ(ana->active_rooms, 0);
+  ASSERT_EQ(runf(&w, &a, "{\"type\":\"rematch\",\"room\":\"%s\"}", local), 0);
+  ASSERT_EQ(ana->active_rooms, 1);
+  /* The pair's rematch (seats swapped): one room each again. */
+  ASSERT_EQ(runf(&w, &a, "{\"type\":\"rematch\",\"room\":\"%s\"}", pair), 0);
+  ASSERT_EQ(ana->active_rooms, 1);
+  ASSERT_EQ(runf(&w, &b, "{\"type\":\"rematch\",\"room\":\"%s\"}", pair), 0);
+  ASSERT_STR_EQ(status_of(&a), "playing");
+  ASSERT_EQ(ana->active_rooms, 2);
+  ASSERT_EQ(bob->active_rooms, 1);
+  /* Finished again, then closed after finished_ms: closing a finished room changes nothing. */
+  ASSERT_EQ(runf(&w, &b, "{\"type\":\"resign\",\"room\":\"%s\"}", pair), 0);
+  ASSERT_EQ(ana->active_rooms, 1);
+  ASSERT_EQ(bob->active_rooms, 0);
+  fake_advance(&w.time, 20000);
+  ASSERT(srv_rooms_find(w.rooms, pair) == NULL);
+  ASSERT_EQ(ana->active_rooms, 1);
+  ASSERT_EQ(bob->active_rooms, 0);
+  /* A waiting room of Bob's that closes when idle (nobody in it) gives his seat back. */
+  ASSERT_EQ(run(&w, &b, "{\"type\":\"create\",\"game\":\"kalah\"}"), 0);
+  ASSERT_EQ(bob->active_rooms, 1);
+  srv_ident_ref(bob);
+  disconnect(&w, &b);
+  fake_advance(&w.time, 5000);
+  ASSERT_EQ(bob->active_rooms, 0);
+  srv_ident_unref(w.ident, bob);
+  /* The unfinished local room closes when idle too: Ana holds nothing. */
+  srv_ident_ref(ana);
+  disconnect(&w, &a);
+  fake_advance(&w.time, 600000);
+  ASSERT(srv_rooms_find(w.rooms, local) == NULL);
+  ASSERT_EQ(ana->active_rooms, 0);
+  srv_ident_unref(w.ident, ana);
   world_free(&w);
   return 0;
 }

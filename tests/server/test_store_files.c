@@ -18,7 +18,7 @@ static char dir[256], path[512], err[SRV_STORE_ERR_SIZE];
 static int write_one(srv_store *s, int i) {
   char id[32];
   snprintf(id, sizeof id, "p%d", i);
-  srv_store_player p = mk_player(id, "X", i);
+  srv_store_player p = mk_player(id, "X");
   return srv_store_player_put(s, &p);
 }
 

@@ -331,17 +331,18 @@ TEST_IMPL(migrate_from_v2) {
   return 0;
 }
 
-/* Version 3 as it shipped: migration 2 -> 3 changed rows, not tables. */
-static const char *const v3_ddl = "PRAGMA user_version = 3;";
-
-TEST_IMPL(migrate_from_v3) {
+TEST_IMPL(migrate_from_v5) {
   char dir[256], err[SRV_STORE_ERR_SIZE];
   tmp_dir(dir, sizeof dir);
-  raw_exec(dir, v1_ddl);
-  raw_exec(dir, v2_ddl);
-  raw_exec(dir, v3_ddl);
-  ASSERT_EQ(raw_int(dir, "PRAGMA user_version"), 3);
+  /* Version 5 as it shipped (accounts, then chat): the current schema without the secrets table
+   * migration 5 -> 6 adds. */
   srv_store *s = NULL;
+  ASSERT_EQ(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), 0);
+  srv_store_close(s);
+  raw_exec(dir, "DROP TABLE secrets; PRAGMA user_version = 5;");
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM sqlite_schema WHERE name = 'secrets'"), 0);
+  ASSERT_EQ(raw_int(dir, "PRAGMA user_version"), 5);
+  s = NULL;
   ASSERT_EQ(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), 0);
   ASSERT_EQ(raw_int(dir, "PRAGMA user_version"), SRV_STORE_SCHEMA_VERSION);
   /* The key of the public game ids: 16 bytes, made once. */

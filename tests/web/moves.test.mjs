@@ -77,6 +77,25 @@ test('a new game (rematch) starts a new list; moves taken back cut it', () => {
   assert.deepEqual(plain(log), [null, null, null, null, ['south', 3]]);
 });
 
+test('a takeback keeps the trace seen live for the move now last', () => {
+  // The server's state after a takeback has the move now last with an empty trace (docs/protocol.md,
+  // takeback): nothing to replay. The list keeps the trace it saw when that move was played, so its
+  // captures and relays are still shown.
+  let log = emptyMoves();
+  const seen = [{ kind: 'pick', pit: 1, count: 2 }, { kind: 'sow', pit: 2 }, { kind: 'sow', pit: 3 }, { kind: 'extra_turn', pit: 3 }];
+  log = nextMoves(log, { ...st(1, ['south', 2]), last: { seat: 'south', house: 2, trace: seen } });
+  log = nextMoves(log, st(2, ['south', 1]));
+  log = nextMoves(log, { ...st(1, null), last: { seat: 'south', house: 2, trace: [] } });
+  assert.deepEqual(plain(log), [['south', 2]]);
+  assert.equal(log.list[0].trace, seen);
+  assert.equal(log.complete, true);
+  // A different move at that ply (the list was wrong): the state's move replaces it.
+  log = nextMoves(log, st(2, ['north', 3]));
+  log = nextMoves(log, st(3, ['south', 1]));
+  log = nextMoves(log, { ...st(2, null), last: { seat: 'north', house: 1, trace: [] } });
+  assert.deepEqual(plain(log), [['south', 2], ['north', 1]]);
+});
+
 test('what a move did, read from its trace', () => {
   // Congkak-like: a pick, sowing, two relays, a capture of 4 and 1 seed... then an extra turn.
   const trace = [

@@ -1,0 +1,90 @@
+/* Analysis of a game, ply by ply from the end. */
+#include "mc_analysis.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "mc_error.h"
+#include "mc_game.h"
+#include "mc_internal.h"
+
+int mc_analyse(mc_search *s, const mc_rules *rules, const uint8_t *moves, size_t n,
+               const mc_limits *per_ply, const atomic_bool *cancel, mc_ply_eval *out,
+               size_t *bad_ply) {
+  if (s == NULL || (n && (moves == NULL || out == NULL)))
+    return MC_EINVAL;
+  mc_game *g = mc_game_new(rules);
+  if (g == NULL)
+    return mc_rules_check(rules) < 0 ? MC_EINVAL : MC_ENOMEM;
+  /* Every position before a ply, and where its repetition window starts. */
+  mc_pos *pos = malloc((n + 1) * sizeof(*pos));
+  size_t *wstart = malloc((n + 1) * sizeof(*wstart));
+  int rc = 0;
+  if (pos == NULL || wstart == NULL) {
+    rc = MC_ENOMEM;
+    goto done;
+  }
+  pos[0] = *mc_game_pos(g);
+  wstart[0] = 0;
+  for (size_t i = 0; i < n; i++) {
+    out[i].mover = mc_game_pos(g)->turn;
+    out[i].played = moves[i];
+    rc = mc_game_play(g, moves[i], NULL);
+    if (rc == MC_EINVAL)
+      rc = MC_EILLEGAL; /* A house number out of range is an illegal move here. */
+    if (rc < 0) {
+      if (bad_ply)
+        *bad_ply = i;
+      goto done;
+    }
+    pos[i + 1] = *mc_game_pos(g);
+    wstart[i + 1] = mc__epoch(&pos[i + 1]) == mc__epoch(&pos[i]) ? wstart[i] : i + 1;
+  }
+  const mc_limits dflt = {200, 0, 0};
+  mc_level full;
+  mc_level_full(&full);
+  for (size_t j = n; j-- > 0;) {
+    if (cancel && atomic_load(cancel)) {
+      rc = MC_ECANCELED;
+      goto done;
+    }
+    mc_search_request req = {
+        .rules = rules,
+        .pos = &pos[j],
+        .history = rules->kind == MC_KALAH ? NULL : &pos[wstart[j]],
+        .history_len = rules->kind == MC_KALAH ? 0 : j - wstart[j] + 1,
+        .limits = per_ply ? *per_ply : dflt,
+        .level = &full,
+        .cancel = cancel,
+        .all_moves = true,
+    };
+    mc_search_result r;
+    rc = mc_search_run(s, &req, &r);
+    if (rc < 0)
+      goto done;
+    mc_ply_eval *e = &out[j];
+    e->best = (uint8_t)r.best;
+    e->value = r.value;
+    e->exact = r.exact;
+    e->depth = (uint8_t)(r.depth > 255 ? 255 : r.depth);
+    e->played_known = false;
+    e->played_exact = false;
+    e->played_value = r.value;
+    for (int i = 0; i < r.nmoves; i++) {
+      if (r.moves[i].move == e->played && r.moves[i].known) {
+        e->played_known = true;
+        e->played_exact = r.moves[i].exact;
+        e->played_value = r.moves[i].value;
+      }
+    }
+    if (cancel && atomic_load(cancel)) {
+      rc = MC_ECANCELED;
+      goto done;
+    }
+  }
+done:
+  free(pos);
+  free(wstart);
+  mc_game_free(g);
+  return rc;
+}

@@ -1,0 +1,659 @@
+/* Accounts: sign-up, login, logout, logout everywhere, password change, deletion (see
+ * srv_account.h). */
+#include "srv_account.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "srv_attempts.h"
+#include "srv_dispatch.h"
+#include "srv_error.h"
+#include "srv_log.h"
+#include "srv_names.h"
+#include "srv_proto.h"
+#include "srv_pwhash.h"
+#include "srv_rating.h"
+
+/* How many keys each limit remembers at most (the least recently tried are forgotten first). */
+#define LIMIT_KEYS 100000
+
+typedef enum job_kind { JOB_REGISTER, JOB_LOGIN, JOB_CHANGE, JOB_DELETE } job_kind;
+
+/* One password job: everything the worker needs is copied in; the loop thread's pointers (a, c,
+ * player) are only read by the done callback. */
+typedef struct job {
+  srv_accounts *a;    /* NULL once the accounts are freed. */
+  srv_client *c;      /* NULL once the connection is gone. */
+  srv_player *player; /* register, change, delete: the account's player (a reference of ours). */
+  job_kind kind;
+  srv_req_id id;
+  srv_list link; /* a->jobs */
+  /* In: */
+  char password[SRV_PASSWORD_SIZE];
+  char new_password[SRV_PASSWORD_SIZE];
+  char stored[SRV_PWHASH_SIZE]; /* The hash to verify against (login, change, delete). */
+  char name[SRV_NAME_SIZE];     /* register: the account name; login: the account's. */
+  char key[SRV_NAME_KEY_SIZE];
+  char account_id[SRV_PLAYER_ID_CHARS + 1]; /* login: the account found, "" when none. */
+  /* Out: */
+  int verified; /* 0: the password matched. */
+  int hashed;   /* 0: hash holds a new hash. */
+  char hash[SRV_PWHASH_SIZE];
+} job;
+
+struct srv_accounts {
+  srv_dispatch *d;
+  srv_store *store;
+  srv_persist *persist;
+  srv_work *work;
+  srv_time *time;
+  srv_accounts_config cfg;
+  srv_attempts *by_name, *by_addr;
+  srv_list jobs;
+  size_t njobs;
+};
+
+void srv_accounts_config_init(srv_accounts_config *cfg) {
+  cfg->attempts_per_name = 5;
+  cfg->attempts_per_addr = 30;
+  cfg->window_ms = 600000;
+  cfg->max_jobs = 16;
+}
+
+srv_accounts *srv_accounts_new(srv_dispatch *d, srv_store *store, srv_persist *persist,
+                               srv_work *work, srv_time *time, const srv_accounts_config *cfg) {
+  if (srv_pwhash_init() != 0)
+    return NULL;
+  srv_accounts *a = calloc(1, sizeof *a);
+  if (a == NULL)
+    return NULL;
+  a->d = d;
+  a->store = store;
+  a->persist = persist;
+  a->work = work;
+  a->time = time;
+  if (cfg != NULL)
+    a->cfg = *cfg;
+  else
+    srv_accounts_config_init(&a->cfg);
+  srv_list_init(&a->jobs);
+  a->by_name = srv_attempts_new(a->cfg.attempts_per_name, (uint64_t)a->cfg.window_ms, LIMIT_KEYS);
+  a->by_addr = srv_attempts_new(a->cfg.attempts_per_addr, (uint64_t)a->cfg.window_ms, LIMIT_KEYS);
+  if (a->by_name == NULL || a->by_addr == NULL) {
+    srv_accounts_free(a);
+    return NULL;
+  }
+  return a;
+}
+
+static void job_wipe_free(job *j) {
+  srv_pwhash_wipe(j, sizeof *j);
+  free(j);
+}
+
+void srv_accounts_free(srv_accounts *a) {
+  if (a == NULL)
+    return;
+  srv_list_foreach_safe (it, &a->jobs) {
+    job *j = srv_list_entry(it, job, link);
+    srv_list_remove(&j->link);
+    if (j->player != NULL)
+      srv_ident_unref(a->d->ident, j->player);
+    j->player = NULL;
+    j->a = NULL;
+    j->c = NULL;
+  }
+  srv_attempts_free(a->by_name);
+  srv_attempts_free(a->by_addr);
+  free(a);
+}
+
+size_t srv_accounts_pending(const srv_accounts *a) {
+  return a->njobs;
+}
+
+static job *job_of(srv_accounts *a, const srv_client *c) {
+  srv_list_foreach (it, &a->jobs) {
+    job *j = srv_list_entry(it, job, link);
+    if (j->c == c)
+      return j;
+  }
+  return NULL;
+}
+
+void srv_accounts_client_gone(srv_accounts *a, srv_client *c) {
+  job *j = job_of(a, c);
+  if (j != NULL)
+    j->c = NULL;
+}
+
+/* ---- Helpers ------------------------------------------------------------------------------- */
+
+static uint64_t now_ms(srv_accounts *a) {
+  return a->time->now(a->time);
+}
+
+static int storage_fail(srv_accounts *a, const char *what, int rc) {
+  srv_log_error("account", "%s: %s (%s)", what, srv_store_strerror(rc),
+                srv_store_last_error(a->store));
+  return SRV_ESTORAGE;
+}
+
+/* Sends too_many_attempts to c when key must wait in limits (either; the longer wait); returns
+ * whether it did. */
+static bool limited(srv_accounts *a, srv_client *c, const srv_cmd *cmd, const char *name_key) {
+  uint64_t now = now_ms(a), wait = srv_attempts_wait(a->by_addr, c->addr, now);
+  if (name_key != NULL && name_key[0] != '\0') {
+    uint64_t w = srv_attempts_wait(a->by_name, name_key, now);
+    if (w > wait)
+      wait = w;
+  }
+  if (wait == 0)
+    return false;
+  srv_log_info("account", "too many attempts from %s: refused for %llu ms", c->addr,
+               (unsigned long long)wait);
+  srv_dispatch_error_retry(a->d, c, SRV_EATTEMPTS, &cmd->id, srv_proto_cmd_name(cmd->type),
+                           (int64_t)wait);
+  return true;
+}
+
+static void send_error(srv_accounts *a, srv_client *c, int err, const srv_req_id *id,
+                       job_kind kind) {
+  static const char *const requests[] = {"register", "login", "change_password", "delete_account"};
+  srv_dispatch_error(a->d, c, err, id, NULL, requests[kind]);
+}
+
+/* Gives c the identity p (borrowed) with the token whose hash is token_hash (token: sent in the
+ * welcome): c leaves its rooms as it was (keeping the seats), says welcome (answering id, or with
+ * reason when unasked), and when resumed gets joined and state for every seat of p. */
+static void switch_client(srv_accounts *a, srv_client *c, srv_player *p,
+                          const uint8_t token_hash[32], const char *token, bool resumed,
+                          const srv_req_id *id, const char *reason) {
+  srv_rooms_client_gone(a->d->rooms, c);
+  memcpy(c->token_hash, token_hash, 32);
+  srv_event ev = {.type = SRV_EV_WELCOME, .id = id};
+  ev.u.welcome.player = p;
+  ev.u.welcome.token = token;
+  ev.u.welcome.resumed = resumed;
+  ev.u.welcome.storage = true;
+  ev.u.welcome.reason = reason;
+  srv_dispatch_send(a->d, c, &ev);
+  srv_rooms_identify(a->d->rooms, c, p, resumed);
+}
+
+/* Every connection of p whose token was revoked becomes a new guest, one guest per token (the
+ * tabs of one browser share theirs): the connections with token only (NULL: any token) but keep
+ * (NULL: none). c's welcome answers id, the others are told reason. Returns 0 or a negative code
+ * (the connections not yet moved stay). */
+static int to_guests(srv_accounts *a, srv_player *p, const uint8_t *only, const uint8_t *keep,
+                     srv_client *c, const srv_req_id *id, const char *reason) {
+  srv_ident_ref(p); /* The last connection leaving must not free p under the walk. */
+  int rc = 0;
+  for (;;) {
+    srv_client *first = NULL;
+    srv_list_foreach (it, &p->clients) {
+      srv_client *x = srv_list_entry(it, srv_client, of_player);
+      if ((only == NULL || memcmp(x->token_hash, only, 32) == 0) &&
+          (keep == NULL || memcmp(x->token_hash, keep, 32) != 0)) {
+        first = x;
+        break;
+      }
+    }
+    if (first == NULL)
+      break;
+    uint8_t revoked[32];
+    memcpy(revoked, first->token_hash, 32);
+    char name[SRV_NAME_SIZE], token[SRV_TOKEN_CHARS + 1];
+    srv_ident_guest_name(name);
+    srv_player *g = NULL;
+    if ((rc = srv_ident_create(a->d->ident, name, &g, token)) != 0)
+      break;
+    uint8_t hash[32];
+    memcpy(hash, srv_ident_token(g, 0), 32);
+    srv_persist_player(a->persist, g);
+    srv_list_foreach_safe (it, &p->clients) {
+      srv_client *x = srv_list_entry(it, srv_client, of_player);
+      if (memcmp(x->token_hash, revoked, 32) != 0)
+        continue;
+      bool asker = x == c;
+      switch_client(a, x, g, hash, token, false, asker ? id : NULL, asker ? NULL : reason);
+    }
+    srv_ident_unref(a->d->ident, g);
+  }
+  srv_ident_unref(a->d->ident, p);
+  return rc;
+}
+
+/* Starts job j (filled by the caller) on the worker. On error j is freed. */
+static int start(srv_accounts *a, job *j, srv_work_fn work, srv_work_done_fn done) {
+  if (a->njobs >= (size_t)a->cfg.max_jobs) {
+    job_wipe_free(j);
+    return SRV_EBUSY;
+  }
+  j->a = a;
+  if (j->player != NULL)
+    srv_ident_ref(j->player);
+  srv_list_push_back(&a->jobs, &j->link);
+  a->njobs++;
+  int rc = a->work->queue(a->work, work, done, j);
+  if (rc != 0) {
+    srv_list_remove(&j->link);
+    a->njobs--;
+    if (j->player != NULL)
+      srv_ident_unref(a->d->ident, j->player);
+    job_wipe_free(j);
+  }
+  return rc;
+}
+
+/* The done callbacks' common start: takes j out of the list. Returns whether its result is to be
+ * applied (the accounts are alive, the connection is there, the work ran); otherwise j is freed. */
+static bool finish(job *j, bool cancelled) {
+  srv_accounts *a = j->a;
+  if (a != NULL) {
+    srv_list_remove(&j->link);
+    a->njobs--;
+  }
+  if (a == NULL || j->c == NULL || cancelled) {
+    if (a != NULL && j->player != NULL)
+      srv_ident_unref(a->d->ident, j->player);
+    job_wipe_free(j);
+    return false;
+  }
+  return true;
+}
+
+static void job_done(job *j) {
+  if (j->player != NULL)
+    srv_ident_unref(j->a->d->ident, j->player);
+  job_wipe_free(j);
+}
+
+static job *new_job(srv_client *c, const srv_cmd *cmd, job_kind kind) {
+  job *j = calloc(1, sizeof *j);
+  if (j == NULL)
+    return NULL;
+  j->c = c;
+  j->kind = kind;
+  j->id = cmd->id;
+  memcpy(j->password, cmd->password, sizeof j->password);
+  memcpy(j->new_password, cmd->new_password, sizeof j->new_password);
+  j->verified = -1;
+  j->hashed = -1;
+  return j;
+}
+
+/* ---- The workers: only the job is touched ------------------------------------------------- */
+
+static void work_hash(void *arg) {
+  job *j = arg;
+  j->hashed = srv_pwhash_hash(j->password, strlen(j->password), j->hash);
+  srv_pwhash_wipe(j->password, sizeof j->password);
+}
+
+/* Verifies the password; for a change, hashes the new one when it matched; for a login, hashes
+ * the password again when its hash was made with older parameters. */
+static void work_verify(void *arg) {
+  job *j = arg;
+  j->verified = srv_pwhash_verify(j->stored, j->password, strlen(j->password));
+  if (j->verified == 0 && j->kind == JOB_CHANGE)
+    j->hashed = srv_pwhash_hash(j->new_password, strlen(j->new_password), j->hash);
+  else if (j->verified == 0 && j->kind == JOB_LOGIN && j->account_id[0] != '\0' &&
+           srv_pwhash_needs_rehash(j->stored))
+    j->hashed = srv_pwhash_hash(j->password, strlen(j->password), j->hash);
+  srv_pwhash_wipe(j->password, sizeof j->password);
+  srv_pwhash_wipe(j->new_password, sizeof j->new_password);
+}
+
+/* ---- Names in hello ------------------------------------------------------------------------ */
+
+int srv_accounts_check_name(srv_accounts *a, const srv_player *p, const char *name) {
+  char key[SRV_NAME_KEY_SIZE];
+  int rc = srv_names_display(name, key);
+  if (rc != 0 || key[0] == '\0' || a == NULL)
+    return rc;
+  srv_store_account acc;
+  rc = srv_store_account_by_key(a->store, key, &acc);
+  if (rc == SRV_STORE_ENOTFOUND)
+    return 0;
+  if (rc < 0)
+    return storage_fail(a, "cannot read an account", rc);
+  srv_pwhash_wipe(acc.password, sizeof acc.password);
+  return p != NULL && strcmp(acc.player, p->id) == 0 ? 0 : SRV_ENAMETAKEN;
+}
+
+/* ---- register ------------------------------------------------------------------------------ */
+
+static void done_register(void *arg, bool cancelled) {
+  job *j = arg;
+  if (!finish(j, cancelled))
+    return;
+  srv_accounts *a = j->a;
+  srv_client *c = j->c;
+  srv_player *p = j->player;
+  int err = 0;
+  srv_store_account acc;
+  int rc;
+  if (j->hashed != 0)
+    err = SRV_ENOMEM;
+  else if (c->player != p)
+    err = SRV_EBUSY; /* Another device logged this one out meanwhile. */
+  else if (p->account || p->deleted)
+    err = SRV_EREGISTERED;
+  else if ((rc = srv_store_account_by_key(a->store, j->key, &acc)) != SRV_STORE_ENOTFOUND)
+    err = rc == 0 ? SRV_ENAMETAKEN : storage_fail(a, "cannot read an account", rc);
+  if (err == 0) {
+    /* The player first (a guest is not always stored yet), then its account. */
+    srv_persist_player(a->persist, p);
+    memset(&acc, 0, sizeof acc);
+    snprintf(acc.player, sizeof acc.player, "%s", p->id);
+    snprintf(acc.name, sizeof acc.name, "%s", j->name);
+    snprintf(acc.key, sizeof acc.key, "%s", j->key);
+    memcpy(acc.password, j->hash, sizeof acc.password);
+    acc.created_ms = acc.password_ms = a->time->wall(a->time);
+    rc = srv_store_account_create(a->store, &acc);
+    if (rc == SRV_STORE_ECONFLICT)
+      err = SRV_ENAMETAKEN;
+    else if (rc < 0)
+      err = storage_fail(a, "cannot store an account", rc);
+  }
+  srv_pwhash_wipe(acc.password, sizeof acc.password);
+  if (err != 0) {
+    send_error(a, c, err, &j->id, j->kind);
+    job_done(j);
+    return;
+  }
+  p->account = true;
+  snprintf(p->name, sizeof p->name, "%s", j->name);
+  for (int k = 0; k < SRV_RATED_GAMES; k++)
+    p->ratings[k] = (srv_player_rating){1500.0, 350.0, 0};
+  srv_persist_player(a->persist, p); /* Its name is the account's now. */
+  srv_log_info("account", "player %s registered", p->id);
+  srv_event ev = {.type = SRV_EV_ACCOUNT, .id = &j->id};
+  ev.u.account.player = p;
+  srv_dispatch_send(a->d, c, &ev);
+  job_done(j);
+}
+
+int srv_account_register(srv_accounts *a, srv_client *c, const srv_cmd *cmd) {
+  srv_player *p = c->player;
+  if (p->account)
+    return SRV_EREGISTERED;
+  if (job_of(a, c) != NULL)
+    return SRV_EBUSY;
+  char name[SRV_NAME_SIZE], key[SRV_NAME_KEY_SIZE];
+  const char *why = NULL;
+  int rc = srv_names_account(cmd->name, name, sizeof name, key, &why);
+  if (rc != 0)
+    return rc;
+  srv_store_account acc;
+  rc = srv_store_account_by_key(a->store, key, &acc);
+  if (rc == 0)
+    return SRV_ENAMETAKEN;
+  if (rc != SRV_STORE_ENOTFOUND)
+    return storage_fail(a, "cannot read an account", rc);
+  if (limited(a, c, cmd, NULL))
+    return 0;
+  job *j = new_job(c, cmd, JOB_REGISTER);
+  if (j == NULL)
+    return SRV_ENOMEM;
+  snprintf(j->name, sizeof j->name, "%s", name);
+  snprintf(j->key, sizeof j->key, "%s", key);
+  j->player = p;
+  if ((rc = start(a, j, work_hash, done_register)) != 0)
+    return rc;
+  srv_attempts_add(a->by_addr, c->addr, now_ms(a));
+  return 0;
+}
+
+/* ---- login --------------------------------------------------------------------------------- */
+
+static void done_login(void *arg, bool cancelled) {
+  job *j = arg;
+  if (!finish(j, cancelled))
+    return;
+  srv_accounts *a = j->a;
+  srv_client *c = j->c;
+  srv_store_account acc;
+  memset(&acc, 0, sizeof acc);
+  int rc = 0, err = 0;
+  if (j->account_id[0] == '\0' || j->verified != 0) {
+    err = SRV_ECREDENTIALS;
+  } else {
+    /* The account may have gone, or its password changed, while the hash ran. */
+    rc = srv_store_account_by_key(a->store, j->key, &acc);
+    if (rc < 0 && rc != SRV_STORE_ENOTFOUND)
+      err = storage_fail(a, "cannot read an account", rc);
+    else if (rc != 0 || strcmp(acc.player, j->account_id) != 0 ||
+             strcmp(acc.password, j->stored) != 0)
+      err = SRV_ECREDENTIALS;
+  }
+  srv_pwhash_wipe(acc.password, sizeof acc.password);
+  if (err == SRV_ECREDENTIALS)
+    srv_attempts_add(a->by_name, j->key, now_ms(a));
+  srv_player *p = NULL;
+  if (err == 0) {
+    p = srv_ident_find_id(a->d->ident, j->account_id);
+    if (p != NULL) {
+      srv_ident_ref(p);
+    } else if ((rc = srv_ident_adopt(a->d->ident, j->account_id, acc.name, &p)) != 0) {
+      err = rc;
+    } else if (srv_persist_load_account(a->store, p) != 0) {
+      err = SRV_ESTORAGE;
+    }
+  }
+  char token[SRV_TOKEN_CHARS + 1];
+  uint8_t hash[32];
+  if (err == 0 && (rc = srv_ident_new_token(a->d->ident, p, token, hash)) != 0)
+    err = rc;
+  if (err != 0) {
+    if (p != NULL)
+      srv_ident_unref(a->d->ident, p);
+    send_error(a, c, err, &j->id, j->kind);
+    job_done(j);
+    return;
+  }
+  srv_attempts_clear(a->by_name, j->key);
+  if (j->hashed == 0 &&
+      (rc = srv_store_account_password(a->store, p->id, j->hash, a->time->wall(a->time))) < 0)
+    storage_fail(a, "cannot store a new password hash", rc); /* The old one still works. */
+  srv_persist_player(a->persist, p); /* Its sessions, the new one included. */
+  srv_log_info("account", "player %s logged in from %s", p->id, c->addr);
+  switch_client(a, c, p, hash, token, true, &j->id, NULL);
+  srv_ident_unref(a->d->ident, p);
+  job_done(j);
+}
+
+int srv_account_login(srv_accounts *a, srv_client *c, const srv_cmd *cmd) {
+  if (job_of(a, c) != NULL)
+    return SRV_EBUSY;
+  char key[SRV_NAME_KEY_SIZE];
+  if (srv_names_key(cmd->name, key, sizeof key) <= 0)
+    return SRV_ECREDENTIALS; /* No account has an empty key. */
+  if (limited(a, c, cmd, key))
+    return 0;
+  job *j = new_job(c, cmd, JOB_LOGIN);
+  if (j == NULL)
+    return SRV_ENOMEM;
+  snprintf(j->key, sizeof j->key, "%s", key);
+  srv_store_account acc;
+  int rc = srv_store_account_by_key(a->store, key, &acc);
+  if (rc == 0) {
+    snprintf(j->account_id, sizeof j->account_id, "%.*s", SRV_PLAYER_ID_CHARS, acc.player);
+    memcpy(j->stored, acc.password, sizeof j->stored);
+    srv_pwhash_wipe(acc.password, sizeof acc.password);
+  } else if (rc == SRV_STORE_ENOTFOUND) {
+    /* Nobody has that name: the check runs all the same, against a hash nobody matches. */
+    snprintf(j->stored, sizeof j->stored, "%s", srv_pwhash_dummy());
+  } else {
+    job_wipe_free(j);
+    return storage_fail(a, "cannot read an account", rc);
+  }
+  if ((rc = start(a, j, work_verify, done_login)) != 0)
+    return rc;
+  srv_attempts_add(a->by_addr, c->addr, now_ms(a));
+  return 0;
+}
+
+/* ---- logout, logout everywhere ------------------------------------------------------------- */
+
+int srv_account_logout(srv_accounts *a, srv_client *c, const srv_cmd *cmd) {
+  srv_player *p = c->player;
+  if (!p->account)
+    return SRV_ENOACCOUNT;
+  if (job_of(a, c) != NULL)
+    return SRV_EBUSY;
+  uint8_t token[32];
+  memcpy(token, c->token_hash, 32);
+  int rc = srv_store_session_delete(a->store, token);
+  if (rc < 0)
+    return storage_fail(a, "cannot delete a session", rc);
+  srv_ident_revoke(a->d->ident, token);
+  srv_log_info("account", "player %s logged out", p->id);
+  /* Only the connections that used this token: another device's session is not touched. */
+  return to_guests(a, p, token, NULL, c, &cmd->id, "logout");
+}
+
+int srv_account_logout_all(srv_accounts *a, srv_client *c, const srv_cmd *cmd) {
+  srv_player *p = c->player;
+  if (!p->account)
+    return SRV_ENOACCOUNT;
+  if (job_of(a, c) != NULL)
+    return SRV_EBUSY;
+  int rc = srv_store_sessions_revoke(a->store, p->id, NULL);
+  if (rc < 0)
+    return storage_fail(a, "cannot revoke sessions", rc);
+  srv_ident_revoke_all(a->d->ident, p, NULL);
+  srv_log_info("account", "player %s logged out everywhere", p->id);
+  return to_guests(a, p, NULL, NULL, c, &cmd->id, "logout_all");
+}
+
+/* ---- change_password ----------------------------------------------------------------------- */
+
+/* Reads p's account into *acc; SRV_ENOACCOUNT when it has none. */
+static int read_account(srv_accounts *a, const srv_player *p, srv_store_account *acc) {
+  int rc = srv_store_account_by_player(a->store, p->id, acc);
+  if (rc == SRV_STORE_ENOTFOUND)
+    return SRV_ENOACCOUNT;
+  return rc < 0 ? storage_fail(a, "cannot read an account", rc) : 0;
+}
+
+/* The checks every password job of an account starts with; queues it. */
+static int start_checked(srv_accounts *a, srv_client *c, const srv_cmd *cmd, job_kind kind,
+                         srv_work_done_fn done) {
+  srv_player *p = c->player;
+  if (!p->account)
+    return SRV_ENOACCOUNT;
+  if (job_of(a, c) != NULL)
+    return SRV_EBUSY;
+  srv_store_account acc;
+  int rc = read_account(a, p, &acc);
+  if (rc != 0)
+    return rc;
+  if (limited(a, c, cmd, acc.key)) {
+    srv_pwhash_wipe(acc.password, sizeof acc.password);
+    return 0;
+  }
+  job *j = new_job(c, cmd, kind);
+  if (j == NULL)
+    return SRV_ENOMEM;
+  memcpy(j->stored, acc.password, sizeof j->stored);
+  snprintf(j->key, sizeof j->key, "%s", acc.key);
+  srv_pwhash_wipe(acc.password, sizeof acc.password);
+  j->player = p;
+  if ((rc = start(a, j, work_verify, done)) != 0)
+    return rc;
+  srv_attempts_add(a->by_addr, c->addr, now_ms(a));
+  return 0;
+}
+
+/* The done callbacks' common checks for an account's job: the password matched (else the
+ * failure counts against the name), the connection is still the account's and its password did
+ * not change meanwhile. Returns 0 or the error to send. */
+static int check_done(job *j) {
+  srv_accounts *a = j->a;
+  if (j->verified != 0) {
+    srv_attempts_add(a->by_name, j->key, now_ms(a));
+    return SRV_ECREDENTIALS;
+  }
+  if (j->c->player != j->player || !j->player->account)
+    return SRV_EBUSY;
+  srv_store_account acc;
+  int rc = read_account(a, j->player, &acc);
+  if (rc == 0 && strcmp(acc.password, j->stored) != 0)
+    rc = SRV_ECREDENTIALS;
+  srv_pwhash_wipe(acc.password, sizeof acc.password);
+  return rc;
+}
+
+static void done_change(void *arg, bool cancelled) {
+  job *j = arg;
+  if (!finish(j, cancelled))
+    return;
+  srv_accounts *a = j->a;
+  srv_client *c = j->c;
+  srv_player *p = j->player;
+  int err = check_done(j), rc;
+  if (err == 0 && j->hashed != 0)
+    err = SRV_ENOMEM;
+  if (err == 0 &&
+      (rc = srv_store_account_password(a->store, p->id, j->hash, a->time->wall(a->time))) < 0)
+    err = storage_fail(a, "cannot store a password", rc);
+  /* Every other session ends: whoever knew the old password is logged out. */
+  if (err == 0 && (rc = srv_store_sessions_revoke(a->store, p->id, c->token_hash)) < 0)
+    err = storage_fail(a, "cannot revoke sessions", rc);
+  if (err != 0) {
+    send_error(a, c, err, &j->id, j->kind);
+    job_done(j);
+    return;
+  }
+  srv_ident_revoke_all(a->d->ident, p, c->token_hash);
+  srv_log_info("account", "player %s changed its password", p->id);
+  srv_event ev = {.type = SRV_EV_ACCOUNT, .id = &j->id};
+  ev.u.account.player = p;
+  srv_dispatch_send(a->d, c, &ev);
+  to_guests(a, p, NULL, c->token_hash, NULL, NULL, "password_changed");
+  job_done(j);
+}
+
+int srv_account_change_password(srv_accounts *a, srv_client *c, const srv_cmd *cmd) {
+  return start_checked(a, c, cmd, JOB_CHANGE, done_change);
+}
+
+/* ---- delete_account ------------------------------------------------------------------------ */
+
+static void done_delete(void *arg, bool cancelled) {
+  job *j = arg;
+  if (!finish(j, cancelled))
+    return;
+  srv_accounts *a = j->a;
+  srv_client *c = j->c;
+  srv_player *p = j->player;
+  int err = check_done(j);
+  if (err != 0) {
+    send_error(a, c, err, &j->id, j->kind);
+    job_done(j);
+    return;
+  }
+  /* Its games in progress are lost first (rated ones are rated in this batch), then everything
+   * that names it goes; its finished games stay with an anonymous seat. */
+  srv_rooms_forfeit(a->d->rooms, p);
+  int rc = srv_store_account_delete(a->store, p->id, SRV_ACCOUNT_DELETED_NAME);
+  if (rc < 0) {
+    send_error(a, c, storage_fail(a, "cannot delete an account", rc), &j->id, j->kind);
+    job_done(j);
+    return;
+  }
+  srv_log_info("account", "player %s deleted its account", p->id);
+  p->account = false;
+  p->deleted = true;
+  snprintf(p->name, sizeof p->name, "%s", SRV_ACCOUNT_DELETED_NAME);
+  srv_ident_revoke_all(a->d->ident, p, NULL);
+  to_guests(a, p, NULL, NULL, c, &j->id, "deleted");
+  job_done(j);
+}
+
+int srv_account_delete(srv_accounts *a, srv_client *c, const srv_cmd *cmd) {
+  return start_checked(a, c, cmd, JOB_DELETE, done_delete);
+}

@@ -1,0 +1,92 @@
+/* Accounts: a guest claims its identity with a name and a password (keeping every game it
+ * played), logs in from any device and gets its seats back, logs out here or everywhere, changes
+ * its password, deletes its account. Guests play exactly as before: nothing here is needed for
+ * anything but rated games.
+ *
+ * Sessions are the tokens of srv_ident.h: a login gives the connection a new token of the account
+ * (the client keeps it instead of its guest token); logging out revokes this connection's token,
+ * logging out everywhere every token of the account, and every connection that used a revoked
+ * token becomes a new guest on the spot (a welcome without a hello, "reason" saying why).
+ *
+ * Passwords are hashed with Argon2id (srv_pwhash.h) on a worker (srv_work.h), never on the loop
+ * thread: the handler checks what it can, copies what the work needs into a job and returns; the
+ * job's done callback applies the result on the loop thread, checking again what may have changed
+ * meanwhile (the name taken by another sign-up, the password changed by another device). A
+ * connection that closes while its job is in flight is forgotten by the job: nothing is applied,
+ * nothing is sent. One job per connection at a time (busy), and at most max_jobs in the server.
+ *
+ * Limits: failed logins per account name (attempts_per_name in window_ms), and password checks and
+ * sign-ups per client address (attempts_per_addr in window_ms); past them a request is refused at
+ * once with too_many_attempts and retry_after_ms, before any hashing. A successful login clears
+ * its name's failures.
+ *
+ * Replies (docs/protocol.md): register and change_password answer with an account frame; login,
+ * logout, logout_all and delete_account with the connection's new welcome (then, after a login,
+ * joined and state for every seat of the account).
+ *
+ * Storage: the account's writes (srv_store.h) join the loop turn's batch like the rooms' and are
+ * committed before the reply is released. A write refused at once is answered with storage_error
+ * and changes nothing; a commit that fails after it was accepted is logged by persistence (the
+ * memory already has the change; it is not taken back, unlike a move).
+ */
+#ifndef SRV_ACCOUNT_H
+#define SRV_ACCOUNT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "srv_client.h"
+#include "srv_msg.h"
+#include "srv_persist.h"
+#include "srv_store.h"
+#include "srv_time.h"
+#include "srv_work.h"
+
+struct srv_dispatch;
+typedef struct srv_accounts srv_accounts;
+
+typedef struct srv_accounts_config {
+  int attempts_per_name; /* Failed logins of one name per window. */
+  int attempts_per_addr; /* Password checks and sign-ups from one address per window. */
+  int64_t window_ms;
+  int max_jobs; /* Password hashes queued or running at once in the server. */
+} srv_accounts_config;
+
+/* The name a deleted account's games and rooms keep. */
+#define SRV_ACCOUNT_DELETED_NAME "[deleted]"
+
+/* Fills *cfg with the defaults: 5 failed logins per name and 30 checks per address in 10 minutes,
+ * 16 jobs. */
+void srv_accounts_config_init(srv_accounts_config *cfg);
+
+/* Returns the accounts over d (its rooms, ident and sink), store, persist, work and time (all
+ * borrowed; they must outlive it), or NULL when memory runs out or libsodium cannot start. cfg is
+ * copied (NULL: defaults). */
+srv_accounts *srv_accounts_new(struct srv_dispatch *d, srv_store *store, srv_persist *persist,
+                               srv_work *work, srv_time *time, const srv_accounts_config *cfg);
+
+/* Frees a. Jobs still in flight are detached: their done callbacks only free them, and the
+ * player references they held are given back now (ident must still be alive). NULL is allowed. */
+void srv_accounts_free(srv_accounts *a);
+
+/* c's connection is gone: its job in flight, if any, will apply nothing. */
+void srv_accounts_client_gone(srv_accounts *a, srv_client *c);
+
+/* Jobs queued or running. */
+size_t srv_accounts_pending(const srv_accounts *a);
+
+/* The check of a display name (borrowed) that player p (borrowed; NULL: a new guest) asks for in
+ * hello: not reserved (srv_names_display()), and not the name of an account other than p's.
+ * Returns 0, SRV_ENAMERESERVED, SRV_ENAMETAKEN, SRV_ENAMEINVALID or SRV_ESTORAGE. */
+int srv_accounts_check_name(srv_accounts *a, const srv_player *p, const char *name);
+
+/* The commands (cmd borrowed; c identified). Each returns 0 when it answered or queued a job, or a
+ * negative SRV_E* code (nothing changed, nothing sent). */
+int srv_account_register(srv_accounts *a, srv_client *c, const srv_cmd *cmd);
+int srv_account_login(srv_accounts *a, srv_client *c, const srv_cmd *cmd);
+int srv_account_logout(srv_accounts *a, srv_client *c, const srv_cmd *cmd);
+int srv_account_logout_all(srv_accounts *a, srv_client *c, const srv_cmd *cmd);
+int srv_account_change_password(srv_accounts *a, srv_client *c, const srv_cmd *cmd);
+int srv_account_delete(srv_accounts *a, srv_client *c, const srv_cmd *cmd);
+
+#endif

@@ -1,0 +1,209 @@
+/* A player's own games in progress (see srv_myrooms.h). */
+#include "srv_myrooms.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "srv_error.h"
+#include "srv_list.h"
+#include "srv_proto.h"
+
+/* A client that watches its list, in the table under its player and, while its list must go out
+ * again, in the dirty list. */
+typedef struct watcher {
+  srv_client *client;
+  struct watcher *hnext;
+  srv_list dirty; /* Linked while marked. */
+} watcher;
+
+struct srv_myrooms {
+  srv_rooms *rooms;
+  srv_sink sink;
+  watcher **buckets; /* By player (pointer), chained. */
+  size_t nbuckets, count;
+  srv_list dirty;
+};
+
+static size_t bucket_of(const srv_myrooms *m, const srv_player *p) {
+  uintptr_t h = (uintptr_t)p;
+  h ^= h >> 17;
+  h *= 0x9e3779b97f4a7c15u;
+  return (size_t)(h >> 7) & (m->nbuckets - 1);
+}
+
+static watcher *find(const srv_myrooms *m, const srv_client *c) {
+  for (watcher *w = m->buckets[bucket_of(m, c->player)]; w != NULL; w = w->hnext) {
+    if (w->client == c)
+      return w;
+  }
+  return NULL;
+}
+
+/* Marks the watchers of player p (NULL: nobody). */
+static void mark(srv_myrooms *m, const srv_player *p) {
+  if (p == NULL || m->count == 0)
+    return;
+  for (watcher *w = m->buckets[bucket_of(m, p)]; w != NULL; w = w->hnext) {
+    if (w->client->player == p && !srv_list_linked(&w->dirty))
+      srv_list_push_back(&m->dirty, &w->dirty);
+  }
+}
+
+/* The rooms' observer: a room's seated players see their list again. */
+static void on_changed(void *ud, const srv_room *room) {
+  srv_myrooms *m = ud;
+  mark(m, srv_room_seat(room, MC_SOUTH));
+  if (srv_room_seat(room, MC_NORTH) != srv_room_seat(room, MC_SOUTH))
+    mark(m, srv_room_seat(room, MC_NORTH));
+}
+
+/* The list of p's unfinished rooms, encoded answering id (NULL: none). NULL when memory runs
+ * out. */
+static srv_frame *encode(srv_myrooms *m, const srv_player *p, const srv_req_id *id) {
+  size_t n = 0, cap = 0;
+  srv_my_room *list = NULL;
+  for (const srv_room *r = srv_rooms_first(m->rooms); r != NULL; r = srv_rooms_next(r)) {
+    srv_status status = srv_room_status(r);
+    const srv_player *s = srv_room_seat(r, MC_SOUTH), *nn = srv_room_seat(r, MC_NORTH);
+    if (status == SRV_FINISHED || (s != p && nn != p))
+      continue;
+    if (n == cap) {
+      size_t grown = cap ? 2 * cap : 8;
+      srv_my_room *more = realloc(list, grown * sizeof *more);
+      if (more == NULL) {
+        free(list);
+        return NULL;
+      }
+      list = more;
+      cap = grown;
+    }
+    srv_my_room *e = &list[n++];
+    const mc_game *game = srv_room_game(r);
+    e->room = srv_room_code(r);
+    e->opts = srv_room_opts_of(r);
+    e->rules = mc_game_rules(game);
+    e->status = status;
+    e->you = s == p && nn == p ? SRV_SEAT_BOTH : s == p ? MC_SOUTH : MC_NORTH;
+    int other = e->you == MC_SOUTH ? MC_NORTH : MC_SOUTH;
+    e->opponent = e->you == SRV_SEAT_BOTH ? NULL : srv_room_seat(r, other);
+    e->opponent_connected = e->opponent != NULL && srv_room_seat_connected(r, other);
+    e->turn = status == SRV_PLAYING ? mc_game_pos(game)->turn : -1;
+    e->ply = (long)mc_game_ply(game);
+    e->game_no = srv_room_game_no(r);
+  }
+  srv_event ev = {.type = SRV_EV_MY_ROOMS, .id = id};
+  ev.u.my_rooms.rooms = list;
+  ev.u.my_rooms.n = n;
+  srv_frame *f = srv_proto_encode(&ev);
+  free(list);
+  return f;
+}
+
+/* Sends w's list (answering id, or NULL). */
+static int send_list(srv_myrooms *m, srv_client *c, const srv_req_id *id) {
+  srv_frame *f = encode(m, c->player, id);
+  if (f == NULL) {
+    m->sink.lost(m->sink.ud, c);
+    return SRV_ENOMEM;
+  }
+  srv_send_frame(&m->sink, c, f);
+  srv_frame_unref(f);
+  return 0;
+}
+
+static void grow(srv_myrooms *m) {
+  size_t n = m->nbuckets * 2;
+  watcher **b = calloc(n, sizeof *b);
+  if (b == NULL)
+    return; /* Longer chains, still correct. */
+  watcher **old = m->buckets;
+  size_t oldn = m->nbuckets;
+  m->buckets = b;
+  m->nbuckets = n;
+  for (size_t i = 0; i < oldn; i++) {
+    for (watcher *w = old[i], *next; w != NULL; w = next) {
+      next = w->hnext;
+      size_t k = bucket_of(m, w->client->player);
+      w->hnext = b[k];
+      b[k] = w;
+    }
+  }
+  free(old);
+}
+
+static void unwatch(srv_myrooms *m, srv_client *c) {
+  watcher **pp = &m->buckets[bucket_of(m, c->player)];
+  while (*pp != NULL && (*pp)->client != c)
+    pp = &(*pp)->hnext;
+  watcher *w = *pp;
+  if (w == NULL)
+    return;
+  *pp = w->hnext;
+  srv_list_remove(&w->dirty);
+  free(w);
+  m->count--;
+}
+
+int srv_myrooms_request(srv_myrooms *m, srv_client *c, const srv_cmd *cmd) {
+  if (cmd->watch && find(m, c) == NULL) {
+    watcher *w = calloc(1, sizeof *w);
+    if (w == NULL)
+      return SRV_ENOMEM;
+    if (m->count >= m->nbuckets)
+      grow(m);
+    w->client = c;
+    size_t k = bucket_of(m, c->player);
+    w->hnext = m->buckets[k];
+    m->buckets[k] = w;
+    m->count++;
+  } else if (!cmd->watch) {
+    unwatch(m, c);
+  }
+  return send_list(m, c, &cmd->id);
+}
+
+void srv_myrooms_flush(srv_myrooms *m) {
+  srv_list *it;
+  while ((it = srv_list_first(&m->dirty)) != NULL) {
+    watcher *w = srv_list_entry(it, watcher, dirty);
+    srv_list_remove(&w->dirty);
+    send_list(m, w->client, NULL);
+  }
+}
+
+void srv_myrooms_client_gone(srv_myrooms *m, srv_client *c) {
+  if (c->player != NULL)
+    unwatch(m, c);
+}
+
+srv_myrooms *srv_myrooms_new(srv_rooms *rooms, const srv_sink *sink) {
+  srv_myrooms *m = calloc(1, sizeof *m);
+  if (m == NULL)
+    return NULL;
+  m->rooms = rooms;
+  m->sink = *sink;
+  m->nbuckets = 64;
+  m->buckets = calloc(m->nbuckets, sizeof *m->buckets);
+  srv_list_init(&m->dirty);
+  srv_room_observer obs = {on_changed, on_changed, m};
+  if (m->buckets == NULL || srv_rooms_add_observer(rooms, &obs) != 0) {
+    free(m->buckets);
+    free(m);
+    return NULL;
+  }
+  return m;
+}
+
+void srv_myrooms_free(srv_myrooms *m) {
+  if (m == NULL)
+    return;
+  srv_rooms_remove_observer(m->rooms, m);
+  for (size_t i = 0; i < m->nbuckets; i++) {
+    for (watcher *w = m->buckets[i], *next; w != NULL; w = next) {
+      next = w->hnext;
+      free(w);
+    }
+  }
+  free(m->buckets);
+  free(m);
+}

@@ -1,0 +1,758 @@
+/* Accounts (srv_account.c) with the real dispatch, rooms, persistence and a real SQLite store in a
+ * temporary directory, on the fake clock, and a worker the test runs by hand: so that a
+ * connection can close while its password is being hashed. Passwords are hashed for real
+ * (Argon2id, about 40 ms each). */
+#include "harness.h"
+
+#include "srv_account.h"
+#include "srv_persist.h"
+#include "srv_store.h"
+#include "store_util.h"
+
+/* ---- A worker the test drives ---------------------------------------------------------------- */
+
+typedef struct queued {
+  srv_work_fn work;
+  srv_work_done_fn done;
+  void *arg;
+} queued;
+
+typedef struct fake_work {
+  srv_work base; /* First: a srv_work * is a fake_work *. */
+  queued q[64];
+  int n;
+} fake_work;
+
+static int fw_queue(srv_work *w, srv_work_fn work, srv_work_done_fn done, void *arg) {
+  fake_work *f = (fake_work *)w;
+  ASSERT(f->n < 64);
+  f->q[f->n++] = (queued){work, done, arg};
+  return 0;
+}
+
+/* Runs every queued work and its done call, in order (what is queued meanwhile too). */
+static void fw_run(fake_work *f) {
+  while (f->n > 0) {
+    queued q = f->q[0];
+    memmove(f->q, f->q + 1, (size_t)--f->n * sizeof f->q[0]);
+    q.work(q.arg);
+    q.done(q.arg, false);
+  }
+}
+
+/* ---- The world with storage and accounts ------------------------------------------------------
+ */
+
+typedef struct env {
+  world w;
+  char dir[256];
+  srv_store *store;
+  srv_persist *persist;
+  fake_work work;
+  srv_accounts *accounts;
+} env;
+
+static void env_open(env *e, const srv_accounts_config *cfg) {
+  world_init(&e->w, NULL);
+  char err[SRV_STORE_ERR_SIZE];
+  if (e->dir[0] == '\0')
+    tmp_dir(e->dir, sizeof e->dir);
+  ASSERT_EQ(srv_store_open(e->dir, NULL, &e->store, err), 0);
+  e->persist = srv_persist_new(e->store, e->w.ident, &e->w.time.base);
+  ASSERT_NOT_NULL(e->persist);
+  srv_recorder recorder = {srv_persist_record, e->persist};
+  srv_rooms_set_recorder(e->w.rooms, &recorder);
+  e->w.dispatch.store.restore = srv_persist_restore;
+  e->w.dispatch.store.player = srv_persist_player;
+  e->w.dispatch.store.ud = e->persist;
+  memset(&e->work, 0, sizeof e->work);
+  e->work.base.queue = fw_queue;
+  e->accounts =
+      srv_accounts_new(&e->w.dispatch, e->store, e->persist, &e->work.base, &e->w.time.base, cfg);
+  ASSERT_NOT_NULL(e->accounts);
+  e->w.dispatch.accounts = e->accounts;
+}
+
+/* Everything committed, as at the end of a loop turn. */
+static void commit(env *e) {
+  const srv_persist_lost *lost;
+  ASSERT_EQ(srv_persist_commit(e->persist, &lost), 0);
+}
+
+static void env_close(env *e) {
+  fw_run(&e->work);
+  srv_accounts_free(e->accounts);
+  commit(e);
+  world_free(&e->w);
+  srv_persist_free(e->persist);
+  srv_store_close(e->store);
+}
+
+/* A new connection from address addr saying hello (name NULL: a guest name; token NULL: none). */
+static void hello(env *e, tclient *t, const char *addr, const char *name, const char *token) {
+  memset(t, 0, sizeof *t);
+  srv_client_init(&t->c, t);
+  snprintf(t->c.addr, sizeof t->c.addr, "%s", addr);
+  char buf[512];
+  int n = snprintf(buf, sizeof buf, "{\"type\":\"hello\"%s%s%s%s%s%s}", name ? ",\"name\":\"" : "",
+                   name ? name : "", name ? "\"" : "", token ? ",\"token\":\"" : "",
+                   token ? token : "", token ? "\"" : "");
+  ASSERT(n > 0 && (size_t)n < sizeof buf);
+  ASSERT_EQ(run(&e->w, t, buf), 0);
+  ASSERT_NOT_NULL(last_of(t, "welcome"));
+}
+
+/* The token of t's last welcome (copied: the frames are forgotten on disconnect). */
+static void token_of(tclient *t, char *out) {
+  snprintf(out, SRV_TOKEN_CHARS + 1, "%s", field_s(t, "welcome", "token"));
+  ASSERT_EQ(strlen(out), SRV_TOKEN_CHARS);
+}
+
+static const char *error_code(tclient *t) {
+  return field_s(t, "error", "code");
+}
+
+/* Registers t as name with password and runs the hash. */
+static void sign_up(env *e, tclient *t, const char *name, const char *password) {
+  int before = count_of(t, "account");
+  ASSERT_EQ(runf(&e->w, t, "{\"type\":\"register\",\"id\":1,\"name\":\"%s\",\"password\":\"%s\"}",
+                 name, password),
+            0);
+  ASSERT_EQ(srv_accounts_pending(e->accounts), 1);
+  fw_run(&e->work);
+  ASSERT_EQ(count_of(t, "account"), before + 1);
+}
+
+/* The last state of room code that t received, or NULL. */
+static json_t *state_of(tclient *t, const char *code) {
+  for (int i = t->n - 1; i >= 0; i--) {
+    json_t *ev = t->events[i];
+    if (strcmp(json_string_value(json_object_get(ev, "type")), "state") == 0 &&
+        strcmp(json_string_value(json_object_get(ev, "room")), code) == 0)
+      return ev;
+  }
+  return NULL;
+}
+
+TEST_IMPL(register_claims_the_guest) {
+  env e = {0};
+  env_open(&e, NULL);
+  tclient a;
+  hello(&e, &a, "10.0.0.1", "Ana", NULL);
+  const char *id = field_s(&a, "welcome", "player");
+  char player[SRV_PLAYER_ID_CHARS + 1];
+  snprintf(player, sizeof player, "%s", id);
+  ASSERT(json_is_null(json_object_get(last_of(&a, "welcome"), "account")));
+  /* A game as a guest first: it stays the player's. */
+  tclient b;
+  hello(&e, &b, "10.0.0.2", "Bob", NULL);
+  ASSERT_EQ(run(&e.w, &a, "{\"type\":\"create\",\"game\":\"kalah\",\"seat\":\"south\"}"), 0);
+  const char *room = field_s(&a, "joined", "room");
+  char code[8];
+  snprintf(code, sizeof code, "%s", room);
+  ASSERT_EQ(runf(&e.w, &b, "{\"type\":\"join\",\"room\":\"%s\"}", code), 0);
+  ASSERT_EQ(runf(&e.w, &a, "{\"type\":\"resign\",\"room\":\"%s\"}", code), 0);
+  commit(&e);
+
+  ASSERT_EQ(run(&e.w, &a,
+                "{\"type\":\"register\",\"id\":7,\"name\":\"Ana_P\","
+                "\"password\":\"correct horse\"}"),
+            0);
+  /* Nothing is answered before the hash is made. */
+  ASSERT_NULL(last_of(&a, "account"));
+  fw_run(&e.work);
+  json_t *acc = last_of(&a, "account");
+  ASSERT_NOT_NULL(acc);
+  ASSERT_EQ(json_integer_value(json_object_get(acc, "id")), 7);
+  ASSERT_STR_EQ(json_string_value(json_object_get(acc, "player")), player);
+  ASSERT_STR_EQ(json_string_value(json_object_get(acc, "name")), "Ana_P");
+  json_t *kalah =
+      json_object_get(json_object_get(json_object_get(acc, "account"), "ratings"), "kalah");
+  ASSERT_EQ(json_integer_value(json_object_get(kalah, "rating")), 1500);
+  ASSERT_EQ(json_integer_value(json_object_get(kalah, "games")), 0);
+  ASSERT(a.c.player->account);
+  ASSERT_STR_EQ(a.c.player->name, "Ana_P");
+  commit(&e);
+  /* Stored: the account, its hash (Argon2id, never the password), the game still the player's. */
+  char sql[256];
+  snprintf(sql, sizeof sql,
+           "SELECT count(*) FROM accounts WHERE player = '%s' AND name = 'Ana_P' "
+           "AND name_key = 'ana_p' AND password LIKE '$argon2id$%%'",
+           player);
+  ASSERT_EQ(raw_int(e.dir, "SELECT count(*) FROM accounts WHERE password LIKE '%correct%'"), 0);
+  snprintf(sql, sizeof sql,
+           "SELECT count(*) FROM accounts WHERE player = '%s' AND name = 'Ana_P' AND "
+           "password LIKE '$argon2id$v=19$m=19456,t=2,p=1$%%'",
+           player);
+  ASSERT_EQ(raw_int(e.dir, sql), 1);
+  snprintf(sql, sizeof sql, "SELECT count(*) FROM games WHERE south = '%s'", player);
+  ASSERT_EQ(raw_int(e.dir, sql), 1);
+  /* Twice: already_registered, at once. */
+  ASSERT_EQ(run(&e.w, &a, "{\"type\":\"register\",\"name\":\"Other\",\"password\":\"12345678\"}"),
+            SRV_EREGISTERED);
+  disconnect(&e.w, &a);
+  disconnect(&e.w, &b);
+  env_close(&e);
+  rm_tree(e.dir);
+  return 0;
+}
+
+TEST_IMPL(register_refusals) {
+  env e = {0};
+  env_open(&e, NULL);
+  tclient a, b;
+  hello(&e, &a, "10.0.0.1", NULL, NULL);
+  hello(&e, &b, "10.0.0.2", NULL, NULL);
+  /* Names: shape, reserved words. Nothing is hashed for them. */
+  ASSERT_EQ(run(&e.w, &a, "{\"type\":\"register\",\"name\":\"ab\",\"password\":\"12345678\"}"),
+            SRV_ENAMEINVALID);
+  ASSERT_EQ(
+      run(&e.w, &a, "{\"type\":\"register\",\"name\":\"C0mputer\",\"password\":\"12345678\"}"),
+      SRV_ENAMERESERVED);
+  ASSERT_EQ(srv_accounts_pending(e.accounts), 0);
+  /* A short password never reaches the handler: the decoder answers weak_password. */
+  srv_cmd cmd;
+  srv_proto_error perr;
+  const char *weak = "{\"type\":\"register\",\"name\":\"Ana\",\"password\":\"1234567\"}";
+  ASSERT_EQ(srv_proto_decode(weak, strlen(weak), &cmd, &perr), SRV_EPASSWORD);
+  ASSERT_STR_EQ(perr.field, "password");
+  /* Eight characters, not bytes: "ééééééé" is seven characters in fourteen bytes. */
+  const char *weak2 = "{\"type\":\"register\",\"name\":\"Ana\",\"password\":\"\xc3\xa9\xc3\xa9\xc3"
+                      "\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\"}";
+  ASSERT_EQ(srv_proto_decode(weak2, strlen(weak2), &cmd, &perr), SRV_EPASSWORD);
+  /* The same name by two guests at once: the second one's done callback finds it taken. */
+  ASSERT_EQ(run(&e.w, &a, "{\"type\":\"register\",\"name\":\"Marta\",\"password\":\"12345678\"}"),
+            0);
+  ASSERT_EQ(run(&e.w, &b, "{\"type\":\"register\",\"name\":\"MARTA\",\"password\":\"abcdefgh\"}"),
+            0);
+  /* One job per connection. */
+  ASSERT_EQ(run(&e.w, &a, "{\"type\":\"register\",\"name\":\"Mar\",\"password\":\"12345678\"}"),
+            SRV_EBUSY);
+  fw_run(&e.work);
+  ASSERT_NOT_NULL(last_of(&a, "account"));
+  ASSERT_STR_EQ(error_code(&b), "name_taken");
+  ASSERT(!b.c.player->account);
+  /* And later a look-alike spelling is taken at once: Cyrillic а, М. */
+  ASSERT_EQ(run(&e.w, &b,
+                "{\"type\":\"register\",\"name\":\"\xd0\x9c\xd0\xb0rta\","
+                "\"password\":\"abcdefgh\"}"),
+            SRV_ENAMEINVALID); /* Mixed scripts. */
+  ASSERT_EQ(run(&e.w, &b, "{\"type\":\"register\",\"name\":\"M4rta\",\"password\":\"abcdefgh\"}"),
+            0);
+  fw_run(&e.work);
+  ASSERT_NOT_NULL(last_of(&b, "account"));
+  ASSERT_EQ(run(&e.w, &b, "{\"type\":\"register\",\"name\":\"marta\",\"password\":\"abcdefgh\"}"),
+            SRV_EREGISTERED);
+  disconnect(&e.w, &a);
+  disconnect(&e.w, &b);
+  env_close(&e);
+  rm_tree(e.dir);
+  return 0;
+}
+
+/* A guest may not call itself by an account's name; the account keeps its own name. */
+TEST_IMPL(names_in_hello) {
+  env e = {0};
+  env_open(&e, NULL);
+  tclient a, g;
+  hello(&e, &a, "10.0.0.1", NULL, NULL);
+  sign_up(&e, &a, "Zofia", "zofia-password");
+  char token[SRV_TOKEN_CHARS + 1];
+  token_of(&a, token);
+  memset(&g, 0, sizeof g);
+  srv_client_init(&g.c, &g);
+  ASSERT_EQ(run(&e.w, &g, "{\"type\":\"hello\",\"name\":\"zofia\"}"), SRV_ENAMETAKEN);
+  ASSERT_EQ(run(&e.w, &g, "{\"type\":\"hello\",\"name\":\"Z0FIA\"}"), SRV_ENAMETAKEN);
+  ASSERT_EQ(run(&e.w, &g, "{\"type\":\"hello\",\"name\":\"Computer\"}"), SRV_ENAMERESERVED);
+  ASSERT_NULL(g.c.player);
+  ASSERT_EQ(run(&e.w, &g, "{\"type\":\"hello\",\"name\":\"Zosia\"}"), 0);
+  disconnect(&e.w, &g);
+  /* The account itself, with its token: hello's name changes nothing. */
+  tclient a2;
+  hello(&e, &a2, "10.0.0.1", "Somebody", token);
+  ASSERT_STR_EQ(field_s(&a2, "welcome", "name"), "Zofia");
+  json_t *acc = json_object_get(last_of(&a2, "welcome"), "account");
+  ASSERT_STR_EQ(json_string_value(json_object_get(acc, "name")), "Zofia");
+  disconnect(&e.w, &a);
+  disconnect(&e.w, &a2);
+  env_close(&e);
+  rm_tree(e.dir);
+  return 0;
+}
+
+/* Log in on a second connection: the seats come back with joined and state; the token is new. */
+TEST_IMPL(login_recovers_seats) {
+  env e = {0};
+  env_open(&e, NULL);
+  tclient a, b;
+  hello(&e, &a, "10.0.0.1", NULL, NULL);
+  sign_up(&e, &a, "Ana", "correct horse");
+  char first[SRV_TOKEN_CHARS + 1];
+  snprintf(first, sizeof first, "%s", "");
+  hello(&e, &b, "10.0.0.2", "Bob", NULL);
+  ASSERT_EQ(run(&e.w, &a, "{\"type\":\"create\",\"game\":\"oware\",\"seat\":\"north\"}"), 0);
+  char code[8];
+  snprintf(code, sizeof code, "%s", field_s(&a, "joined", "room"));
+  ASSERT_EQ(runf(&e.w, &b, "{\"type\":\"join\",\"room\":\"%s\"}", code), 0);
+  srv_player *ana = a.c.player;
+  disconnect(&e.w, &a);
+  commit(&e);
+
+  /* Another device: a guest first, then the login. */
+  tclient d;
+  hello(&e, &d, "10.0.0.3", NULL, NULL);
+  char guest_token[SRV_TOKEN_CHARS + 1];
+  token_of(&d, guest_token);
+  ASSERT_EQ(run(&e.w, &d,
+                "{\"type\":\"login\",\"id\":\"l1\",\"name\":\"ana\","
+                "\"password\":\"correct horse\"}"),
+            0);
+  tclient_clear(&d);
+  fw_run(&e.work);
+  json_t *w = last_of(&d, "welcome");
+  ASSERT_NOT_NULL(w);
+  ASSERT_STR_EQ(json_string_value(json_object_get(w, "id")), "l1");
+  ASSERT_STR_EQ(json_string_value(json_object_get(w, "player")), ana->id);
+  ASSERT_STR_EQ(json_string_value(json_object_get(w, "name")), "Ana");
+  ASSERT(json_is_true(json_object_get(w, "resumed")));
+  const char *token = json_string_value(json_object_get(w, "token"));
+  ASSERT_EQ(strlen(token), SRV_TOKEN_CHARS);
+  ASSERT(strcmp(token, guest_token) != 0);
+  ASSERT(d.c.player == ana);
+  /* The seat: joined and a full state, North, with the opponent. */
+  ASSERT_STR_EQ(field_s(&d, "joined", "room"), code);
+  ASSERT_STR_EQ(field_s(&d, "joined", "seat"), "north");
+  ASSERT_STR_EQ(field_s(&d, "state", "you"), "north");
+  ASSERT_NOT_NULL(json_object_get(last_of(&d, "state"), "moves"));
+  commit(&e);
+  /* Two sessions of the account are stored: the claimed guest token and the login's. */
+  char sql[160];
+  snprintf(sql, sizeof sql, "SELECT count(*) FROM sessions WHERE player = '%s'", ana->id);
+  ASSERT_EQ(raw_int(e.dir, sql), 2);
+  /* The new token says hello as the account. */
+  char tok[SRV_TOKEN_CHARS + 1];
+  snprintf(tok, sizeof tok, "%s", token);
+  tclient d2;
+  hello(&e, &d2, "10.0.0.3", NULL, tok);
+  ASSERT(d2.c.player == ana);
+  disconnect(&e.w, &b);
+  disconnect(&e.w, &d);
+  disconnect(&e.w, &d2);
+  env_close(&e);
+  rm_tree(e.dir);
+  return 0;
+}
+
+TEST_IMPL(wrong_password_and_limits) {
+  env e = {0};
+  srv_accounts_config cfg;
+  srv_accounts_config_init(&cfg);
+  cfg.attempts_per_name = 3;
+  cfg.attempts_per_addr = 6;
+  cfg.window_ms = 60000;
+  env_open(&e, &cfg);
+  tclient a, x;
+  hello(&e, &a, "10.0.0.1", NULL, NULL);
+  sign_up(&e, &a, "Ana", "correct horse");
+  hello(&e, &x, "10.9.9.9", NULL, NULL);
+  srv_player *guest = x.c.player;
+  /* Wrong password, and a name nobody has: the same answer, after the same work. */
+  for (int i = 0; i < 3; i++) {
+    tclient_clear(&x);
+    ASSERT_EQ(run(&e.w, &x, "{\"type\":\"login\",\"name\":\"Ana\",\"password\":\"wrong horse\"}"),
+              0);
+    ASSERT_EQ(srv_accounts_pending(e.accounts), 1);
+    fw_run(&e.work);
+    ASSERT_STR_EQ(error_code(&x), "bad_credentials");
+    ASSERT_STR_EQ(field_s(&x, "error", "request"), "login");
+    ASSERT(x.c.player == guest);
+  }
+  /* The name's limit: refused at once, nothing hashed, with when to try again. */
+  tclient_clear(&x);
+  ASSERT_EQ(run(&e.w, &x, "{\"type\":\"login\",\"name\":\"ana\",\"password\":\"correct horse\"}"),
+            0);
+  ASSERT_EQ(srv_accounts_pending(e.accounts), 0);
+  ASSERT_STR_EQ(error_code(&x), "too_many_attempts");
+  long long retry = field_i(&x, "error", "retry_after_ms");
+  ASSERT(retry > 0 && retry <= 60000);
+  /* Other names are not limited by it; the address has 6: 3 used, 3 more. */
+  for (int i = 0; i < 3; i++) {
+    tclient_clear(&x);
+    ASSERT_EQ(run(&e.w, &x, "{\"type\":\"login\",\"name\":\"Nobody\",\"password\":\"whatever1\"}"),
+              0);
+    fw_run(&e.work);
+    ASSERT_STR_EQ(error_code(&x), "bad_credentials");
+  }
+  tclient_clear(&x);
+  ASSERT_EQ(run(&e.w, &x, "{\"type\":\"login\",\"name\":\"Else\",\"password\":\"whatever1\"}"), 0);
+  ASSERT_STR_EQ(error_code(&x), "too_many_attempts");
+  /* Another address is not: Ana logs in from it (the name waits, though). */
+  tclient y;
+  hello(&e, &y, "10.0.0.7", NULL, NULL);
+  ASSERT_EQ(run(&e.w, &y, "{\"type\":\"login\",\"name\":\"Else\",\"password\":\"whatever1\"}"), 0);
+  fw_run(&e.work);
+  ASSERT_STR_EQ(error_code(&y), "bad_credentials");
+  tclient_clear(&y);
+  ASSERT_EQ(run(&e.w, &y, "{\"type\":\"login\",\"name\":\"Ana\",\"password\":\"correct horse\"}"),
+            0);
+  ASSERT_STR_EQ(error_code(&y), "too_many_attempts");
+  /* After the window, the right password works and clears the name's failures. */
+  fake_advance(&e.w.time, 60001);
+  tclient_clear(&y);
+  ASSERT_EQ(run(&e.w, &y, "{\"type\":\"login\",\"name\":\"Ana\",\"password\":\"correct horse\"}"),
+            0);
+  fw_run(&e.work);
+  ASSERT_NOT_NULL(last_of(&y, "welcome"));
+  ASSERT(y.c.player == a.c.player);
+  disconnect(&e.w, &a);
+  disconnect(&e.w, &x);
+  disconnect(&e.w, &y);
+  env_close(&e);
+  rm_tree(e.dir);
+  return 0;
+}
+
+/* A connection that closes while its login is hashed: nothing is applied, nothing is sent, and the
+ * job is freed (ASan checks the rest). Then one whose accounts are freed under it. */
+TEST_IMPL(connection_gone_during_login) {
+  env e = {0};
+  env_open(&e, NULL);
+  tclient a, x;
+  hello(&e, &a, "10.0.0.1", NULL, NULL);
+  sign_up(&e, &a, "Ana", "correct horse");
+  srv_player *ana = a.c.player;
+  int refs = ana->refs;
+  hello(&e, &x, "10.0.0.2", NULL, NULL);
+  ASSERT_EQ(run(&e.w, &x, "{\"type\":\"login\",\"name\":\"Ana\",\"password\":\"correct horse\"}"),
+            0);
+  disconnect(&e.w, &x);
+  fw_run(&e.work);
+  ASSERT_EQ(srv_accounts_pending(e.accounts), 0);
+  ASSERT_EQ(ana->refs, refs); /* No connection of the login holds it. */
+  commit(&e);
+  char sql[160];
+  snprintf(sql, sizeof sql, "SELECT count(*) FROM sessions WHERE player = '%s'", ana->id);
+  ASSERT_EQ(raw_int(e.dir, sql), 1); /* No session was made for it. */
+  /* A change of password in flight when the accounts go (the server stops). */
+  ASSERT_EQ(run(&e.w, &a,
+                "{\"type\":\"change_password\",\"password\":\"correct horse\","
+                "\"new_password\":\"battery staple\"}"),
+            0);
+  ASSERT_EQ(srv_accounts_pending(e.accounts), 1);
+  srv_accounts_free(e.accounts);
+  e.w.dispatch.accounts = NULL;
+  e.accounts =
+      srv_accounts_new(&e.w.dispatch, e.store, e.persist, &e.work.base, &e.w.time.base, NULL);
+  e.w.dispatch.accounts = e.accounts;
+  tclient_clear(&a);
+  fw_run(&e.work); /* The detached job is only freed. */
+  ASSERT_NULL(last_of(&a, "account"));
+  ASSERT_NULL(last_of(&a, "error"));
+  disconnect(&e.w, &a);
+  env_close(&e);
+  rm_tree(e.dir);
+  return 0;
+}
+
+/* Logging out revokes this connection's token only; logging out everywhere revokes them all, and
+ * every connection of the account becomes a guest on the spot. */
+TEST_IMPL(logout_and_logout_everywhere) {
+  env e = {0};
+  env_open(&e, NULL);
+  tclient a, tab, d;
+  hello(&e, &a, "10.0.0.1", NULL, NULL);
+  sign_up(&e, &a, "Ana", "correct horse");
+  srv_player *ana = a.c.player; /* Compared as a pointer only once it may be gone. */
+  char ana_id[SRV_PLAYER_ID_CHARS + 1];
+  snprintf(ana_id, sizeof ana_id, "%s", ana->id);
+  char tok_a[SRV_TOKEN_CHARS + 1];
+  token_of(&a, tok_a);
+  hello(&e, &tab, "10.0.0.1", NULL, tok_a); /* A second tab of the same browser. */
+  ASSERT(tab.c.player == ana);
+  hello(&e, &d, "10.0.0.2", NULL, NULL);
+  ASSERT_EQ(run(&e.w, &d, "{\"type\":\"login\",\"name\":\"Ana\",\"password\":\"correct horse\"}"),
+            0);
+  fw_run(&e.work);
+  ASSERT(d.c.player == ana);
+  char tok_d[SRV_TOKEN_CHARS + 1];
+  token_of(&d, tok_d);
+  /* A guest cannot log out. */
+  tclient g;
+  hello(&e, &g, "10.0.0.3", NULL, NULL);
+  ASSERT_EQ(run(&e.w, &g, "{\"type\":\"logout\"}"), SRV_ENOACCOUNT);
+  ASSERT_EQ(run(&e.w, &g, "{\"type\":\"logout_all\"}"), SRV_ENOACCOUNT);
+
+  /* Logout on the first browser: both its tabs become the same new guest; the device stays. */
+  tclient_clear(&a);
+  tclient_clear(&tab);
+  ASSERT_EQ(run(&e.w, &a, "{\"type\":\"logout\",\"id\":3}"), 0);
+  json_t *wa = last_of(&a, "welcome"), *wt = last_of(&tab, "welcome");
+  ASSERT_NOT_NULL(wa);
+  ASSERT_NOT_NULL(wt);
+  ASSERT_EQ(json_integer_value(json_object_get(wa, "id")), 3);
+  ASSERT(json_is_false(json_object_get(wa, "resumed")));
+  ASSERT(json_is_null(json_object_get(wa, "account")));
+  ASSERT_STR_EQ(json_string_value(json_object_get(wt, "reason")), "logout");
+  ASSERT(a.c.player != ana && a.c.player == tab.c.player);
+  ASSERT(!a.c.player->account);
+  ASSERT(d.c.player == ana);
+  commit(&e);
+  /* The old token is nobody's now: it says hello as a new guest. */
+  tclient again;
+  hello(&e, &again, "10.0.0.1", NULL, tok_a);
+  ASSERT(again.c.player != ana);
+  ASSERT(json_is_false(json_object_get(last_of(&again, "welcome"), "resumed")));
+  disconnect(&e.w, &again);
+
+  /* Log out everywhere from a third device: the second device is told, and its token dies too. */
+  tclient t3;
+  hello(&e, &t3, "10.0.0.4", NULL, NULL);
+  ASSERT_EQ(run(&e.w, &t3, "{\"type\":\"login\",\"name\":\"Ana\",\"password\":\"correct horse\"}"),
+            0);
+  fw_run(&e.work);
+  tclient_clear(&d);
+  tclient_clear(&t3);
+  ASSERT_EQ(run(&e.w, &t3, "{\"type\":\"logout_all\",\"id\":9}"), 0);
+  ASSERT_EQ(field_i(&t3, "welcome", "id"), 9);
+  ASSERT_STR_EQ(field_s(&d, "welcome", "reason"), "logout_all");
+  ASSERT(d.c.player != ana && t3.c.player != ana && d.c.player != t3.c.player);
+  commit(&e);
+  char sql[160];
+  snprintf(sql, sizeof sql, "SELECT count(*) FROM sessions WHERE player = '%s'", ana_id);
+  ASSERT_EQ(raw_int(e.dir, sql), 0);
+  tclient back;
+  hello(&e, &back, "10.0.0.2", NULL, tok_d);
+  ASSERT(strcmp(back.c.player->id, ana_id) != 0);
+  disconnect(&e.w, &back);
+  /* The password still logs in. */
+  ASSERT_EQ(run(&e.w, &g, "{\"type\":\"login\",\"name\":\"Ana\",\"password\":\"correct horse\"}"),
+            0);
+  fw_run(&e.work);
+  ASSERT_STR_EQ(field_s(&g, "welcome", "name"), "Ana");
+  ASSERT_STR_EQ(field_s(&g, "welcome", "player"), ana_id);
+  ASSERT_NOT_NULL(g.c.player);
+  ASSERT(g.c.player->account);
+  disconnect(&e.w, &a);
+  disconnect(&e.w, &tab);
+  disconnect(&e.w, &d);
+  disconnect(&e.w, &g);
+  disconnect(&e.w, &t3);
+  env_close(&e);
+  rm_tree(e.dir);
+  return 0;
+}
+
+TEST_IMPL(change_password) {
+  env e = {0};
+  env_open(&e, NULL);
+  tclient a, d, x;
+  hello(&e, &a, "10.0.0.1", NULL, NULL);
+  sign_up(&e, &a, "Ana", "correct horse");
+  srv_player *ana = a.c.player;
+  hello(&e, &d, "10.0.0.2", NULL, NULL);
+  ASSERT_EQ(run(&e.w, &d, "{\"type\":\"login\",\"name\":\"Ana\",\"password\":\"correct horse\"}"),
+            0);
+  fw_run(&e.work);
+  ASSERT(d.c.player == ana);
+  /* The current password must be right. */
+  tclient_clear(&a);
+  ASSERT_EQ(run(&e.w, &a,
+                "{\"type\":\"change_password\",\"password\":\"wrong horse\","
+                "\"new_password\":\"battery staple\"}"),
+            0);
+  fw_run(&e.work);
+  ASSERT_STR_EQ(error_code(&a), "bad_credentials");
+  tclient_clear(&a);
+  tclient_clear(&d);
+  ASSERT_EQ(run(&e.w, &a,
+                "{\"type\":\"change_password\",\"id\":5,\"password\":\"correct horse\","
+                "\"new_password\":\"battery staple\"}"),
+            0);
+  fw_run(&e.work);
+  ASSERT_EQ(field_i(&a, "account", "id"), 5);
+  ASSERT(a.c.player == ana);
+  /* The other device knew the old password: it is logged out. */
+  ASSERT_STR_EQ(field_s(&d, "welcome", "reason"), "password_changed");
+  ASSERT(d.c.player != ana);
+  commit(&e);
+  hello(&e, &x, "10.0.0.3", NULL, NULL);
+  ASSERT_EQ(run(&e.w, &x, "{\"type\":\"login\",\"name\":\"Ana\",\"password\":\"correct horse\"}"),
+            0);
+  fw_run(&e.work);
+  ASSERT_STR_EQ(error_code(&x), "bad_credentials");
+  ASSERT_EQ(run(&e.w, &x, "{\"type\":\"login\",\"name\":\"Ana\",\"password\":\"battery staple\"}"),
+            0);
+  fw_run(&e.work);
+  ASSERT(x.c.player == ana);
+  disconnect(&e.w, &a);
+  disconnect(&e.w, &d);
+  disconnect(&e.w, &x);
+  env_close(&e);
+  rm_tree(e.dir);
+  return 0;
+}
+
+/* Deleting the account: its game in progress is lost by resignation, its games stay anonymised,
+ * everything that names it goes, the name is free again, its connections become guests. */
+TEST_IMPL(delete_account) {
+  env e = {0};
+  env_open(&e, NULL);
+  tclient a, b;
+  hello(&e, &a, "10.0.0.1", NULL, NULL);
+  sign_up(&e, &a, "Ana", "correct horse");
+  hello(&e, &b, "10.0.0.2", "Bob", NULL);
+  char ana_id[SRV_PLAYER_ID_CHARS + 1], code[8];
+  snprintf(ana_id, sizeof ana_id, "%s", a.c.player->id);
+  /* A finished game, then one in progress. */
+  ASSERT_EQ(run(&e.w, &a, "{\"type\":\"create\",\"game\":\"kalah\",\"seat\":\"south\"}"), 0);
+  snprintf(code, sizeof code, "%s", field_s(&a, "joined", "room"));
+  ASSERT_EQ(runf(&e.w, &b, "{\"type\":\"join\",\"room\":\"%s\"}", code), 0);
+  ASSERT_EQ(runf(&e.w, &b, "{\"type\":\"resign\",\"room\":\"%s\"}", code), 0);
+  ASSERT_EQ(run(&e.w, &a, "{\"type\":\"create\",\"game\":\"oware\",\"seat\":\"south\"}"), 0);
+  snprintf(code, sizeof code, "%s", field_s(&a, "joined", "room"));
+  ASSERT_EQ(runf(&e.w, &b, "{\"type\":\"join\",\"room\":\"%s\"}", code), 0);
+  commit(&e);
+  /* A wrong password deletes nothing. */
+  ASSERT_EQ(run(&e.w, &a, "{\"type\":\"delete_account\",\"password\":\"nope nope\"}"), 0);
+  fw_run(&e.work);
+  ASSERT_STR_EQ(error_code(&a), "bad_credentials");
+  ASSERT(a.c.player->account);
+  tclient_clear(&a);
+  tclient_clear(&b);
+  ASSERT_EQ(run(&e.w, &a, "{\"type\":\"delete_account\",\"id\":4,\"password\":\"correct horse\"}"),
+            0);
+  fw_run(&e.work);
+  json_t *w = last_of(&a, "welcome");
+  ASSERT_NOT_NULL(w);
+  ASSERT_EQ(json_integer_value(json_object_get(w, "id")), 4);
+  ASSERT(json_is_null(json_object_get(w, "account")));
+  ASSERT(strcmp(a.c.player->id, ana_id) != 0);
+  /* The game in progress: Bob won by resignation. */
+  json_t *st = state_of(&b, code);
+  ASSERT_NOT_NULL(st);
+  ASSERT_STR_EQ(json_string_value(json_object_get(st, "status")), "finished");
+  json_t *res = json_object_get(st, "result");
+  ASSERT_STR_EQ(json_string_value(json_object_get(res, "winner")), "north");
+  ASSERT_STR_EQ(json_string_value(json_object_get(res, "reason")), "resignation");
+  commit(&e);
+  char sql[200];
+  const char *gone[] = {"accounts WHERE player", "sessions WHERE player", "players WHERE id",
+                        "ratings WHERE player",  "games WHERE south",     "games WHERE north"};
+  for (size_t i = 0; i < sizeof gone / sizeof gone[0]; i++) {
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM %s = '%s'", gone[i], ana_id);
+    ASSERT_EQ(raw_int(e.dir, sql), 0);
+  }
+  /* Both games stay, with Bob, and the anonymous seat. */
+  ASSERT_EQ(raw_int(e.dir, "SELECT count(*) FROM games WHERE south IS NULL AND "
+                           "south_name = '[deleted]' AND north_name = 'Bob' AND "
+                           "ended_ms IS NOT NULL"),
+            2);
+  /* The name is free: someone else may take it. */
+  ASSERT_EQ(
+      run(&e.w, &b, "{\"type\":\"register\",\"name\":\"ana\",\"password\":\"bobs password\"}"), 0);
+  fw_run(&e.work);
+  ASSERT_NOT_NULL(last_of(&b, "account"));
+  disconnect(&e.w, &a);
+  disconnect(&e.w, &b);
+  env_close(&e);
+  rm_tree(e.dir);
+  return 0;
+}
+
+/* A rated room: only accounts sit in it, and its end changes both ratings in the batch of the
+ * result; the state says by how much. */
+TEST_IMPL(rated_game) {
+  env e = {0};
+  env_open(&e, NULL);
+  tclient a, b, g;
+  hello(&e, &a, "10.0.0.1", NULL, NULL);
+  hello(&e, &b, "10.0.0.2", NULL, NULL);
+  hello(&e, &g, "10.0.0.3", NULL, NULL);
+  const char *rated = "{\"type\":\"create\",\"game\":\"kalah\",\"seat\":\"south\",\"rated\":true,"
+                      "\"clock\":{\"initial_ms\":300000,\"increment_ms\":2000}}";
+  ASSERT_EQ(run(&e.w, &a, rated), SRV_EACCOUNTREQ);
+  sign_up(&e, &a, "Ana", "correct horse");
+  sign_up(&e, &b, "Bob", "correct horse");
+  ASSERT_EQ(run(&e.w, &a, rated), 0);
+  char code[8];
+  snprintf(code, sizeof code, "%s", field_s(&a, "joined", "room"));
+  ASSERT(json_is_true(json_object_get(last_of(&a, "state"), "rated")));
+  ASSERT_EQ(runf(&e.w, &g, "{\"type\":\"join\",\"room\":\"%s\"}", code), SRV_EACCOUNTREQ);
+  ASSERT_EQ(runf(&e.w, &g, "{\"type\":\"join\",\"room\":\"%s\",\"role\":\"spectator\"}", code), 0);
+  ASSERT_EQ(runf(&e.w, &b, "{\"type\":\"join\",\"room\":\"%s\"}", code), 0);
+  json_t *st = last_of(&b, "state");
+  json_t *south = json_object_get(json_object_get(st, "players"), "south");
+  ASSERT_EQ(json_integer_value(json_object_get(south, "rating")), 1500);
+  ASSERT(json_is_true(json_object_get(south, "provisional")));
+  ASSERT_EQ(runf(&e.w, &b, "{\"type\":\"resign\",\"room\":\"%s\"}", code), 0);
+  st = last_of(&g, "state");
+  json_t *change = json_object_get(st, "rating_change");
+  ASSERT(json_is_object(change));
+  /* Two new players, South wins: 1662.31 and 1337.69 (test_rating.c works them out). */
+  ASSERT_EQ(json_integer_value(json_object_get(json_object_get(change, "south"), "after")), 1662);
+  ASSERT_EQ(json_integer_value(json_object_get(json_object_get(change, "north"), "after")), 1338);
+  ASSERT_EQ(json_integer_value(json_object_get(json_object_get(change, "south"), "before")), 1500);
+  south = json_object_get(json_object_get(st, "players"), "south");
+  ASSERT_EQ(json_integer_value(json_object_get(south, "rating")), 1662);
+  commit(&e);
+  ASSERT_EQ(raw_int(e.dir, "SELECT count(*) FROM ratings WHERE game = 'kalah' AND games = 1"), 2);
+  ASSERT_EQ(raw_int(e.dir, "SELECT count(*) FROM rating_history"), 2);
+  ASSERT_EQ(raw_int(e.dir, "SELECT rated FROM games"), 1);
+  ASSERT_EQ(raw_int(e.dir, "SELECT round(rating) FROM ratings WHERE wins = 1"), 1662);
+  /* Unrated boards are refused as rated by the decoder. */
+  srv_cmd cmd;
+  srv_proto_error perr;
+  const char *odd = "{\"type\":\"create\",\"game\":\"kalah\",\"houses\":5,\"rated\":true,"
+                    "\"clock\":{\"initial_ms\":300000}}";
+  ASSERT_EQ(srv_proto_decode(odd, strlen(odd), &cmd, &perr), SRV_EBADREQ);
+  ASSERT_STR_EQ(perr.field, "rated");
+  const char *untimed = "{\"type\":\"quick\",\"game\":\"oware\",\"rated\":true}";
+  ASSERT_EQ(srv_proto_decode(untimed, strlen(untimed), &cmd, &perr), SRV_EBADREQ);
+  disconnect(&e.w, &a);
+  disconnect(&e.w, &b);
+  disconnect(&e.w, &g);
+  env_close(&e);
+  rm_tree(e.dir);
+  return 0;
+}
+
+/* Quick play in a rated pool pairs by rating when there is a choice. */
+TEST_IMPL(rated_quick_pairs_by_rating) {
+  env e = {0};
+  env_open(&e, NULL);
+  tclient p[4];
+  const char *names[] = {"Strong", "Weak", "Middle", "Seeker"};
+  for (int i = 0; i < 4; i++) {
+    char addr[16];
+    snprintf(addr, sizeof addr, "10.0.0.%d", i + 1);
+    hello(&e, &p[i], addr, NULL, NULL);
+    sign_up(&e, &p[i], names[i], "correct horse");
+  }
+  /* Ratings as storage would have given them: the seeker is 1500. */
+  p[0].c.player->ratings[MC_KALAH].rating = 2200;
+  p[1].c.player->ratings[MC_KALAH].rating = 900;
+  p[2].c.player->ratings[MC_KALAH].rating = 1580;
+  const char *quick = "{\"type\":\"quick\",\"game\":\"kalah\",\"rated\":true,"
+                      "\"clock\":{\"initial_ms\":180000,\"increment_ms\":2000}}";
+  for (int i = 0; i < 3; i++)
+    ASSERT_EQ(run(&e.w, &p[i], quick), 0);
+  ASSERT_EQ(run(&e.w, &p[3], quick), 0);
+  /* The middle one (80 away), though it came last of the three. */
+  ASSERT_STR_EQ(field_s(&p[3], "joined", "room"), field_s(&p[2], "joined", "room"));
+  ASSERT_STR_EQ(field_s(&p[3], "state", "status"), "playing");
+  /* A casual quick play is another pool: the rated rooms are not offered to it. */
+  tclient c;
+  hello(&e, &c, "10.0.0.9", NULL, NULL);
+  ASSERT_EQ(run(&e.w, &c,
+                "{\"type\":\"quick\",\"game\":\"kalah\","
+                "\"clock\":{\"initial_ms\":180000,\"increment_ms\":2000}}"),
+            0);
+  ASSERT_STR_EQ(field_s(&c, "state", "status"), "waiting");
+  ASSERT_EQ(run(&e.w, &c, quick), SRV_EACCOUNTREQ);
+  for (int i = 0; i < 4; i++)
+    disconnect(&e.w, &p[i]);
+  disconnect(&e.w, &c);
+  env_close(&e);
+  rm_tree(e.dir);
+  return 0;
+}
