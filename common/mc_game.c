@@ -160,14 +160,13 @@ int mc_game_play(mc_game *game, int house, mc_trace *trace) {
   mc_pos next = game->pos;
   mc_result res = {0};
   size_t trace_len = trace ? trace->len : 0;
+  size_t history_len = game->history_len; /* Before a new epoch empties the history. */
   if (trace)
     trace->len = 0;
   int rc = mc__play(&next, &game->rules, house, trace, &res);
   if (rc == 0 && game->rules.kind != MC_KALAH) {
     /* Repetition (Oware 6, Congkak 8): the third occurrence of pits and side to move. */
-    if (mc__epoch(&next) != mc__epoch(&game->pos)) {
-      game->history_len = 0;
-    } else {
+    if (mc__epoch(&next) == mc__epoch(&game->pos)) {
       int seen = 0;
       for (size_t i = 0; i < game->history_len; i++)
         seen += mc_pos_same(&game->history[i], &next);
@@ -185,8 +184,10 @@ int mc_game_play(mc_game *game, int house, mc_trace *trace) {
   game->can_undo = true;
   game->undo_pos = game->pos;
   game->undo_history0 = game->history[0];
-  game->undo_history_len = game->history_len;
+  game->undo_history_len = history_len;
   game->undo_result = game->result;
+  if (game->rules.kind != MC_KALAH && mc__epoch(&next) != mc__epoch(&game->pos))
+    game->history_len = 0; /* A new epoch: no earlier position can come back. */
   game->moves[game->ply] = (uint8_t)house;
   game->movers[game->ply] = game->pos.turn;
   game->ply++;

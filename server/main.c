@@ -12,6 +12,7 @@
 #include "srv_computer.h"
 #include "srv_config.h"
 #include "srv_dispatch.h"
+#include "srv_gameid.h"
 #include "srv_ident.h"
 #include "srv_lobby.h"
 #include "srv_log.h"
@@ -75,6 +76,20 @@ static void on_stopped(void *arg) {
   a->net = NULL;
 }
 
+/* A write through a memory mapping of a file that can no longer be written (SQLite maps the
+ * database's -shm) is a SIGBUS. The store checks its files before every batch, commit and read
+ * (srv_store.h), so this should not happen; if it does anyway, the log says why before the process
+ * dies (nothing unacknowledged is lost: frames go out only after their commit). */
+static void on_sigbus(int sig) {
+  static const char line[] =
+      "ERROR main: SIGBUS: a file mapped into memory (the database's -shm) cannot be written "
+      "any more; stopping at once\n";
+  ssize_t w = write(STDERR_FILENO, line, sizeof line - 1);
+  (void)w;
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
 static void on_signal(uv_signal_t *h, int signum) {
   (void)h;
   srv_log_info("main", "%s: stopping", signum == SIGINT ? "SIGINT" : "SIGTERM");
@@ -119,6 +134,10 @@ int main(int argc, char **argv) {
   srv_log_set_level(cfg.log_level);
   srv_log_hook_lws();
   signal(SIGPIPE, SIG_IGN);
+  struct sigaction bus;
+  memset(&bus, 0, sizeof bus);
+  bus.sa_handler = on_sigbus;
+  sigaction(SIGBUS, &bus, NULL);
   srv_log_info("main", "mancala-server %s starting (pid %ld)", MANCALA_VERSION, (long)getpid());
   srv_config_log(&cfg);
 
@@ -133,6 +152,12 @@ int main(int argc, char **argv) {
     return 1;
   }
   srv_log_info("main", "storage: %s (synchronous %s)", srv_store_path(app.store), cfg.sync);
+  unsigned char gamekey[SRV_GAMEID_KEY_LEN];
+  if ((rc = srv_store_secret(app.store, "game_id", gamekey, sizeof gamekey)) != 0) {
+    srv_log_error("main", "cannot read the key of the public game ids: %s", srv_store_strerror(rc));
+    return 1;
+  }
+  srv_gameid_set_key(gamekey);
   if ((app.api = srv_api_new(app.store)) == NULL)
     return 1;
 
@@ -146,9 +171,16 @@ int main(int argc, char **argv) {
   srv_sink sink = {0};
   if (app.net != NULL)
     srv_net_sink(app.net, &sink);
-  srv_room_limits limits = {
-      cfg.abandon_ms, cfg.idle_room_ms, cfg.finished_room_ms, cfg.rooms_per_player, cfg.max_rooms,
-      cfg.rate,       cfg.burst};
+  srv_room_limits limits = {cfg.abandon_ms,
+                            cfg.idle_room_ms,
+                            cfg.finished_room_ms,
+                            cfg.rooms_per_player,
+                            cfg.max_rooms,
+                            cfg.waiting_room_ms,
+                            cfg.rooms_per_ip,
+                            cfg.public_rooms_per_ip,
+                            cfg.rate,
+                            cfg.burst};
   app.rooms = app.net && app.ident ? srv_rooms_new(&app.time, app.ident, &sink, &limits) : NULL;
   app.lobby = app.rooms ? srv_lobby_new(app.rooms, &app.time, &sink) : NULL;
   app.myrooms = app.rooms ? srv_myrooms_new(app.rooms, &sink) : NULL;
@@ -170,7 +202,7 @@ int main(int argc, char **argv) {
   app.turn = (srv_turn){app.lobby,
                         app.persist,
                         app.rooms,
-                        {srv_net_mark, srv_net_drop_room, srv_net_release, app.net},
+                        {srv_net_drop_room, srv_net_answer_dropped, srv_net_release, app.net},
                         app.myrooms};
   srv_net_set_turn_hook(app.net, srv_turn_end, &app.turn);
   srv_net_routes routes = {gauges, &app, srv_api_get, app.api};
@@ -183,6 +215,9 @@ int main(int argc, char **argv) {
   app.dispatch.store.restore = srv_persist_restore;
   app.dispatch.store.player = srv_persist_player;
   app.dispatch.store.ud = app.persist;
+  app.dispatch.time = &app.time;
+  app.dispatch.players_per_addr = cfg.players_per_ip;
+  srv_lobby_set_limit(app.lobby, cfg.watchers_per_ip);
   /* Accounts hash passwords on libuv's thread pool; their results come back to this loop. */
   srv_work_init_uv(&app.work, &app.loop);
   srv_accounts_config acfg;
@@ -224,11 +259,13 @@ int main(int argc, char **argv) {
   srv_persist_free(app.persist);
   srv_ident_free(app.ident);
   srv_api_free(app.api);
+  /* What the last commit holds was never acknowledged (a frame goes out only after the commit
+   * of its turn, and the connections are gone): its failure is logged, and the stop is still the
+   * clean stop SIGTERM asked for (exit 0, docs/server.md). */
   rc = srv_store_commit(app.store);
-  if (rc != 0) {
-    srv_log_error("main", "the last commit failed: %s", srv_store_strerror(rc));
-    status = 1;
-  }
+  if (rc != 0)
+    srv_log_error("main", "the last commit failed: %s (nothing acknowledged was in it)",
+                  srv_store_strerror(rc));
   srv_store_close(app.store);
   srv_proto_encode_cleanup();
   rc = uv_loop_close(&app.loop);
@@ -236,6 +273,7 @@ int main(int argc, char **argv) {
     srv_log_error("main", "the loop still has handles at exit: %s", uv_strerror(rc));
     status = 1;
   }
+  srv_log_flush(); /* The counts of repeated lines left out (srv_log.h). */
   if (status == 0)
     srv_log_info("main", "stopped cleanly");
   return status;

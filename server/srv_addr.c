@@ -148,3 +148,21 @@ void srv_addr_client(const srv_addr_list *trusted, const char *peer, const char 
     end = start > 0 ? start - 1 : 0;
   }
 }
+
+void srv_addr_key(const char *ip, char *out, size_t size) {
+  int family;
+  uint8_t addr[16];
+  char text[INET6_ADDRSTRLEN];
+  if (parse_ip(ip, &family, addr) != 0) {
+    snprintf(out, size, "%s", ip);
+    return;
+  }
+  if (family == 4) {
+    inet_ntop(AF_INET, addr, text, sizeof text);
+    snprintf(out, size, "%s", text);
+    return;
+  }
+  memset(addr + 8, 0, 8);
+  inet_ntop(AF_INET6, addr, text, sizeof text);
+  snprintf(out, size, "%s/64", text);
+}

@@ -40,4 +40,10 @@ bool srv_addr_list_match(const srv_addr_list *list, const char *ip);
 void srv_addr_client(const srv_addr_list *trusted, const char *peer, const char *xff, char *out,
                      size_t size);
 
+/* Writes into out (size bytes) the key a client address (the text srv_addr_client() wrote) is
+ * counted under by the per-address limits: an IPv4 address itself; for an IPv6 address its /64
+ * network ("2001:db8:1:2::/64"), since one subscriber usually holds a whole /64 and could
+ * otherwise count as millions of addresses. Unparsable text is its own key. */
+void srv_addr_key(const char *ip, char *out, size_t size);
+
 #endif

@@ -1,5 +1,6 @@
 /* The game archive over HTTP (see srv_api.h). */
 #include "srv_api.h"
+#include "srv_gameid.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -56,19 +57,6 @@ static int reply_error(int status, const char *code, const char *message, char *
   return status;
 }
 
-/* Parses a positive decimal id that fills [s, end). Returns it, or 0. */
-static int64_t parse_id(const char *s, const char *end) {
-  int64_t v = 0;
-  if (s == end || end - s > 18 || *s == '0')
-    return 0;
-  for (; s < end; s++) {
-    if (*s < '0' || *s > '9')
-      return 0;
-    v = v * 10 + (*s - '0');
-  }
-  return v;
-}
-
 /* Adds to the archive record j (borrowed) the position before the first move ("start") and, per
  * move, the position after it ("pits", "burnt") and its steps ("trace"), replayed through the
  * engine: the server is the rules authority. Returns 0 or SRV_ENOMEM. */
@@ -118,7 +106,7 @@ done:
 static int game_route(srv_api *api, const char *s, char **body, const char **type) {
   size_t len = strlen(s);
   bool text = len > 4 && strcmp(s + len - 4, ".txt") == 0;
-  int64_t id = parse_id(s, s + len - (text ? 4 : 0));
+  int64_t id = srv_gameid_parse(s, len - (text ? 4 : 0));
   if (id == 0)
     return reply_error(404, "not_found", "No such game.", body, type);
   srv_store_game *g = NULL;
@@ -195,9 +183,12 @@ static int json_reply(json_t *j, char **body, const char **type) {
  * spelling of it finds it). */
 static int profile_route(srv_api *api, const char *name, const char *query, char **body,
                          const char **type) {
-  long limit, before;
-  if (!int_arg(query, "limit", 1, 100, 20, &limit) ||
-      !int_arg(query, "before", 1, LONG_MAX, 0, &before))
+  long limit;
+  /* before: the public id of a game (srv_gameid.h), as next_before gives it. */
+  char before_buf[SRV_GAMEID_LEN + 2];
+  const char *before_s = arg(query, "before", before_buf, sizeof before_buf);
+  int64_t before = before_s != NULL ? srv_gameid_parse(before_s, strlen(before_s)) : 0;
+  if (!int_arg(query, "limit", 1, 100, 20, &limit) || (before_s != NULL && before <= 0))
     return reply_error(400, "bad_request", "limit is 1..100 and before a game id.", body, type);
   char key[SRV_NAME_KEY_SIZE];
   srv_store_account acc;

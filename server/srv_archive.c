@@ -1,5 +1,6 @@
 /* The game archive: JSON and text records of stored games (see srv_archive.h). */
 #include "srv_archive.h"
+#include "srv_gameid.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,7 +52,9 @@ static json_t *seat_json(builder *b, const srv_store_seat *s) {
 
 /* The fields a game record and a games list share. */
 static void summary_fields(builder *b, json_t *o, const srv_store_game *g) {
-  put(b, o, "id", json_integer(g->id));
+  char id[SRV_GAMEID_LEN + 1]; /* The public id (srv_gameid.h), never the store's number. */
+  srv_gameid_format(g->id, id);
+  put(b, o, "id", json_string(id));
   put(b, o, "game", json_string(mc_kind_name(g->rules.kind)));
   put(b, o, "houses", json_integer(g->rules.houses));
   put(b, o, "seeds", json_integer(g->rules.seeds));
@@ -104,7 +107,6 @@ json_t *srv_archive_game_json(const srv_store_game *g, srv_store_bad_row *bad) {
   builder b = {false};
   json_t *o = json_object();
   summary_fields(&b, o, g);
-  put(&b, o, "room", json_string(g->room));
   put(&b, o, "game_no", json_integer(g->game_no));
   json_t *moves = json_array();
   for (size_t i = 0; i < g->n_moves; i++) {
@@ -191,8 +193,8 @@ int srv_archive_game_text(const srv_store_game *g, char **out, srv_store_bad_row
   strbuf sb = {NULL, 0, 0, false};
   char text[160];
   sb_tag(&sb, "Event", "Mancala Online");
-  sb_tag(&sb, "Site", g->room);
-  snprintf(text, sizeof text, "%lld", (long long)g->id);
+  sb_tag(&sb, "Site", "?"); /* Not the room's code: a private room's code lets one in. */
+  srv_gameid_format(g->id, text);
   sb_tag(&sb, "Id", text);
   time_t t = (time_t)(g->started_ms / 1000);
   struct tm tm;

@@ -16,7 +16,7 @@
 #include "srv_store.h"
 
 /* Returns a new reference to the JSON record of game (borrowed):
- *   {"id":12,"room":"K7QX2M","game_no":1,"game":"kalah","houses":6,"seeds":4,
+ *   {"id":"3f9c0d1e22a7b845","game_no":1,"game":"kalah","houses":6,"seeds":4,
  *    "options":{"empty_capture":false},
  *    "players":{"south":{"id":"…","name":"Ana","computer":false,"level":null},"north":…},
  *    "clock":{"initial_ms":300000,"increment_ms":2000} or null,"rated":false,
@@ -24,6 +24,8 @@
  *    "started":<unix ms>,"ended":<unix ms> or null,"ply":N,
  *    "moves":[{"ply":0,"seat":"south","house":3,"clock_ms":298000 or null,"at":<unix ms>},…],
  *    "record":"kalah 6x4\n3 1 …\n"}
+ * "id" is the public id (srv_gameid.h), never the store's number; the room's code is not shown
+ * (security probe, finding 5: a private room's code lets a stranger in as a spectator).
  * "options" holds the options of the game's rules with their values (as in the protocol's
  * create). Returns NULL when memory runs out or when game does not replay (then *bad, when not
  * NULL, says why; see srv_store_replay()). */
@@ -33,8 +35,8 @@ json_t *srv_archive_game_json(const srv_store_game *game, srv_store_bad_row *bad
  * of PGN, into a new NUL-terminated string *out (free with free()):
  *
  *   [Event "Mancala Online"]
- *   [Site "K7QX2M"]
- *   [Id "12"]
+ *   [Site "?"]
+ *   [Id "3f9c0d1e22a7b845"]
  *   [Date "2026.11.29"]
  *   [Game "kalah"]
  *   [Board "6x4"]
@@ -57,7 +59,7 @@ json_t *srv_archive_game_json(const srv_store_game *game, srv_store_bad_row *bad
 int srv_archive_game_text(const srv_store_game *game, char **out, srv_store_bad_row *bad);
 
 /* Returns a new reference to the recent games of player_id (borrowed) from list (borrowed):
- *   {"player":"<id>","games":[{"id":12,"game":"kalah","houses":6,"seeds":4,"options":{…},
+ *   {"player":"<id>","games":[{"id":"3f9c0d1e22a7b845","game":"kalah","houses":6,"seeds":4,"options":{…},
  *     "players":{…},"clock":…,"result":…,"reason":…,"score":[s,n],"started":…,"ended":…,
  *     "ply":N,"seat":"south"|"north"|"both","rating":{"after":1512.3,"diff":12.3}},…]}
  * "seat" is where player_id sat; "rating" (a rated game, in a list read with its ratings) is

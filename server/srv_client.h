@@ -19,6 +19,8 @@ typedef struct srv_client {
   uint8_t token_hash[32]; /* The SHA-256 of the token it identified with (its session). */
   char addr[64];          /* The client's address as the limits count it ("" when unknown). */
   void *conn;             /* The owner's data; nothing else touches it. */
+  struct srv_peer *peer;  /* Its address's entry (srv_peer.h; the owner holds the reference), or
+                           * NULL: not counted by address (the unit tests). */
 } srv_client;
 
 /* Initialises c for the connection conn (borrowed): no player, no room, not watching. */
@@ -30,6 +32,7 @@ static inline void srv_client_init(srv_client *c, void *conn) {
   memset(c->token_hash, 0, sizeof c->token_hash);
   c->addr[0] = '\0';
   c->conn = conn;
+  c->peer = NULL;
 }
 
 #endif

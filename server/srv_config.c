@@ -69,8 +69,21 @@ static const opt options[] = {
             "WebSocket connections in total"),
     INT_OPT("max-per-ip", "MANCALA_MAX_PER_IP", max_per_ip, 1, 1000000, 64,
             "WebSocket connections per client address"),
+    INT_OPT("hello-s", "MANCALA_HELLO_S", hello_s, 1, 3600, 10,
+            "seconds a new connection has to say hello before it is closed"),
     INT_OPT("rooms-per-player", "MANCALA_ROOMS_PER_PLAYER", rooms_per_player, 1, 10000, 10,
             "unfinished rooms one player may be seated in"),
+    INT_OPT("rooms-per-ip", "MANCALA_ROOMS_PER_IP", rooms_per_ip, 1, 10000000, 64,
+            "rooms waiting or playing created from one client address"),
+    INT_OPT("public-rooms-per-ip", "MANCALA_PUBLIC_ROOMS_PER_IP", public_rooms_per_ip, 1, 10000000,
+            32, "of those, public rooms (all one address can list in the lobby)"),
+    INT_OPT("watchers-per-ip", "MANCALA_WATCHERS_PER_IP", watchers_per_ip, 1, 1000000, 32,
+            "connections of one client address that watch the lobby"),
+    INT_OPT("players-per-ip", "MANCALA_PLAYERS_PER_IP", players_per_ip, 1, 1000000, 60,
+            "new players (hello without a known token) one client address may make a minute, "
+            "as many at once"),
+    INT_OPT("waiting-room-ms", "MANCALA_WAITING_ROOM_MS", waiting_room_ms, 100, 86400000, 60000,
+            "a waiting room nobody is in is closed after this long"),
     INT_OPT("max-rooms", "MANCALA_MAX_ROOMS", max_rooms, 1, 10000000, 100000,
             "rooms in memory at once"),
     INT_OPT("computer-ms", "MANCALA_COMPUTER_MS", computer_ms, 10, 60000, 1000,
@@ -261,7 +274,7 @@ void srv_config_help(FILE *out, const char *prog) {
 }
 
 void srv_config_log(const srv_config *cfg) {
-  char line[1200];
+  char line[1600];
   size_t n = 0;
   for (size_t i = 0; i < N_OPTIONS && n < sizeof line; i++) {
     const opt *o = &options[i];

@@ -24,7 +24,13 @@ typedef struct srv_config {
   int hangup_s;            /* Idle seconds before a silent connection is dropped. */
   int max_connections;     /* WebSocket connections in total. */
   int max_per_ip;          /* WebSocket connections per client address. */
+  int hello_s;             /* Seconds a connection has to say hello. */
   int rooms_per_player;    /* Unfinished rooms a player may hold a seat in. */
+  int rooms_per_ip;        /* Unfinished rooms created from one client address. */
+  int public_rooms_per_ip; /* Public unfinished rooms created from one client address. */
+  int watchers_per_ip;     /* Lobby watchers of one client address. */
+  int players_per_ip;      /* New identities a minute (and at once) from one client address. */
+  int waiting_room_ms;     /* A waiting room nobody is in is closed after this long. */
   int max_rooms;           /* Rooms in memory at once. */
   int computer_ms;         /* The computer's time a move at level 6, every level's cap. */
   int computer_threads;    /* The computer's searches at once; 0: CPUs - 1, at least 1. */

@@ -22,7 +22,9 @@ typedef struct srv_dispatch_store {
   /* A token unknown in memory: returns the player storage knows for it, adopted into the
    * registry, with a new reference (the caller's), or NULL. */
   srv_player *(*restore)(void *ud, const char *token);
-  /* Every hello: records the player (borrowed), new or known. Errors are logged. */
+  /* A hello that renames a player it knows: records the new name (player borrowed). A new
+   * player is not recorded by hello: storage records it when it first sits down (a room's seat).
+   * Errors are logged. */
   void (*player)(void *ud, const srv_player *player);
   void *ud;
 } srv_dispatch_store;
@@ -37,6 +39,10 @@ typedef struct srv_dispatch {
   srv_ident *ident;
   srv_sink sink;
   srv_dispatch_store store;
+  /* New players (hello without a known token) per client address (srv_client.peer): at most
+   * players_per_addr a minute, as many at once, on time's clock; 0 or time NULL: no limit. */
+  srv_time *time;
+  int players_per_addr;
   struct srv_accounts *accounts; /* NULL: the account commands are unsupported. */
 } srv_dispatch;
 

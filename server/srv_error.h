@@ -27,8 +27,9 @@
   X(NOTHINGBACK, "nothing_to_take_back", "There is no move of yours to take back.")                \
   X(NOTOVER, "not_finished", "The game is still going on.")                                        \
   X(UNSUPPORTED, "unsupported", "This server does not support that yet.")                          \
-  X(ROOMS, "too_many_rooms", "You are seated in too many rooms.")                                  \
+  X(ROOMS, "too_many_rooms", "Too many unfinished rooms for you or your address.")                 \
   X(CONNS, "too_many_connections", "Too many connections: try again later.")                       \
+  X(WATCHERS, "too_many_watchers", "Too many lobby watchers from your address.")                   \
   X(SERVERFULL, "server_full", "The server cannot take more rooms right now.")                     \
   X(ACCOUNTREQ, "account_required", "Rated games are between two players with accounts.")          \
   X(NAMEINVALID, "name_invalid", "That name is not allowed.")                                      \

@@ -6,6 +6,7 @@
 #include "srv_account.h"
 #include "srv_error.h"
 #include "srv_names.h"
+#include "srv_peer.h"
 
 /* The name a guest asks for must be a name a guest may have: not reserved, not an account's (an
  * account keeps its own name whatever hello says). */
@@ -39,6 +40,12 @@ int srv_hello(srv_dispatch *d, srv_client *c, const srv_cmd *cmd) {
     if (rename)
       memcpy(p->name, cmd->name, sizeof p->name);
   } else {
+    /* A new player: counted against its address's rate (one address cannot mint players without
+     * end). */
+    if (d->time != NULL && d->players_per_addr > 0 && c->peer != NULL &&
+        !srv_peer_take_hello(c->peer, d->time->now(d->time), d->players_per_addr,
+                             d->players_per_addr))
+      return SRV_ERATE;
     char name[SRV_NAME_SIZE];
     if (cmd->has_name)
       memcpy(name, cmd->name, sizeof name);
@@ -55,8 +62,8 @@ int srv_hello(srv_dispatch *d, srv_client *c, const srv_cmd *cmd) {
       srv_ident_unref(d->ident, owned);
     return rc;
   }
-  if (d->store.player != NULL)
-    d->store.player(d->store.ud, p); /* New, renamed, or lost with an earlier batch. */
+  if (d->store.player != NULL && resumed && rename)
+    d->store.player(d->store.ud, p); /* A rename; a new guest is stored when it sits down. */
   srv_event ev = {.type = SRV_EV_WELCOME, .id = &cmd->id};
   ev.u.welcome.player = p;
   ev.u.welcome.token = token;

@@ -6,8 +6,9 @@
 
 #include "srv_dispatch.h"
 
-/* The hello handler (cmd borrowed). Returns 0, SRV_EAGAIN (already identified), SRV_ENOMEM or
- * SRV_EINTERNAL; on error nothing changed. */
+/* The hello handler (cmd borrowed). Returns 0, SRV_EAGAIN (already identified), SRV_ERATE (a new
+ * player over its address's rate, srv_dispatch.players_per_addr), SRV_ENOMEM or SRV_EINTERNAL;
+ * on error nothing changed. */
 int srv_hello(srv_dispatch *d, srv_client *c, const srv_cmd *cmd);
 
 #endif

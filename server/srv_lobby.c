@@ -5,6 +5,7 @@
 
 #include "srv_error.h"
 #include "srv_list.h"
+#include "srv_peer.h"
 #include "srv_pool.h"
 #include "srv_proto.h"
 
@@ -18,6 +19,7 @@ struct srv_lobby {
   uint64_t sent_ms;  /* ...last at this time. */
   srv_timer *timer;  /* Sends a change that came too soon after the last list. */
   srv_frame *list;   /* The list as it is now, encoded once for everyone; NULL after a change. */
+  int per_addr;      /* Watchers one client address may have; 0: no limit. */
 };
 
 /* A room is listed when it is public, for two people, and not finished; a waiting room only while
@@ -82,10 +84,19 @@ static srv_frame *encode(srv_lobby *lobby) {
 }
 
 static void watch(srv_lobby *lobby, srv_client *c, bool on) {
-  if (on && !srv_list_linked(&c->watch))
+  if (on && !srv_list_linked(&c->watch)) {
     srv_list_push_front(&lobby->watchers, &c->watch);
-  else if (!on)
+    if (c->peer != NULL)
+      c->peer->watchers++;
+  } else if (!on && srv_list_linked(&c->watch)) {
     srv_list_remove(&c->watch);
+    if (c->peer != NULL)
+      c->peer->watchers--;
+  }
+}
+
+void srv_lobby_set_limit(srv_lobby *lobby, int watchers_per_addr) {
+  lobby->per_addr = watchers_per_addr;
 }
 
 /* The list as it is now (borrowed), encoded at most once per change; NULL when memory runs out. */
@@ -96,6 +107,9 @@ static srv_frame *current(srv_lobby *lobby) {
 }
 
 int srv_lobby_request(srv_lobby *lobby, srv_client *c, const srv_cmd *cmd) {
+  if (cmd->watch && !srv_list_linked(&c->watch) && c->peer != NULL && lobby->per_addr > 0 &&
+      c->peer->watchers >= lobby->per_addr)
+    return SRV_EWATCHERS;
   srv_frame *list = current(lobby);
   srv_frame *f = NULL;
   if (list != NULL)

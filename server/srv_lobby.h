@@ -26,11 +26,16 @@ typedef struct srv_lobby srv_lobby;
  * through sink (copied) and pacing with time (borrowed), or NULL when memory runs out. */
 srv_lobby *srv_lobby_new(srv_rooms *rooms, srv_time *time, const srv_sink *sink);
 
+/* Sets how many connections of one client address (srv_client.peer) may watch at once; 0 (the
+ * default) for no limit. A watcher over it gets SRV_EWATCHERS and nothing. */
+void srv_lobby_set_limit(srv_lobby *lobby, int watchers_per_addr);
+
 /* Frees the lobby (the watchers must be gone) and stops observing the rooms. NULL is allowed. */
 void srv_lobby_free(srv_lobby *lobby);
 
 /* The lobby command (cmd borrowed): the list to c, answering the request, and c watches (or with
- * "watch":false stops). Returns 0 or SRV_ENOMEM (nothing changed). */
+ * "watch":false stops). Returns 0, SRV_EWATCHERS (c's address has its watchers) or SRV_ENOMEM
+ * (nothing changed). */
 int srv_lobby_request(srv_lobby *lobby, srv_client *c, const srv_cmd *cmd);
 
 /* Sends the list to the watchers when it changed since the last flush (paced, see above). Call

@@ -16,6 +16,11 @@
  * Cyrillic. Reserved words (the computer's name in every language of the client, "admin...",
  * "guest..." and a few others) cannot be taken; a guest may still call itself "Guest ...".
  *
+ * The display-name check (srv_name_check()) is the one every name a person chooses for others to
+ * read goes through (hello's name): it must show something and must not reorder the text around
+ * it. Its character rule is srv_text_unsafe() (srv_text.h), the one chat lines are cleaned by,
+ * with the plain bidirectional marks refused as well.
+ *
  * Pure functions: no allocation, no state. Every name is UTF-8.
  */
 #ifndef SRV_NAMES_H
@@ -46,5 +51,17 @@ int srv_names_account(const char *name, char *out, size_t out_size, char *key, c
  * SRV_ENAMERESERVED or SRV_ENAMEINVALID (not UTF-8). Whether an account owns the key is the
  * caller's question (srv_account.h). */
 int srv_names_display(const char *name, char *key);
+
+/* Characters (code points) a name may have after trimming. */
+#define SRV_NAME_CHARS 24
+
+/* Checks the name of len bytes at s (borrowed; valid UTF-8, as the JSON decoder gives it) after
+ * trimming spaces at both ends: 1..SRV_NAME_CHARS characters; no character srv_text_unsafe()
+ * refuses (control characters; the bidirectional embeddings, overrides and isolates) and no
+ * bidirectional mark (U+061C, U+200E, U+200F), which would reorder what follows the name; and at
+ * least one visible character: a name of only spaces of any kind, zero-width characters, fillers,
+ * joiners, variation selectors, tags or combining marks is refused. Writes the trimmed name into
+ * out (size bytes, NUL-terminated) and returns 0, or returns SRV_EBADREQ (out untouched). */
+int srv_name_check(const char *s, size_t len, char *out, size_t size);
 
 #endif

@@ -7,13 +7,16 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "srv_addr.h"
 #include "srv_error.h"
+#include "srv_http.h"
 #include "srv_keepalive.h"
 #include "srv_list.h"
 #include "srv_log.h"
 #include "srv_metrics.h"
+#include "srv_peer.h"
 #include "srv_proto.h"
 #include "srv_rlimit.h"
 #include "srv_send.h"
@@ -37,7 +40,6 @@ _Static_assert(SRV_FRAME_PRE >= LWS_PRE, "frames need LWS_PRE bytes of headroom"
 typedef struct out_entry {
   srv_frame *frame; /* One reference, the queue's. */
   uint64_t turn;    /* The loop turn that queued it: held until that turn is released. */
-  uint64_t seq;     /* Queue order across the server (srv_net_drop_room() keeps later ones). */
 } out_entry;
 
 /* A connection's outgoing queue: the entries v[head..tail) in order, oldest first. The last
@@ -70,22 +72,25 @@ typedef struct conn {
   uint64_t refill_ms;
   int strikes;
   char ip[64];
+  uint64_t opened_ms;
+  srv_list unhello;      /* In net->unhello until it says hello. */
   srv_list link;         /* In net->conns once established. */
   srv_list held;         /* In net->held while it has frames of the current turn. */
   srv_keepalive_conn ka; /* In net->ka while open. */
   bool ping_due;         /* Write a ping at the next writeable callback. */
 } conn;
 
+/* An answer dropped with a room's states (srv_net_drop_room()): the request it answered. */
+typedef struct dropped_reply {
+  struct conn *c;
+  srv_req_id id;
+} dropped_reply;
+
 /* Per HTTP request with a generated body. */
 typedef struct http_req {
   unsigned char *body; /* LWS_PRE + len bytes. */
   size_t len;
 } http_req;
-
-typedef struct ip_count {
-  char ip[64];
-  int n;
-} ip_count;
 
 struct srv_net {
   uv_loop_t *loop;
@@ -104,13 +109,15 @@ struct srv_net {
   srv_static *files; /* The web client's files, with validators and gzip (srv_static.h). */
   srv_list conns;    /* Every established connection. */
   long nconns;
-  ip_count *ips;
-  size_t nips, capips;
+  srv_peers *peers; /* Every client address (srv_peer.h): connections per address. */
+  srv_list unhello; /* Connections that have not said hello yet, oldest first. */
+  uv_timer_t hello_timer;
   uv_prepare_t prepare;
-  uint64_t turn; /* Frames queued now belong to this turn; earlier turns are released. */
-  uint64_t seq;  /* The number of frames ever queued (out_entry.seq). */
-  srv_sink sink; /* Queues for a client's connection (srv_send.h). */
-  srv_list held; /* Connections with frames of the current turn. */
+  uint64_t turn;          /* Frames queued now belong to this turn; earlier turns are released. */
+  srv_sink sink;          /* Queues for a client's connection (srv_send.h). */
+  srv_list held;          /* Connections with frames of the current turn. */
+  dropped_reply *dropped; /* Answers srv_net_drop_room() dropped this turn. */
+  size_t n_dropped, cap_dropped;
   void (*turn_hook)(void *arg);
   void *turn_hook_arg;
   srv_net_routes routes;
@@ -126,43 +133,6 @@ struct srv_net {
 
 static uint64_t now_ms(void) {
   return uv_hrtime() / 1000000u;
-}
-
-/* ---- Address limits ------------------------------------------------------------------------ */
-
-static ip_count *ip_find(srv_net *net, const char *ip) {
-  for (size_t i = 0; i < net->nips; i++) {
-    if (strcmp(net->ips[i].ip, ip) == 0)
-      return &net->ips[i];
-  }
-  return NULL;
-}
-
-static int ip_add(srv_net *net, const char *ip) {
-  ip_count *e = ip_find(net, ip);
-  if (e == NULL) {
-    if (net->nips == net->capips) {
-      size_t cap = net->capips ? net->capips * 2 : 16;
-      ip_count *p = realloc(net->ips, cap * sizeof *p);
-      if (p == NULL)
-        return SRV_ENOMEM;
-      net->ips = p;
-      net->capips = cap;
-    }
-    e = &net->ips[net->nips++];
-    snprintf(e->ip, sizeof e->ip, "%s", ip);
-    e->n = 0;
-  }
-  e->n++;
-  return 0;
-}
-
-static void ip_remove(srv_net *net, const char *ip) {
-  ip_count *e = ip_find(net, ip);
-  if (e == NULL)
-    return;
-  if (--e->n == 0)
-    *e = net->ips[--net->nips];
 }
 
 /* ---- The outgoing queue: the only way anything is sent ------------------------------------- */
@@ -253,7 +223,7 @@ static void net_queue(void *ud, srv_client *to, srv_frame *f) {
     }
   }
   /* Not written yet: the frame waits for the end of this loop turn (see on_prepare()). */
-  out_entry e = {srv_frame_ref(f), net->turn, ++net->seq};
+  out_entry e = {srv_frame_ref(f), net->turn};
   if (!queue_append(q, &e)) {
     srv_frame_unref(f);
     conn_drop(net, c, "out of memory");
@@ -278,24 +248,71 @@ void srv_net_sink(srv_net *net, srv_sink *out) {
   *out = net->sink;
 }
 
-uint64_t srv_net_mark(void *ud) {
-  return ((srv_net *)ud)->seq;
+static int grow_dropped(srv_net *net) {
+  size_t cap = net->cap_dropped ? 2 * net->cap_dropped : 16;
+  dropped_reply *v = realloc(net->dropped, cap * sizeof *v);
+  if (v == NULL)
+    return SRV_ENOMEM;
+  net->dropped = v;
+  net->cap_dropped = cap;
+  return 0;
 }
 
-void srv_net_drop_room(void *ud, const char *code, uint64_t mark) {
+int srv_net_drop_room(void *ud, const char *code) {
   srv_net *net = ud;
+  int dropped = 0;
   srv_list_foreach (it, &net->held) {
     conn *c = srv_list_entry(it, conn, held);
     out_queue *q = &c->q;
     for (size_t i = q->head; i < q->tail;) {
       const out_entry *e = &q->v[i];
-      if (e->turn >= net->turn && e->seq <= mark && e->frame->type == SRV_EV_STATE &&
-          strcmp(e->frame->room, code) == 0)
-        queue_remove(q, i);
-      else
+      const srv_frame *f = e->frame;
+      if (e->turn < net->turn || f->type != SRV_EV_STATE || strcmp(f->room, code) != 0) {
         i++;
+        continue;
+      }
+      if (f->reply && !c->doomed) {
+        /* The answer to a request: remembered, so that the request gets an error instead. */
+        dropped_reply *d = NULL;
+        if (net->n_dropped < net->cap_dropped ||
+            grow_dropped(net) == 0) /* Out of memory: the request goes unanswered. */
+          d = &net->dropped[net->n_dropped++];
+        if (d != NULL) {
+          d->c = c;
+          srv_proto_peek_id(srv_frame_text(f), f->len, &d->id);
+        }
+      }
+      queue_remove(q, i);
+      dropped++;
     }
   }
+  return dropped;
+}
+
+/* Whether c's queue holds an error of this turn answering id. */
+static bool answered(const srv_net *net, const conn *c, const srv_req_id *id) {
+  const out_queue *q = &c->q;
+  for (size_t i = q->head; i < q->tail; i++) {
+    const out_entry *e = &q->v[i];
+    srv_req_id other;
+    if (e->turn < net->turn || e->frame->type != SRV_EV_ERROR)
+      continue;
+    srv_proto_peek_id(srv_frame_text(e->frame), e->frame->len, &other);
+    if (other.kind == id->kind && other.num == id->num && strcmp(other.str, id->str) == 0)
+      return true;
+  }
+  return false;
+}
+
+void srv_net_answer_dropped(void *ud) {
+  srv_net *net = ud;
+  for (size_t i = 0; i < net->n_dropped; i++) {
+    dropped_reply *d = &net->dropped[i];
+    if (d->id.kind == SRV_ID_NONE || d->c->doomed || d->c->closing || answered(net, d->c, &d->id))
+      continue;
+    srv_dispatch_error(net->dispatch, &d->c->client, SRV_ESTORAGE, &d->id, NULL, NULL);
+  }
+  net->n_dropped = 0;
 }
 
 void srv_net_set_routes(srv_net *net, const srv_net_routes *routes) {
@@ -387,25 +404,31 @@ static void conn_open(srv_net *net, conn *c, struct lws *wsi) {
   c->wsi = wsi;
   c->net = net;
   srv_client_init(&c->client, c);
-  char peer[64] = "", xff[512];
+  char peer[64] = "", xff[512], key[64];
   lws_get_peer_simple(wsi, peer, sizeof peer);
   bool has_xff = lws_hdr_copy(wsi, xff, sizeof xff, WSI_TOKEN_X_FORWARDED_FOR) > 0;
   srv_addr_client(&net->proxies, peer, has_xff ? xff : NULL, c->ip, sizeof c->ip);
-  snprintf(c->client.addr, sizeof c->client.addr, "%s", c->ip);
+  srv_addr_key(c->ip, key, sizeof key);
+  snprintf(c->client.addr, sizeof c->client.addr, "%s", key);
   c->tokens = net->cfg.burst;
   c->refill_ms = now_ms();
+  c->opened_ms = c->refill_ms;
   srv_list_push_front(&net->conns, &c->link);
-  ip_count *e = ip_find(net, c->ip);
+  srv_peer *p = net->stopping ? NULL : srv_peers_get(net->peers, key);
   if (net->stopping) {
     conn_error(net, c, SRV_ECONNS, NULL, LWS_CLOSE_STATUS_GOINGAWAY, "server shutting down");
-  } else if (net->nconns >= net->cfg.max_connections || (e && e->n >= net->cfg.max_per_ip)) {
-    srv_log_info("net", "refusing %s: too many connections", c->ip);
-    conn_error(net, c, SRV_ECONNS, NULL, CLOSE_TRY_AGAIN_LATER, "too many connections");
-  } else if (ip_add(net, c->ip) != 0) {
+  } else if (p == NULL) {
     conn_error(net, c, SRV_ENOMEM, NULL, CLOSE_TRY_AGAIN_LATER, "out of memory");
+  } else if (net->nconns >= net->cfg.max_connections || p->connections >= net->cfg.max_per_ip) {
+    srv_log_info("net", "refusing %s: too many connections", c->ip);
+    srv_peer_unref(p);
+    conn_error(net, c, SRV_ECONNS, NULL, CLOSE_TRY_AGAIN_LATER, "too many connections");
   } else {
     c->open = true;
+    c->client.peer = p;
+    p->connections++;
     net->nconns++;
+    srv_list_push_back(&net->unhello, &c->unhello);
     srv_keepalive_add(&net->ka, &c->ka, uv_now(net->loop));
     srv_log_debug("net", "connection from %s (%ld open)", c->ip, net->nconns);
   }
@@ -414,10 +437,13 @@ static void conn_open(srv_net *net, conn *c, struct lws *wsi) {
 static void conn_closed(srv_net *net, conn *c) {
   if (c->open) {
     srv_dispatch_client_gone(net->dispatch, &c->client);
-    ip_remove(net, c->ip);
+    c->client.peer->connections--;
+    srv_peer_unref(c->client.peer);
+    c->client.peer = NULL;
     net->nconns--;
     c->open = false;
   }
+  srv_list_remove(&c->unhello);
   queue_clear(&c->q);
   srv_list_remove(&c->held);
   srv_keepalive_remove(&c->ka);
@@ -460,6 +486,26 @@ static void conn_message(srv_net *net, conn *c, const char *buf, size_t len, boo
     return;
   }
   srv_dispatch_frame(net->dispatch, &c->client, buf, len);
+  if (c->client.player != NULL)
+    srv_list_remove(&c->unhello); /* It said hello: no deadline any more. */
+}
+
+/* Once a second: connections that have not said hello within --hello-s get hello_required and
+ * are closed (1008), so that silent connections cannot hold the connection slots for good. */
+static void on_hello_tick(uv_timer_t *t) {
+  srv_net *net = (srv_net *)((char *)t - offsetof(srv_net, hello_timer));
+  uint64_t now = now_ms(), deadline = (uint64_t)net->cfg.hello_s * 1000;
+  srv_list *it;
+  while ((it = srv_list_first(&net->unhello)) != NULL) {
+    conn *c = srv_list_entry(it, conn, unhello);
+    if (now - c->opened_ms < deadline)
+      break;
+    srv_list_remove(&c->unhello);
+    if (c->client.player != NULL || c->closing || c->doomed)
+      continue;
+    srv_log_info("net", "closing %s: no hello within %d s", c->ip, net->cfg.hello_s);
+    conn_error(net, c, SRV_EHELLO, NULL, LWS_CLOSE_STATUS_POLICY_VIOLATION, "hello timeout");
+  }
 }
 
 static void conn_receive(srv_net *net, conn *c, const char *in, size_t len) {
@@ -552,26 +598,106 @@ static void gauges(srv_net *net, srv_metrics_gauges *g) {
   g->connections = net->nconns;
 }
 
-static int http_reply(struct lws *wsi, http_req *req, unsigned status, const char *type,
-                      char *text) {
+/* The method and path of a request (uri borrowed from lws, *len bytes, not NUL-terminated). */
+static srv_http_method method_of(struct lws *wsi, char **uri, int *len) {
+  *uri = NULL;
+  *len = 0;
+  switch (lws_http_get_uri_and_method(wsi, uri, len)) {
+  case LWSHUMETH_GET:
+    return SRV_HTTP_GET;
+  case LWSHUMETH_HEAD:
+    return SRV_HTTP_HEAD;
+  case LWSHUMETH_OPTIONS:
+    return SRV_HTTP_OPTIONS;
+  default:
+    return SRV_HTTP_OTHER;
+  }
+}
+
+/* The bytes of the request's headers libwebsockets knows by name. */
+static size_t header_bytes(struct lws *wsi) {
+  size_t n = 0;
+  for (int t = 0; t < (int)WSI_TOKEN_COUNT; t++) {
+    int k = lws_hdr_total_length(wsi, (enum lws_token_indexes)t);
+    n += k > 0 ? (size_t)k : 0;
+  }
+  return n;
+}
+
+/* The answer srv_http.h gives this request. */
+static void answer_of(srv_net *net, struct lws *wsi, srv_http_answer *a) {
+  char *uri;
+  int len;
+  srv_http_method m = method_of(wsi, &uri, &len);
+  srv_http_route_of(m, uri ? uri : "", uri && len > 0 ? (size_t)len : 0, header_bytes(wsi),
+                    net->routes.api != NULL, a);
+}
+
+/* Writes the status line and headers (content type, length, no-store, Allow when allow is not
+ * NULL, and "Connection: close" when close: the connection ends after this answer, and a client
+ * must not send another request on it) into buf. Returns the bytes written, or -1. */
+static int http_head(struct lws *wsi, unsigned status, const char *type, size_t len,
+                     const char *allow, bool close, unsigned char *buf, size_t size) {
+  unsigned char *start = buf + LWS_PRE, *p = start, *end = buf + size - 1;
+  if (lws_add_http_common_headers(wsi, status, type, len, &p, end) ||
+      (close && lws_add_http_header_by_token(wsi, WSI_TOKEN_CONNECTION,
+                                             (const unsigned char *)"close", 5, &p, end)) ||
+      lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CACHE_CONTROL,
+                                   (const unsigned char *)"no-store", 8, &p, end) ||
+      (allow != NULL &&
+       lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_ALLOW, (const unsigned char *)allow,
+                                    (int)strlen(allow), &p, end)) ||
+      lws_finalize_http_header(wsi, &p, end))
+    return -1;
+  return (int)(p - start);
+}
+
+/* Answers a request with a status only (404, 405, 414, 431, 204), at once: called before
+ * libwebsockets would serve a file, so the connection closes after it (return -1). */
+static int http_status_now(struct lws *wsi, const srv_http_answer *a) {
+  char text[64];
+  int n = a->status == 204 ? 0
+                           : snprintf(text, sizeof text, "%d %s\n", a->status,
+                                      a->status == 404   ? "Not Found"
+                                      : a->status == 405 ? "Method Not Allowed"
+                                      : a->status == 414 ? "URI Too Long"
+                                                         : "Request Header Fields Too Large");
+  unsigned char buf[LWS_PRE + 512];
+  int h = http_head(wsi, (unsigned)a->status, "text/plain; charset=utf-8", (size_t)n, a->allow,
+                    true, buf, sizeof buf);
+  if (h < 0 || lws_write(wsi, buf + LWS_PRE, (size_t)h, LWS_WRITE_HTTP_HEADERS) < 0)
+    return -1;
+  if (n > 0 && a->body) {
+    unsigned char body[LWS_PRE + 64];
+    memcpy(body + LWS_PRE, text, (size_t)n);
+    lws_write(wsi, body + LWS_PRE, (size_t)n, LWS_WRITE_HTTP_FINAL);
+  }
+  return -1;
+}
+
+/* Answers with text (steals it; NULL: out of memory): the headers now, the body (not for HEAD)
+ * when the socket is writeable. */
+static int http_reply(struct lws *wsi, http_req *req, unsigned status, const char *type, char *text,
+                      bool body) {
   if (text == NULL)
     return -1;
   size_t len = strlen(text);
-  req->body = malloc(LWS_PRE + len);
-  if (req->body == NULL) {
-    free(text);
-    return -1;
+  if (body) {
+    req->body = malloc(LWS_PRE + len);
+    if (req->body == NULL) {
+      free(text);
+      return -1;
+    }
+    memcpy(req->body + LWS_PRE, text, len);
+    req->len = len;
   }
-  memcpy(req->body + LWS_PRE, text, len);
-  req->len = len;
   free(text);
-  unsigned char head[LWS_PRE + 512], *start = head + LWS_PRE, *p = start,
-                                     *end = head + sizeof head - 1;
-  if (lws_add_http_common_headers(wsi, status, type, len, &p, end) ||
-      lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CACHE_CONTROL,
-                                   (const unsigned char *)"no-store", 8, &p, end) ||
-      lws_finalize_write_http_header(wsi, start, &p, end))
+  unsigned char head[LWS_PRE + 512];
+  int h = http_head(wsi, status, type, len, NULL, false, head, sizeof head);
+  if (h < 0 || lws_write(wsi, head + LWS_PRE, (size_t)h, LWS_WRITE_HTTP_HEADERS) < 0)
     return -1;
+  if (!body)
+    return lws_http_transaction_completed(wsi) ? -1 : 0;
   lws_callback_on_writable(wsi);
   return 0;
 }
@@ -587,8 +713,9 @@ static int add_header(struct lws *wsi, enum lws_token_indexes token, const char 
                                       p, end);
 }
 
-/* A file of the web client (srv_static.h): 200 with its validators, 304, or 404. */
-static int http_static(srv_net *net, struct lws *wsi, http_req *req, const char *uri) {
+/* A file of the web client (srv_static.h): 200 with its validators, 304, or 404 (a status with
+ * no body, also for HEAD). body false (HEAD): the headers of GET without the body. */
+static int http_static(srv_net *net, struct lws *wsi, http_req *req, const char *uri, bool body) {
   char inm[512], ims[64], ae[256];
   srv_static_request sr = {uri, header(wsi, WSI_TOKEN_HTTP_IF_NONE_MATCH, inm, sizeof inm),
                            header(wsi, WSI_TOKEN_HTTP_IF_MODIFIED_SINCE, ims, sizeof ims),
@@ -596,13 +723,14 @@ static int http_static(srv_net *net, struct lws *wsi, http_req *req, const char 
   srv_static_response res;
   int rc = srv_static_serve(net->files, &sr, &res);
   if (rc != 0 || res.status == 404) {
-    if (lws_return_http_status(
-            wsi, rc != 0 ? HTTP_STATUS_INTERNAL_SERVER_ERROR : HTTP_STATUS_NOT_FOUND, NULL) ||
-        lws_http_transaction_completed(wsi))
+    unsigned char head[LWS_PRE + 512];
+    int h = http_head(wsi, rc != 0 ? HTTP_STATUS_INTERNAL_SERVER_ERROR : HTTP_STATUS_NOT_FOUND,
+                      "text/plain; charset=utf-8", 0, NULL, false, head, sizeof head);
+    if (h < 0 || lws_write(wsi, head + LWS_PRE, (size_t)h, LWS_WRITE_HTTP_HEADERS) < 0)
       return -1;
-    return 0;
+    return lws_http_transaction_completed(wsi) ? -1 : 0;
   }
-  if (res.status == 200) {
+  if (res.status == 200 && body) {
     req->body = malloc(LWS_PRE + (res.len ? res.len : 1));
     if (req->body == NULL)
       return -1;
@@ -622,7 +750,7 @@ static int http_static(srv_net *net, struct lws *wsi, http_req *req, const char 
        add_header(wsi, WSI_TOKEN_HTTP_CONTENT_ENCODING, res.encoding, &p, end)) ||
       lws_finalize_write_http_header(wsi, start, &p, end))
     return -1;
-  if (res.status == 304)
+  if (res.status == 304 || !body)
     return lws_http_transaction_completed(wsi) ? -1 : 0;
   lws_callback_on_writable(wsi);
   return 0;
@@ -638,20 +766,33 @@ static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void
   case LWS_CALLBACK_ESTABLISHED:
     /* A WebSocket without the mancala.v1 subprotocol lands on this first protocol: drop it. */
     return -1;
+  case LWS_CALLBACK_FILTER_HTTP_CONNECTION: {
+    /* Every request, before libwebsockets serves a file: the statuses are answered here. */
+    if (net == NULL)
+      return -1;
+    srv_http_answer a;
+    answer_of(net, wsi, &a);
+    return a.route == SRV_HTTP_STATUS ? http_status_now(wsi, &a) : 0;
+  }
   case LWS_CALLBACK_HTTP: {
-    char uri[256];
-    if (net == NULL || lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) <= 0)
+    if (net == NULL)
+      return -1;
+    srv_http_answer a;
+    answer_of(net, wsi, &a);
+    char uri[SRV_HTTP_URI_MAX + 1];
+    if (lws_hdr_copy(wsi, uri, sizeof uri, a.body ? WSI_TOKEN_GET_URI : WSI_TOKEN_HEAD_URI) <= 0)
       return -1;
     srv_metrics_gauges g;
-    gauges(net, &g);
-    if (strcmp(uri, "/healthz") == 0)
+    switch (a.route) {
+    case SRV_HTTP_HEALTHZ:
+      gauges(net, &g);
       return http_reply(wsi, req, HTTP_STATUS_OK, "application/json",
-                        srv_metrics_health(&g, net->version, now_ms() - net->started_ms));
-    if (strcmp(uri, "/metrics") == 0) {
-      char *text = srv_metrics_prometheus(&g);
-      return http_reply(wsi, req, HTTP_STATUS_OK, "text/plain; version=0.0.4; charset=utf-8", text);
-    }
-    if (strncmp(uri, "/api/", 5) == 0 && net->routes.api != NULL) {
+                        srv_metrics_health(&g, net->version, now_ms() - net->started_ms), a.body);
+    case SRV_HTTP_METRICS:
+      gauges(net, &g);
+      return http_reply(wsi, req, HTTP_STATUS_OK, "text/plain; version=0.0.4; charset=utf-8",
+                        srv_metrics_prometheus(&g), a.body);
+    case SRV_HTTP_API: {
       /* The query's arguments, decoded, joined by '&' (a few short ones are all a route reads). */
       char query[256] = "", frag[96];
       size_t qn = 0;
@@ -664,20 +805,17 @@ static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void
       char *body = NULL;
       const char *type = "application/json";
       int status = net->routes.api(net->routes.api_ud, uri, query, &body, &type);
-      if (body == NULL)
-        return -1;
-      return http_reply(wsi, req, (unsigned)status, type, body);
+      return http_reply(wsi, req, (unsigned)status, type, body, a.body);
     }
-    /* The web client's files; /r/CODE, /g/ID, /@/NAME, /leaderboard/GAME and /settings are the same
-     * page as /, which reads what to show from the address (all but /r/ only with the archive). */
-    if (net->routes.api != NULL ||
-        !(strncmp(uri, "/g/", 3) == 0 || strncmp(uri, "/@/", 3) == 0 ||
-          strncmp(uri, "/leaderboard", 12) == 0 || strcmp(uri, "/settings") == 0))
-      return http_static(net, wsi, req, uri);
-    if (lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL) ||
-        lws_http_transaction_completed(wsi))
-      return -1;
-    return 0;
+    case SRV_HTTP_PAGE:   /* The same page as /, which reads what to show from the address. */
+    case SRV_HTTP_STATIC: /* The web client's files. */
+      return http_static(net, wsi, req, uri, a.body);
+    default:
+      if (lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL) ||
+          lws_http_transaction_completed(wsi))
+        return -1;
+      return 0;
+    }
   }
   case LWS_CALLBACK_HTTP_WRITEABLE:
     if (req == NULL || req->body == NULL)
@@ -751,6 +889,12 @@ srv_net *srv_net_new(uv_loop_t *loop, const srv_config *cfg, const char *version
   net->cfg = *cfg;
   srv_list_init(&net->conns);
   srv_list_init(&net->held);
+  srv_list_init(&net->unhello);
+  net->peers = srv_peers_new();
+  if (net->peers == NULL) {
+    free(net);
+    return NULL;
+  }
   net->sink = (srv_sink){net_queue, net_lost, net};
   if (srv_addr_list_parse(cfg->trust_proxy, &net->proxies) != 0)
     net->proxies.n = 0; /* srv_config_load() already refused a bad list. */
@@ -759,15 +903,17 @@ srv_net *srv_net_new(uv_loop_t *loop, const srv_config *cfg, const char *version
   net->started_ms = now_ms();
   srv_keepalive_init(&net->ka, (uint64_t)cfg->ping_s * 1000, (uint64_t)cfg->hangup_s * 1000);
   if (uv_prepare_init(loop, &net->prepare) != 0 || uv_timer_init(loop, &net->stop_timer) != 0 ||
-      uv_timer_init(loop, &net->ka_timer) != 0) {
+      uv_timer_init(loop, &net->hello_timer) != 0 || uv_timer_init(loop, &net->ka_timer) != 0) {
     /* None fails on a live loop; if one did, the handle was not registered. */
+    srv_peers_free(net->peers);
     free(net);
     return NULL;
   }
   net->prepare.data = SRV_OWN_TAG;
   net->stop_timer.data = SRV_OWN_TAG;
+  net->hello_timer.data = SRV_OWN_TAG;
   net->ka_timer.data = SRV_OWN_TAG;
-  net->handles_open = 3;
+  net->handles_open = 4;
   return net;
 }
 
@@ -811,6 +957,7 @@ void srv_net_set_turn_hook(srv_net *net, void (*fn)(void *arg), void *arg) {
 int srv_net_start(srv_net *net, srv_dispatch *d) {
   net->dispatch = d;
   uv_prepare_start(&net->prepare, on_prepare);
+  uv_timer_start(&net->hello_timer, on_hello_tick, 1000, 1000);
 
   if (realpath(net->cfg.web, net->web_dir) == NULL) {
     srv_log_warn("net", "web directory %s: not found; only /ws, /healthz and /metrics will work",
@@ -855,6 +1002,9 @@ int srv_net_start(srv_net *net, srv_dispatch *d) {
   info.retry_and_idle_policy = &net->retry;
   /* Exactly the open-file limit: lws then indexes its connections by descriptor (srv_rlimit.h). */
   info.fd_limit_per_thread = (unsigned)files;
+  /* Room for a large request head, so that one over SRV_HTTP_HEADERS_MAX gets 431 (a head over
+   * this is cut by lws, which closes the connection). */
+  info.max_http_header_data = SRV_HTTP_HEADERS_READ;
   net->context = lws_create_context(&info);
   if (net->context == NULL) {
     srv_log_error("net",
@@ -917,6 +1067,7 @@ static void on_stop_tick(uv_timer_t *t) {
   if (net->context != NULL)
     lws_context_destroy(net->context); /* The second call finishes it; pcontext becomes NULL. */
   uv_timer_stop(&net->stop_timer);
+  uv_timer_stop(&net->hello_timer);
   uv_prepare_stop(&net->prepare);
   if (net->done)
     net->done(net->done_arg);
@@ -958,8 +1109,15 @@ void srv_net_stop(srv_net *net, void (*done)(void *arg), void *arg) {
 }
 
 static void net_handle_closed(srv_net *net) {
-  if (--net->handles_open == 0)
+  if (--net->handles_open == 0) {
+    srv_peers_free(net->peers);
+    free(net->dropped);
     free(net);
+  }
+}
+
+static void on_hello_timer_closed(uv_handle_t *h) {
+  net_handle_closed((srv_net *)((char *)h - offsetof(srv_net, hello_timer)));
 }
 
 static void on_prepare_closed(uv_handle_t *h) {
@@ -977,12 +1135,11 @@ static void on_ka_timer_closed(uv_handle_t *h) {
 void srv_net_free(srv_net *net) {
   if (net == NULL)
     return;
-  free(net->ips);
-  net->ips = NULL;
   srv_static_free(net->files);
   net->files = NULL;
-  /* The handles live inside net, which is freed when all three have closed. */
+  /* The handles live inside net, which is freed when all have closed. */
   uv_close((uv_handle_t *)&net->prepare, on_prepare_closed);
   uv_close((uv_handle_t *)&net->stop_timer, on_stop_timer_closed);
+  uv_close((uv_handle_t *)&net->hello_timer, on_hello_timer_closed);
   uv_close((uv_handle_t *)&net->ka_timer, on_ka_timer_closed);
 }

@@ -45,10 +45,13 @@ struct srv_persist {
   unsaved_result unsaved[64];
   size_t n_unsaved;
   uint64_t retry_at;
+  uint64_t expire_at; /* When old guests are forgotten next (0: at the first commit). */
 };
 
 /* How long a refused result waits before it is written again. */
 #define PERSIST_RETRY_MS 1000
+/* How often old guests are looked for. */
+#define PERSIST_EXPIRE_EVERY_MS (24 * 3600 * 1000ull)
 
 srv_persist *srv_persist_new(srv_store *store, srv_ident *ident, srv_time *time) {
   srv_persist *p = calloc(1, sizeof *p);
@@ -461,6 +464,22 @@ void srv_persist_player(void *ud, const srv_player *player) {
   (void)put_player(ud, player);
 }
 
+/* Once a day (and at the first commit), in a transaction of its own after the turn's: guests
+ * that never played and sit nowhere are forgotten after SRV_PERSIST_GUEST_DAYS. */
+static void expire_guests(srv_persist *p) {
+  uint64_t now = p->time->now(p->time);
+  if (p->expire_at != 0 && now < p->expire_at)
+    return;
+  p->expire_at = now + PERSIST_EXPIRE_EVERY_MS;
+  int64_t before = wall_ms(p) - (int64_t)SRV_PERSIST_GUEST_DAYS * 86400000;
+  int n = srv_store_players_expire(p->store, before);
+  int rc = n < 0 ? n : srv_store_commit(p->store);
+  if (rc < 0)
+    srv_log_warn("persist", "cannot forget old guests: %s", srv_store_strerror(rc));
+  else if (n > 0)
+    srv_log_info("persist", "forgot %d guests unseen for %d days", n, SRV_PERSIST_GUEST_DAYS);
+}
+
 /* ---- The turn's commit ---------------------------------------------------------------------- */
 
 /* The room of a lost write: its key, or for a move or a result the room the journal has for its
@@ -566,6 +585,7 @@ int srv_persist_commit(srv_persist *p, const srv_persist_lost **lost) {
   int rc = srv_store_commit(p->store);
   if (rc == 0) {
     p->n_journal = 0;
+    expire_guests(p);
     return 0;
   }
   size_t n = 0;

@@ -60,8 +60,13 @@ int srv_persist_load_account(srv_store *store, srv_player *pl);
  * adopted into the registry with a new reference (the caller's) and its account read, or NULL. */
 srv_player *srv_persist_restore(void *ud, const char *token);
 
-/* Hello's player hook (srv_dispatch_store.player): records player (borrowed) and the sessions the
- * registry knows for it. */
+/* Hello's player hook (srv_dispatch_store.player), also the accounts': records player (borrowed)
+ * and the sessions the registry knows for it. Hello calls it for a rename only: a new guest is
+ * stored when it first sits down (its room's record), so hellos alone cannot grow the file. */
 void srv_persist_player(void *ud, const srv_player *player);
+
+/* Players that never played a game and sit nowhere are forgotten after this many days (checked
+ * at the first commit and then once a day, srv_store_players_expire()). */
+#define SRV_PERSIST_GUEST_DAYS 7
 
 #endif

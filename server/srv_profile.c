@@ -1,6 +1,8 @@
 /* Profiles and leaderboards as JSON (see srv_profile.h). */
 #include "srv_profile.h"
 
+#include "srv_gameid.h"
+
 #include "srv_archive.h"
 
 /* Kept here, not from srv_rating.h: this library has no server headers. */
@@ -47,10 +49,11 @@ json_t *srv_profile_json(const srv_profile *p) {
     json_t *points = json_array();
     for (size_t i = 0; i < p->n_history[k]; i++) {
       const srv_store_rating_point *pt = &p->history[k][i];
+      char gid[SRV_GAMEID_LEN + 1]; /* The public id, never the store's number. */
+      srv_gameid_format(pt->game_id, gid);
       append(&b, points,
-             json_pack("{s:I,s:I,s:f,s:f,s:f}", "game", (json_int_t)pt->game_id, "at",
-                       (json_int_t)pt->at_ms, "rating", pt->rating, "rd", pt->rd, "diff",
-                       pt->diff));
+             json_pack("{s:s,s:I,s:f,s:f,s:f}", "game", gid, "at", (json_int_t)pt->at_ms, "rating",
+                       pt->rating, "rd", pt->rd, "diff", pt->diff));
     }
     put(&b, history, game, points);
   }
@@ -60,7 +63,10 @@ json_t *srv_profile_json(const srv_profile *p) {
   json_t *games = list ? json_object_get(list, "games") : NULL;
   put(&b, o, "games", games ? json_incref(games) : NULL);
   json_decref(list);
-  put(&b, o, "next_before", p->next_before > 0 ? json_integer(p->next_before) : json_null());
+  char next[SRV_GAMEID_LEN + 1];
+  if (p->next_before > 0)
+    srv_gameid_format(p->next_before, next);
+  put(&b, o, "next_before", p->next_before > 0 ? json_string(next) : json_null());
   if (b.failed) {
     json_decref(o);
     return NULL;

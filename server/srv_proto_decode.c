@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "srv_error.h"
+#include "srv_names.h"
 #include "srv_rating.h"
 #include "srv_text.h"
 
@@ -40,60 +41,6 @@ typedef struct msg_spec {
   field_spec fields[MAX_FIELDS];
 } msg_spec;
 
-/* Walks a valid UTF-8 string: returns the number of code points, or -1 when it holds a control
- * character (C0, DEL, C1) or a bidirectional override, embedding or isolate (srv_text.h). */
-static long count_chars(const char *s, size_t len) {
-  long n = 0;
-  for (size_t i = 0; i < len;) {
-    unsigned char c = (unsigned char)s[i];
-    unsigned cp;
-    size_t k;
-    if (c < 0x80) {
-      cp = c;
-      k = 1;
-    } else if (c < 0xe0) {
-      cp = c & 0x1f;
-      k = 2;
-    } else if (c < 0xf0) {
-      cp = c & 0x0f;
-      k = 3;
-    } else {
-      cp = c & 0x07;
-      k = 4;
-    }
-    if (i + k > len)
-      return -1;
-    for (size_t j = 1; j < k; j++)
-      cp = (cp << 6) | ((unsigned char)s[i + j] & 0x3f);
-    if (srv_text_unsafe(cp))
-      return -1;
-    n++;
-    i += k;
-  }
-  return n;
-}
-
-/* Copies a JSON string trimmed of surrounding spaces into out (size bytes) when it has min..max
- * characters and no control character. Returns 0 or SRV_EBADREQ. */
-static int copy_text(json_t *value, char *out, size_t size, long min, long max) {
-  const char *s = json_string_value(value);
-  size_t len = json_string_length(value);
-  if (strlen(s) != len)
-    return SRV_EBADREQ; /* An embedded NUL. */
-  while (len > 0 && s[0] == ' ') {
-    s++;
-    len--;
-  }
-  while (len > 0 && s[len - 1] == ' ')
-    len--;
-  long n = count_chars(s, len);
-  if (n < min || n > max || len >= size)
-    return SRV_EBADREQ;
-  memcpy(out, s, len);
-  out[len] = '\0';
-  return 0;
-}
-
 static int enum_index(json_t *value, const char *const *names) {
   return srv_name_index(names, json_string_value(value), json_string_length(value));
 }
@@ -101,7 +48,11 @@ static int enum_index(json_t *value, const char *const *names) {
 static int store_name(srv_cmd *cmd, json_t *v, const char **field) {
   (void)field;
   cmd->has_name = true;
-  return copy_text(v, cmd->name, sizeof cmd->name, 1, 24);
+  const char *s = json_string_value(v);
+  size_t len = json_string_length(v);
+  if (strlen(s) != len)
+    return SRV_EBADREQ; /* An embedded NUL. */
+  return srv_name_check(s, len, cmd->name, sizeof cmd->name);
 }
 
 static int store_token(srv_cmd *cmd, json_t *v, const char **field) {
@@ -175,9 +126,13 @@ static int store_options(srv_cmd *cmd, json_t *v, const char **field) {
       }
       r->match = i == 1;
     } else {
-      /* Unknown, mistyped, or an option of another game. */
+      /* Unknown, mistyped, or an option of another game: its name, cut at 40 bytes on a
+       * character boundary (the field goes back in a JSON string). */
       static char bad[64];
-      snprintf(bad, sizeof bad, "options.%.40s", key);
+      size_t n = strlen(key) > 40 ? 40 : strlen(key);
+      while (n > 0 && n < strlen(key) && ((unsigned char)key[n] & 0xc0) == 0x80)
+        n--;
+      snprintf(bad, sizeof bad, "options.%.*s", (int)n, key);
       *field = bad;
       return SRV_EBADREQ;
     }

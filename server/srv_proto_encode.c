@@ -4,6 +4,7 @@
  * one buffer the loop thread reuses; the cold ones (welcome, left, closed, bye) are built with
  * jansson, every allocation checked. Either way a frame is complete or is not made at all.
  */
+#include "srv_gameid.h"
 #include "srv_proto.h"
 
 #include <jansson.h>
@@ -177,9 +178,11 @@ static void state(srv_jsonw *w, const srv_state_view *v) {
   srv_jsonw_lit(w, ",\"game_no\":");
   srv_jsonw_int(w, v->game_no);
   srv_jsonw_lit(w, ",\"game_id\":");
-  if (v->game_id > 0)
-    srv_jsonw_int(w, v->game_id);
-  else
+  if (v->game_id > 0) {
+    char id[SRV_GAMEID_LEN + 1]; /* The public id (srv_gameid.h), never the store's number. */
+    srv_gameid_format(v->game_id, id);
+    srv_jsonw_str(w, id);
+  } else
     srv_jsonw_lit(w, "null");
   srv_jsonw_lit(w, ",\"rated\":");
   srv_jsonw_bool(w, v->opts->rated);

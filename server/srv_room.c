@@ -6,6 +6,7 @@
 #include "mc_error.h"
 #include "srv_error.h"
 #include "srv_log.h"
+#include "srv_peer.h"
 #include "srv_room_int.h"
 
 /* ---- Accessors ----------------------------------------------------------------------------- */
@@ -109,6 +110,20 @@ int srv_room__record_chat(srv_room *room, const srv_chat_line *line) {
 
 /* ---- Status and timers --------------------------------------------------------------------- */
 
+/* A room its address's public count includes: public, for two people, not finished. */
+static bool counts_public(const srv_room *room) {
+  return room->opts.visibility == SRV_PUBLIC && room->opts.opponent == SRV_OPP_HUMAN &&
+         room->status != SRV_FINISHED;
+}
+
+/* Adds (sign 1) or removes (-1) room from its address's counts. */
+static void count_for_peer(srv_room *room, int sign) {
+  if (room->peer == NULL)
+    return;
+  room->peer->rooms += sign * (room->status != SRV_FINISHED);
+  room->peer->public_rooms += sign * counts_public(room);
+}
+
 /* Adds delta to the active_rooms of each player seated in room (once for a local room's). */
 static void count_seated(srv_room *room, int delta) {
   srv_player *a = room->seat[0], *b = room->seat[1];
@@ -119,6 +134,7 @@ static void count_seated(srv_room *room, int delta) {
 }
 
 void srv_room__set_status(srv_room *room, srv_status status) {
+  count_for_peer(room, -1);
   room->rooms->by_status[room->status]--;
   if (room->status == SRV_FINISHED && status != SRV_FINISHED)
     count_seated(room, +1);
@@ -126,7 +142,16 @@ void srv_room__set_status(srv_room *room, srv_status status) {
     count_seated(room, -1);
   room->status = status;
   room->rooms->by_status[status]++;
+  count_for_peer(room, 1);
   srv_room__changed(room);
+}
+
+void srv_room__created_from(srv_room *room, srv_peer *peer) {
+  if (peer == NULL || room->peer != NULL)
+    return;
+  srv_peer_ref(peer);
+  room->peer = peer;
+  count_for_peer(room, 1);
 }
 
 void srv_room__arm(srv_room *room, srv_timer *t, int64_t ms) {
@@ -156,8 +181,12 @@ void srv_room__presence(srv_room *room) {
   }
   bool empty = srv_list_empty(&room->members);
   if (room->status != SRV_FINISHED && empty && !room->idle_armed) {
+    /* A waiting room nobody is in goes sooner: nobody joined it, and its creator left. */
+    int64_t ms = room->status == SRV_WAITING && rooms->limits.waiting_ms > 0
+                     ? rooms->limits.waiting_ms
+                     : rooms->limits.idle_ms;
     room->idle_armed = true;
-    srv_room__arm(room, room->idle_timer, rooms->limits.idle_ms);
+    srv_room__arm(room, room->idle_timer, ms);
   } else if ((!empty || room->status == SRV_FINISHED) && room->idle_armed) {
     room->idle_armed = false;
     srv_room__disarm(room, room->idle_timer);
@@ -230,6 +259,8 @@ int srv_room__make(srv_rooms *rooms, const srv_room_opts *opts, const char *code
 
 void srv_room__destroy(srv_room *room) {
   srv_time *t = room->rooms->time;
+  count_for_peer(room, -1);
+  srv_peer_unref(room->peer);
   srv_room__computer_check(room, true);
   srv_room__free_seat(room, 0);
   srv_room__free_seat(room, 1);

@@ -43,6 +43,10 @@ typedef struct srv_room_limits {
   int64_t finished_ms;  /* A finished room stays this long for a rematch. */
   int rooms_per_player; /* Unfinished rooms one player may be seated in. */
   int max_rooms;        /* Rooms in memory. */
+  /* Per client address (srv_peer.h; 0: no limit, or for waiting_ms idle_ms). */
+  int64_t waiting_ms;  /* A waiting room nobody is in closes after this long. */
+  int rooms_per_addr;  /* Unfinished rooms created from one address. */
+  int public_per_addr; /* Public rooms for two, not finished, created from one address. */
   /* A room's chat allowance: lines a second on average and at once, for each seat and for all
    * its spectators together (the server gives each one connection's --rate and --burst).
    * chat_rate 0: no bound of the room's own. */
@@ -205,11 +209,11 @@ int srv_rooms_restore(srv_rooms *rooms, const srv_room_restore *r);
  * the game back to the position before move lost_ply of game game_id (lost_ply < 0: no move
  * lost), forgets the game's id when game_lost (its start was lost), and records the room as it is
  * now again. The mover of the first lost move gets err (answering that move's request when its
- * connection is still in the room) and every member gets the state again. The states queued
- * earlier in the turn must be dropped by the caller. Returns 0, or SRV_ENOTFOUND when the room
- * is gone. */
+ * connection is still in the room), and every member gets the state again when the room changed
+ * or when resend (the caller dropped states of the room queued earlier in the turn, which it
+ * must do first). Returns 0, or SRV_ENOTFOUND when the room is gone. */
 int srv_rooms_store_lost(srv_rooms *rooms, const char *code, int64_t game_id, int lost_ply,
-                         bool game_lost, int err);
+                         bool game_lost, int err, bool resend);
 
 /* Identifies c as player (borrowed; c takes its own reference). When resumed, c rejoins every
  * room where player holds a seat and gets joined and state for each. */

@@ -36,9 +36,22 @@ void srv_room__start_turn_clock(srv_room *room) {
   srv_room__arm(room, room->clock_timer, srv_clock_until_flag(&room->clock, now));
 }
 
-void srv_room__start_game(srv_room *room) {
+int srv_room__start_game(srv_room *room) {
+  /* Recorded as the room will be before anything changes: storage refusing the new game leaves
+   * the room as it was, so that nobody is shown a game no restart would find. */
+  int game_no = room->game_no;
+  int64_t game_id = room->game_id;
+  srv_status status = room->status;
   room->game_no++;
   room->game_id = 0;
+  room->status = SRV_PLAYING; /* For the record only: set_status() below counts it. */
+  int rc = srv_room__record(room, SRV_RECORD_GAME_STARTED, -1, 0);
+  room->status = status;
+  if (rc < 0) {
+    room->game_no = game_no;
+    room->game_id = game_id;
+    return rc;
+  }
   memset(&room->rating, 0, sizeof room->rating);
   room->last_seat = -1;
   room->trace_len = 0;
@@ -50,7 +63,7 @@ void srv_room__start_game(srv_room *room) {
   srv_room__start_turn_clock(room);
   srv_room__presence(room);
   srv_metrics_game_started(room->opts.rules.kind);
-  srv_room__record(room, SRV_RECORD_GAME_STARTED, -1, 0);
+  return 0;
 }
 
 void srv_room__finish(srv_room *room, mc_reason reason, mc_winner winner) {
@@ -215,24 +228,34 @@ int srv_room_rematch(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
     return SRV_ENOTPLAYER;
   if (room->status != SRV_FINISHED)
     return room->status == SRV_WAITING ? SRV_ENOTPLAYING : SRV_ENOTOVER;
+  bool asked[2] = {room->rematch[0], room->rematch[1]};
   if (you == SRV_SEAT_BOTH)
     room->rematch[0] = room->rematch[1] = true;
   else
     room->rematch[you] = true;
   srv_room__computer_rematch(room);
   if (room->rematch[0] && room->rematch[1]) {
-    mc_game *game = mc_game_new(&room->opts.rules);
+    mc_game *game = mc_game_new(&room->opts.rules), *old = room->game;
     if (game == NULL) {
-      room->rematch[you == SRV_SEAT_BOTH ? 0 : you] = false;
+      room->rematch[0] = asked[0];
+      room->rematch[1] = asked[1];
       return SRV_ENOMEM;
     }
-    mc_game_free(room->game);
     room->game = game;
     srv_player *south = room->seat[MC_SOUTH];
     room->seat[MC_SOUTH] = room->seat[MC_NORTH];
     room->seat[MC_NORTH] = south;
-    srv_room__record(room, SRV_RECORD_SEATED, -1, 0);
-    srv_room__start_game(room);
+    /* The new game's record holds the swapped seats; refused, nothing changed. */
+    if ((rc = srv_room__start_game(room)) != 0) {
+      room->seat[MC_NORTH] = room->seat[MC_SOUTH];
+      room->seat[MC_SOUTH] = south;
+      room->game = old;
+      mc_game_free(game);
+      room->rematch[0] = asked[0];
+      room->rematch[1] = asked[1];
+      return rc;
+    }
+    mc_game_free(old);
   }
   srv_room__broadcast(room, c, &cmd->id, NULL);
   return 0;

@@ -54,6 +54,7 @@ struct srv_room {
   srv_clock undo_clock;     /* The clock before the last move, for srv_rooms_store_lost(). */
   srv_client *move_client;  /* Who made the last move and the request id it came with. */
   srv_req_id move_id;
+  struct srv_peer *peer; /* The address it was created from (a reference), or NULL. */
   /* Chat: the last lines, a ring of chat_n from chat_first (each line one allocation with its
    * text; chat_bytes of text in all), and the room's allowance per voice, token buckets for
    * South, North and the spectators together (srv_room_chat.c). */
@@ -140,8 +141,12 @@ int srv_room__record(srv_room *room, srv_record_kind kind, int seat, int house);
  * one): a refused line is not said. */
 int srv_room__record_chat(srv_room *room, const srv_chat_line *line);
 
-/* Sets the status, counting rooms by status. */
+/* Sets the status, counting rooms by status (and its address's public rooms). */
 void srv_room__set_status(srv_room *room, srv_status status);
+
+/* Counts room (new, just made) as created from peer (borrowed; NULL: none): the room holds a
+ * reference until it is freed. */
+void srv_room__created_from(srv_room *room, struct srv_peer *peer);
 
 /* Starts timer t for ms (0 when negative) / stops it. */
 void srv_room__arm(srv_room *room, srv_timer *t, int64_t ms);
@@ -168,8 +173,11 @@ int srv_room__acting_seat(const srv_room *room, const srv_client *c);
 
 /* ---- srv_room_game.c: games ------------------------------------------------------------------ */
 
-/* Starts game number game_no + 1 with the seats as they are: South moves first. */
-void srv_room__start_game(srv_room *room);
+/* Starts game number game_no + 1 with the seats as they are: South moves first. The game is
+ * recorded first (the room, its seats and the new game); a recorder that refuses it leaves the
+ * room exactly as it was and its error is returned (the request that started the game gets it).
+ * Returns 0 or the recorder's negative code. */
+int srv_room__start_game(srv_room *room);
 
 /* Starts the clock of the side to move (clocked rooms in play); before the first move no clock
  * runs and the first move's deadline starts instead (SRV_FIRST_MOVE_MS). */

@@ -5,6 +5,7 @@
 #include "srv_error.h"
 #include "srv_log.h"
 #include "srv_pairing.h"
+#include "srv_peer.h"
 #include "srv_rand.h"
 #include "srv_rating.h"
 #include "srv_room_int.h"
@@ -44,10 +45,18 @@ static int seat(srv_room *room, srv_player *p, srv_seat_choice choice) {
   srv_room__take_seat(room, s, p);
   if (room->opts.opponent == SRV_OPP_LOCAL)
     srv_room__take_seat(room, 1 - s, p);
+  /* Recorded before anyone is told: the seat alone, or with both seats taken the game (whose
+   * record holds the seats). Refused, the seat is free again and nothing changed. */
+  int rc = room->seat[0] != NULL && room->seat[1] != NULL
+               ? srv_room__start_game(room)
+               : srv_room__record(room, SRV_RECORD_SEATED, -1, 0);
+  if (rc < 0) {
+    srv_room__free_seat(room, s);
+    if (room->opts.opponent == SRV_OPP_LOCAL)
+      srv_room__free_seat(room, 1 - s);
+    return rc;
+  }
   srv_room__changed(room);
-  srv_room__record(room, SRV_RECORD_SEATED, -1, 0);
-  if (room->seat[0] != NULL && room->seat[1] != NULL)
-    srv_room__start_game(room);
   return 0;
 }
 
@@ -70,6 +79,19 @@ static int take_free_seat(srv_rooms *rooms, srv_room *room, srv_client *c, const
   return enter(room, c, id);
 }
 
+/* Whether c's address may create one more room like opts (srv_peer.h; no address: yes). */
+static bool address_may_create(const srv_rooms *rooms, const srv_client *c,
+                               const srv_room_opts *opts) {
+  const srv_peer *p = c->peer;
+  const srv_room_limits *l = &rooms->limits;
+  if (p == NULL)
+    return true;
+  if (l->rooms_per_addr > 0 && p->rooms >= l->rooms_per_addr)
+    return false;
+  return l->public_per_addr <= 0 || opts->visibility != SRV_PUBLIC ||
+         opts->opponent != SRV_OPP_HUMAN || p->public_rooms < l->public_per_addr;
+}
+
 int srv_room_create(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
   const bool computer = cmd->opts.opponent == SRV_OPP_COMPUTER;
   int rc;
@@ -77,12 +99,14 @@ int srv_room_create(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
     return rc;
   if (cmd->opts.rated && !c->player->account)
     return SRV_EACCOUNTREQ;
-  if (srv_room__active_count(rooms, c->player) >= rooms->limits.rooms_per_player)
+  if (srv_room__active_count(rooms, c->player) >= rooms->limits.rooms_per_player ||
+      !address_may_create(rooms, c, &cmd->opts))
     return SRV_EROOMS;
   srv_room *room;
   rc = srv_room__make(rooms, &cmd->opts, NULL, &room);
   if (rc != 0)
     return rc;
+  srv_room__created_from(room, c->peer);
   if ((rc = seat(room, c->player, cmd->opts.seat)) != 0 ||
       (computer && (rc = srv_room__seat_computer(room)) != 0) ||
       (rc = enter(room, c, &cmd->id)) != 0) {

@@ -73,7 +73,7 @@ static int room_take_back(srv_room *room, int ply) {
 }
 
 int srv_rooms_store_lost(srv_rooms *rooms, const char *code, int64_t game_id, int lost_ply,
-                         bool game_lost, int err) {
+                         bool game_lost, int err, bool resend) {
   srv_room *room = srv_rooms_find(rooms, code);
   if (room == NULL)
     return SRV_ENOTFOUND;
@@ -109,6 +109,7 @@ int srv_rooms_store_lost(srv_rooms *rooms, const char *code, int64_t game_id, in
       srv_room__start_turn_clock(room);
     }
   }
+  bool changed = undo || (game_lost && game_id != 0 && game_id == room->game_id);
   if (game_lost && game_id == room->game_id)
     room->game_id = 0;
   /* Record the room as it is now; a game whose start was lost is recorded again by the first
@@ -137,6 +138,7 @@ int srv_rooms_store_lost(srv_rooms *rooms, const char *code, int64_t game_id, in
   srv_room__changed(room);
   if (undo)
     srv_room__moved(room);
-  srv_room__broadcast(room, NULL, NULL, NULL);
+  if (changed || resend)
+    srv_room__broadcast(room, NULL, NULL, NULL);
   return 0;
 }

@@ -29,7 +29,8 @@
 /* Migration i takes the schema from version i to i + 1. Never edit a migration that has shipped:
  * add the next one. Version 1 is the base tables; version 2 adds when a player was last seen and
  * the indexes behind a player's recent games; version 3 records the rules version of the Congkak
- * matches stored before it (below). */
+ * matches stored before it (below); version 4 adds accounts, sessions and ratings; version 5 the
+ * rooms' chat; version 6 holds the key of the public game ids. */
 static const char *const migrations[SRV_STORE_SCHEMA_VERSION] = {
     /* 0 -> 1 */
     "CREATE TABLE players ("
@@ -134,6 +135,10 @@ static const char *const migrations[SRV_STORE_SCHEMA_VERSION] = {
     "  text TEXT NOT NULL);"
     "CREATE INDEX chat_room ON chat(room, id) WHERE room IS NOT NULL;"
     "CREATE INDEX chat_game ON chat(game, id) WHERE game IS NOT NULL;",
+    /* 5 -> 6: the secret key of the public game ids (srv_gameid.h; security probe, finding 5),
+     * made once, kept with the games it names. */
+    ("CREATE TABLE secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL);"
+     "INSERT INTO secrets (name, value) VALUES ('game_id', randomblob(16));"),
 };
 
 #define STORE_STR_(x) #x
@@ -147,7 +152,7 @@ static const char *const migrations[SRV_STORE_SCHEMA_VERSION] = {
 /* Every statement the store runs after open, prepared once. */
 typedef struct store_stmts {
   sqlite3_stmt *begin, *commit, *rollback;
-  sqlite3_stmt *player_put, *player_seen, *player_by_token;
+  sqlite3_stmt *player_put, *player_seen, *player_by_token, *sessions_expire, *players_expire;
   sqlite3_stmt *room_put, *room_delete, *room_set_game;
   sqlite3_stmt *game_insert, *game_finish, *game_get, *game_moves, *move_insert, *move_truncate;
   sqlite3_stmt *move_clock, *chat_insert, *chat_orphans, *chat_detach, *recover_chat;
@@ -160,6 +165,16 @@ typedef struct store_stmts {
   sqlite3_stmt *ratings_get, *game_rated, *rating_put, *history_insert;
   sqlite3_stmt *games_page, *board, *board_count, *board_rank, *history;
 } store_stmts;
+
+/* Guests created and last seen before ?1 with no account that never played a game and sit nowhere
+ * (srv_store_players_expire()). */
+#define EXPIRED_GUESTS                                                                             \
+  "SELECT id FROM players WHERE created_ms < ?1 AND coalesce(seen_ms, 0) < ?1 "                    \
+  "AND id NOT IN (SELECT player FROM accounts) AND id NOT IN ("                                    \
+  "SELECT south FROM rooms WHERE south IS NOT NULL UNION "                                         \
+  "SELECT north FROM rooms WHERE north IS NOT NULL UNION "                                         \
+  "SELECT south FROM games WHERE south IS NOT NULL UNION "                                         \
+  "SELECT north FROM games WHERE north IS NOT NULL)"
 
 static const struct {
   size_t offset;
@@ -175,6 +190,8 @@ static const struct {
     S(player_seen, "UPDATE players SET seen_ms = ?2 WHERE id = ?1"),
     S(player_by_token, "SELECT id, name, players.created_ms FROM sessions JOIN players "
                        "ON players.id = sessions.player WHERE token_hash = ?1"),
+    S(sessions_expire, "DELETE FROM sessions WHERE player IN (" EXPIRED_GUESTS ")"),
+    S(players_expire, "DELETE FROM players WHERE id IN (" EXPIRED_GUESTS ")"),
     S(room_put,
       "INSERT INTO rooms (code, settings, south, south_name, south_computer, north, north_name, "
       "north_computer, status, game) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, NULL) "
@@ -282,6 +299,9 @@ struct srv_store {
   store_stmts st;
   bool reader; /* A connection for committed reads only (srv_store_open_reader()). */
   bool in_txn;
+  bool moved; /* The database or its WAL was deleted or replaced: no more writes, ever. */
+  dev_t wal_dev;
+  ino_t wal_ino; /* The WAL's identity at open (0: unknown). */
   /* The writes of the open batch, so that a lost batch can be reported. */
   srv_store_op *ops;
   size_t n_ops, cap_ops;
@@ -293,6 +313,8 @@ struct srv_store {
   srv_store_stats stats;
   char error[SRV_STORE_ERR_SIZE];
 };
+
+static void note_wal(srv_store *store);
 
 /* ---- Errors --------------------------------------------------------------------------------- */
 
@@ -324,6 +346,8 @@ const char *srv_store_strerror(int err) {
     return "a stored move does not replay";
   case SRV_STORE_EINTERNAL:
     return "internal storage error";
+  case SRV_STORE_EMOVED:
+    return "the database file was deleted or replaced while the server ran";
   default:
     return "unknown storage error";
   }
@@ -666,6 +690,7 @@ int srv_store_open(const char *dir, const srv_store_config *config, srv_store **
     return rc;
   }
   store->error[0] = '\0';
+  note_wal(store);
   *out = store;
   return 0;
 }
@@ -697,6 +722,7 @@ int srv_store_open_reader(const srv_store *main, srv_store **out) {
     srv_store_close(store);
     return err;
   }
+  note_wal(store);
   *out = store;
   return 0;
 }
@@ -716,6 +742,54 @@ void srv_store_close(srv_store *store) {
   free(store->failed);
   free(store->path);
   free(store);
+}
+
+/* ---- The files under the store (see srv_store.h) ------------------------------------------- */
+
+/* Remembers the identity of the write-ahead log, once it exists. */
+static void note_wal(srv_store *store) {
+  char wal[4200];
+  struct stat st;
+  snprintf(wal, sizeof wal, "%s-wal", store->path);
+  if (store->wal_ino == 0 && stat(wal, &st) == 0) {
+    store->wal_dev = st.st_dev;
+    store->wal_ino = st.st_ino;
+  }
+}
+
+/* Checks the store's files (see srv_store.h) before a write (write: the database, its WAL and
+ * its -shm must be writable) or a read (the -shm only: a read transaction writes its read mark
+ * there). Returns 0, SRV_STORE_EMOVED or SRV_STORE_EACCES with the store's error set. */
+static int check_files(srv_store *store, bool write) {
+  if (store->moved)
+    return SRV_STORE_EMOVED;
+  int moved = 0;
+  char wal[4200], shm[4200];
+  struct stat st;
+  snprintf(wal, sizeof wal, "%s-wal", store->path);
+  snprintf(shm, sizeof shm, "%s-shm", store->path);
+  if (sqlite3_file_control(store->db, "main", SQLITE_FCNTL_HAS_MOVED, &moved) != SQLITE_OK)
+    moved = 0;
+  if (!moved && store->wal_ino != 0 &&
+      (stat(wal, &st) != 0 || st.st_ino != store->wal_ino || st.st_dev != store->wal_dev))
+    moved = 1;
+  if (moved) {
+    store->moved = true;
+    set_error(store->error,
+              "%s: %s: nothing is written any more; stop the server, restore the file from a "
+              "backup and start it again",
+              store->path, srv_store_strerror(SRV_STORE_EMOVED));
+    return SRV_STORE_EMOVED;
+  }
+  const char *paths[] = {shm, store->path, wal};
+  for (int i = 0; i < (write ? 3 : 1); i++) {
+    if (access(paths[i], F_OK) == 0 && access(paths[i], W_OK) != 0) {
+      set_error(store->error, "%s: %s (%s): refused until it is writable again", paths[i],
+                srv_store_strerror(SRV_STORE_EACCES), strerror(errno));
+      return SRV_STORE_EACCES;
+    }
+  }
+  return 0;
 }
 
 /* ---- Batches -------------------------------------------------------------------------------- */
@@ -782,7 +856,10 @@ static int write_begin(srv_store *store) {
     return SRV_STORE_ENOMEM;
   if (store->in_txn)
     return 0;
-  int rc = step_done(store->st.begin);
+  int rc = check_files(store, true);
+  if (rc != 0)
+    return rc;
+  rc = step_done(store->st.begin);
   if (rc != SQLITE_OK)
     return db_fail(store, rc, "cannot begin a transaction");
   store->in_txn = true;
@@ -813,7 +890,9 @@ int srv_store_commit(srv_store *store) {
   if (store == NULL)
     return SRV_STORE_EINVAL;
   int err = 0;
-  if (store->in_txn) {
+  if (store->in_txn && (err = check_files(store, true)) != 0) {
+    batch_lost(store); /* Its writes would go where no restart finds them. */
+  } else if (store->in_txn) {
     uint64_t t0 = now_ns();
     int rc = step_done(store->st.commit);
     uint64_t dt = now_ns() - t0;
@@ -821,6 +900,7 @@ int srv_store_commit(srv_store *store) {
       store->in_txn = false;
       store->n_ops = 0;
       store->stats.commits++;
+      note_wal(store);
       store->stats.commit_ns_total += dt;
       if (dt > store->stats.commit_ns_max)
         store->stats.commit_ns_max = dt;
@@ -929,6 +1009,27 @@ int srv_store_player_seen(srv_store *store, const char *id, int64_t seen_ms) {
   srv_store_op op;
   op_init(&op, SRV_STORE_OP_PLAYER, id, 0, 0);
   return write_end(store, step_done(s), &op, "cannot store when a player was seen");
+}
+
+int srv_store_players_expire(srv_store *store, int64_t before_ms) {
+  if (store == NULL)
+    return SRV_STORE_EINVAL;
+  int rc = write_begin(store);
+  if (rc != 0)
+    return rc;
+  sqlite3_stmt *s = store->st.sessions_expire;
+  sqlite3_bind_int64(s, 1, before_ms);
+  srv_store_op op;
+  op_init(&op, SRV_STORE_OP_PLAYER, "", 0, 0);
+  rc = write_end(store, step_done(s), &op, "cannot expire sessions");
+  if (rc < 0)
+    return rc;
+  if ((rc = write_begin(store)) != 0)
+    return rc;
+  s = store->st.players_expire;
+  sqlite3_bind_int64(s, 1, before_ms);
+  rc = write_end(store, step_done(s), &op, "cannot expire players");
+  return rc < 0 ? rc : sqlite3_changes(store->db);
 }
 
 int srv_store_room_put(srv_store *store, const srv_store_room *room) {
@@ -1381,6 +1482,9 @@ int srv_store_player_by_token(srv_store *store, const uint8_t token_hash[32],
                               srv_store_player *out) {
   if (store == NULL || token_hash == NULL || out == NULL)
     return SRV_STORE_EINVAL;
+  int checked = check_files(store, false);
+  if (checked != 0)
+    return checked;
   sqlite3_stmt *s = store->st.player_by_token;
   sqlite3_bind_blob(s, 1, token_hash, 32, SQLITE_TRANSIENT);
   int rc = sqlite3_step(s), err = 0;
@@ -1402,10 +1506,33 @@ void srv_store_game_free(srv_store_game *game) {
   free(game);
 }
 
+int srv_store_secret(srv_store *store, const char *name, unsigned char *out, size_t len) {
+  if (store == NULL || name == NULL || out == NULL)
+    return SRV_STORE_EINVAL;
+  sqlite3_stmt *s = NULL;
+  int rc = sqlite3_prepare_v2(store->db, "SELECT value FROM secrets WHERE name = ?1", -1, &s, NULL);
+  if (rc != SQLITE_OK)
+    return db_fail(store, rc, "cannot read a secret");
+  sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+  int err = SRV_STORE_ENOTFOUND;
+  rc = sqlite3_step(s);
+  if (rc == SQLITE_ROW && (size_t)sqlite3_column_bytes(s, 0) == len) {
+    memcpy(out, sqlite3_column_blob(s, 0), len);
+    err = 0;
+  } else if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+    err = db_fail(store, rc, "cannot read a secret");
+  }
+  sqlite3_finalize(s);
+  return err;
+}
+
 int srv_store_game_get(srv_store *store, int64_t id, srv_store_game **out) {
   if (store == NULL || out == NULL)
     return SRV_STORE_EINVAL;
   *out = NULL;
+  int checked = check_files(store, false);
+  if (checked != 0)
+    return checked;
   srv_store_game *g = calloc(1, sizeof *g);
   if (g == NULL)
     return SRV_STORE_ENOMEM;
@@ -1443,6 +1570,9 @@ int srv_store_player_games(srv_store *store, const char *id, int limit, srv_stor
   if (store == NULL || id == NULL || out == NULL || limit < 1 || limit > 100)
     return SRV_STORE_EINVAL;
   *out = NULL;
+  int checked = check_files(store, false);
+  if (checked != 0)
+    return checked;
   srv_store_game_list *list = calloc(1, sizeof *list);
   if (list == NULL)
     return SRV_STORE_ENOMEM;

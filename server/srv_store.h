@@ -52,11 +52,12 @@ enum {
   SRV_STORE_ENOTFOUND = -210, /* No such game, room or player. */
   SRV_STORE_ECONFLICT = -211, /* A constraint failed (a move recorded twice...). */
   SRV_STORE_EBADROW = -212,   /* A stored row does not replay (see srv_store_replay()). */
-  SRV_STORE_EINTERNAL = -213  /* Anything else SQLite reports. */
+  SRV_STORE_EINTERNAL = -213, /* Anything else SQLite reports. */
+  SRV_STORE_EMOVED = -214     /* The database file was deleted or replaced while open. */
 };
 
 /* The schema version this code creates and migrates to (PRAGMA user_version). */
-#define SRV_STORE_SCHEMA_VERSION 5
+#define SRV_STORE_SCHEMA_VERSION 6
 
 /* The database file inside the data directory. */
 #define SRV_STORE_FILE "mancala.db"
@@ -272,6 +273,16 @@ const char *srv_store_strerror(int err);
 /* Returns the database file path (borrowed, valid while store lives). */
 const char *srv_store_path(const srv_store *store);
 
+/* The files under the store. Before every batch, every commit and every read the store checks
+ * that its files are still the ones it opened and still writable (a few stat(2) and access(2)
+ * calls a turn), and refuses with a plain message instead of going on:
+ *   - the database file deleted or replaced (another inode under its name), or its write-ahead
+ *     log deleted or replaced: SRV_STORE_EMOVED, for good (nothing written after that could be
+ *     found again by a restart; the store never writes again);
+ *   - the database, its write-ahead log or its shared-memory index (-shm, which SQLite maps into
+ *     memory: a write to a mapping of a file that became unwritable is a SIGBUS) not writable:
+ *     SRV_STORE_EACCES, until it is writable again. */
+
 /* ---- Events: each joins the current batch (beginning it on the first write) ---------------- */
 
 /* Every event function returns 0 when the write joined the batch (it becomes durable with the next
@@ -353,6 +364,12 @@ int srv_store_move_add(srv_store *store, int64_t game, const srv_store_move *mov
 int srv_store_game_finish(srv_store *store, int64_t game, mc_winner winner, mc_reason reason,
                           const int score[2], int64_t ended_ms);
 
+/* Deletes the players (and their sessions) created and last seen before before_ms (Unix ms) that
+ * have no account, never played a game and hold no seat in an open room: guests nobody can come
+ * back as usefully. Returns how many
+ * were deleted, or a negative code. */
+int srv_store_players_expire(srv_store *store, int64_t before_ms);
+
 /* Records the time player id (borrowed) was last seen (schema 2). */
 int srv_store_player_seen(srv_store *store, const char *id, int64_t seen_ms);
 
@@ -410,6 +427,11 @@ void srv_store_recovery_free(srv_store_recovery *recovery);
  * memory. */
 int srv_store_player_by_token(srv_store *store, const uint8_t token_hash[32],
                               srv_store_player *out);
+
+/* Reads the secret name (borrowed; "game_id": the key of the public game ids, srv_gameid.h) into
+ * out, len bytes. Returns 0, SRV_STORE_ENOTFOUND (no such secret, or not len bytes) or another
+ * negative code. */
+int srv_store_secret(srv_store *store, const char *name, unsigned char *out, size_t len);
 
 /* Reads game id with all its moves into a new *out (free with srv_store_game_free()). Returns 0
  * or SRV_STORE_ENOTFOUND. Unfinished games are returned too (ended_ms == 0): the caller decides

@@ -16,11 +16,12 @@ void srv_turn_end(void *arg) {
       srv_persist_room_gone(t->persist, l->room);
       continue;
     }
-    uint64_t mark = t->net.mark != NULL ? t->net.mark(t->net.ud) : 0;
-    srv_rooms_store_lost(t->rooms, l->room, l->game, l->ply, l->game_lost, SRV_ESTORAGE);
-    if (t->net.drop_room != NULL)
-      t->net.drop_room(t->net.ud, l->room, mark);
+    int dropped = t->net.drop_room != NULL ? t->net.drop_room(t->net.ud, l->room) : 0;
+    srv_rooms_store_lost(t->rooms, l->room, l->game, l->ply, l->game_lost, SRV_ESTORAGE,
+                         dropped > 0);
   }
+  if (n > 0 && t->net.answer_dropped != NULL)
+    t->net.answer_dropped(t->net.ud);
   if (t->myrooms != NULL)
     srv_myrooms_flush(t->myrooms);
   if (t->net.release != NULL)

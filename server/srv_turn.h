@@ -4,10 +4,12 @@
  *   1. the lobby goes to its watchers (srv_lobby_flush());
  *   2. durable storage commits the turn's batch, one transaction for every room of the turn
  *      (srv_persist_commit());
- *   3. when writes were lost, for each room that lost some: the room takes those moves back
- *      (srv_rooms_store_lost(), which queues the restored state and the mover's storage_error),
- *      then the network drops the room's states queued earlier in the turn, before the take-back;
- *      a room that is gone gets its closing recorded again;
+ *   3. when writes were lost, for each room that lost some: the network drops the room's states
+ *      queued during the turn, then the room takes those moves back (srv_rooms_store_lost(), which
+ *      queues the mover's storage_error and, when it changed or states were dropped, the state as
+ *      it is now: a loss that changed nothing visible sends nothing, so a store that keeps failing
+ *      causes no storm of states); a room that is gone gets its closing recorded again; every
+ *      request whose answer was dropped and not answered since gets storage_error;
  *   4. the players' own lists of games in progress go to their watchers (srv_myrooms_flush()),
  *      as they are after all that;
  *   5. the turn's frames are released to the sockets.
@@ -27,10 +29,12 @@
 
 /* What the end of a turn asks of the network layer (srv_net.h; a fake one in the unit tests). */
 typedef struct srv_turn_net {
-  /* A mark of the frames queued so far. */
-  uint64_t (*mark)(void *ud);
-  /* Drops the states of room code (borrowed) queued during this turn before mark. */
-  void (*drop_room)(void *ud, const char *code, uint64_t mark);
+  /* Drops the states of room code (borrowed) queued during this turn; returns how many. The
+   * requests those states answered are remembered for answer_dropped(). */
+  int (*drop_room)(void *ud, const char *code);
+  /* Every request whose answer drop_room() dropped, and that nothing answered since (the mover's
+   * storage_error), gets storage_error: every request gets its reply or an error. */
+  void (*answer_dropped)(void *ud);
   /* Releases the turn's frames to the sockets. */
   void (*release)(void *ud);
   void *ud;

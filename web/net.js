@@ -68,6 +68,9 @@ class Conn {
         this.emit('me', this.me);
       }
       if (msg.type === 'error' && msg.code === 'hello_required') return;
+      // Too many new players from this address for now (a shared address): try again later, with
+      // the usual backoff, rather than at once.
+      if (msg.type === 'error' && !this.ready && msg.code === 'rate_limited') { ws.close(); return; }
       if (msg.type === 'error' && !this.ready && (msg.request === 'hello' || msg.field === 'name' || msg.field === 'token')) {
         // The saved name or token was refused: start again as a fresh guest rather than stay stuck.
         if (msg.field === 'token') store(TOKEN, null);

@@ -102,11 +102,11 @@ test('sign up, log in on another device with the seat back, a rated game, profil
   assert.equal(await ana.locator('svg.rating-graph circle.dot').count(), 1);
   assert.match(await ana.locator('svg.rating-graph desc').textContent(), /1500.*1662/);
   const replay = ana.locator('.profile-games a.recent-row').first();
-  assert.match(await replay.getAttribute('href'), /^\/g\/\d+$/);
+  assert.match(await replay.getAttribute('href'), /^\/g\/[0-9a-f]{16}$/);
   assert.match(await replay.locator('.rr-diff').textContent(), /\+162/);
   await shot(ana, 'account-profile');
   await replay.click();
-  await ana.waitForURL(/\/g\/\d+$/);
+  await ana.waitForURL(/\/g\/[0-9a-f]{16}$/);
 
   // The leaderboard of Kalah: Ana first, Bob second; Oware is empty.
   await ana.goto(ctx.server.base + '/leaderboard/kalah');

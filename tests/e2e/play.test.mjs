@@ -208,7 +208,7 @@ test('the move list shows captures, relays and extra turns; the replay page too,
 
   // The replay page of the finished game: the same list, and its text to download.
   await p.locator('.overlay.over a', { hasText: 'Replay' }).click();
-  await p.waitForURL(/\/g\/\d+$/);
+  await p.waitForURL(/\/g\/[0-9a-f]{16}$/); // The public game id (docs/storage.md).
   const id = new URL(p.url()).pathname.slice(3);
   await p.locator('.replay .moves li.mv').first().waitFor();
   assert.deepEqual(await shown(p), want);

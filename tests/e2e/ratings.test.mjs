@@ -261,7 +261,7 @@ test('guests sign up keeping their game, two rated games rate as Glicko-2 says, 
   await shots(phone, 'profile');
   // The rated game she lost opens its replay.
   await rows.first().click();
-  await phone.waitForURL(/\/g\/\d+$/);
+  await phone.waitForURL(/\/g\/[0-9a-f]{16}$/);
 
   // The leaderboard of Kalah, from the account menu (a phone's header has no room for its link):
   // Bartek first (he beat her with the lower rating and

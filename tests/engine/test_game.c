@@ -173,6 +173,44 @@ static void test_repetition_after_capture(void) {
   mc_game_free(g);
 }
 
+/* Trying a move and taking it back leaves the repetition history as it was, also when the move
+ * tried starts a new epoch (a capture empties the history). Found by the engine's fuzz target
+ * (tests/fuzz): an undone capture used to leave the history empty, so earlier occurrences of a
+ * position were forgotten (and a copy then passed a NULL history to memcpy). The Oware 2x1 game
+ * below (found by a search over random games) ends by repetition on its 26th move when played
+ * straight; trying and undoing every legal move before each move must not change that. */
+static void test_undo_keeps_history(void) {
+  mc_rules r = mk_rules(MC_OWARE, 2, 1);
+  const int moves[] = {1, 2, 1, 1, 2, 1, 1, 2, 2, 1, 1, 1, 2,
+                       2, 2, 1, 2, 1, 1, 1, 2, 2, 2, 1, 2, 1};
+  const int n_moves = (int)(sizeof moves / sizeof moves[0]);
+  mc_game *ref = mc_game_new(&r), *g = mc_game_new(&r);
+  for (int i = 0; i < n_moves; i++) {
+    CHECK(!mc_game_over(ref, NULL));
+    CHECK_INT(mc_game_play(ref, moves[i], NULL), 0);
+  }
+  mc_result want, got;
+  CHECK(mc_game_over(ref, &want));
+  CHECK_INT(want.reason, MC_REASON_REPETITION);
+  for (int i = 0; i < n_moves; i++) {
+    uint8_t legal[MC_MAX_HOUSES];
+    int n = mc_game_legal(g, legal);
+    for (int k = 0; k < n; k++) {
+      CHECK_INT(mc_game_play(g, legal[k], NULL), 0);
+      CHECK_INT(mc_game_undo(g), 0);
+      mc_game *c = mc_game_copy(g);
+      CHECK(c != NULL);
+      mc_game_free(c);
+    }
+    CHECK(!mc_game_over(g, NULL));
+    CHECK_INT(mc_game_play(g, moves[i], NULL), 0);
+  }
+  CHECK(mc_game_over(g, &got));
+  CHECK(memcmp(&got, &want, sizeof got) == 0);
+  mc_game_free(ref);
+  mc_game_free(g);
+}
+
 /* A whole Congkak match on 1x1: each round South or North sows its one seed into its store, has no
  * seeds, and the round ends 1 to 1 (the other player's seed swept into their store). Both refill
  * their single house. The player who moved second starts the next round: North in round 2, South
@@ -495,6 +533,7 @@ int main(void) {
   test_finish();
   test_copy();
   test_undo();
+  test_undo_keeps_history();
   test_bad_rules();
   test_kalah_1x1();
   return check_exit("game");

@@ -12,8 +12,10 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const WEB = path.resolve(here, '../../web');
 const BIN = process.env.MANCALA_SERVER || path.resolve(here, '../../build-server/bin/mancala-server');
 
-// Generous limits by default so that tests are not rate limited unless they mean it.
-const FAST = ['--rate', '100000', '--burst', '100000'];
+// Generous limits by default so that tests are not rate limited unless they mean it: every client
+// of a test comes from 127.0.0.1, one address for the per-address limits.
+const FAST = ['--rate', '100000', '--burst', '100000', '--players-per-ip', '1000000', '--rooms-per-ip', '10000000',
+  '--public-rooms-per-ip', '10000000', '--watchers-per-ip', '1000000'];
 
 // Starts the server with extra args; resolves once it logs its port. Its data directory is a new
 // one removed at exit, unless `data` names one to keep (restart tests).

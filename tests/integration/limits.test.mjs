@@ -101,26 +101,28 @@ test('a client that does not read is dropped without slowing anyone else', async
   }
 });
 
-test('a client that reads is never dropped, however busy its room', async () => {
-  // A short queue (16 frames) and twenty players chatting as fast as they can for a while: the
-  // reader gets many frames every loop turn, and the server writes them all while its socket takes
-  // them (not one per turn), so its queue never fills up.
+test('a client that reads is never dropped, however busy its rooms', async () => {
+  // A short queue (16 frames) and twenty players chatting as fast as they can for a while, each in
+  // a room of their own that the reader watches (a room's spectators share a small chat budget,
+  // its players do not): the reader gets many frames every loop turn, and the server writes them
+  // all while its socket takes them (not one per turn), so its queue never fills up.
   const server = await startServer(['--send-queue', '16']);
   const reader = await Client.connect(server, { name: 'Reader' });
-  const j = await reader.request({ type: 'create', game: 'kalah', visibility: 'private' });
-  const room = j.room;
   const talkers = [];
+  const rooms = [];
   for (let i = 0; i < 20; i++) {
     const c = await Client.connect(server, { name: 'T' + i });
-    assert.equal((await c.request({ type: 'join', room, role: 'spectator' })).type, 'joined');
+    const j = await c.request({ type: 'create', game: 'kalah', visibility: 'private' });
+    assert.equal((await reader.request({ type: 'join', room: j.room, role: 'spectator' })).type, 'joined');
     talkers.push(c);
+    rooms.push(j.room);
   }
   reader.drain();
   const LINES = 40;
   await Promise.all(talkers.map(async (c, i) => {
     for (let k = 0; k < LINES; k++) {
       // Two lines at once, then a breath: a steady stream, several frames per loop turn.
-      c.send({ type: 'chat', room, text: `T${i} line ${k}` });
+      c.send({ type: 'chat', room: rooms[i], text: `T${i} line ${k}` });
       if (k % 2 === 1) await sleep(1);
     }
   }));

@@ -125,6 +125,18 @@ test('every kind of ending changes the ratings; profile, leaderboard and a resta
     assert.equal(pa.games.filter((g) => g.rated).length, 5);
     for (const g of pa.games.filter((x) => x.rated)) assert.equal(typeof g.rating.diff, 'number');
     assert.equal(pa.games.find((g) => !g.rated).rating, undefined);
+    // Every game id is the public one (16 hex digits), the same in the history and the games.
+    const hex = /^[0-9a-f]{16}$/;
+    const rated = pa.games.filter((g) => g.rated).map((g) => g.id).sort();
+    const points = ['kalah', 'oware', 'congkak'].flatMap((k) => pa.history[k].map((pt) => pt.game));
+    assert.ok(points.every((id) => hex.test(id)), JSON.stringify(points));
+    assert.deepEqual(points.slice().sort(), rated);
+    // Paging: next_before is a public id too, and the next page starts after it.
+    const p1 = await (await fetch(server.http + '/api/players/ana?limit=2')).json();
+    assert.match(p1.next_before, hex);
+    const p2 = await (await fetch(server.http + '/api/players/ana?limit=2&before=' + p1.next_before)).json();
+    assert.deepEqual(p2.games.map((g) => g.id), pa.games.slice(2, 4).map((g) => g.id));
+    assert.equal((await fetch(server.http + '/api/players/ana?before=12')).status, 400);
     // The leaderboard of Congkak: Bob first (two wins), Ana second.
     const lb = await (await fetch(server.http + '/api/leaderboard/congkak')).json();
     assert.equal(lb.total, 2);

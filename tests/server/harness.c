@@ -155,7 +155,7 @@ const char *path_s(tclient *t, const char *type, const char *a, const char *b) {
 /* ---- The world: rooms over the fake clock --------------------------------------------------- */
 
 void world_init(world *w, const srv_room_limits *limits) {
-  static const srv_room_limits defaults = {60000, 600000, 600000, 10, 1000, 0, 0};
+  static const srv_room_limits defaults = {60000, 600000, 600000, 10, 1000, 60000, 50, 10, 0, 0};
   fake_init(&w->time);
   w->ident = srv_ident_new();
   ASSERT_NOT_NULL(w->ident);

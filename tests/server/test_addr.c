@@ -49,3 +49,39 @@ TEST_IMPL(trusted_proxies) {
   ASSERT_STR_EQ(client(&l, "127.0.0.1", NULL), "127.0.0.1");
   return 0;
 }
+
+static const char *key(const char *ip) {
+  static char out[64];
+  srv_addr_key(ip, out, sizeof out);
+  return out;
+}
+
+static int same_key(const char *a, const char *b) {
+  char ka[64], kb[64];
+  srv_addr_key(a, ka, sizeof ka);
+  srv_addr_key(b, kb, sizeof kb);
+  return strcmp(ka, kb) == 0;
+}
+
+/* Security probe, finding 13: 70 addresses of one IPv6 /64 were counted as 70 clients. An IPv6
+ * client is counted by its /64; IPv4 (mapped or not) by its address. */
+TEST_IMPL(ipv6_by_64) {
+  ASSERT_STR_EQ(key("2001:db8:1:2::1"), "2001:db8:1:2::/64");
+  ASSERT_STR_EQ(key("2001:db8:1:2:ffff:ffff:ffff:ffff"), "2001:db8:1:2::/64");
+  ASSERT_STR_EQ(key("2001:0db8:0001:0002:0000:0000:0000:0046"), "2001:db8:1:2::/64");
+  ASSERT(!same_key("2001:db8:1:3::1", "2001:db8:1:2::1"));
+  ASSERT_STR_EQ(key("::1"), "::/64");
+  ASSERT_STR_EQ(key("fe80::1:2:3:4"), "fe80::/64");
+  /* 70 addresses of one /64: one key. */
+  char ip[64], first[64];
+  snprintf(first, sizeof first, "%s", key("2001:db8:aa:bb::1"));
+  for (int i = 1; i <= 70; i++) {
+    snprintf(ip, sizeof ip, "2001:db8:aa:bb:%x:%x::%x", (i * 977) % 0xffff, i, i);
+    ASSERT_STR_EQ(key(ip), first);
+  }
+  ASSERT_STR_EQ(key("203.0.113.9"), "203.0.113.9");
+  ASSERT_STR_EQ(key("::ffff:203.0.113.9"), "203.0.113.9");
+  ASSERT(!same_key("203.0.113.9", "203.0.113.10"));
+  ASSERT_STR_EQ(key("garbage"), "garbage");
+  return 0;
+}

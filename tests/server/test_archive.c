@@ -6,6 +6,7 @@
 
 #include "mc_text.h"
 #include "srv_archive.h"
+#include "srv_gameid.h"
 
 /* Kalah 2x1 worked by hand: South plays 2 (into the store: again), then 1 (the last seed lands in
  * the empty house 2 facing North's house 1: captures 1 + 1). South's side is empty, North sweeps
@@ -42,19 +43,26 @@ TEST_IMPL(game_json) {
   srv_store_game g = hand_game(moves);
   json_t *j = srv_archive_game_json(&g, NULL);
   ASSERT(j != NULL);
-  check_json(j,
-             "{\"clock\":{\"increment_ms\":2000,\"initial_ms\":300000},"
-             "\"ended\":1795910460000,\"game\":\"kalah\",\"game_no\":1,\"houses\":2,\"id\":12,"
-             "\"moves\":[{\"at\":1795910410000,\"clock_ms\":301000,\"house\":2,\"ply\":0,"
-             "\"seat\":\"south\"},{\"at\":1795910420000,\"clock_ms\":302000,\"house\":1,"
-             "\"ply\":1,\"seat\":\"south\"}],"
-             "\"options\":{\"empty_capture\":false},"
-             "\"players\":{\"north\":{\"computer\":false,\"id\":\"p2\",\"level\":null,"
-             "\"name\":\"Bo\"},\"south\":{\"computer\":false,\"id\":\"p1\",\"level\":null,"
-             "\"name\":\"Ana\"}},"
-             "\"ply\":2,\"rated\":false,\"reason\":\"no_seeds\",\"record\":\"kalah 2x1\\n2 1\\n\","
-             "\"result\":\"south\",\"room\":\"K7QX2M\",\"score\":[3,1],\"seeds\":1,"
-             "\"started\":1795910400000}");
+  /* Game 12 under its public id (srv_gameid.h, tested in test_gameid.c), and no room code: the
+   * archive is public, a private room's code is not (security probe, finding 5). */
+  char expected[2048], id[SRV_GAMEID_LEN + 1];
+  srv_gameid_format(12, id);
+  ASSERT_EQ(srv_gameid_parse(json_string_value(json_object_get(j, "id")), SRV_GAMEID_LEN), 12);
+  snprintf(expected, sizeof expected,
+           "{\"clock\":{\"increment_ms\":2000,\"initial_ms\":300000},"
+           "\"ended\":1795910460000,\"game\":\"kalah\",\"game_no\":1,\"houses\":2,\"id\":\"%s\","
+           "\"moves\":[{\"at\":1795910410000,\"clock_ms\":301000,\"house\":2,\"ply\":0,"
+           "\"seat\":\"south\"},{\"at\":1795910420000,\"clock_ms\":302000,\"house\":1,"
+           "\"ply\":1,\"seat\":\"south\"}],"
+           "\"options\":{\"empty_capture\":false},"
+           "\"players\":{\"north\":{\"computer\":false,\"id\":\"p2\",\"level\":null,"
+           "\"name\":\"Bo\"},\"south\":{\"computer\":false,\"id\":\"p1\",\"level\":null,"
+           "\"name\":\"Ana\"}},"
+           "\"ply\":2,\"rated\":false,\"reason\":\"no_seeds\",\"record\":\"kalah 2x1\\n2 1\\n\","
+           "\"result\":\"south\",\"score\":[3,1],\"seeds\":1,"
+           "\"started\":1795910400000}",
+           id);
+  check_json(j, expected);
   json_decref(j);
 
   /* In progress, no clock, the computer in the north seat, Oware options. */
@@ -87,22 +95,28 @@ TEST_IMPL(game_text) {
   srv_store_game g = hand_game(moves);
   char *text = NULL;
   ASSERT_EQ(srv_archive_game_text(&g, &text, NULL), 0);
-  ASSERT_STR_EQ(text, "[Event \"Mancala Online\"]\n"
-                      "[Site \"K7QX2M\"]\n"
-                      "[Id \"12\"]\n"
-                      "[Date \"2026.11.29\"]\n"
-                      "[Game \"kalah\"]\n"
-                      "[Board \"2x1\"]\n"
-                      "[Options \"-\"]\n"
-                      "[South \"Ana\"]\n"
-                      "[North \"Bo\"]\n"
-                      "[TimeControl \"300+2\"]\n"
-                      "[Result \"south\"]\n"
-                      "[Reason \"no_seeds\"]\n"
-                      "[Score \"3-1\"]\n"
-                      "\n"
-                      "kalah 2x1\n"
-                      "2 1\n");
+  /* The public id and no room code (the same as the JSON: see game_json). */
+  char expected[1024], id[SRV_GAMEID_LEN + 1];
+  srv_gameid_format(12, id);
+  snprintf(expected, sizeof expected,
+           "[Event \"Mancala Online\"]\n"
+           "[Site \"?\"]\n"
+           "[Id \"%s\"]\n"
+           "[Date \"2026.11.29\"]\n"
+           "[Game \"kalah\"]\n"
+           "[Board \"2x1\"]\n"
+           "[Options \"-\"]\n"
+           "[South \"Ana\"]\n"
+           "[North \"Bo\"]\n"
+           "[TimeControl \"300+2\"]\n"
+           "[Result \"south\"]\n"
+           "[Reason \"no_seeds\"]\n"
+           "[Score \"3-1\"]\n"
+           "\n"
+           "kalah 2x1\n"
+           "2 1\n",
+           id);
+  ASSERT_STR_EQ(text, expected);
   /* The body is the engine's record: it parses back to the same game. */
   const char *body = text ? strstr(text, "\n\n") : NULL;
   ASSERT(body != NULL);
@@ -210,11 +224,13 @@ TEST_IMPL(player_games) {
     ASSERT_EQ(json_array_size(games), 2);
     /* Newest first: the local game, then the one she played as North. */
     json_t *g0 = json_array_get(games, 0), *g1 = json_array_get(games, 1);
-    ASSERT_EQ(json_integer_value(json_object_get(g0, "id")), ids[3]);
+    ASSERT_EQ(srv_gameid_parse(json_string_value(json_object_get(g0, "id")), SRV_GAMEID_LEN),
+              ids[3]);
     ASSERT_STR_EQ(json_string_value(json_object_get(g0, "seat")), "both");
     ASSERT_EQ(json_integer_value(json_object_get(g0, "ply")), 4);
     ASSERT_STR_EQ(json_string_value(json_object_get(g0, "reason")), "timeout");
-    ASSERT_EQ(json_integer_value(json_object_get(g1, "id")), ids[1]);
+    ASSERT_EQ(srv_gameid_parse(json_string_value(json_object_get(g1, "id")), SRV_GAMEID_LEN),
+              ids[1]);
     ASSERT_STR_EQ(json_string_value(json_object_get(g1, "seat")), "north");
     check_json(json_object_get(g1, "score"), "[1,2]");
     ASSERT(json_object_get(g1, "moves") == NULL);

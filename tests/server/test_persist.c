@@ -7,6 +7,7 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include "srv_gameid.h"
 #include "srv_persist.h"
 #include "srv_recover.h"
 #include "srv_store.h"
@@ -15,22 +16,23 @@
 
 static char dir[256];
 
-/* The network's part in the end of a turn, faked: drops and releases are counted. */
+/* The network's part in the end of a turn, faked: drops, answers and releases are counted (the
+ * recording clients got every frame at once: a drop says it dropped one, so the room sends its
+ * state again). */
 typedef struct fake_net {
-  uint64_t marks;
-  int drops, releases;
+  int drops, answers, releases;
   char dropped[8];
 } fake_net;
 
-static uint64_t net_mark(void *ud) {
-  return ++((fake_net *)ud)->marks;
-}
-
-static void net_drop(void *ud, const char *code, uint64_t mark) {
+static int net_drop(void *ud, const char *code) {
   fake_net *n = ud;
-  ASSERT_EQ(mark, n->marks);
   n->drops++;
   snprintf(n->dropped, sizeof n->dropped, "%s", code);
+  return 1;
+}
+
+static void net_answer(void *ud) {
+  ((fake_net *)ud)->answers++;
 }
 
 static void net_release(void *ud) {
@@ -54,8 +56,11 @@ static void env_open(env *e) {
   srv_recorder recorder = {srv_persist_record, e->persist};
   srv_rooms_set_recorder(e->w.rooms, &recorder);
   memset(&e->net, 0, sizeof e->net);
-  e->turn = (srv_turn){
-      e->w.lobby, e->persist, e->w.rooms, {net_mark, net_drop, net_release, &e->net}, e->w.myrooms};
+  e->turn = (srv_turn){e->w.lobby,
+                       e->persist,
+                       e->w.rooms,
+                       {net_drop, net_answer, net_release, &e->net},
+                       e->w.myrooms};
   ASSERT_EQ(srv_recover(e->store, e->w.ident, e->w.rooms, &e->w.time.base), 0);
 }
 
@@ -114,7 +119,7 @@ static void lost_batch(void) {
       0);
   ASSERT_EQ(field_i(&b, "state", "ply"), 2);
   srv_store_rollback(e.store);
-  ASSERT_EQ(srv_rooms_store_lost(e.w.rooms, room, 1, 1, false, SRV_ESTORAGE), 0);
+  ASSERT_EQ(srv_rooms_store_lost(e.w.rooms, room, 1, 1, false, SRV_ESTORAGE, true), 0);
   ASSERT_STR_EQ(field_s(&b, "error", "code"), "storage_error");
   ASSERT_EQ(field_i(&b, "error", "id"), 7);
   ASSERT_EQ(count_of(&a, "error"), 0);
@@ -129,7 +134,8 @@ static void lost_batch(void) {
   ASSERT_EQ(runf(&e.w, &b, "{\"type\":\"move\",\"room\":\"%s\",\"house\":2,\"ply\":1}", room), 0);
   end_turn(&e);
   ASSERT_EQ(stored_moves(&e, 1), 2);
-  ASSERT_EQ(srv_rooms_store_lost(e.w.rooms, "ZZZZZZ", 1, 0, false, SRV_ESTORAGE), SRV_ENOTFOUND);
+  ASSERT_EQ(srv_rooms_store_lost(e.w.rooms, "ZZZZZZ", 1, 0, false, SRV_ESTORAGE, true),
+            SRV_ENOTFOUND);
   disconnect(&e.w, &a);
   disconnect(&e.w, &b);
   env_close(&e);
@@ -170,7 +176,7 @@ TEST_IMPL(recovery) {
   reconnect_as(&e.w, &b, (srv_player *)srv_room_seat(r, 1));
   ASSERT_EQ(runf(&e.w, &b, "{\"type\":\"resign\",\"room\":\"%s\"}", room), 0);
   end_turn(&e);
-  ASSERT_EQ(field_i(&a, "state", "game_id"), 1);
+  ASSERT_EQ(srv_gameid_parse(field_s(&a, "state", "game_id"), SRV_GAMEID_LEN), 1);
   disconnect(&e.w, &a);
   disconnect(&e.w, &b);
   env_close(&e);
@@ -188,7 +194,7 @@ TEST_IMPL(recovery) {
   ASSERT_EQ(srv_room_seat(r, 0)->active_rooms, 0);
   ASSERT_EQ(srv_room_seat(r, 1)->active_rooms, 0);
   reconnect_as(&e.w, &a, (srv_player *)srv_room_seat(r, 0));
-  ASSERT_EQ(field_i(&a, "state", "game_id"), 1);
+  ASSERT_EQ(srv_gameid_parse(field_s(&a, "state", "game_id"), SRV_GAMEID_LEN), 1);
   ASSERT_STR_EQ(path_s(&a, "state", "result", "reason"), "resignation");
   disconnect(&e.w, &a);
   /* Its expiry timer runs again: the room closes and is forgotten. */
@@ -285,6 +291,7 @@ TEST_IMPL(turn_takes_back_a_lost_batch) {
   ASSERT_EQ(e.net.drops, 1);
   ASSERT_STR_EQ(e.net.dropped, room);
   ASSERT_EQ(e.net.releases, 2);
+  ASSERT_EQ(e.net.answers, 1); /* Asked to answer the requests whose states it dropped. */
   ASSERT_STR_EQ(field_s(&a, "error", "code"), "storage_error");
   ASSERT_EQ(field_i(&a, "error", "id"), 9);
   ASSERT_EQ(count_of(&b, "error"), 0);
@@ -399,6 +406,97 @@ TEST_IMPL(old_burn_rule) {
     end_turn(&e);
     disconnect(&e.w, &a);
   }
+  env_close(&e);
+  rm_tree(dir);
+  return 0;
+}
+
+/* Security probe, finding 8: anonymous hellos grew the database without bound. A new player is
+ * stored when it first sits down (its room's record), not at hello; a hello with a known token
+ * and a name renames it; guests that never played and sit nowhere are forgotten after
+ * SRV_PERSIST_GUEST_DAYS (7), checked at the first commit and then once a day. */
+TEST_IMPL(guests_stored_when_seated) {
+  tmp_dir(dir, sizeof dir);
+  env e;
+  env_open(&e);
+  e.w.dispatch.store = (srv_dispatch_store){srv_persist_restore, srv_persist_player, e.persist};
+  /* Old rows, by the fake wall clock (1700000000000 + 1000000 ms now): two guests 8 days old, one
+   * of them seated in an open room; a player 30 days old who played a game; a guest of 6 days. */
+  long long now = 1700000000000LL + 1000000, day = 86400000LL;
+  char sql[2048];
+  snprintf(
+      sql, sizeof sql,
+      "INSERT INTO players (id, name, created_ms) VALUES "
+      "('00000000000000a1', 'Old', %lld),"
+      "('00000000000000a2', 'Seated', %lld),"
+      "('00000000000000a3', 'Player', %lld),"
+      "('00000000000000a4', 'Young', %lld);"
+      "INSERT INTO sessions (token_hash, player, created_ms) "
+      "  SELECT randomblob(32), id, created_ms FROM players;"
+      "INSERT INTO rooms (code, settings, south, south_name, south_computer, north_name, "
+      "north_computer, status) VALUES ('QQQQQQ', '{}', '00000000000000a2', 'Seated', 0, '', 0, "
+      "'waiting');"
+      "INSERT INTO games (room, game_no, game, houses, seeds, options, south, south_name, "
+      "south_computer, north, north_name, north_computer, started_ms) VALUES ('RRRRRR', 1, "
+      "'kalah', 6, 4, '', '00000000000000a3', 'Player', 0, NULL, 'X', 0, %lld);",
+      now - 8 * day, now - 8 * day, now - 30 * day, now - 6 * day, now - 30 * day);
+  raw_exec(dir, sql);
+  srv_store_close(e.store); /* Reopen: the rows above are in the file now. */
+  char err[SRV_STORE_ERR_SIZE];
+  ASSERT_EQ(srv_store_open(dir, NULL, &e.store, err), 0);
+  srv_persist_free(e.persist);
+  e.persist = srv_persist_new(e.store, e.w.ident, &e.w.time.base);
+  e.turn.persist = e.persist;
+  e.w.dispatch.store.ud = e.persist;
+  srv_recorder recorder = {srv_persist_record, e.persist};
+  srv_rooms_set_recorder(e.w.rooms, &recorder);
+
+  tclient a, b, c;
+  memset(&a, 0, sizeof a);
+  srv_client_init(&a.c, &a);
+  ASSERT_EQ(run(&e.w, &a, "{\"type\":\"hello\",\"name\":\"Ana\"}"), 0);
+  end_turn(&e); /* The first commit: the old guest is forgotten. */
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM players WHERE name = 'Ana'"), 0);
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM players WHERE id = '00000000000000a1'"), 0);
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM sessions WHERE player = '00000000000000a1'"), 0);
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM players WHERE id IN ('00000000000000a2', "
+                         "'00000000000000a3', '00000000000000a4')"),
+            3);
+  /* Ana sits down: stored. */
+  ASSERT_EQ(run(&e.w, &a, "{\"type\":\"create\",\"game\":\"kalah\"}"), 0);
+  end_turn(&e);
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM players WHERE name = 'Ana'"), 1);
+  /* Her token and a new name, on another connection: renamed. */
+  memset(&b, 0, sizeof b);
+  srv_client_init(&b.c, &b);
+  char hello[200];
+  snprintf(hello, sizeof hello, "{\"type\":\"hello\",\"name\":\"Ana B\",\"token\":\"%s\"}",
+           field_s(&a, "welcome", "token"));
+  ASSERT_EQ(run(&e.w, &b, hello), 0);
+  end_turn(&e);
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM players WHERE name = 'Ana B'"), 1);
+  /* A hundred hellos that never sit down store nothing. */
+  long long rows = raw_int(dir, "SELECT count(*) FROM players");
+  for (int i = 0; i < 100; i++) {
+    memset(&c, 0, sizeof c);
+    srv_client_init(&c.c, &c);
+    ASSERT_EQ(run(&e.w, &c, "{\"type\":\"hello\"}"), 0);
+    disconnect(&e.w, &c);
+    end_turn(&e);
+  }
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM players"), rows);
+  /* A day later the young guest is 7 days old, not yet older: kept; a day after that, gone. */
+  fake_advance(&e.w.time, (uint64_t)day);
+  end_turn(&e);
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM players WHERE id = '00000000000000a4'"), 1);
+  fake_advance(&e.w.time, (uint64_t)day);
+  end_turn(&e);
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM players WHERE id = '00000000000000a4'"), 0);
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM players WHERE id IN ('00000000000000a2', "
+                         "'00000000000000a3')"),
+            2);
+  disconnect(&e.w, &a);
+  disconnect(&e.w, &b);
   env_close(&e);
   rm_tree(dir);
   return 0;

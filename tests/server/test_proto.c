@@ -94,6 +94,11 @@ TEST_IMPL(hello) {
   BAD("{\"type\":\"hello\",\"name\":\"a\\u0000b\"}", SRV_EBADJSON, NULL); /* jansson refuses NUL. */
   BAD("{\"type\":\"hello\",\"name\":\"a\\u0085b\"}", SRV_EBADREQ, "name");
   BAD("{\"type\":\"hello\",\"name\":5}", SRV_EBADREQ, "name");
+  /* Invisible names and bidirectional overrides (srv_names.h, tests in test_names.c). */
+  BAD("{\"type\":\"hello\",\"name\":\"\\u200b\\u200b\"}", SRV_EBADREQ, "name");
+  BAD("{\"type\":\"hello\",\"name\":\"\\u00a0\"}", SRV_EBADREQ, "name");
+  BAD("{\"type\":\"hello\",\"name\":\"\\ufeff\"}", SRV_EBADREQ, "name");
+  BAD("{\"type\":\"hello\",\"name\":\"Ana\\u202e\"}", SRV_EBADREQ, "name");
   const char *tok = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
   char buf[200];
   snprintf(buf, sizeof buf, "{\"type\":\"hello\",\"token\":\"%s\"}", tok);
@@ -308,6 +313,43 @@ TEST_IMPL(encode) {
     for (int b = a + 1; b < SRV_E_END_; b++)
       ASSERT(strcmp(srv_err_code(a), srv_err_code(b)) != 0);
   ASSERT_STR_EQ(srv_err_code(12345), "internal");
+  return 0;
+}
+
+/* An unknown option's name comes back in "field" cut at 40 bytes, never inside a character
+ * (security probe, finding 11: a cut UTF-8 character made the error frame lose its field). The
+ * key "a" + 30 x "é" (2 bytes each) is cut after "a" and 19 "é" (39 bytes: byte 40 would start
+ * the second half of the 20th); 14 x "€" (3 bytes each) after 13 (39 bytes); an ASCII key of 50
+ * bytes after exactly 40. The error frame then carries the field. */
+TEST_IMPL(option_key_cut) {
+  char key[128] = "a", want[128] = "options.a";
+  for (int i = 0; i < 30; i++)
+    strcat(key, "\u00e9");
+  for (int i = 0; i < 19; i++)
+    strcat(want, "\xc3\xa9");
+  char frame[512];
+  snprintf(frame, sizeof frame, "{\"type\":\"create\",\"game\":\"kalah\",\"options\":{\"%s\":1}}",
+           key);
+  BAD(frame, SRV_EBADREQ, want);
+  strcpy(want, "options.");
+  for (int i = 0; i < 13; i++)
+    strcat(want, "\xe2\x82\xac");
+  snprintf(frame, sizeof frame, "{\"type\":\"create\",\"game\":\"kalah\",\"options\":{\"%s\":1}}",
+           "\u20ac\u20ac\u20ac\u20ac\u20ac\u20ac\u20ac\u20ac\u20ac\u20ac\u20ac\u20ac\u20ac\u20ac");
+  BAD(frame, SRV_EBADREQ, want);
+  BAD("{\"type\":\"create\",\"game\":\"kalah\",\"options\":{"
+      "\"abcdefghijabcdefghijabcdefghijabcdefghijabcdefghij\":1}}",
+      SRV_EBADREQ, "options.abcdefghijabcdefghijabcdefghijabcdefghij");
+  /* The error frame keeps it. */
+  srv_event ev = {.type = SRV_EV_ERROR};
+  ev.u.error.err = SRV_EBADREQ;
+  ev.u.error.field = perr.field;
+  srv_frame *f = srv_proto_encode(&ev);
+  ASSERT_NOT_NULL(f);
+  json_t *j = json_loadb(srv_frame_text(f), f->len, 0, NULL);
+  ASSERT_STR_EQ(json_string_value(json_object_get(j, "field")), perr.field);
+  json_decref(j);
+  srv_frame_unref(f);
   return 0;
 }
 

@@ -1,4 +1,4 @@
-/* Opening the store: schema creation, migrations from versions 1 and 2, and every database the
+/* Opening the store: schema creation, migrations from versions 1, 2 and 3, and every database the
  * store must refuse with a clear message (newer schema, foreign, corrupt, unreadable, read-only,
  * locked). */
 #include <pwd.h>
@@ -328,6 +328,42 @@ TEST_IMPL(migrate_from_v2) {
   ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM games WHERE options LIKE '%burn=match%burn%'"), 0);
   ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM games WHERE options LIKE '%burn=match%'"), 2);
   rm_tree(dir);
+  return 0;
+}
+
+TEST_IMPL(migrate_from_v5) {
+  char dir[256], err[SRV_STORE_ERR_SIZE];
+  tmp_dir(dir, sizeof dir);
+  /* Version 5 as it shipped (accounts, then chat): the current schema without the secrets table
+   * migration 5 -> 6 adds. */
+  srv_store *s = NULL;
+  ASSERT_EQ(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), 0);
+  srv_store_close(s);
+  raw_exec(dir, "DROP TABLE secrets; PRAGMA user_version = 5;");
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM sqlite_schema WHERE name = 'secrets'"), 0);
+  ASSERT_EQ(raw_int(dir, "PRAGMA user_version"), 5);
+  s = NULL;
+  ASSERT_EQ(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), 0);
+  ASSERT_EQ(raw_int(dir, "PRAGMA user_version"), SRV_STORE_SCHEMA_VERSION);
+  /* The key of the public game ids: 16 bytes, made once. */
+  unsigned char key[16], again[16], other[16];
+  ASSERT_EQ(srv_store_secret(s, "game_id", key, sizeof key), 0);
+  ASSERT_EQ(srv_store_secret(s, "no such", other, sizeof other), SRV_STORE_ENOTFOUND);
+  ASSERT_EQ(srv_store_secret(s, "game_id", other, 8), SRV_STORE_ENOTFOUND); /* Not 8 bytes. */
+  srv_store_close(s);
+  ASSERT_EQ(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), 0);
+  ASSERT_EQ(srv_store_secret(s, "game_id", again, sizeof again), 0);
+  ASSERT_EQ(memcmp(key, again, sizeof key), 0); /* Kept across restarts: links keep working. */
+  srv_store_close(s);
+  /* Another database gets another key (16 random bytes: equal with probability 2^-128). */
+  char dir2[256];
+  tmp_dir(dir2, sizeof dir2);
+  ASSERT_EQ(open_store(dir2, SRV_STORE_SYNC_FULL, &s, err), 0);
+  ASSERT_EQ(srv_store_secret(s, "game_id", other, sizeof other), 0);
+  ASSERT_NE(memcmp(key, other, sizeof key), 0);
+  srv_store_close(s);
+  rm_tree(dir);
+  rm_tree(dir2);
   return 0;
 }
 

@@ -326,7 +326,7 @@ TEST_IMPL(lost_takeback_written_again) {
   /* The batch holding the deletion is lost (as a failed commit would lose it): the room, which
    * has the move taken back, records the game as it is again, and the store follows. */
   srv_store_rollback(e.store);
-  ASSERT_EQ(srv_rooms_store_lost(e.w.rooms, room, 1, -1, false, SRV_ESTORAGE), 0);
+  ASSERT_EQ(srv_rooms_store_lost(e.w.rooms, room, 1, -1, false, SRV_ESTORAGE, false), 0);
   ASSERT_EQ(ply_of(&a), 2);
   srv_turn_end(&e.turn);
   ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM moves"), 2);
