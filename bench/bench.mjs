@@ -161,12 +161,15 @@ function startProcess(label, cmd, args, re, { port: fixedPort, data, timeoutMs =
 
 const tmpData = (prefix) => fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 
-// Our server, Release build, --sync sync, limits raised for thousands of connections from one
-// address (and the rate limit out of the way of a closed loop).
+// Our server, Release build, --sync sync, the per-address limits raised for thousands of
+// connections, players and rooms from one address (and the rate limit out of the way of a closed
+// loop).
 function startOurs(sync, { wrap = [], timeoutMs } = {}) {
   const data = tmpData('mancala-bench-');
   const args = ['--port', '0', '--bind', '127.0.0.1', '--data', data, '--sync', sync,
     '--rate', '1000000', '--burst', '1000000', '--max-per-ip', '1000000',
+    '--players-per-ip', '1000000', '--rooms-per-ip', '10000000', '--public-rooms-per-ip', '10000000',
+    '--watchers-per-ip', '1000000',
     '--max-connections', String(MAX_CONNECTIONS), '--rooms-per-player', '10'];
   const [cmd, ...rest] = [...wrap, bin('mancala-server'), ...args];
   return startProcess(`mancala-server --sync ${sync}`, cmd, rest,
