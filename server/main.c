@@ -225,8 +225,8 @@ int main(int argc, char **argv) {
   acfg.attempts_per_name = cfg.login_attempts;
   acfg.attempts_per_addr = cfg.login_attempts_ip;
   acfg.window_ms = (int64_t)cfg.login_window_s * 1000;
-  app.accounts =
-      srv_accounts_new(&app.dispatch, app.store, app.persist, &app.work, &app.time, &acfg);
+  app.accounts = srv_accounts_new(app.dispatch.rooms, app.dispatch.ident, &app.dispatch.sink,
+                                  app.store, app.persist, &app.work, &app.time, &acfg);
   if (app.accounts == NULL) {
     srv_log_error("main", "cannot start the accounts (out of memory, or libsodium failed)");
     return 1;

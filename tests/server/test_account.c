@@ -67,8 +67,8 @@ static void env_open(env *e, const srv_accounts_config *cfg) {
   e->w.dispatch.store.ud = e->persist;
   memset(&e->work, 0, sizeof e->work);
   e->work.base.queue = fw_queue;
-  e->accounts =
-      srv_accounts_new(&e->w.dispatch, e->store, e->persist, &e->work.base, &e->w.time.base, cfg);
+  e->accounts = srv_accounts_new(e->w.dispatch.rooms, e->w.dispatch.ident, &e->w.dispatch.sink,
+                                 e->store, e->persist, &e->work.base, &e->w.time.base, cfg);
   ASSERT_NOT_NULL(e->accounts);
   e->w.dispatch.accounts = e->accounts;
 }
@@ -441,8 +441,8 @@ TEST_IMPL(connection_gone_during_login) {
   ASSERT_EQ(srv_accounts_pending(e.accounts), 1);
   srv_accounts_free(e.accounts);
   e.w.dispatch.accounts = NULL;
-  e.accounts =
-      srv_accounts_new(&e.w.dispatch, e.store, e.persist, &e.work.base, &e.w.time.base, NULL);
+  e.accounts = srv_accounts_new(e.w.dispatch.rooms, e.w.dispatch.ident, &e.w.dispatch.sink, e.store,
+                                e.persist, &e.work.base, &e.w.time.base, NULL);
   e.w.dispatch.accounts = e.accounts;
   tclient_clear(&a);
   fw_run(&e.work); /* The detached job is only freed. */

@@ -7,13 +7,13 @@
 #include <string.h>
 
 #include "srv_attempts.h"
-#include "srv_dispatch.h"
 #include "srv_error.h"
 #include "srv_log.h"
 #include "srv_names.h"
 #include "srv_proto.h"
 #include "srv_pwhash.h"
 #include "srv_rating.h"
+#include "srv_send.h"
 
 /* How many keys each limit remembers at most (the least recently tried are forgotten first). */
 #define LIMIT_KEYS 100000
@@ -43,7 +43,9 @@ typedef struct job {
 } job;
 
 struct srv_accounts {
-  srv_dispatch *d;
+  srv_rooms *rooms;
+  srv_ident *ident;
+  srv_sink sink;
   srv_store *store;
   srv_persist *persist;
   srv_work *work;
@@ -61,14 +63,17 @@ void srv_accounts_config_init(srv_accounts_config *cfg) {
   cfg->max_jobs = 16;
 }
 
-srv_accounts *srv_accounts_new(srv_dispatch *d, srv_store *store, srv_persist *persist,
-                               srv_work *work, srv_time *time, const srv_accounts_config *cfg) {
+srv_accounts *srv_accounts_new(srv_rooms *rooms, srv_ident *ident, const srv_sink *sink,
+                               srv_store *store, srv_persist *persist, srv_work *work,
+                               srv_time *time, const srv_accounts_config *cfg) {
   if (srv_pwhash_init() != 0)
     return NULL;
   srv_accounts *a = calloc(1, sizeof *a);
   if (a == NULL)
     return NULL;
-  a->d = d;
+  a->rooms = rooms;
+  a->ident = ident;
+  a->sink = *sink;
   a->store = store;
   a->persist = persist;
   a->work = work;
@@ -99,7 +104,7 @@ void srv_accounts_free(srv_accounts *a) {
     job *j = srv_list_entry(it, job, link);
     srv_list_remove(&j->link);
     if (j->player != NULL)
-      srv_ident_unref(a->d->ident, j->player);
+      srv_ident_unref(a->ident, j->player);
     j->player = NULL;
     j->a = NULL;
     j->c = NULL;
@@ -153,15 +158,15 @@ static bool limited(srv_accounts *a, srv_client *c, const srv_cmd *cmd, const ch
     return false;
   srv_log_info("account", "too many attempts from %s: refused for %llu ms", c->addr,
                (unsigned long long)wait);
-  srv_dispatch_error_retry(a->d, c, SRV_EATTEMPTS, &cmd->id, srv_proto_cmd_name(cmd->type),
-                           (int64_t)wait);
+  srv_send_error(&a->sink, c, SRV_EATTEMPTS, &cmd->id, NULL, srv_proto_cmd_name(cmd->type),
+                 (int64_t)wait);
   return true;
 }
 
 static void send_error(srv_accounts *a, srv_client *c, int err, const srv_req_id *id,
                        job_kind kind) {
   static const char *const requests[] = {"register", "login", "change_password", "delete_account"};
-  srv_dispatch_error(a->d, c, err, id, NULL, requests[kind]);
+  srv_send_error(&a->sink, c, err, id, NULL, requests[kind], 0);
 }
 
 /* Gives c the identity p (borrowed) with the token whose hash is token_hash (token: sent in the
@@ -170,7 +175,7 @@ static void send_error(srv_accounts *a, srv_client *c, int err, const srv_req_id
 static void switch_client(srv_accounts *a, srv_client *c, srv_player *p,
                           const uint8_t token_hash[32], const char *token, bool resumed,
                           const srv_req_id *id, const char *reason) {
-  srv_rooms_client_gone(a->d->rooms, c);
+  srv_rooms_client_gone(a->rooms, c);
   memcpy(c->token_hash, token_hash, 32);
   srv_event ev = {.type = SRV_EV_WELCOME, .id = id};
   ev.u.welcome.player = p;
@@ -178,8 +183,8 @@ static void switch_client(srv_accounts *a, srv_client *c, srv_player *p,
   ev.u.welcome.resumed = resumed;
   ev.u.welcome.storage = true;
   ev.u.welcome.reason = reason;
-  srv_dispatch_send(a->d, c, &ev);
-  srv_rooms_identify(a->d->rooms, c, p, resumed);
+  srv_send_event(&a->sink, c, &ev);
+  srv_rooms_identify(a->rooms, c, p, resumed);
 }
 
 /* Every connection of p whose token was revoked becomes a new guest, one guest per token (the
@@ -207,7 +212,7 @@ static int to_guests(srv_accounts *a, srv_player *p, const uint8_t *only, const 
     char name[SRV_NAME_SIZE], token[SRV_TOKEN_CHARS + 1];
     srv_ident_guest_name(name);
     srv_player *g = NULL;
-    if ((rc = srv_ident_create(a->d->ident, name, &g, token)) != 0)
+    if ((rc = srv_ident_create(a->ident, name, &g, token)) != 0)
       break;
     uint8_t hash[32];
     memcpy(hash, srv_ident_token(g, 0), 32);
@@ -219,9 +224,9 @@ static int to_guests(srv_accounts *a, srv_player *p, const uint8_t *only, const 
       bool asker = x == c;
       switch_client(a, x, g, hash, token, false, asker ? id : NULL, asker ? NULL : reason);
     }
-    srv_ident_unref(a->d->ident, g);
+    srv_ident_unref(a->ident, g);
   }
-  srv_ident_unref(a->d->ident, p);
+  srv_ident_unref(a->ident, p);
   return rc;
 }
 
@@ -241,7 +246,7 @@ static int start(srv_accounts *a, job *j, srv_work_fn work, srv_work_done_fn don
     srv_list_remove(&j->link);
     a->njobs--;
     if (j->player != NULL)
-      srv_ident_unref(a->d->ident, j->player);
+      srv_ident_unref(a->ident, j->player);
     job_wipe_free(j);
   }
   return rc;
@@ -257,7 +262,7 @@ static bool finish(job *j, bool cancelled) {
   }
   if (a == NULL || j->c == NULL || cancelled) {
     if (a != NULL && j->player != NULL)
-      srv_ident_unref(a->d->ident, j->player);
+      srv_ident_unref(a->ident, j->player);
     job_wipe_free(j);
     return false;
   }
@@ -266,7 +271,7 @@ static bool finish(job *j, bool cancelled) {
 
 static void job_done(job *j) {
   if (j->player != NULL)
-    srv_ident_unref(j->a->d->ident, j->player);
+    srv_ident_unref(j->a->ident, j->player);
   job_wipe_free(j);
 }
 
@@ -372,7 +377,7 @@ static void done_register(void *arg, bool cancelled) {
   srv_log_info("account", "player %s registered", p->id);
   srv_event ev = {.type = SRV_EV_ACCOUNT, .id = &j->id};
   ev.u.account.player = p;
-  srv_dispatch_send(a->d, c, &ev);
+  srv_send_event(&a->sink, c, &ev);
   job_done(j);
 }
 
@@ -434,10 +439,10 @@ static void done_login(void *arg, bool cancelled) {
     srv_attempts_add(a->by_name, j->key, now_ms(a));
   srv_player *p = NULL;
   if (err == 0) {
-    p = srv_ident_find_id(a->d->ident, j->account_id);
+    p = srv_ident_find_id(a->ident, j->account_id);
     if (p != NULL) {
       srv_ident_ref(p);
-    } else if ((rc = srv_ident_adopt(a->d->ident, j->account_id, acc.name, &p)) != 0) {
+    } else if ((rc = srv_ident_adopt(a->ident, j->account_id, acc.name, &p)) != 0) {
       err = rc;
     } else if (srv_persist_load_account(a->store, p) != 0) {
       err = SRV_ESTORAGE;
@@ -445,11 +450,11 @@ static void done_login(void *arg, bool cancelled) {
   }
   char token[SRV_TOKEN_CHARS + 1];
   uint8_t hash[32];
-  if (err == 0 && (rc = srv_ident_new_token(a->d->ident, p, token, hash)) != 0)
+  if (err == 0 && (rc = srv_ident_new_token(a->ident, p, token, hash)) != 0)
     err = rc;
   if (err != 0) {
     if (p != NULL)
-      srv_ident_unref(a->d->ident, p);
+      srv_ident_unref(a->ident, p);
     send_error(a, c, err, &j->id, j->kind);
     job_done(j);
     return;
@@ -461,7 +466,7 @@ static void done_login(void *arg, bool cancelled) {
   srv_persist_player(a->persist, p); /* Its sessions, the new one included. */
   srv_log_info("account", "player %s logged in from %s", p->id, c->addr);
   switch_client(a, c, p, hash, token, true, &j->id, NULL);
-  srv_ident_unref(a->d->ident, p);
+  srv_ident_unref(a->ident, p);
   job_done(j);
 }
 
@@ -509,7 +514,7 @@ int srv_account_logout(srv_accounts *a, srv_client *c, const srv_cmd *cmd) {
   int rc = srv_store_session_delete(a->store, token);
   if (rc < 0)
     return storage_fail(a, "cannot delete a session", rc);
-  srv_ident_revoke(a->d->ident, token);
+  srv_ident_revoke(a->ident, token);
   srv_log_info("account", "player %s logged out", p->id);
   /* Only the connections that used this token: another device's session is not touched. */
   return to_guests(a, p, token, NULL, c, &cmd->id, "logout");
@@ -524,7 +529,7 @@ int srv_account_logout_all(srv_accounts *a, srv_client *c, const srv_cmd *cmd) {
   int rc = srv_store_sessions_revoke(a->store, p->id, NULL);
   if (rc < 0)
     return storage_fail(a, "cannot revoke sessions", rc);
-  srv_ident_revoke_all(a->d->ident, p, NULL);
+  srv_ident_revoke_all(a->ident, p, NULL);
   srv_log_info("account", "player %s logged out everywhere", p->id);
   return to_guests(a, p, NULL, NULL, c, &cmd->id, "logout_all");
 }
@@ -608,11 +613,11 @@ static void done_change(void *arg, bool cancelled) {
     job_done(j);
     return;
   }
-  srv_ident_revoke_all(a->d->ident, p, c->token_hash);
+  srv_ident_revoke_all(a->ident, p, c->token_hash);
   srv_log_info("account", "player %s changed its password", p->id);
   srv_event ev = {.type = SRV_EV_ACCOUNT, .id = &j->id};
   ev.u.account.player = p;
-  srv_dispatch_send(a->d, c, &ev);
+  srv_send_event(&a->sink, c, &ev);
   to_guests(a, p, NULL, c->token_hash, NULL, NULL, "password_changed");
   job_done(j);
 }
@@ -638,7 +643,7 @@ static void done_delete(void *arg, bool cancelled) {
   }
   /* Its games in progress are lost first (rated ones are rated in this batch), then everything
    * that names it goes; its finished games stay with an anonymous seat. */
-  srv_rooms_forfeit(a->d->rooms, p);
+  srv_rooms_forfeit(a->rooms, p);
   int rc = srv_store_account_delete(a->store, p->id, SRV_ACCOUNT_DELETED_NAME);
   if (rc < 0) {
     send_error(a, c, storage_fail(a, "cannot delete an account", rc), &j->id, j->kind);
@@ -649,7 +654,7 @@ static void done_delete(void *arg, bool cancelled) {
   p->account = false;
   p->deleted = true;
   snprintf(p->name, sizeof p->name, "%s", SRV_ACCOUNT_DELETED_NAME);
-  srv_ident_revoke_all(a->d->ident, p, NULL);
+  srv_ident_revoke_all(a->ident, p, NULL);
   to_guests(a, p, NULL, NULL, c, &j->id, "deleted");
   job_done(j);
 }

@@ -80,27 +80,14 @@ int srv_dispatch_send(srv_dispatch *d, srv_client *c, const srv_event *ev) {
   return srv_send_event(&d->sink, c, ev);
 }
 
-static void send_error(srv_dispatch *d, srv_client *c, int err, const srv_req_id *id,
-                       const char *field, const char *request, int64_t retry_after_ms) {
-  srv_event ev = {.type = SRV_EV_ERROR, .id = id};
-  ev.u.error.err = err;
-  ev.u.error.field = field;
-  ev.u.error.request = request;
-  ev.u.error.retry_after_ms = retry_after_ms;
-  srv_metrics_error(err);
-  srv_log_debug("dispatch", "error %s%s%s", srv_err_code(err), field ? " field " : "",
-                field ? field : "");
-  srv_dispatch_send(d, c, &ev);
-}
-
 void srv_dispatch_error(srv_dispatch *d, srv_client *c, int err, const srv_req_id *id,
                         const char *field, const char *request) {
-  send_error(d, c, err, id, field, request, 0);
+  srv_send_error(&d->sink, c, err, id, field, request, 0);
 }
 
 void srv_dispatch_error_retry(srv_dispatch *d, srv_client *c, int err, const srv_req_id *id,
                               const char *request, int64_t retry_after_ms) {
-  send_error(d, c, err, id, NULL, request, retry_after_ms);
+  srv_send_error(&d->sink, c, err, id, NULL, request, retry_after_ms);
 }
 
 /* The field a handler's error is about. */

@@ -38,11 +38,11 @@
 #include "srv_client.h"
 #include "srv_msg.h"
 #include "srv_persist.h"
+#include "srv_send.h"
 #include "srv_store.h"
 #include "srv_time.h"
 #include "srv_work.h"
 
-struct srv_dispatch;
 typedef struct srv_accounts srv_accounts;
 
 typedef struct srv_accounts_config {
@@ -59,11 +59,12 @@ typedef struct srv_accounts_config {
  * 16 jobs. */
 void srv_accounts_config_init(srv_accounts_config *cfg);
 
-/* Returns the accounts over d (its rooms, ident and sink), store, persist, work and time (all
- * borrowed; they must outlive it), or NULL when memory runs out or libsodium cannot start. cfg is
- * copied (NULL: defaults). */
-srv_accounts *srv_accounts_new(struct srv_dispatch *d, srv_store *store, srv_persist *persist,
-                               srv_work *work, srv_time *time, const srv_accounts_config *cfg);
+/* Returns the accounts over rooms, ident, store, persist, work and time (all borrowed; they must
+ * outlive it), answering clients through sink (copied), or NULL when memory runs out or libsodium
+ * cannot start. cfg is copied (NULL: defaults). */
+srv_accounts *srv_accounts_new(srv_rooms *rooms, srv_ident *ident, const srv_sink *sink,
+                               srv_store *store, srv_persist *persist, srv_work *work,
+                               srv_time *time, const srv_accounts_config *cfg);
 
 /* Frees a. Jobs still in flight are detached: their done callbacks only free them, and the
  * player references they held are given back now (ident must still be alive). NULL is allowed. */

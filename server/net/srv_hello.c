@@ -70,7 +70,7 @@ int srv_hello(srv_dispatch *d, srv_client *c, const srv_cmd *cmd) {
   ev.u.welcome.resumed = resumed;
   ev.u.welcome.storage = d->store.restore != NULL;
   ev.u.welcome.computer = srv_rooms_computer_on(d->rooms);
-  srv_dispatch_send(d, c, &ev);
+  srv_send_event(&d->sink, c, &ev);
   srv_rooms_identify(d->rooms, c, p, resumed);
   if (owned != NULL)
     srv_ident_unref(d->ident, owned);
