@@ -202,7 +202,7 @@ int main(int argc, char **argv) {
   app.turn = (srv_turn){app.lobby,
                         app.persist,
                         app.rooms,
-                        {srv_net_drop_room, srv_net_answer_dropped, srv_net_release, app.net},
+                        {srv_net_release, app.net},
                         app.myrooms};
   srv_net_set_turn_hook(app.net, srv_turn_end, &app.turn);
   srv_net_routes routes = {gauges, &app, srv_api_get, app.api};

@@ -78,13 +78,10 @@ typedef struct conn {
   srv_list held;         /* In net->held while it has frames of the current turn. */
   srv_keepalive_conn ka; /* In net->ka while open. */
   bool ping_due;         /* Write a ping at the next writeable callback. */
+  /* The last writeable callback left released frames unwritten (the socket was full): the client
+   * has not read what it was sent before. Only then may a newer state replace an unsent one. */
+  bool backlog;
 } conn;
-
-/* An answer dropped with a room's states (srv_net_drop_room()): the request it answered. */
-typedef struct dropped_reply {
-  struct conn *c;
-  srv_req_id id;
-} dropped_reply;
 
 /* Per HTTP request with a generated body. */
 typedef struct http_req {
@@ -116,8 +113,6 @@ struct srv_net {
   uint64_t turn;          /* Frames queued now belong to this turn; earlier turns are released. */
   srv_sink sink;          /* Queues for a client's connection (srv_send.h). */
   srv_list held;          /* Connections with frames of the current turn. */
-  dropped_reply *dropped; /* Answers srv_net_drop_room() dropped this turn. */
-  size_t n_dropped, cap_dropped;
   void (*turn_hook)(void *arg);
   void *turn_hook_arg;
   srv_net_routes routes;
@@ -208,10 +203,13 @@ static void net_queue(void *ud, srv_client *to, srv_frame *f) {
     srv_metrics_dropped(1);
     return;
   }
-  /* A newer state of a room, or a newer lobby or my_rooms list, supersedes an unsent older one,
-   * unless that one is the reply to a request, or a full state (with the game's moves) and the
-   * newer is not: a queue holds at most one full and one other state of a room. */
-  if (f->type == SRV_EV_STATE || f->type == SRV_EV_LOBBY || f->type == SRV_EV_MY_ROOMS) {
+  /* A newer lobby or my_rooms list supersedes an unsent older one. A newer state of a room
+   * supersedes an unsent older one only for a client that has not read what it was sent before
+   * (c->backlog): a client that reads promptly gets a state for every ply. Never a reply to a
+   * request, nor a full state (with the game's moves) by one that is not: a backlogged queue holds
+   * at most one full and one other state of a room. */
+  if ((f->type == SRV_EV_STATE && c->backlog) || f->type == SRV_EV_LOBBY ||
+      f->type == SRV_EV_MY_ROOMS) {
     for (size_t i = q->head; i < q->tail; i++) {
       const srv_frame *o = q->v[i].frame;
       if (o->type == f->type && !o->reply && (!o->full || f->full) &&
@@ -246,73 +244,6 @@ static void net_lost(void *ud, srv_client *to) {
 
 void srv_net_sink(srv_net *net, srv_sink *out) {
   *out = net->sink;
-}
-
-static int grow_dropped(srv_net *net) {
-  size_t cap = net->cap_dropped ? 2 * net->cap_dropped : 16;
-  dropped_reply *v = realloc(net->dropped, cap * sizeof *v);
-  if (v == NULL)
-    return SRV_ENOMEM;
-  net->dropped = v;
-  net->cap_dropped = cap;
-  return 0;
-}
-
-int srv_net_drop_room(void *ud, const char *code) {
-  srv_net *net = ud;
-  int dropped = 0;
-  srv_list_foreach (it, &net->held) {
-    conn *c = srv_list_entry(it, conn, held);
-    out_queue *q = &c->q;
-    for (size_t i = q->head; i < q->tail;) {
-      const out_entry *e = &q->v[i];
-      const srv_frame *f = e->frame;
-      if (e->turn < net->turn || f->type != SRV_EV_STATE || strcmp(f->room, code) != 0) {
-        i++;
-        continue;
-      }
-      if (f->reply && !c->doomed) {
-        /* The answer to a request: remembered, so that the request gets an error instead. */
-        dropped_reply *d = NULL;
-        if (net->n_dropped < net->cap_dropped ||
-            grow_dropped(net) == 0) /* Out of memory: the request goes unanswered. */
-          d = &net->dropped[net->n_dropped++];
-        if (d != NULL) {
-          d->c = c;
-          srv_proto_peek_id(srv_frame_text(f), f->len, &d->id);
-        }
-      }
-      queue_remove(q, i);
-      dropped++;
-    }
-  }
-  return dropped;
-}
-
-/* Whether c's queue holds an error of this turn answering id. */
-static bool answered(const srv_net *net, const conn *c, const srv_req_id *id) {
-  const out_queue *q = &c->q;
-  for (size_t i = q->head; i < q->tail; i++) {
-    const out_entry *e = &q->v[i];
-    srv_req_id other;
-    if (e->turn < net->turn || e->frame->type != SRV_EV_ERROR)
-      continue;
-    srv_proto_peek_id(srv_frame_text(e->frame), e->frame->len, &other);
-    if (other.kind == id->kind && other.num == id->num && strcmp(other.str, id->str) == 0)
-      return true;
-  }
-  return false;
-}
-
-void srv_net_answer_dropped(void *ud) {
-  srv_net *net = ud;
-  for (size_t i = 0; i < net->n_dropped; i++) {
-    dropped_reply *d = &net->dropped[i];
-    if (d->id.kind == SRV_ID_NONE || d->c->doomed || d->c->closing || answered(net, d->c, &d->id))
-      continue;
-    srv_dispatch_error(net->dispatch, &d->c->client, SRV_ESTORAGE, &d->id, NULL, NULL);
-  }
-  net->n_dropped = 0;
 }
 
 void srv_net_set_routes(srv_net *net, const srv_net_routes *routes) {
@@ -374,8 +305,8 @@ static int conn_writeable(conn *c) {
       if (!ok)
         return -1;
     }
-    if ((queue_len(q) > 0 && q->v[q->head].turn < c->net->turn) ||
-        (queue_len(q) == 0 && c->closing))
+    c->backlog = queue_len(q) > 0 && q->v[q->head].turn < c->net->turn;
+    if (c->backlog || (queue_len(q) == 0 && c->closing))
       lws_callback_on_writable(c->wsi);
     return 0;
   }
@@ -1111,7 +1042,6 @@ void srv_net_stop(srv_net *net, void (*done)(void *arg), void *arg) {
 static void net_handle_closed(srv_net *net) {
   if (--net->handles_open == 0) {
     srv_peers_free(net->peers);
-    free(net->dropped);
     free(net);
   }
 }

@@ -34,13 +34,8 @@ int srv_net_start(srv_net *net, srv_dispatch *d);
  * srv_net_release(). Without a hook the frames are released at once. */
 void srv_net_set_turn_hook(srv_net *net, void (*fn)(void *arg), void *arg);
 
-/* The network's part in the end of a turn (srv_turn_net; ud is the srv_net): dropping the states
- * of room code (borrowed) queued during this turn (durable storage lost the room's writes; the
- * room is about to take them back) and returning how many; a storage_error for each request
- * whose answer was dropped and that nothing answered since; releasing the turn's frames to the
- * sockets. */
-int srv_net_drop_room(void *ud, const char *code);
-void srv_net_answer_dropped(void *ud);
+/* The network's part in the end of a turn (srv_turn_net; ud is the srv_net): releasing the turn's
+ * frames to the sockets. */
 void srv_net_release(void *ud);
 
 /* The HTTP routes the network layer does not own. */

@@ -153,7 +153,16 @@ typedef struct srv_seat_view {
 typedef struct srv_state_view {
   const char *room;
   const srv_room_opts *opts;
-  const mc_game *game; /* Position, ply, moves and result come from here. */
+  /* The game: its moves (with_moves) come from here, and its position, ply and legal moves
+   * unless pos is set. */
+  const mc_game *game;
+  /* A state of an earlier ply, kept until its commit (srv_room_send.c): the position, its ply,
+   * the rules and the legal moves then (pos NULL: take them from game). */
+  const mc_pos *pos;
+  const mc_rules *rules;
+  long ply;
+  const uint8_t *legal;
+  int nlegal;
   srv_status status;
   int game_no; /* 1 for the first game of the room, +1 per rematch. */
   int you;     /* MC_SOUTH, MC_NORTH, SRV_SEAT_BOTH or SRV_SEAT_SPECTATOR. */

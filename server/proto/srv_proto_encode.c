@@ -78,22 +78,27 @@ static void board(srv_jsonw *w, const char *room, const mc_rules *rules) {
 }
 
 static void state(srv_jsonw *w, const srv_state_view *v) {
-  const mc_pos *pos = mc_game_pos(v->game);
+  const mc_pos *pos = v->pos != NULL ? v->pos : mc_game_pos(v->game);
   bool playing = v->status == SRV_PLAYING;
   srv_jsonw_lit(w, ",");
-  board(w, v->room, mc_game_rules(v->game));
+  board(w, v->room, v->pos != NULL ? v->rules : mc_game_rules(v->game));
   srv_jsonw_lit(w, ",\"status\":");
   srv_jsonw_str(w, srv_name_of(srv_status_names, (int)v->status));
   srv_jsonw_lit(w, ",\"ply\":");
-  srv_jsonw_int(w, (long long)mc_game_ply(v->game));
+  srv_jsonw_int(w, v->pos != NULL ? (long long)v->ply : (long long)mc_game_ply(v->game));
   srv_jsonw_lit(w, ",\"turn\":");
   seat_or_null(w, playing ? pos->turn : SRV_SEAT_NONE);
   srv_jsonw_lit(w, ",\"pits\":");
   srv_jsonw_pits(w, pos);
   srv_jsonw_lit(w, ",\"legal\":[");
   if (playing) {
-    uint8_t moves[MC_MAX_HOUSES];
-    int n = mc_game_legal(v->game, moves);
+    uint8_t own[MC_MAX_HOUSES];
+    const uint8_t *moves = v->legal;
+    int n = v->nlegal;
+    if (v->pos == NULL) {
+      n = mc_game_legal(v->game, own);
+      moves = own;
+    }
     for (int i = 0; i < n; i++) {
       if (i > 0)
         srv_jsonw_lit(w, ",");

@@ -268,6 +268,7 @@ void srv_room__destroy(srv_room *room) {
   t->timer_free(room->abandon_timer);
   t->timer_free(room->idle_timer);
   t->timer_free(room->finished_timer);
+  srv_room__owed_free(room);
   mc_game_free(room->game);
   free(room->trace);
   srv_room__chat_free(room);
@@ -278,6 +279,8 @@ void srv_room__close(srv_room *room, const char *reason) {
   srv_log_debug("room", "%s: closed (%s)", room->code, reason);
   srv_room__changed(room);
   srv_room__record(room, SRV_RECORD_ROOM_CLOSED, -1, 0);
+  /* The states it owes go before closed: its members are gone at the end of the turn. */
+  srv_room__flush(room);
   srv_room__send_closed(room, reason);
   srv_list *it;
   while ((it = srv_list_first(&room->members)) != NULL)
@@ -305,12 +308,14 @@ int srv_room__add_member(srv_room *room, srv_client *c) {
     return SRV_ENOMEM;
   m->room = room;
   m->client = c;
+  m->since = room->rooms->out_seq;
   srv_list_push_front(&room->members, &m->in_room);
   srv_list_push_front(&c->rooms, &m->in_client);
   return 0;
 }
 
 void srv_room__remove_member(srv_member *m) {
+  srv_room__forget_client(m->room, m->client);
   srv_list_remove(&m->in_room);
   srv_list_remove(&m->in_client);
   free(m);

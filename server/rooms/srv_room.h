@@ -208,12 +208,12 @@ int srv_rooms_restore(srv_rooms *rooms, const srv_room_restore *r);
 /* Durable storage lost writes of room code (borrowed) that were already applied in memory: takes
  * the game back to the position before move lost_ply of game game_id (lost_ply < 0: no move
  * lost), forgets the game's id when game_lost (its start was lost), and records the room as it is
- * now again. The mover of the first lost move gets err (answering that move's request when its
- * connection is still in the room), and every member gets the state again when the room changed
- * or when resend (the caller dropped states of the room queued earlier in the turn, which it
- * must do first). Returns 0, or SRV_ENOTFOUND when the room is gone. */
+ * now again. The states the room owed for the lost plies are never sent (nothing was encoded
+ * yet): each request they answered gets err instead, as do the mover's other connections, and
+ * every member is owed the state as it is now. Call it before srv_rooms_flush(). Returns 0, or
+ * SRV_ENOTFOUND when the room is gone. */
 int srv_rooms_store_lost(srv_rooms *rooms, const char *code, int64_t game_id, int lost_ply,
-                         bool game_lost, int err, bool resend);
+                         bool game_lost, int err);
 
 /* Identifies c as player (borrowed; c takes its own reference). When resumed, c rejoins every
  * room where player holds a seat and gets joined and state for each. */
@@ -222,6 +222,11 @@ void srv_rooms_identify(srv_rooms *rooms, srv_client *c, srv_player *player, boo
 /* The connection of c is gone: it leaves its rooms (keeping its seats) and gives back its player
  * reference. */
 void srv_rooms_client_gone(srv_rooms *rooms, srv_client *c);
+
+/* The end of a loop turn, after its commit and after a lost batch was taken back: encodes and
+ * queues every state the rooms owe (each ply's state once per kind of viewer, then the full states
+ * owed to joining or resyncing clients), room by room in the order they changed. */
+void srv_rooms_flush(srv_rooms *rooms);
 
 /* Returns the room with that code (upper case, borrowed), or NULL. */
 srv_room *srv_rooms_find(srv_rooms *rooms, const char *code);

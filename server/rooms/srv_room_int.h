@@ -20,7 +20,31 @@ typedef struct srv_member {
   srv_client *client;
   srv_list in_room;   /* room->members */
   srv_list in_client; /* client->rooms */
+  uint64_t since;     /* rooms->out_seq when it came in: it gets the states owed after that. */
 } srv_member;
+
+/* A state the room owes since the end of the last loop turn (srv_room_send.c). Rooms describe
+ * what happened and keep it here; the end of the turn encodes it after the turn's commit
+ * (srv_rooms_flush()), once per kind of viewer. Either a copy of everything the state of one ply
+ * shows (the position, its legal moves, the clocks, the last move's steps, the seated players),
+ * for every member, or a full state owed to one client, made from the room as it is then. */
+typedef struct srv_room_out {
+  bool full;             /* A full state (with the game's moves) for to... */
+  bool history;          /* ...or the room's last chat lines for to, after its full state. */
+  srv_client *to;        /* full, history: whom it is for (NULL: it left). */
+  srv_client *requester; /* The client whose request it answers, or NULL... */
+  srv_req_id id;         /* ...and that request's id. */
+  srv_client *skip;      /* A member that gets a full state instead, or NULL. */
+  uint64_t seq;          /* Members that came in later do not get it. */
+  int64_t game_id;       /* The game it shows (the room's game_id then) and... */
+  long ply;              /* ...its ply: a lost batch takes back the states of lost plies. */
+  srv_state_view v;      /* What it shows; its pointers are set again when it is encoded. */
+  mc_pos pos;
+  mc_rules rules;
+  uint8_t legal[MC_MAX_HOUSES];
+  mc_step *trace;         /* A copy of the last move's steps (trace_len in v), or NULL. */
+  srv_player *players[2]; /* The seated players then, a reference each. */
+} srv_room_out;
 
 struct srv_room {
   char code[SRV_CODE_LEN + 1];
@@ -52,8 +76,9 @@ struct srv_room {
   srv_rating_change rating; /* What the current game changed in the ratings (rated rooms). */
   uint64_t waiting_since;   /* When the room was made: quick pairing's waiting time. */
   srv_clock undo_clock;     /* The clock before the last move, for srv_rooms_store_lost(). */
-  srv_client *move_client;  /* Who made the last move and the request id it came with. */
-  srv_req_id move_id;
+  srv_room_out *out;        /* The states owed since the last turn's end, oldest first. */
+  size_t n_out, cap_out;
+  srv_list changed;         /* In rooms->changed while it owes states. */
   struct srv_peer *peer; /* The address it was created from (a reference), or NULL. */
   /* Chat: the last lines, a ring of chat_n from chat_first (each line one allocation with its
    * text; chat_bytes of text in all), and the room's allowance per voice, token buckets for
@@ -78,6 +103,8 @@ struct srv_rooms {
   srv_room **buckets;
   size_t nbuckets, count;
   srv_list order; /* srv_room.order, oldest first. */
+  srv_list changed; /* srv_room.changed: the rooms that owe states (srv_rooms_flush()). */
+  uint64_t out_seq; /* The last srv_room_out.seq given. */
   long by_status[3];
   mc_trace *trace; /* Scratch space for one move's steps. */
   srv_room_thinker thinker;
@@ -244,14 +271,30 @@ void srv_room__leave(srv_member *m, bool free_waiting_seat);
 /* Sends ev (borrowed) to c. */
 void srv_room__send(srv_rooms *rooms, srv_client *c, const srv_event *ev);
 
-/* Sends c the room's full state, its game's moves included (id: the request it answers, or NULL):
- * for a client that joins, resumes or asks to resync. */
+/* Owes c the room's full state, its game's moves included (id: the request it answers, or NULL):
+ * for a client that joins, resumes or asks to resync. Made from the room as it is at the end of
+ * the turn, after the commit. */
 void srv_room__send_full(srv_room *room, srv_client *c, const srv_req_id *id);
 
-/* Sends every member but skip (NULL: none) the state, without the moves; the requester's copy
- * carries the request id. */
-void srv_room__broadcast(srv_room *room, const srv_client *requester, const srv_req_id *id,
-                         const srv_client *skip);
+/* Owes every member but skip (NULL: none) the state as it is now, without the moves; the
+ * requester's copy carries the request id. Kept as a copy, encoded after the turn's commit. */
+void srv_room__broadcast(srv_room *room, srv_client *requester, const srv_req_id *id,
+                         srv_client *skip);
+
+/* Sends now what room owes (the end of a turn, or a room that closes). */
+void srv_room__flush(srv_room *room);
+
+/* Forgets what room owes to c, which is no longer a member (its replies included). */
+void srv_room__forget_client(srv_room *room, const srv_client *c);
+
+/* Takes back the states room owes for plies after lost_ply of game game_id (a lost batch): they
+ * are never sent. Writes the requests they answered (at most max, the rest are not answered
+ * here) to who[] and ids[] and returns how many. */
+size_t srv_room__take_back_owed(srv_room *room, int64_t game_id, long lost_ply, srv_client **who,
+                                srv_req_id *ids, size_t max);
+
+/* Frees what room owes without sending it. */
+void srv_room__owed_free(srv_room *room);
 
 /* Sends c joined (answering id, or NULL). */
 void srv_room__send_joined(srv_room *room, srv_client *c, const srv_req_id *id);
@@ -260,7 +303,8 @@ void srv_room__send_joined(srv_room *room, srv_client *c, const srv_req_id *id);
 void srv_room__send_chat(srv_room *room, srv_client *from, const srv_req_id *id,
                          const srv_chat_line *line);
 
-/* Sends c the room's last chat lines (chat_history), when it has any: on entering or resuming. */
+/* Owes c the room's last chat lines (chat_history), when it has any at the end of the turn: on
+ * entering or resuming, after its full state. */
 void srv_room__send_chat_history(srv_room *room, srv_client *c);
 
 /* Sends closed (reason: static) to every member. */

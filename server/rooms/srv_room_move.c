@@ -72,11 +72,6 @@ int srv_room__play(srv_room *room, srv_client *c, const srv_req_id *id, int turn
   }
 
   room->undo_clock = clock;
-  room->move_client = c;
-  if (id != NULL)
-    room->move_id = *id;
-  else
-    memset(&room->move_id, 0, sizeof room->move_id);
   keep_trace(room, rooms->trace);
   room->last_seat = turn;
   room->last_house = house;

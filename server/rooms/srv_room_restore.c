@@ -73,12 +73,17 @@ static int room_take_back(srv_room *room, int ply) {
 }
 
 int srv_rooms_store_lost(srv_rooms *rooms, const char *code, int64_t game_id, int lost_ply,
-                         bool game_lost, int err, bool resend) {
+                         bool game_lost, int err) {
   srv_room *room = srv_rooms_find(rooms, code);
   if (room == NULL)
     return SRV_ENOTFOUND;
   bool undo = lost_ply >= 0 && game_id != 0 && game_id == room->game_id &&
               (size_t)lost_ply < mc_game_ply(room->game);
+  /* The states of the lost plies were never sent: they are forgotten, and the requests they
+   * answered are owed an error instead. */
+  srv_client *who[16];
+  srv_req_id ids[16];
+  size_t owed = lost_ply >= 0 ? srv_room__take_back_owed(room, game_id, lost_ply, who, ids, 16) : 0;
   int mover = -1;
   if (undo) {
     mover = mc_game_mover(room->game, (size_t)lost_ply);
@@ -121,24 +126,23 @@ int srv_rooms_store_lost(srv_rooms *rooms, const char *code, int64_t game_id, in
     srv_room__record(room, SRV_RECORD_GAME_STARTED, -1, 0);
   else if (room->status == SRV_FINISHED)
     srv_room__record(room, SRV_RECORD_GAME_FINISHED, -1, 0); /* Its result may have been lost. */
-  if (mover >= 0 && err != 0) {
+  if (err != 0) {
+    /* Each request a lost state answered gets err; the mover's other connections learn it too. */
     srv_list_foreach (it, &room->members) {
       srv_member *m = srv_list_entry(it, srv_member, in_room);
-      if (m->client->player != room->seat[mover])
+      const srv_req_id *id = NULL;
+      for (size_t i = 0; i < owed && id == NULL; i++)
+        id = who[i] == m->client ? &ids[i] : NULL;
+      if (id == NULL && (mover < 0 || m->client->player != room->seat[mover]))
         continue;
-      srv_event ev = {.type = SRV_EV_ERROR};
-      ev.id = m->client == room->move_client ? &room->move_id : NULL;
-      ev.u.error.err = err;
-      ev.u.error.request = "move";
-      srv_metrics_error(err);
-      srv_room__send(rooms, m->client, &ev);
+      srv_send_error(&rooms->sink, m->client, err, id, NULL, "move", 0);
     }
   }
   srv_room__presence(room);
   srv_room__changed(room);
   if (undo)
     srv_room__moved(room);
-  if (changed || resend)
+  if (changed || owed > 0)
     srv_room__broadcast(room, NULL, NULL, NULL);
   return 0;
 }

@@ -1,12 +1,20 @@
 /* Every frame a room sends: the state (as each member sees it), joined, closed and chat. The
  * handlers change the room and call these; these only describe the room and queue frames.
  *
+ * States wait for the turn's commit: a room keeps what it owes (srv_room_out: a copy of each ply's
+ * state, or a full state owed to one client) and the end of the loop turn, after the commit and
+ * after a lost batch's states were taken back, encodes them (srv_rooms_flush()). A client that
+ * reads promptly so gets a state for every ply; two changes of one ply make one state.
+ *
  * A room event is encoded once and the frame shared by every recipient's queue: one state frame
  * per "you" (south, north, both, spectator), one chat frame, one closed frame; the requester's
  * copy answers its request with the id spliced in (srv_proto_with_id()). A state lists the game's
  * moves only when it is full (join, resume, resync), so its size depends on the board, not on the
  * game's length. */
+#include <stdlib.h>
 #include <string.h>
+
+#include "srv_log.h"
 
 #include "srv_proto.h"
 #include "srv_room_int.h"
@@ -91,37 +99,216 @@ static void queue_shared(srv_rooms *rooms, srv_client *c, srv_frame *f, const sr
   }
 }
 
-void srv_room__send_full(srv_room *room, srv_client *c, const srv_req_id *id) {
-  srv_state_view v;
-  state_view(room, &v);
-  v.you = srv_room__you(room, c);
-  v.with_moves = true;
-  srv_event ev = {.type = SRV_EV_STATE, .id = id, .u.state = &v};
-  srv_room__send(room->rooms, c, &ev);
+/* ---- What a room owes: states kept until the turn's commit ---------------------------------- */
+
+/* Frees what entry e holds. */
+static void out_clear(srv_rooms *rooms, srv_room_out *e) {
+  free(e->trace);
+  e->trace = NULL;
+  for (int s = 0; s < 2; s++) {
+    if (e->players[s] != NULL)
+      srv_ident_unref(rooms->ident, e->players[s]);
+    e->players[s] = NULL;
+  }
 }
 
-void srv_room__broadcast(srv_room *room, const srv_client *requester, const srv_req_id *id,
-                         const srv_client *skip) {
-  srv_state_view v;
-  state_view(room, &v);
-  srv_event ev = {.type = SRV_EV_STATE, .u.state = &v};
-  /* One frame per "you" (south, north, both, spectator), made when the first member needs it. */
+/* A new entry at the end of room's list, linking room into rooms->changed; NULL when memory runs
+ * out. */
+static srv_room_out *out_push(srv_room *room) {
+  if (room->n_out == room->cap_out) {
+    size_t cap = room->cap_out ? 2 * room->cap_out : 4;
+    srv_room_out *v = realloc(room->out, cap * sizeof *v);
+    if (v == NULL)
+      return NULL;
+    room->out = v;
+    room->cap_out = cap;
+  }
+  srv_room_out *e = &room->out[room->n_out++];
+  memset(e, 0, sizeof *e);
+  e->seq = ++room->rooms->out_seq;
+  if (!srv_list_linked(&room->changed))
+    srv_list_push_back(&room->rooms->changed, &room->changed);
+  return e;
+}
+
+void srv_room__send_full(srv_room *room, srv_client *c, const srv_req_id *id) {
+  srv_room_out *e = out_push(room);
+  if (e == NULL) {
+    room->rooms->sink.lost(room->rooms->sink.ud, c);
+    return;
+  }
+  e->full = true;
+  e->to = c;
+  if (id != NULL)
+    e->id = *id;
+}
+
+/* Fills e with a copy of the state room shows now. Returns false when memory runs out. */
+static bool snapshot(srv_room *room, srv_room_out *e) {
+  state_view(room, &e->v);
+  e->pos = *mc_game_pos(room->game);
+  e->rules = *mc_game_rules(room->game);
+  e->v.nlegal = room->status == SRV_PLAYING ? mc_game_legal(room->game, e->legal) : 0;
+  e->v.ply = (long)mc_game_ply(room->game);
+  e->v.game = NULL;
+  e->game_id = room->game_id;
+  e->ply = e->v.ply;
+  if (room->trace_len > 0) {
+    e->trace = malloc(room->trace_len * sizeof *e->trace);
+    if (e->trace == NULL)
+      return false;
+    memcpy(e->trace, room->trace, room->trace_len * sizeof *e->trace);
+  }
+  for (int s = 0; s < 2; s++) {
+    e->players[s] = room->seat[s];
+    if (e->players[s] != NULL)
+      srv_ident_ref(e->players[s]);
+  }
+  return true;
+}
+
+void srv_room__broadcast(srv_room *room, srv_client *requester, const srv_req_id *id,
+                         srv_client *skip) {
+  bool answers = requester != NULL && id != NULL && id->kind != SRV_ID_NONE;
+  /* A newer state of the same ply replaces the one owed before it (presence, offers, clocks),
+   * keeping the request that one answers: states are owed per ply, not per change. */
+  srv_room_out *last = room->n_out > 0 ? &room->out[room->n_out - 1] : NULL;
+  if (last != NULL && !last->full && !last->history && last->skip == skip && last->game_id == room->game_id &&
+      last->v.game_no == room->game_no && last->ply == (long)mc_game_ply(room->game) &&
+      (!answers || last->requester == NULL)) {
+    srv_client *kept = last->requester;
+    srv_req_id kept_id = last->id;
+    out_clear(room->rooms, last);
+    if (!snapshot(room, last)) {
+      room->n_out--;
+      srv_log_error("room", "%s: out of memory: a state is not sent", room->code);
+      return;
+    }
+    last->requester = answers ? requester : kept;
+    last->id = answers ? *id : kept_id;
+    return;
+  }
+  srv_room_out *e = out_push(room);
+  if (e == NULL || !snapshot(room, e)) {
+    if (e != NULL) {
+      out_clear(room->rooms, e);
+      room->n_out--;
+    }
+    srv_log_error("room", "%s: out of memory: a state is not sent", room->code);
+    if (requester != NULL)
+      room->rooms->sink.lost(room->rooms->sink.ud, requester);
+    return;
+  }
+  e->skip = skip;
+  if (answers) {
+    e->requester = requester;
+    e->id = *id;
+  }
+}
+
+static void send_history(srv_room *room, srv_client *c);
+
+/* Encodes entry e once per "you" (south, north, both, spectator) when the first member needs it,
+ * and queues it for every member that was in the room when it was owed. */
+static void deliver(srv_room *room, srv_room_out *e) {
+  if (e->history) {
+    if (e->to != NULL)
+      send_history(room, e->to);
+    return;
+  }
+  if (e->full) {
+    if (e->to == NULL)
+      return;
+    srv_state_view v;
+    state_view(room, &v);
+    v.you = srv_room__you(room, e->to);
+    v.with_moves = true;
+    srv_event ev = {.type = SRV_EV_STATE, .u.state = &v};
+    ev.id = e->id.kind != SRV_ID_NONE ? &e->id : NULL;
+    srv_room__send(room->rooms, e->to, &ev);
+    return;
+  }
+  srv_state_view *v = &e->v;
+  v->pos = &e->pos;
+  v->rules = &e->rules;
+  v->legal = e->legal;
+  v->trace = e->trace;
+  for (int s = 0; s < 2; s++)
+    v->seats[s].player = e->players[s];
+  srv_event ev = {.type = SRV_EV_STATE, .u.state = v};
   srv_frame *shared[4] = {NULL, NULL, NULL, NULL};
   bool made[4] = {false, false, false, false};
   srv_list_foreach (it, &room->members) {
-    srv_client *c = srv_list_entry(it, srv_member, in_room)->client;
-    if (c == skip)
+    srv_member *m = srv_list_entry(it, srv_member, in_room);
+    srv_client *c = m->client;
+    if (c == e->skip || m->since >= e->seq)
       continue;
     int you = srv_room__you(room, c);
     if (!made[you]) {
-      v.you = you;
+      v->you = you;
       shared[you] = srv_proto_encode(&ev);
       made[you] = true;
     }
-    queue_shared(room->rooms, c, shared[you], c == requester ? id : NULL);
+    queue_shared(room->rooms, c, shared[you], c == e->requester ? &e->id : NULL);
   }
   for (int i = 0; i < 4; i++)
     srv_frame_unref(shared[i]);
+}
+
+void srv_room__flush(srv_room *room) {
+  /* deliver() may not add entries (it only encodes and queues), so the list stays put. */
+  for (size_t i = 0; i < room->n_out; i++) {
+    deliver(room, &room->out[i]);
+    out_clear(room->rooms, &room->out[i]);
+  }
+  room->n_out = 0;
+  srv_list_remove(&room->changed);
+}
+
+void srv_rooms_flush(srv_rooms *rooms) {
+  srv_list *it;
+  while ((it = srv_list_first(&rooms->changed)) != NULL)
+    srv_room__flush(srv_list_entry(it, srv_room, changed));
+}
+
+void srv_room__forget_client(srv_room *room, const srv_client *c) {
+  for (size_t i = 0; i < room->n_out; i++) {
+    srv_room_out *e = &room->out[i];
+    if (e->to == c)
+      e->to = NULL;
+    if (e->requester == c)
+      e->requester = NULL;
+    if (e->skip == c)
+      e->skip = NULL;
+  }
+}
+
+size_t srv_room__take_back_owed(srv_room *room, int64_t game_id, long lost_ply, srv_client **who,
+                                srv_req_id *ids, size_t max) {
+  size_t n = 0, kept = 0;
+  for (size_t i = 0; i < room->n_out; i++) {
+    srv_room_out *e = &room->out[i];
+    if (!e->full && !e->history && e->game_id == game_id && e->ply > lost_ply) {
+      if (e->requester != NULL && n < max) {
+        who[n] = e->requester;
+        ids[n++] = e->id;
+      }
+      out_clear(room->rooms, e);
+      continue;
+    }
+    room->out[kept++] = *e;
+  }
+  room->n_out = kept;
+  return n;
+}
+
+void srv_room__owed_free(srv_room *room) {
+  for (size_t i = 0; i < room->n_out; i++)
+    out_clear(room->rooms, &room->out[i]);
+  free(room->out);
+  room->out = NULL;
+  room->n_out = room->cap_out = 0;
+  srv_list_remove(&room->changed);
 }
 
 void srv_room__send_joined(srv_room *room, srv_client *c, const srv_req_id *id) {
@@ -151,6 +338,17 @@ void srv_room__send_chat(srv_room *room, srv_client *from, const srv_req_id *id,
 }
 
 void srv_room__send_chat_history(srv_room *room, srv_client *c) {
+  srv_room_out *e = out_push(room);
+  if (e == NULL) {
+    room->rooms->sink.lost(room->rooms->sink.ud, c);
+    return;
+  }
+  e->history = true;
+  e->to = c;
+}
+
+/* Sends c the room's last chat lines, when it has any. */
+static void send_history(srv_room *room, srv_client *c) {
   if (room->chat_n == 0)
     return;
   const srv_chat_line *lines[SRV_CHAT_HISTORY];

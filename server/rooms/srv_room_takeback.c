@@ -69,7 +69,6 @@ static int take_back(srv_room *room, int seat, srv_client *c, const srv_req_id *
   srv_room__offers_clear(room);
   srv_room__start_turn_clock(room);
   room->undo_clock = room->clock;
-  room->move_client = NULL;
   srv_room__presence(room);
   srv_room__moved(room);
   srv_room__broadcast(room, c, id, NULL);

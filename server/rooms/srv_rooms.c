@@ -34,6 +34,7 @@ srv_rooms *srv_rooms_new(srv_time *time, srv_ident *ident, const srv_sink *sink,
   rooms->limits = *limits;
   rooms->computer_games = -1;
   srv_list_init(&rooms->order);
+  srv_list_init(&rooms->changed);
   return rooms;
 }
 

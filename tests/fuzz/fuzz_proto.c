@@ -260,8 +260,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         memcpy(code, srv_room_code(r), sizeof code);
         /* The game id the recorder gave it is unknown here: try the last ones handed out. */
         int64_t id = f.next_game_id - (b >> 4) % 3;
-        srv_rooms_store_lost(f.w.rooms, code, id, ply - 1 - (b & 3), (b >> 2) & 1, SRV_ESTORAGE,
-                             (b >> 3) & 1);
+        srv_rooms_store_lost(f.w.rooms, code, id, ply - 1 - (b & 3), (b >> 2) & 1, SRV_ESTORAGE);
       }
     } else {
       f.refuse = (kind - 61) % 3;

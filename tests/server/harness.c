@@ -84,6 +84,8 @@ void fake_advance(fake_time *f, uint64_t ms) {
     f->now = next->due;
     next->armed = 0;
     next->cb(next->arg); /* May free next. */
+    if (f->turn_end != NULL)
+      f->turn_end(f->turn_end_arg);
   }
   f->now = target;
 }
@@ -154,6 +156,18 @@ const char *path_s(tclient *t, const char *type, const char *a, const char *b) {
 
 /* ---- The world: rooms over the fake clock --------------------------------------------------- */
 
+/* The end of a loop turn in a world without storage: the states the rooms owe are encoded. */
+static void world_turn_end(void *arg) {
+  world *w = arg;
+  if (w->rooms != NULL)
+    srv_rooms_flush(w->rooms);
+}
+
+void world_turn(world *w) {
+  if (w->time.turn_end != NULL)
+    w->time.turn_end(w->time.turn_end_arg);
+}
+
 void world_init(world *w, const srv_room_limits *limits) {
   static const srv_room_limits defaults = {60000, 600000, 600000, 10, 1000, 60000, 50, 10, 0, 0};
   fake_init(&w->time);
@@ -172,6 +186,8 @@ void world_init(world *w, const srv_room_limits *limits) {
   w->dispatch.myrooms = w->myrooms;
   w->dispatch.ident = w->ident;
   w->dispatch.sink = sink;
+  w->time.turn_end = world_turn_end;
+  w->time.turn_end_arg = w;
 }
 
 void world_close_rooms(world *w) {
@@ -196,16 +212,19 @@ void connect_as(world *w, tclient *t, const char *name) {
   ASSERT_EQ(srv_ident_create(w->ident, name, &p, token), 0);
   srv_rooms_identify(w->rooms, &t->c, p, false);
   srv_ident_unref(w->ident, p); /* The client holds its own reference. */
+  world_turn(w);
 }
 
 void reconnect_as(world *w, tclient *t, srv_player *p) {
   memset(t, 0, sizeof *t);
   srv_client_init(&t->c, t);
   srv_rooms_identify(w->rooms, &t->c, p, true);
+  world_turn(w);
 }
 
 void disconnect(world *w, tclient *t) {
   srv_dispatch_client_gone(&w->dispatch, &t->c);
+  world_turn(w);
   tclient_clear(t);
 }
 
@@ -215,7 +234,9 @@ int run(world *w, tclient *t, const char *json) {
   int rc = srv_proto_decode(json, strlen(json), &cmd, &err);
   if (rc != 0)
     TEST_FAIL_("cannot decode %s: %s", json, srv_err_code(rc));
-  return srv_dispatch_command(&w->dispatch, &t->c, &cmd);
+  rc = srv_dispatch_command(&w->dispatch, &t->c, &cmd);
+  world_turn(w);
+  return rc;
 }
 
 int runf(world *w, tclient *t, const char *fmt, ...) {

@@ -23,6 +23,9 @@ typedef struct fake_time {
   int64_t wall;
   srv_timer *timers[4096];
   int ntimers;
+  /* Called after each timer's callback, as the end of the loop turn that ran it (NULL: none). */
+  void (*turn_end)(void *arg);
+  void *turn_end_arg;
 } fake_time;
 
 /* A fake clock at a fixed start (monotonic 1,000,000 ms; wall time 2023-11-14). */
@@ -78,6 +81,11 @@ void world_free(world *w);
 /* Frees the rooms of w and what observes them (the lobby, the players' lists), not its players:
  * for tests that close a store in between. */
 void world_close_rooms(world *w);
+
+/* Ends the loop turn (the fake clock's turn_end: in a plain world the rooms' owed states are
+ * encoded; a test with storage sets its own, srv_turn_end()). run(), connect_as(), reconnect_as(),
+ * disconnect() and each timer of fake_advance() end their turn themselves. */
+void world_turn(world *w);
 
 /* Connects t and says hello as a new player named name. */
 void connect_as(world *w, tclient *t, const char *name);

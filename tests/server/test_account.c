@@ -21,6 +21,7 @@ typedef struct fake_work {
   srv_work base; /* First: a srv_work * is a fake_work *. */
   queued q[64];
   int n;
+  world *w; /* Each done call ends a loop turn of this world. */
 } fake_work;
 
 static int fw_queue(srv_work *w, srv_work_fn work, srv_work_done_fn done, void *arg) {
@@ -37,6 +38,8 @@ static void fw_run(fake_work *f) {
     memmove(f->q, f->q + 1, (size_t)--f->n * sizeof f->q[0]);
     q.work(q.arg);
     q.done(q.arg, false);
+    if (f->w != NULL)
+      world_turn(f->w);
   }
 }
 
@@ -67,6 +70,7 @@ static void env_open(env *e, const srv_accounts_config *cfg) {
   e->w.dispatch.store.ud = e->persist;
   memset(&e->work, 0, sizeof e->work);
   e->work.base.queue = fw_queue;
+  e->work.w = &e->w;
   e->accounts = srv_accounts_new(e->w.dispatch.rooms, e->w.dispatch.ident, &e->w.dispatch.sink,
                                  e->store, e->persist, &e->work.base, &e->w.time.base, cfg);
   ASSERT_NOT_NULL(e->accounts);

@@ -68,10 +68,13 @@ TEST_IMPL(seat_and_turns) {
             SRV_ETURN);
   /* A late answer for another ply or game is dropped; the right one is played. */
   ASSERT_EQ(srv_room_computer_move(room, 1, 0, 3), SRV_ESTALE);
+  world_turn(&w);
   ASSERT_EQ(srv_room_computer_move(room, 2, 1, 3), SRV_ESTALE);
+  world_turn(&w);
   tclient_clear(&a);
   int before = rt.thinks;
   ASSERT_EQ(srv_room_computer_move(room, 1, 1, 3), 0);
+  world_turn(&w);
   st = last_of(&a, "state");
   ASSERT_EQ(json_integer_value(json_object_get(st, "ply")), 2);
   ASSERT_STR_EQ(json_string_value(json_object_get(st, "turn")), "north"); /* Extra turn. */
@@ -79,12 +82,14 @@ TEST_IMPL(seat_and_turns) {
   ASSERT(rt.thinks > before); /* Asked again for its extra turn. */
   /* An illegal answer changes nothing. */
   ASSERT_EQ(srv_room_computer_move(room, 1, 2, 3), SRV_EILLEGAL);
+  world_turn(&w);
   ASSERT_EQ(mc_game_ply(srv_room_game(room)), 2);
   /* Resigning stops the search; a late answer is dropped. */
   int stops = rt.stops;
   ASSERT_EQ(runf(&w, &a, "{\"type\":\"resign\",\"room\":\"%s\"}", code), 0);
   ASSERT(rt.stops > stops);
   ASSERT_EQ(srv_room_computer_move(room, 1, 2, 1), SRV_ESTALE);
+  world_turn(&w);
   ASSERT_EQ(mc_game_ply(srv_room_game(room)), 2);
   /* Rematch: the computer agrees at once; the seats swap and it (South) is to move. */
   before = rt.thinks;
@@ -135,7 +140,9 @@ TEST_IMPL(draw_offer) {
   /* The computer is South now and moves first: its moves played by hand, as the thinker would. */
   srv_room *room = srv_rooms_find(w.rooms, code);
   ASSERT_EQ(srv_room_computer_move(room, 2, 0, 3), 0); /* Extra turn. */
+  world_turn(&w);
   ASSERT_EQ(srv_room_computer_move(room, 2, 1, 6), 0);
+  world_turn(&w);
   ASSERT_EQ(runf(&w, &a, "{\"type\":\"draw\",\"room\":\"%s\",\"action\":\"offer\"}", code), 0);
   st = last_of(&a, "state");
   ASSERT_STR_EQ(json_string_value(json_object_get(st, "status")), "playing");

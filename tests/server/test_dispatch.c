@@ -4,8 +4,14 @@
 #include "srv_dispatch.h"
 #include "srv_metrics.h"
 
+/* The world of the test running: each frame ends a loop turn there. */
+static world *frames_world;
+
+/* One frame from t through the dispatch d, and the end of its loop turn. */
 static void frame(srv_dispatch *d, tclient *t, const char *json) {
   srv_dispatch_frame(d, &t->c, json, strlen(json));
+  if (frames_world != NULL)
+    world_turn(frames_world);
 }
 
 static void fresh(tclient *t) {
@@ -16,6 +22,7 @@ static void fresh(tclient *t) {
 TEST_IMPL(hello_errors_metrics) {
   world w;
   world_init(&w, NULL);
+  frames_world = &w;
   srv_metrics_reset();
   srv_dispatch d = w.dispatch;
 

@@ -242,7 +242,9 @@ static void env_open(env *e) {
   ASSERT_NOT_NULL(e->persist);
   srv_recorder recorder = {srv_persist_record, e->persist};
   srv_rooms_set_recorder(e->w.rooms, &recorder);
-  e->turn = (srv_turn){e->w.lobby, e->persist, e->w.rooms, {NULL, NULL, NULL, NULL}, e->w.myrooms};
+  e->turn = (srv_turn){e->w.lobby, e->persist, e->w.rooms, {NULL, NULL}, e->w.myrooms};
+  e->w.time.turn_end = srv_turn_end;
+  e->w.time.turn_end_arg = &e->turn;
   ASSERT_EQ(srv_recover(e->store, e->w.ident, e->w.rooms, &e->w.time.base), 0);
 }
 
@@ -326,7 +328,7 @@ TEST_IMPL(lost_takeback_written_again) {
   /* The batch holding the deletion is lost (as a failed commit would lose it): the room, which
    * has the move taken back, records the game as it is again, and the store follows. */
   srv_store_rollback(e.store);
-  ASSERT_EQ(srv_rooms_store_lost(e.w.rooms, room, 1, -1, false, SRV_ESTORAGE, false), 0);
+  ASSERT_EQ(srv_rooms_store_lost(e.w.rooms, room, 1, -1, false, SRV_ESTORAGE), 0);
   ASSERT_EQ(ply_of(&a), 2);
   srv_turn_end(&e.turn);
   ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM moves"), 2);
