@@ -1,34 +1,33 @@
-/* Attempt counters in a sliding window (see srv_attempts.h): a hash table of keys, each with the
- * times of its last max attempts in a ring, and a list of keys by last attempt for eviction. */
+/* Attempt counters in a sliding window (see srv_attempts.h): a hash table of keys (srv_hash.h),
+ * each with the times of its last max attempts in a ring, and a list of keys by last attempt for
+ * eviction. */
 #include "srv_attempts.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "srv_error.h"
+#include "srv_hash.h"
 #include "srv_list.h"
 
 typedef struct entry {
   char *key;
-  struct entry *next; /* Hash chain. */
-  srv_list lru;       /* a->lru: least recently tried first. */
-  int n, head;        /* Attempts kept; the ring's oldest slot. */
-  uint64_t times[];   /* max slots. */
+  srv_hash_node hnode; /* a->by_key */
+  srv_list lru;        /* a->lru: least recently tried first. */
+  int n, head;         /* Attempts kept; the ring's oldest slot. */
+  uint64_t times[];    /* max slots. */
 } entry;
 
 struct srv_attempts {
   int max;
   uint64_t window;
-  size_t max_keys, count, nbuckets;
-  entry **buckets;
+  size_t max_keys;
+  srv_hash by_key;
   srv_list lru;
 };
 
-static size_t hash_key(const char *s) {
-  uint64_t h = 1469598103934665603u;
-  for (; *s; s++)
-    h = (h ^ (unsigned char)*s) * 1099511628211u;
-  return (size_t)h;
+static bool entry_is(const srv_hash_node *node, const void *key) {
+  return strcmp(srv_hash_entry(node, entry, hnode)->key, key) == 0;
 }
 
 srv_attempts *srv_attempts_new(int max, uint64_t window_ms, size_t max_keys) {
@@ -40,9 +39,7 @@ srv_attempts *srv_attempts_new(int max, uint64_t window_ms, size_t max_keys) {
   a->max = max;
   a->window = window_ms;
   a->max_keys = max_keys;
-  a->nbuckets = 256;
-  a->buckets = calloc(a->nbuckets, sizeof *a->buckets);
-  if (a->buckets == NULL) {
+  if (srv_hash_init(&a->by_key, 256) != 0) {
     free(a);
     return NULL;
   }
@@ -51,12 +48,8 @@ srv_attempts *srv_attempts_new(int max, uint64_t window_ms, size_t max_keys) {
 }
 
 static void entry_unlink(srv_attempts *a, entry *e) {
-  entry **pp = &a->buckets[hash_key(e->key) % a->nbuckets];
-  while (*pp != e)
-    pp = &(*pp)->next;
-  *pp = e->next;
+  srv_hash_remove(&a->by_key, &e->hnode);
   srv_list_remove(&e->lru);
-  a->count--;
   free(e->key);
   free(e);
 }
@@ -66,16 +59,13 @@ void srv_attempts_free(srv_attempts *a) {
     return;
   srv_list_foreach_safe (it, &a->lru)
     entry_unlink(a, srv_list_entry(it, entry, lru));
-  free(a->buckets);
+  srv_hash_dispose(&a->by_key);
   free(a);
 }
 
 static entry *find(const srv_attempts *a, const char *key) {
-  for (entry *e = a->buckets[hash_key(key) % a->nbuckets]; e != NULL; e = e->next) {
-    if (strcmp(e->key, key) == 0)
-      return e;
-  }
-  return NULL;
+  srv_hash_node *node = srv_hash_find(&a->by_key, srv_hash_str(key), entry_is, key);
+  return node ? srv_hash_entry(node, entry, hnode) : NULL;
 }
 
 /* Drops the attempts of e that left the window at now. */
@@ -99,7 +89,7 @@ uint64_t srv_attempts_wait(srv_attempts *a, const char *key, uint64_t now) {
 int srv_attempts_add(srv_attempts *a, const char *key, uint64_t now) {
   entry *e = find(a, key);
   if (e == NULL) {
-    if (a->count >= a->max_keys)
+    if (srv_hash_count(&a->by_key) >= a->max_keys)
       entry_unlink(a, srv_list_entry(srv_list_first(&a->lru), entry, lru));
     size_t len = strlen(key);
     e = calloc(1, sizeof *e + (size_t)a->max * sizeof e->times[0]);
@@ -108,10 +98,7 @@ int srv_attempts_add(srv_attempts *a, const char *key, uint64_t now) {
       return SRV_ENOMEM;
     }
     memcpy(e->key, key, len + 1);
-    size_t k = hash_key(key) % a->nbuckets;
-    e->next = a->buckets[k];
-    a->buckets[k] = e;
-    a->count++;
+    srv_hash_insert(&a->by_key, &e->hnode, srv_hash_str(key));
   } else {
     srv_list_remove(&e->lru);
     expire(a, e, now);
@@ -133,5 +120,5 @@ void srv_attempts_clear(srv_attempts *a, const char *key) {
 }
 
 size_t srv_attempts_count(const srv_attempts *a) {
-  return a->count;
+  return srv_hash_count(&a->by_key);
 }

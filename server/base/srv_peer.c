@@ -1,4 +1,5 @@
-/* Per-address bookkeeping (see srv_peer.h): a hash table of reference-counted entries. */
+/* Per-address bookkeeping (see srv_peer.h): a hash table (srv_hash.h) of reference-counted
+ * entries. */
 #include "srv_peer.h"
 
 #include <stdio.h>
@@ -6,25 +7,18 @@
 #include <string.h>
 
 struct srv_peers {
-  srv_peer **buckets;
-  size_t nbuckets; /* A power of two. */
-  size_t count;
+  srv_hash by_key; /* srv_peer.hnode */
 };
 
-static size_t hash(const char *key, size_t nbuckets) {
-  uint32_t h = 2166136261u;
-  for (const char *p = key; *p; p++)
-    h = (h ^ (uint8_t)*p) * 16777619u;
-  return h & (nbuckets - 1);
+static bool peer_is(const srv_hash_node *node, const void *key) {
+  return strcmp(srv_hash_entry(node, srv_peer, hnode)->key, key) == 0;
 }
 
 srv_peers *srv_peers_new(void) {
   srv_peers *t = calloc(1, sizeof *t);
   if (t == NULL)
     return NULL;
-  t->nbuckets = 256;
-  t->buckets = calloc(t->nbuckets, sizeof *t->buckets);
-  if (t->buckets == NULL) {
+  if (srv_hash_init(&t->by_key, 256) != 0) {
     free(t);
     return NULL;
   }
@@ -34,45 +28,21 @@ srv_peers *srv_peers_new(void) {
 void srv_peers_free(srv_peers *t) {
   if (t == NULL)
     return;
-  for (size_t b = 0; b < t->nbuckets; b++) {
-    srv_peer *p = t->buckets[b];
-    while (p != NULL) {
-      srv_peer *next = p->next;
-      free(p);
-      p = next;
-    }
+  for (srv_hash_node *node = srv_hash_first(&t->by_key), *next; node != NULL; node = next) {
+    next = srv_hash_next(&t->by_key, node);
+    free(srv_hash_entry(node, srv_peer, hnode));
   }
-  free(t->buckets);
+  srv_hash_dispose(&t->by_key);
   free(t);
 }
 
-static void grow(srv_peers *t) {
-  size_t n = t->nbuckets * 2;
-  srv_peer **b = calloc(n, sizeof *b);
-  if (b == NULL)
-    return; /* Longer chains, still correct. */
-  for (size_t i = 0; i < t->nbuckets; i++) {
-    srv_peer *p = t->buckets[i];
-    while (p != NULL) {
-      srv_peer *next = p->next;
-      size_t k = hash(p->key, n);
-      p->next = b[k];
-      b[k] = p;
-      p = next;
-    }
-  }
-  free(t->buckets);
-  t->buckets = b;
-  t->nbuckets = n;
-}
-
 srv_peer *srv_peers_get(srv_peers *t, const char *key) {
-  size_t k = hash(key, t->nbuckets);
-  for (srv_peer *p = t->buckets[k]; p != NULL; p = p->next) {
-    if (strcmp(p->key, key) == 0) {
-      p->refs++;
-      return p;
-    }
+  size_t h = srv_hash_str(key);
+  srv_hash_node *node = srv_hash_find(&t->by_key, h, peer_is, key);
+  if (node != NULL) {
+    srv_peer *p = srv_hash_entry(node, srv_peer, hnode);
+    p->refs++;
+    return p;
   }
   srv_peer *p = calloc(1, sizeof *p);
   if (p == NULL)
@@ -80,10 +50,7 @@ srv_peer *srv_peers_get(srv_peers *t, const char *key) {
   snprintf(p->key, sizeof p->key, "%s", key);
   p->refs = 1;
   p->owner = t;
-  p->next = t->buckets[k];
-  t->buckets[k] = p;
-  if (++t->count > t->nbuckets)
-    grow(t);
+  srv_hash_insert(&t->by_key, &p->hnode, h);
   return p;
 }
 
@@ -95,17 +62,12 @@ void srv_peer_ref(srv_peer *p) {
 void srv_peer_unref(srv_peer *p) {
   if (p == NULL || --p->refs > 0)
     return;
-  srv_peers *t = p->owner;
-  srv_peer **pp = &t->buckets[hash(p->key, t->nbuckets)];
-  while (*pp != p)
-    pp = &(*pp)->next;
-  *pp = p->next;
-  t->count--;
+  srv_hash_remove(&p->owner->by_key, &p->hnode);
   free(p);
 }
 
 size_t srv_peers_count(const srv_peers *t) {
-  return t->count;
+  return srv_hash_count(&t->by_key);
 }
 
 bool srv_peer_take_hello(srv_peer *p, uint64_t now_ms, int per_minute, int burst) {

@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "srv_hash.h"
+
 typedef struct srv_peers srv_peers;
 
 typedef struct srv_peer {
@@ -28,7 +30,7 @@ typedef struct srv_peer {
   /* The table's own. */
   int refs;
   srv_peers *owner;
-  struct srv_peer *next;
+  srv_hash_node hnode;
 } srv_peer;
 
 /* Returns a new empty table, or NULL when memory runs out. */

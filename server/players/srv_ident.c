@@ -1,5 +1,5 @@
 /* The player registry: reference-counted players in a hash table by id, and their tokens in a
- * second one by token hash (see srv_ident.h). */
+ * second one by token hash (see srv_ident.h; the tables are srv_hash.h's). */
 #include "srv_ident.h"
 
 #include <openssl/evp.h>
@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "srv_error.h"
+#include "srv_hash.h"
 #include "srv_rand.h"
 
 struct ident_node;
@@ -16,26 +17,20 @@ struct ident_node;
 typedef struct token_node {
   uint8_t hash[32];
   struct ident_node *owner;
-  struct token_node *next; /* Hash chain. */
+  srv_hash_node hnode; /* ident->by_token */
 } token_node;
 
-/* A player with what the header does not show: its hash chain and its tokens. */
+/* A player with what the header does not show: its place in the table and its tokens. */
 typedef struct ident_node {
-  srv_player player; /* First: a srv_player * is an ident_node *. */
-  struct ident_node *next;
+  srv_player player;   /* First: a srv_player * is an ident_node *. */
+  srv_hash_node hnode; /* ident->by_id */
   token_node **tokens; /* The player's tokens (nodes of the token table). */
   size_t ntokens, captokens;
 } ident_node;
 
-/* A hash table of chains; its size is a power of two. */
-typedef struct table {
-  void **buckets;
-  size_t n, count;
-} table;
-
 struct srv_ident {
-  table by_id;    /* ident_node chains */
-  table by_token; /* token_node chains */
+  srv_hash by_id;    /* ident_node.hnode */
+  srv_hash by_token; /* token_node.hnode */
 };
 
 int srv_ident_hash_token(const char *token, uint8_t out[32]) {
@@ -45,18 +40,19 @@ int srv_ident_hash_token(const char *token, uint8_t out[32]) {
   return 0;
 }
 
+/* A token's SHA-256 is uniform already: its first bytes are its hash in the table. */
 static size_t hash_of_token(const uint8_t hash[32]) {
   uint64_t h;
   memcpy(&h, hash, sizeof h);
   return (size_t)h;
 }
 
-/* FNV-1a of an id. */
-static size_t hash_of_id(const char *id) {
-  uint64_t h = 1469598103934665603u;
-  for (; *id; id++)
-    h = (h ^ (unsigned char)*id) * 1099511628211u;
-  return (size_t)h;
+static bool node_is(const srv_hash_node *node, const void *id) {
+  return strcmp(srv_hash_entry(node, ident_node, hnode)->player.id, id) == 0;
+}
+
+static bool token_is(const srv_hash_node *node, const void *hash) {
+  return memcmp(srv_hash_entry(node, token_node, hnode)->hash, hash, 32) == 0;
 }
 
 static void hex(const uint8_t *in, size_t n, char *out) {
@@ -68,19 +64,16 @@ static void hex(const uint8_t *in, size_t n, char *out) {
   out[2 * n] = '\0';
 }
 
-static int table_init(table *t) {
-  t->n = 64;
-  t->count = 0;
-  t->buckets = calloc(t->n, sizeof *t->buckets);
-  return t->buckets ? 0 : SRV_ENOMEM;
-}
-
 srv_ident *srv_ident_new(void) {
   srv_ident *ident = calloc(1, sizeof *ident);
   if (ident == NULL)
     return NULL;
-  if (table_init(&ident->by_id) != 0 || table_init(&ident->by_token) != 0) {
-    free(ident->by_id.buckets);
+  if (srv_hash_init(&ident->by_id, 64) != 0) {
+    free(ident);
+    return NULL;
+  }
+  if (srv_hash_init(&ident->by_token, 64) != 0) {
+    srv_hash_dispose(&ident->by_id);
     free(ident);
     return NULL;
   }
@@ -95,95 +88,30 @@ static void node_free(ident_node *node) {
 void srv_ident_free(srv_ident *ident) {
   if (ident == NULL)
     return;
-  for (size_t b = 0; b < ident->by_id.n; b++) {
-    ident_node *p = ident->by_id.buckets[b];
-    while (p != NULL) {
-      ident_node *next = p->next;
-      node_free(p);
-      p = next;
-    }
+  srv_hash *t = &ident->by_id;
+  for (srv_hash_node *node = srv_hash_first(t), *next; node != NULL; node = next) {
+    next = srv_hash_next(t, node);
+    node_free(srv_hash_entry(node, ident_node, hnode));
   }
-  for (size_t b = 0; b < ident->by_token.n; b++) {
-    token_node *t = ident->by_token.buckets[b];
-    while (t != NULL) {
-      token_node *next = t->next;
-      free(t);
-      t = next;
-    }
+  t = &ident->by_token;
+  for (srv_hash_node *node = srv_hash_first(t), *next; node != NULL; node = next) {
+    next = srv_hash_next(t, node);
+    free(srv_hash_entry(node, token_node, hnode));
   }
-  free(ident->by_id.buckets);
-  free(ident->by_token.buckets);
+  srv_hash_dispose(&ident->by_id);
+  srv_hash_dispose(&ident->by_token);
   free(ident);
 }
 
 /* ---- The two tables -------------------------------------------------------------------------- */
 
-static size_t id_bucket(const table *t, const char *id) {
-  return hash_of_id(id) & (t->n - 1);
-}
-
-static size_t token_bucket(const table *t, const uint8_t hash[32]) {
-  return hash_of_token(hash) & (t->n - 1);
-}
-
-/* Doubles the table of players (a failure only makes chains longer). */
-static void grow_ids(table *t) {
-  size_t n = t->n * 2;
-  void **b = calloc(n, sizeof *b);
-  if (b == NULL)
-    return;
-  for (size_t i = 0; i < t->n; i++) {
-    ident_node *p = t->buckets[i];
-    while (p != NULL) {
-      ident_node *next = p->next;
-      size_t k = hash_of_id(p->player.id) & (n - 1);
-      p->next = b[k];
-      b[k] = p;
-      p = next;
-    }
-  }
-  free(t->buckets);
-  t->buckets = b;
-  t->n = n;
-}
-
-static void grow_tokens(table *t) {
-  size_t n = t->n * 2;
-  void **b = calloc(n, sizeof *b);
-  if (b == NULL)
-    return;
-  for (size_t i = 0; i < t->n; i++) {
-    token_node *p = t->buckets[i];
-    while (p != NULL) {
-      token_node *next = p->next;
-      size_t k = hash_of_token(p->hash) & (n - 1);
-      p->next = b[k];
-      b[k] = p;
-      p = next;
-    }
-  }
-  free(t->buckets);
-  t->buckets = b;
-  t->n = n;
-}
-
 static void link_player(srv_ident *ident, ident_node *node) {
-  table *t = &ident->by_id;
-  if (t->count >= t->n)
-    grow_ids(t);
-  size_t k = id_bucket(t, node->player.id);
-  node->next = t->buckets[k];
-  t->buckets[k] = node;
-  t->count++;
+  srv_hash_insert(&ident->by_id, &node->hnode, srv_hash_str(node->player.id));
 }
 
 static token_node *find_token(const srv_ident *ident, const uint8_t hash[32]) {
-  const table *t = &ident->by_token;
-  for (token_node *p = t->buckets[token_bucket(t, hash)]; p != NULL; p = p->next) {
-    if (memcmp(p->hash, hash, 32) == 0)
-      return p;
-  }
-  return NULL;
+  srv_hash_node *node = srv_hash_find(&ident->by_token, hash_of_token(hash), token_is, hash);
+  return node ? srv_hash_entry(node, token_node, hnode) : NULL;
 }
 
 /* Adds hash as node's token. Returns 0 or SRV_ENOMEM. */
@@ -201,27 +129,14 @@ static int link_token(srv_ident *ident, ident_node *node, const uint8_t hash[32]
     return SRV_ENOMEM;
   memcpy(tn->hash, hash, 32);
   tn->owner = node;
-  table *t = &ident->by_token;
-  if (t->count >= t->n)
-    grow_tokens(t);
-  size_t k = token_bucket(t, hash);
-  tn->next = t->buckets[k];
-  t->buckets[k] = tn;
-  t->count++;
+  srv_hash_insert(&ident->by_token, &tn->hnode, hash_of_token(hash));
   node->tokens[node->ntokens++] = tn;
   return 0;
 }
 
 /* Removes token tn from the table and from its owner, and frees it. */
 static void unlink_token(srv_ident *ident, token_node *tn) {
-  table *t = &ident->by_token;
-  token_node **pp = (token_node **)&t->buckets[token_bucket(t, tn->hash)];
-  while (*pp != NULL && *pp != tn)
-    pp = &(*pp)->next;
-  if (*pp == tn) {
-    *pp = tn->next;
-    t->count--;
-  }
+  srv_hash_remove(&ident->by_token, &tn->hnode);
   ident_node *owner = tn->owner;
   for (size_t i = 0; i < owner->ntokens; i++) {
     if (owner->tokens[i] == tn) {
@@ -301,12 +216,8 @@ srv_player *srv_ident_find(srv_ident *ident, const char *token) {
 }
 
 srv_player *srv_ident_find_id(srv_ident *ident, const char *id) {
-  const table *t = &ident->by_id;
-  for (ident_node *p = t->buckets[id_bucket(t, id)]; p != NULL; p = p->next) {
-    if (strcmp(p->player.id, id) == 0)
-      return &p->player;
-  }
-  return NULL;
+  srv_hash_node *node = srv_hash_find(&ident->by_id, srv_hash_str(id), node_is, id);
+  return node ? &srv_hash_entry(node, ident_node, hnode)->player : NULL;
 }
 
 int srv_ident_adopt(srv_ident *ident, const char *id, const char *name, srv_player **out) {
@@ -368,19 +279,12 @@ void srv_ident_unref(srv_ident *ident, srv_player *player) {
   ident_node *node = (ident_node *)player;
   while (node->ntokens > 0)
     unlink_token(ident, node->tokens[node->ntokens - 1]);
-  table *t = &ident->by_id;
-  ident_node **pp = (ident_node **)&t->buckets[id_bucket(t, player->id)];
-  while (*pp != NULL && *pp != node)
-    pp = &(*pp)->next;
-  if (*pp == node) {
-    *pp = node->next;
-    t->count--;
-  }
+  srv_hash_remove(&ident->by_id, &node->hnode);
   node_free(node);
 }
 
 size_t srv_ident_count(const srv_ident *ident) {
-  return ident->by_id.count;
+  return srv_hash_count(&ident->by_id);
 }
 
 void srv_ident_guest_name(char *buf) {

@@ -1,10 +1,10 @@
 /* A player's own games in progress (see srv_myrooms.h). */
 #include "srv_myrooms.h"
 
-#include <stdint.h>
 #include <stdlib.h>
 
 #include "srv_error.h"
+#include "srv_hash.h"
 #include "srv_list.h"
 #include "srv_proto.h"
 
@@ -12,39 +12,38 @@
  * again, in the dirty list. */
 typedef struct watcher {
   srv_client *client;
-  struct watcher *hnext;
-  srv_list dirty; /* Linked while marked. */
+  srv_hash_node hnode; /* m->by_player, under client->player (several watchers a player). */
+  srv_list dirty;      /* Linked while marked. */
 } watcher;
 
 struct srv_myrooms {
   srv_rooms *rooms;
   srv_sink sink;
-  watcher **buckets; /* By player (pointer), chained. */
-  size_t nbuckets, count;
+  srv_hash by_player; /* watcher.hnode */
   srv_list dirty;
 };
 
-static size_t bucket_of(const srv_myrooms *m, const srv_player *p) {
-  uintptr_t h = (uintptr_t)p;
-  h ^= h >> 17;
-  h *= 0x9e3779b97f4a7c15u;
-  return (size_t)(h >> 7) & (m->nbuckets - 1);
+static bool watcher_is(const srv_hash_node *node, const void *client) {
+  return srv_hash_entry(node, watcher, hnode)->client == client;
+}
+
+static bool watcher_of(const srv_hash_node *node, const void *player) {
+  return srv_hash_entry(node, watcher, hnode)->client->player == player;
 }
 
 static watcher *find(const srv_myrooms *m, const srv_client *c) {
-  for (watcher *w = m->buckets[bucket_of(m, c->player)]; w != NULL; w = w->hnext) {
-    if (w->client == c)
-      return w;
-  }
-  return NULL;
+  srv_hash_node *node = srv_hash_find(&m->by_player, srv_hash_ptr(c->player), watcher_is, c);
+  return node ? srv_hash_entry(node, watcher, hnode) : NULL;
 }
 
 /* Marks the watchers of player p (NULL: nobody). */
 static void mark(srv_myrooms *m, const srv_player *p) {
-  if (p == NULL || m->count == 0)
+  if (p == NULL || srv_hash_count(&m->by_player) == 0)
     return;
-  for (watcher *w = m->buckets[bucket_of(m, p)]; w != NULL; w = w->hnext) {
-    if (w->client->player == p && !srv_list_linked(&w->dirty))
+  for (srv_hash_node *node = srv_hash_find(&m->by_player, srv_hash_ptr(p), watcher_of, p);
+       node != NULL; node = srv_hash_find_next(node, watcher_of, p)) {
+    watcher *w = srv_hash_entry(node, watcher, hnode);
+    if (!srv_list_linked(&w->dirty))
       srv_list_push_back(&m->dirty, &w->dirty);
   }
 }
@@ -111,37 +110,13 @@ static int send_list(srv_myrooms *m, srv_client *c, const srv_req_id *id) {
   return 0;
 }
 
-static void grow(srv_myrooms *m) {
-  size_t n = m->nbuckets * 2;
-  watcher **b = calloc(n, sizeof *b);
-  if (b == NULL)
-    return; /* Longer chains, still correct. */
-  watcher **old = m->buckets;
-  size_t oldn = m->nbuckets;
-  m->buckets = b;
-  m->nbuckets = n;
-  for (size_t i = 0; i < oldn; i++) {
-    for (watcher *w = old[i], *next; w != NULL; w = next) {
-      next = w->hnext;
-      size_t k = bucket_of(m, w->client->player);
-      w->hnext = b[k];
-      b[k] = w;
-    }
-  }
-  free(old);
-}
-
 static void unwatch(srv_myrooms *m, srv_client *c) {
-  watcher **pp = &m->buckets[bucket_of(m, c->player)];
-  while (*pp != NULL && (*pp)->client != c)
-    pp = &(*pp)->hnext;
-  watcher *w = *pp;
+  watcher *w = find(m, c);
   if (w == NULL)
     return;
-  *pp = w->hnext;
+  srv_hash_remove(&m->by_player, &w->hnode);
   srv_list_remove(&w->dirty);
   free(w);
-  m->count--;
 }
 
 int srv_myrooms_request(srv_myrooms *m, srv_client *c, const srv_cmd *cmd) {
@@ -149,13 +124,8 @@ int srv_myrooms_request(srv_myrooms *m, srv_client *c, const srv_cmd *cmd) {
     watcher *w = calloc(1, sizeof *w);
     if (w == NULL)
       return SRV_ENOMEM;
-    if (m->count >= m->nbuckets)
-      grow(m);
     w->client = c;
-    size_t k = bucket_of(m, c->player);
-    w->hnext = m->buckets[k];
-    m->buckets[k] = w;
-    m->count++;
+    srv_hash_insert(&m->by_player, &w->hnode, srv_hash_ptr(c->player));
   } else if (!cmd->watch) {
     unwatch(m, c);
   }
@@ -182,12 +152,14 @@ srv_myrooms *srv_myrooms_new(srv_rooms *rooms, const srv_sink *sink) {
     return NULL;
   m->rooms = rooms;
   m->sink = *sink;
-  m->nbuckets = 64;
-  m->buckets = calloc(m->nbuckets, sizeof *m->buckets);
   srv_list_init(&m->dirty);
+  if (srv_hash_init(&m->by_player, 64) != 0) {
+    free(m);
+    return NULL;
+  }
   srv_room_observer obs = {on_changed, on_changed, m};
-  if (m->buckets == NULL || srv_rooms_add_observer(rooms, &obs) != 0) {
-    free(m->buckets);
+  if (srv_rooms_add_observer(rooms, &obs) != 0) {
+    srv_hash_dispose(&m->by_player);
     free(m);
     return NULL;
   }
@@ -198,12 +170,10 @@ void srv_myrooms_free(srv_myrooms *m) {
   if (m == NULL)
     return;
   srv_rooms_remove_observer(m->rooms, m);
-  for (size_t i = 0; i < m->nbuckets; i++) {
-    for (watcher *w = m->buckets[i], *next; w != NULL; w = next) {
-      next = w->hnext;
-      free(w);
-    }
+  for (srv_hash_node *node = srv_hash_first(&m->by_player), *next; node != NULL; node = next) {
+    next = srv_hash_next(&m->by_player, node);
+    free(srv_hash_entry(node, watcher, hnode));
   }
-  free(m->buckets);
+  srv_hash_dispose(&m->by_player);
   free(m);
 }

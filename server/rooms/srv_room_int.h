@@ -5,6 +5,7 @@
 #define SRV_ROOM_INT_H
 
 #include "srv_clock.h"
+#include "srv_hash.h"
 #include "srv_list.h"
 #include "srv_room.h"
 
@@ -88,8 +89,8 @@ struct srv_room {
   size_t chat_bytes;
   double chat_tokens[3];
   uint64_t chat_refill[3];
-  srv_room *hnext; /* Hash chain. */
-  srv_list order;  /* rooms->order: creation order, the lobby's and quick pairing's. */
+  srv_hash_node hnode; /* rooms->by_code */
+  srv_list order;      /* rooms->order: creation order, the lobby's and quick pairing's. */
 };
 
 struct srv_rooms {
@@ -100,8 +101,8 @@ struct srv_rooms {
   srv_recorder recorder;
   srv_room_observer observers[SRV_ROOM_OBSERVERS];
   int nobservers;
-  srv_room **buckets;
-  size_t nbuckets, count;
+  srv_hash by_code; /* srv_room.hnode */
+  size_t count;
   srv_list order; /* srv_room.order, oldest first. */
   srv_list changed; /* srv_room.changed: the rooms that owe states (srv_rooms_flush()). */
   uint64_t out_seq; /* The last srv_room_out.seq given. */

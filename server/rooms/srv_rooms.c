@@ -7,11 +7,8 @@
 #include "srv_rand.h"
 #include "srv_room_int.h"
 
-static size_t code_hash(const char *code, size_t nbuckets) {
-  uint32_t h = 2166136261u;
-  for (int i = 0; i < SRV_CODE_LEN; i++)
-    h = (h ^ (uint8_t)code[i]) * 16777619u;
-  return h & (nbuckets - 1);
+static bool room_is(const srv_hash_node *node, const void *code) {
+  return memcmp(srv_hash_entry(node, srv_room, hnode)->code, code, SRV_CODE_LEN) == 0;
 }
 
 srv_rooms *srv_rooms_new(srv_time *time, srv_ident *ident, const srv_sink *sink,
@@ -19,11 +16,8 @@ srv_rooms *srv_rooms_new(srv_time *time, srv_ident *ident, const srv_sink *sink,
   srv_rooms *rooms = calloc(1, sizeof *rooms);
   if (rooms == NULL)
     return NULL;
-  rooms->nbuckets = 256;
-  rooms->buckets = calloc(rooms->nbuckets, sizeof *rooms->buckets);
   rooms->trace = malloc(sizeof *rooms->trace);
-  if (rooms->buckets == NULL || rooms->trace == NULL) {
-    free(rooms->buckets);
+  if (rooms->trace == NULL || srv_hash_init(&rooms->by_code, 256) != 0) {
     free(rooms->trace);
     free(rooms);
     return NULL;
@@ -50,7 +44,7 @@ void srv_rooms_free(srv_rooms *rooms) {
     srv_room__unlink(room);
     srv_room__destroy(room);
   }
-  free(rooms->buckets);
+  srv_hash_dispose(&rooms->by_code);
   free(rooms->trace);
   free(rooms);
 }
@@ -83,11 +77,9 @@ void srv_rooms_remove_observer(srv_rooms *rooms, void *ud) {
 srv_room *srv_rooms_find(srv_rooms *rooms, const char *code) {
   if (strlen(code) != SRV_CODE_LEN)
     return NULL;
-  for (srv_room *r = rooms->buckets[code_hash(code, rooms->nbuckets)]; r != NULL; r = r->hnext) {
-    if (memcmp(r->code, code, SRV_CODE_LEN) == 0)
-      return r;
-  }
-  return NULL;
+  srv_hash_node *node =
+      srv_hash_find(&rooms->by_code, srv_hash_bytes(code, SRV_CODE_LEN), room_is, code);
+  return node ? srv_hash_entry(node, srv_room, hnode) : NULL;
 }
 
 srv_room *srv_rooms_find_game(srv_rooms *rooms, int64_t game_id) {
@@ -123,28 +115,8 @@ int srv_room__active_count(const srv_rooms *rooms, const srv_player *p) {
 
 /* ---- Linking ------------------------------------------------------------------------------- */
 
-static void grow_buckets(srv_rooms *rooms) {
-  size_t n = rooms->nbuckets * 2;
-  srv_room **b = calloc(n, sizeof *b);
-  if (b == NULL)
-    return; /* Longer chains, still correct. */
-  srv_list_foreach (it, &rooms->order) {
-    srv_room *r = srv_list_entry(it, srv_room, order);
-    size_t k = code_hash(r->code, n);
-    r->hnext = b[k];
-    b[k] = r;
-  }
-  free(rooms->buckets);
-  rooms->buckets = b;
-  rooms->nbuckets = n;
-}
-
 void srv_room__link(srv_rooms *rooms, srv_room *room) {
-  if (rooms->count >= rooms->nbuckets)
-    grow_buckets(rooms);
-  size_t k = code_hash(room->code, rooms->nbuckets);
-  room->hnext = rooms->buckets[k];
-  rooms->buckets[k] = room;
+  srv_hash_insert(&rooms->by_code, &room->hnode, srv_hash_bytes(room->code, SRV_CODE_LEN));
   srv_list_push_back(&rooms->order, &room->order);
   rooms->count++;
   rooms->by_status[room->status]++;
@@ -152,10 +124,7 @@ void srv_room__link(srv_rooms *rooms, srv_room *room) {
 
 void srv_room__unlink(srv_room *room) {
   srv_rooms *rooms = room->rooms;
-  srv_room **pp = &rooms->buckets[code_hash(room->code, rooms->nbuckets)];
-  while (*pp != room)
-    pp = &(*pp)->hnext;
-  *pp = room->hnext;
+  srv_hash_remove(&rooms->by_code, &room->hnode);
   srv_list_remove(&room->order);
   rooms->count--;
   rooms->by_status[room->status]--;
