@@ -110,9 +110,9 @@ struct srv_net {
   srv_list unhello; /* Connections that have not said hello yet, oldest first. */
   uv_timer_t hello_timer;
   uv_prepare_t prepare;
-  uint64_t turn;          /* Frames queued now belong to this turn; earlier turns are released. */
-  srv_sink sink;          /* Queues for a client's connection (srv_send.h). */
-  srv_list held;          /* Connections with frames of the current turn. */
+  uint64_t turn; /* Frames queued now belong to this turn; earlier turns are released. */
+  srv_sink sink; /* Queues for a client's connection (srv_send.h). */
+  srv_list held; /* Connections with frames of the current turn. */
   void (*turn_hook)(void *arg);
   void *turn_hook_arg;
   srv_net_routes routes;

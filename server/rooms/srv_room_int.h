@@ -79,7 +79,7 @@ struct srv_room {
   srv_clock undo_clock;     /* The clock before the last move, for srv_rooms_store_lost(). */
   srv_room_out *out;        /* The states owed since the last turn's end, oldest first. */
   size_t n_out, cap_out;
-  srv_list changed;         /* In rooms->changed while it owes states. */
+  srv_list changed;      /* In rooms->changed while it owes states. */
   struct srv_peer *peer; /* The address it was created from (a reference), or NULL. */
   /* Chat: the last lines, a ring of chat_n from chat_first (each line one allocation with its
    * text; chat_bytes of text in all), and the room's allowance per voice, token buckets for
@@ -103,7 +103,7 @@ struct srv_rooms {
   int nobservers;
   srv_hash by_code; /* srv_room.hnode */
   size_t count;
-  srv_list order; /* srv_room.order, oldest first. */
+  srv_list order;   /* srv_room.order, oldest first. */
   srv_list changed; /* srv_room.changed: the rooms that owe states (srv_rooms_flush()). */
   uint64_t out_seq; /* The last srv_room_out.seq given. */
   long by_status[3];

@@ -173,9 +173,9 @@ void srv_room__broadcast(srv_room *room, srv_client *requester, const srv_req_id
   /* A newer state of the same ply replaces the one owed before it (presence, offers, clocks),
    * keeping the request that one answers: states are owed per ply, not per change. */
   srv_room_out *last = room->n_out > 0 ? &room->out[room->n_out - 1] : NULL;
-  if (last != NULL && !last->full && !last->history && last->skip == skip && last->game_id == room->game_id &&
-      last->v.game_no == room->game_no && last->ply == (long)mc_game_ply(room->game) &&
-      (!answers || last->requester == NULL)) {
+  if (last != NULL && !last->full && !last->history && last->skip == skip &&
+      last->game_id == room->game_id && last->v.game_no == room->game_no &&
+      last->ply == (long)mc_game_ply(room->game) && (!answers || last->requester == NULL)) {
     srv_client *kept = last->requester;
     srv_req_id kept_id = last->id;
     out_clear(room->rooms, last);

@@ -20,9 +20,9 @@ const WAIT = 120000; // A reply of the computer on a loaded machine under the sa
 const total = (st) => st.houses * st.seeds * 2;
 
 // Plays a whole game as `me` in room from state st; returns the final state, the plies the
-// person played and the game's moves (from a resync at the end). A state the server replaced by a
-// newer one before it went out is never seen: two moves of the computer in a row (an extra turn)
-// may come as one state two plies further.
+// person played and the game's moves (from a resync at the end). The client reads promptly, so it
+// gets a state for every ply: its own move's, then each of the computer's (two in a row after an
+// extra turn), never one two plies further.
 async function playAgainst(c, room, st, me, pick) {
   let mine = 0;
   while (st.status === 'playing') {
@@ -35,11 +35,11 @@ async function playAgainst(c, room, st, me, pick) {
       mine++;
       st = reply;
     } else {
-      const next = await c.state(room, (s) => s.ply > st.ply || s.status !== 'playing', WAIT);
+      const next = await c.state(room, () => true, WAIT);
+      assert.ok(next.ply === st.ply || next.ply === st.ply + 1, `a state for every ply: ${st.ply}, then ${next.ply}`);
       if (next.ply > st.ply) {
         assert.equal(next.last.seat, st.turn, 'the computer moved for its own seat');
-        if (next.ply === st.ply + 1)
-          assert.ok(st.legal.includes(next.last.house), `the computer's house ${next.last.house} is legal`);
+        assert.ok(st.legal.includes(next.last.house), `the computer's house ${next.last.house} is legal`);
       }
       st = next;
     }

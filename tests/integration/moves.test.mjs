@@ -1,7 +1,8 @@
 // The cost of a move does not grow with the game: a state after a move carries the move in "last"
 // and not the game's move list, so its size depends on the board only; a full state (join,
-// resync) lists every move. A client that reads slower than the game skips states (the newest
-// replaces the unsent older ones) and catches up with resync, following docs/protocol.md.
+// resync) lists every move. A client that reads promptly gets a state for every ply; one that has
+// not read what it was sent before skips states (the newest replaces the unsent older ones) and
+// catches up with resync, following docs/protocol.md.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { makeRules, Game } from '../engine/reference.mjs';
@@ -71,29 +72,19 @@ test('resync: the full state to the requester alone; not_found, not_in_room', as
   await b.close();
 });
 
-test('a spectator that skipped states sees a gap in ply and catches up with resync', async () => {
+test('a spectator that reads promptly gets a state for every ply, also of moves sent in one burst', async () => {
   const a = await Client.connect(server, { name: 'Ana' });
   const s = await Client.connect(server, { name: 'Sue' });
   const j = await a.request({ type: 'create', game: 'oware', opponent: 'local' });
   const room = j.room;
   await a.state(room);
   assert.equal((await s.request({ type: 'join', room, role: 'spectator' })).type, 'joined');
-  // The spectator keeps the move list as the protocol says, asking for a resync on a gap.
   let list = followMoves(undefined, await s.state(room));
-  let gaps = 0, resyncs = 0;
   const reference = new Game(makeRules('oware'));
-  const follow = (st) => {
-    const next = followMoves(list, st);
-    if (next === null) {
-      gaps++;
-      s.send({ type: 'resync', room, id: 'r' + gaps });
-    } else {
-      list = next;
-    }
-  };
-  // Bursts of moves in one write: the server plays them in one loop turn, so the spectator's
-  // queue keeps only the newest state of the burst.
-  for (let burst = 0; burst < 5 && gaps === 0 && !reference.result; burst++) {
+  const plies = [];
+  // Bursts of moves in one write: the server plays them in one loop turn, and owes a state for
+  // each ply of the burst.
+  for (let burst = 0; burst < 5 && !reference.result; burst++) {
     a.ws._socket.cork();
     let sent = 0;
     while (sent < 8 && !reference.result) {
@@ -104,16 +95,74 @@ test('a spectator that skipped states sees a gap in ply and catches up with resy
     }
     a.ws._socket.uncork();
     for (let i = 0; i < sent; i++) assert.equal((await a.next((m) => typeof m.id === 'string' && m.id[0] === 'm')).type, 'state');
-    // The spectator's states of the burst (and resync replies) until its list is complete.
     while (list.length < reference.moves.length) {
       const st = await s.state(room);
-      if (typeof st.id === 'string') resyncs++;
-      follow(st);
+      plies.push(st.ply);
+      list = followMoves(list, st);
+      assert.notEqual(list, null, `a gap in ply at ${st.ply}`);
     }
   }
-  assert.ok(gaps > 0, 'the spectator skipped states');
-  assert.equal(resyncs, gaps, 'each gap was filled by the full state of one resync');
+  assert.deepEqual(plies, reference.moves.map((_, i) => i + 1), 'one state per ply, in order');
   assert.deepEqual(list.map((m) => m.house), reference.moves);
   await a.close();
+  await s.close();
+});
+
+test('a spectator that does not read skips states (the newest replaces unsent ones) and catches up with resync', async () => {
+  const s = await Client.connect(server, { name: 'Sue' });
+  // Many long local games at once (four players, six rooms each: a player's room limit), so that
+  // what the spectator leaves unread fills the socket's buffers (several MB on loopback).
+  const players = [], rooms = [];
+  for (let p = 0; p < 4; p++) {
+    const a = await Client.connect(server, { name: `Ana${p}` });
+    players.push(a);
+    for (let r = 0; r < 6; r++) {
+      const j = await a.request({ type: 'create', game: 'oware', houses: 9, seeds: 12, opponent: 'local' });
+      assert.equal(j.type, 'joined', JSON.stringify(j));
+      await a.state(j.room);
+      assert.equal((await s.request({ type: 'join', room: j.room, role: 'spectator' })).type, 'joined');
+      rooms.push({ a, room: j.room, reference: new Game(makeRules('oware', { houses: 9, seeds: 12 })), list: followMoves(undefined, await s.state(j.room)) });
+    }
+  }
+  // The spectator stops reading: its socket fills, and the server sees a client that has not read
+  // what it was sent before. At most 1,000 moves a room.
+  s.ws._socket.pause();
+  let played = 0;
+  for (let round = 0; round < 1000; round++) {
+    const sent = new Map();
+    for (const a of players) a.ws._socket.cork();
+    for (const r of rooms) {
+      if (r.reference.result) continue;
+      const house = r.reference.legal()[0];
+      r.a.send({ type: 'move', room: r.room, house, ply: r.reference.moves.length, id: `m${played}` });
+      r.reference.play(house);
+      sent.set(r.a, (sent.get(r.a) || 0) + 1);
+      played++;
+    }
+    for (const a of players) a.ws._socket.uncork();
+    if (sent.size === 0) break;
+    for (const [a, n] of sent)
+      for (let i = 0; i < n; i++) assert.equal((await a.next((m) => typeof m.id === 'string' && m.id[0] === 'm')).type, 'state');
+    for (const a of players) a.drain();
+  }
+  s.ws._socket.resume();
+  // It reads again: states of each room with gaps, each gap filled by the full state of a resync.
+  let gaps = 0;
+  for (const r of rooms) {
+    while (r.list.length < r.reference.moves.length) {
+      const next = followMoves(r.list, await s.state(r.room));
+      if (next !== null) {
+        r.list = next;
+        continue;
+      }
+      gaps++;
+      const full = await s.request({ type: 'resync', room: r.room });
+      assert.ok(Array.isArray(full.moves), 'a resync answers with the full state');
+      r.list = followMoves(r.list, full);
+    }
+    assert.deepEqual(r.list.map((m) => m.house), r.reference.moves);
+  }
+  assert.ok(gaps > 0, `the spectator skipped states (${played} moves played while it did not read)`);
+  for (const a of players) await a.close();
   await s.close();
 });

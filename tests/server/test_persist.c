@@ -43,11 +43,7 @@ static void env_open(env *e) {
   srv_recorder recorder = {srv_persist_record, e->persist};
   srv_rooms_set_recorder(e->w.rooms, &recorder);
   memset(&e->net, 0, sizeof e->net);
-  e->turn = (srv_turn){e->w.lobby,
-                       e->persist,
-                       e->w.rooms,
-                       {net_release, &e->net},
-                       e->w.myrooms};
+  e->turn = (srv_turn){e->w.lobby, e->persist, e->w.rooms, {net_release, &e->net}, e->w.myrooms};
   /* Every command and timer of the test ends its turn as the server's loop does. */
   e->w.time.turn_end = srv_turn_end;
   e->w.time.turn_end_arg = &e->turn;
@@ -128,8 +124,7 @@ static void lost_batch(void) {
   ASSERT_EQ(runf(&e.w, &b, "{\"type\":\"move\",\"room\":\"%s\",\"house\":2,\"ply\":1}", room), 0);
   end_turn(&e);
   ASSERT_EQ(stored_moves(&e, 1), 2);
-  ASSERT_EQ(srv_rooms_store_lost(e.w.rooms, "ZZZZZZ", 1, 0, false, SRV_ESTORAGE),
-            SRV_ENOTFOUND);
+  ASSERT_EQ(srv_rooms_store_lost(e.w.rooms, "ZZZZZZ", 1, 0, false, SRV_ESTORAGE), SRV_ENOTFOUND);
   disconnect(&e.w, &a);
   disconnect(&e.w, &b);
   env_close(&e);
