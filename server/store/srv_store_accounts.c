@@ -107,8 +107,8 @@ int srv_store_account_delete(srv_store *store, const char *player, const char *a
   if (rc != 0)
     return rc;
   /* Everything that names the player, then its seats in games and rooms anonymised. */
-  const srv_store__stmt by_id[] = {STMT_DELETE_ACCOUNT, STMT_DELETE_SESSIONS, STMT_DELETE_RATINGS,
-                                   STMT_DELETE_HISTORY, STMT_DELETE_PLAYER};
+  const srv_store__stmt by_id[] = {STMT_DELETE_ACCOUNT, STMT_SESSIONS_REVOKE_ALL,
+                                   STMT_DELETE_RATINGS, STMT_DELETE_HISTORY, STMT_DELETE_PLAYER};
   const srv_store__stmt anon[] = {STMT_ANON_GAMES_SOUTH, STMT_ANON_GAMES_NORTH,
                                   STMT_ANON_ROOMS_SOUTH, STMT_ANON_ROOMS_NORTH};
   rc = SQLITE_OK;

@@ -12,6 +12,8 @@
   "north_name, north_computer, clock_initial_ms, clock_increment_ms, started_ms, ended_ms, "       \
   "result, reason, score_south, score_north, rated"
 
+#define ACCOUNT_COLUMNS "player, name, name_key, password, created_ms, password_ms"
+
 /* Guests created and last seen before ?1 with no account that never played a game and sit nowhere
  * (srv_store_players_expire()). */
 #define EXPIRED_GUESTS                                                                             \
@@ -45,12 +47,9 @@ static const char *const stmt_sql[STMT_COUNT] = {
                             "password_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     [STMT_ACCOUNT_PASSWORD] =
         "UPDATE accounts SET password = ?2, password_ms = ?3 WHERE player = ?1",
-    [STMT_ACCOUNT_BY_KEY] = "SELECT player, name, name_key, password, created_ms, password_ms "
-                            "FROM accounts WHERE name_key = ?1",
-    [STMT_ACCOUNT_BY_PLAYER] = "SELECT player, name, name_key, password, created_ms, password_ms "
-                               "FROM accounts WHERE player = ?1",
+    [STMT_ACCOUNT_BY_KEY] = "SELECT " ACCOUNT_COLUMNS " FROM accounts WHERE name_key = ?1",
+    [STMT_ACCOUNT_BY_PLAYER] = "SELECT " ACCOUNT_COLUMNS " FROM accounts WHERE player = ?1",
     [STMT_DELETE_ACCOUNT] = "DELETE FROM accounts WHERE player = ?1",
-    [STMT_DELETE_SESSIONS] = "DELETE FROM sessions WHERE player = ?1",
     [STMT_DELETE_RATINGS] = "DELETE FROM ratings WHERE player = ?1",
     [STMT_DELETE_HISTORY] = "DELETE FROM rating_history WHERE player = ?1",
     [STMT_DELETE_PLAYER] = "DELETE FROM players WHERE id = ?1",
