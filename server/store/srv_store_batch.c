@@ -1,0 +1,156 @@
+/* Batches: the first write of a loop turn begins a transaction, srv_store_commit() makes the turn
+ * durable, and a lost batch is remembered so that the rooms learn what to take back (see
+ * srv_store.h). Every write goes through srv_store__write_begin() and srv_store__write_end(). */
+#include "srv_store_int.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Forgets a failed list that was already reported. */
+static void failed_expire(srv_store *store) {
+  if (store->failed_reported) {
+    store->n_failed = 0;
+    store->failed_reported = false;
+  }
+}
+
+/* The open batch is gone (rolled back by us or by SQLite): its writes join the failed list. */
+void srv_store__batch_lost(srv_store *store) {
+  if (store->in_txn && !sqlite3_get_autocommit(store->db))
+    srv_store__exec(store, STMT_ROLLBACK, NULL, 0);
+  store->in_txn = false;
+  /* write_begin() made the room. */
+  if (store->n_ops > 0)
+    memcpy(store->failed + store->n_failed, store->ops, store->n_ops * sizeof *store->ops);
+  store->n_failed += store->n_ops;
+  store->n_ops = 0;
+}
+
+/* Begins the batch when none is open; reserves room for one more op, in the batch and in the
+ * failed list, so that losing the batch never needs memory (a lost write is always reported). */
+int srv_store__write_begin(srv_store *store) {
+  if (store->reader) {
+    srv_store__set_error(store->error, "%s: a reader does not write", store->path);
+    return SRV_STORE_EREADONLY;
+  }
+  failed_expire(store);
+  if (srv_store__grow((void **)&store->ops, &store->cap_ops, store->n_ops + 1,
+                      sizeof *store->ops) != 0 ||
+      srv_store__grow((void **)&store->failed, &store->cap_failed,
+                      store->n_failed + store->n_ops + 1, sizeof *store->failed) != 0)
+    return SRV_STORE_ENOMEM;
+  if (store->in_txn)
+    return 0;
+  int rc = srv_store__check_files(store, true);
+  if (rc != 0)
+    return rc;
+  rc = srv_store__exec(store, STMT_BEGIN, NULL, 0);
+  if (rc != SQLITE_OK)
+    return srv_store__fail(store, rc, "cannot begin a transaction");
+  store->in_txn = true;
+  store->n_ops = 0;
+  return 0;
+}
+
+/* Ends one write whose statements returned rc. A constraint failure only undoes that statement;
+ * any other failure may have cost the whole transaction, so the batch is rolled back and
+ * reported. */
+int srv_store__write_end(srv_store *store, int rc, const srv_store_op *op, const char *what) {
+  if (rc == SQLITE_OK) {
+    store->ops[store->n_ops++] = *op;
+    store->stats.writes++;
+    return 0;
+  }
+  int err = srv_store__fail(store, rc, what);
+  if (err != SRV_STORE_ECONFLICT || sqlite3_get_autocommit(store->db))
+    srv_store__batch_lost(store);
+  return err;
+}
+
+bool srv_store_pending(const srv_store *store) {
+  return store != NULL && store->in_txn;
+}
+
+int srv_store_commit(srv_store *store) {
+  if (store == NULL)
+    return SRV_STORE_EINVAL;
+  int err = 0;
+  if (store->in_txn && (err = srv_store__check_files(store, true)) != 0) {
+    srv_store__batch_lost(store); /* Its writes would go where no restart finds them. */
+  } else if (store->in_txn) {
+    uint64_t t0 = now_ns();
+    int rc = srv_store__exec(store, STMT_COMMIT, NULL, 0);
+    uint64_t dt = now_ns() - t0;
+    if (rc == SQLITE_OK) {
+      store->in_txn = false;
+      store->n_ops = 0;
+      store->stats.commits++;
+      srv_store__note_wal(store);
+      store->stats.commit_ns_total += dt;
+      if (dt > store->stats.commit_ns_max)
+        store->stats.commit_ns_max = dt;
+    } else {
+      err = srv_store__fail(store, rc, "commit failed");
+      srv_store__batch_lost(store);
+    }
+  }
+  if (store->n_failed > 0 && !store->failed_reported) {
+    /* Part of this turn was lost earlier (a write failed); the rest, if any, is durable. */
+    if (err == 0)
+      err = SRV_STORE_EIO;
+    store->failed_reported = true;
+    store->stats.failed_commits++;
+  } else {
+    failed_expire(store);
+  }
+  return err;
+}
+
+void srv_store_rollback(srv_store *store) {
+  if (store == NULL)
+    return;
+  failed_expire(store);
+  srv_store__batch_lost(store);
+  store->failed_reported = true;
+}
+
+const srv_store_op *srv_store_failed(const srv_store *store, size_t *n) {
+  if (store == NULL || store->n_failed == 0 || !store->failed_reported) {
+    if (n)
+      *n = 0;
+    return NULL;
+  }
+  if (n)
+    *n = store->n_failed;
+  return store->failed;
+}
+
+void srv_store_get_stats(const srv_store *store, srv_store_stats *stats) {
+  if (store && stats)
+    *stats = store->stats;
+}
+
+srv_store_op srv_store__op(srv_store_op_kind kind, const char *key, int64_t game, int ply) {
+  srv_store_op op;
+  memset(&op, 0, sizeof op);
+  op.kind = kind;
+  snprintf(op.key, sizeof op.key, "%s", key ? key : "");
+  op.game = game;
+  op.ply = ply;
+  return op;
+}
+
+int srv_store__write(srv_store *store, srv_store_op op, srv_store__stmt id,
+                     const srv_store__val *args, size_t n, const char *what) {
+  int rc = srv_store__write_begin(store);
+  if (rc != 0)
+    return rc;
+  return srv_store__write_end(store, srv_store__exec(store, id, args, n), &op, what);
+}

@@ -1,0 +1,150 @@
+/* The writes of play: rooms, games, their moves and clocks, and the rooms' chat. Each joins the
+ * batch (srv_store_batch.c). */
+#include "srv_store_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "mc_text.h"
+
+static const char *status_name(srv_store_status status) {
+  switch (status) {
+  case SRV_STORE_STATUS_WAITING:
+    return "waiting";
+  case SRV_STORE_STATUS_PLAYING:
+    return "playing";
+  case SRV_STORE_STATUS_FINISHED:
+    return "finished";
+  }
+  return NULL;
+}
+
+/* Writes the three arguments of a seat (player or NULL, name, computer) into args. */
+static void seat_args(srv_store__val args[3], const srv_store_seat *seat) {
+  args[0] = arg_text_or_null(seat->player);
+  args[1] = arg_text(seat->name);
+  args[2] = arg_int(seat->computer);
+}
+
+int srv_store_room_put(srv_store *store, const srv_store_room *room) {
+  const char *status = room ? status_name(room->status) : NULL;
+  if (store == NULL || room == NULL || room->code[0] == '\0' || status == NULL)
+    return SRV_STORE_EINVAL;
+  srv_store__val args[9] = {arg_text(room->code), arg_text(room->settings ? room->settings : "")};
+  seat_args(&args[2], &room->seats[0]);
+  seat_args(&args[5], &room->seats[1]);
+  args[8] = arg_text(status);
+  return srv_store__write(store, srv_store__op(SRV_STORE_OP_ROOM, room->code, 0, 0), STMT_ROOM_PUT,
+                          args, 9, "cannot store a room");
+}
+
+int srv_store_room_closed(srv_store *store, const char *code) {
+  if (store == NULL || code == NULL)
+    return SRV_STORE_EINVAL;
+  int rc = srv_store__write_begin(store);
+  if (rc != 0)
+    return rc;
+  const srv_store__stmt steps[] = {STMT_ROOM_DELETE, STMT_CHAT_ORPHANS, STMT_CHAT_DETACH};
+  rc = SQLITE_OK;
+  for (size_t i = 0; rc == SQLITE_OK && i < sizeof steps / sizeof steps[0]; i++)
+    rc = srv_store__exec(store, steps[i], STORE_ARGS(arg_text(code)));
+  srv_store_op op = srv_store__op(SRV_STORE_OP_ROOM, code, 0, 0);
+  return srv_store__write_end(store, rc, &op, "cannot close a room");
+}
+
+int srv_store_chat_add(srv_store *store, const srv_store_chat *line) {
+  if (store == NULL || line == NULL || line->room[0] == '\0' || line->text == NULL ||
+      line->player[0] == '\0')
+    return SRV_STORE_EINVAL;
+  return srv_store__write(
+      store, srv_store__op(SRV_STORE_OP_CHAT, line->room, line->game, 0), STMT_CHAT_INSERT,
+      STORE_ARGS(arg_text(line->room), line->game > 0 ? arg_int(line->game) : arg_null(),
+                 arg_int(line->at_ms), arg_text(line->player), arg_text(line->name),
+                 arg_text_or_null(line->seat), arg_text(line->text)),
+      "cannot store a chat line");
+}
+
+/* Writes the options words of rules ("" when none) into buf: the rules text without its game and
+ * board. */
+static int options_text(const mc_rules *rules, char *buf, size_t size) {
+  char text[128];
+  int n = mc_rules_format(rules, text, sizeof text);
+  if (n < 0 || (size_t)n >= sizeof text)
+    return SRV_STORE_EINVAL;
+  const char *p = strchr(text, ' ');
+  p = p ? strchr(p + 1, ' ') : NULL;
+  snprintf(buf, size, "%s", p ? p + 1 : "");
+  return 0;
+}
+
+int srv_store_game_start(srv_store *store, const srv_store_game *game, int64_t *id) {
+  char options[128];
+  if (store == NULL || game == NULL || id == NULL || game->room[0] == '\0' ||
+      mc_rules_check(&game->rules) != 0 || options_text(&game->rules, options, sizeof options))
+    return SRV_STORE_EINVAL;
+  int rc = srv_store__write_begin(store);
+  if (rc != 0)
+    return rc;
+  srv_store__val args[16] = {arg_text(game->room),
+                             arg_int(game->game_no),
+                             arg_text(mc_kind_name(game->rules.kind)),
+                             arg_int(game->rules.houses),
+                             arg_int(game->rules.seeds),
+                             arg_text(options)};
+  seat_args(&args[6], &game->seats[0]);
+  seat_args(&args[9], &game->seats[1]);
+  args[12] = game->clocked ? arg_int(game->initial_ms) : arg_null();
+  args[13] = game->clocked ? arg_int(game->increment_ms) : arg_null();
+  args[14] = arg_int(game->started_ms);
+  args[15] = arg_int(game->rated ? 1 : 0);
+  rc = srv_store__exec(store, STMT_GAME_INSERT, args, 16);
+  int64_t new_id = rc == SQLITE_OK ? sqlite3_last_insert_rowid(store->db) : 0;
+  if (rc == SQLITE_OK)
+    rc = srv_store__exec(store, STMT_ROOM_SET_GAME,
+                         STORE_ARGS(arg_text(game->room), arg_int(new_id)));
+  srv_store_op op = srv_store__op(SRV_STORE_OP_GAME_START, game->room, new_id, 0);
+  rc = srv_store__write_end(store, rc, &op, "cannot store a new game");
+  if (rc == 0)
+    *id = new_id;
+  return rc;
+}
+
+int srv_store_move_add(srv_store *store, int64_t game, const srv_store_move *move) {
+  if (store == NULL || move == NULL || game <= 0 || move->ply < 0 || move->seat < 0 ||
+      move->seat > 1 || move->house < 1 || move->house > MC_MAX_HOUSES)
+    return SRV_STORE_EINVAL;
+  return srv_store__write(
+      store, srv_store__op(SRV_STORE_OP_MOVE, "", game, move->ply), STMT_MOVE_INSERT,
+      STORE_ARGS(arg_int(game), arg_int(move->ply), arg_int(move->seat), arg_int(move->house),
+                 move->clock_ms >= 0 ? arg_int(move->clock_ms) : arg_null(), arg_int(move->at_ms)),
+      "cannot store a move");
+}
+
+int srv_store_moves_truncate(srv_store *store, int64_t game, int from_ply) {
+  if (store == NULL || game <= 0 || from_ply < 0)
+    return SRV_STORE_EINVAL;
+  return srv_store__write(store, srv_store__op(SRV_STORE_OP_TAKEBACK, "", game, from_ply),
+                          STMT_MOVE_TRUNCATE, STORE_ARGS(arg_int(game), arg_int(from_ply)),
+                          "cannot drop moves");
+}
+
+int srv_store_move_clock(srv_store *store, int64_t game, int ply, int64_t clock_ms) {
+  if (store == NULL || game <= 0 || ply < 0 || clock_ms < 0)
+    return SRV_STORE_EINVAL;
+  return srv_store__write(
+      store, srv_store__op(SRV_STORE_OP_TAKEBACK, "", game, ply), STMT_MOVE_CLOCK,
+      STORE_ARGS(arg_int(game), arg_int(ply), arg_int(clock_ms)), "cannot store a clock");
+}
+
+int srv_store_game_finish(srv_store *store, int64_t game, mc_winner winner, mc_reason reason,
+                          const int score[2], int64_t ended_ms) {
+  const char *w = mc_winner_name(winner), *r = mc_reason_name(reason);
+  if (store == NULL || game <= 0 || w == NULL || r == NULL || reason == MC_REASON_NONE ||
+      score == NULL)
+    return SRV_STORE_EINVAL;
+  return srv_store__write(store, srv_store__op(SRV_STORE_OP_GAME_FINISH, "", game, 0),
+                          STMT_GAME_FINISH,
+                          STORE_ARGS(arg_int(game), arg_int(ended_ms), arg_text(w), arg_text(r),
+                                     arg_int(score[0]), arg_int(score[1])),
+                          "cannot store a result");
+}

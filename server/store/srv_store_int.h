@@ -1,0 +1,249 @@
+/* The store's internals, shared by its files (srv_store*.c) and by nothing else: other modules
+ * use srv_store.h. Internal functions are named srv_store__*.
+ *
+ * Where things live: srv_store.c opens and closes (errors, the directory lock, the files under
+ * the store); srv_store_schema.c the tables and their migrations; srv_store_stmt.c every
+ * statement's SQL and the one way to run them; srv_store_batch.c the batch every write joins;
+ * srv_store_games.c the writes of rooms, games, moves, clocks and chat; srv_store_accounts.c
+ * players, sessions, accounts and ratings; srv_store_reads.c games, game lists, leaderboards and
+ * the rows they share; srv_store_recover.c what a restart reads; srv_store_replay.c the engine's
+ * check of stored moves. */
+#ifndef SRV_STORE_INT_H
+#define SRV_STORE_INT_H
+
+#include "srv_store.h"
+
+#include <sys/types.h>
+
+#include <sqlite3.h>
+
+/* Every statement the store runs after open, prepared once (their SQL: srv_store_stmt.c). */
+typedef enum srv_store__stmt {
+  /* Batches */
+  STMT_BEGIN,
+  STMT_COMMIT,
+  STMT_ROLLBACK,
+  /* Players and sessions */
+  STMT_PLAYER_PUT,
+  STMT_PLAYER_SEEN,
+  STMT_PLAYER_BY_TOKEN,
+  STMT_SESSIONS_EXPIRE,
+  STMT_PLAYERS_EXPIRE,
+  STMT_SESSION_PUT,
+  STMT_SESSION_DELETE,
+  STMT_SESSIONS_REVOKE,
+  STMT_SESSIONS_REVOKE_ALL, /* Also deletes an account's sessions. */
+  /* Accounts */
+  STMT_ACCOUNT_INSERT,
+  STMT_ACCOUNT_PASSWORD,
+  STMT_ACCOUNT_BY_KEY,
+  STMT_ACCOUNT_BY_PLAYER,
+  STMT_DELETE_ACCOUNT,
+  STMT_DELETE_RATINGS,
+  STMT_DELETE_HISTORY,
+  STMT_DELETE_PLAYER,
+  STMT_ANON_GAMES_SOUTH,
+  STMT_ANON_GAMES_NORTH,
+  STMT_ANON_ROOMS_SOUTH,
+  STMT_ANON_ROOMS_NORTH,
+  /* Ratings */
+  STMT_RATINGS_GET,
+  STMT_GAME_RATED,
+  STMT_RATING_PUT,
+  STMT_HISTORY_INSERT,
+  /* Rooms, games, moves and chat */
+  STMT_ROOM_PUT,
+  STMT_ROOM_DELETE,
+  STMT_ROOM_SET_GAME,
+  STMT_GAME_INSERT,
+  STMT_GAME_FINISH,
+  STMT_MOVE_INSERT,
+  STMT_MOVE_TRUNCATE,
+  STMT_MOVE_CLOCK,
+  STMT_CHAT_INSERT,
+  STMT_CHAT_ORPHANS,
+  STMT_CHAT_DETACH,
+  /* Reads */
+  STMT_GAME_GET,
+  STMT_GAME_MOVES,
+  STMT_PLAYER_GAMES,
+  STMT_GAMES_PAGE,
+  STMT_BOARD,
+  STMT_BOARD_COUNT,
+  STMT_BOARD_RANK,
+  STMT_HISTORY,
+  STMT_SECRET,
+  /* Recovery */
+  STMT_RECOVER_ROOMS,
+  STMT_RECOVER_GAMES,
+  STMT_RECOVER_PLAYERS,
+  STMT_RECOVER_CHAT,
+  STMT_COUNT
+} srv_store__stmt;
+
+struct srv_store {
+  sqlite3 *db;
+  char *path;
+  int lock_fd; /* DIR/mancala.lock, write-locked while the store is open; -1 when none. */
+  sqlite3_stmt *stmt[STMT_COUNT];
+  bool reader; /* A connection for committed reads only (srv_store_open_reader()). */
+  bool in_txn;
+  bool moved; /* The database or its WAL was deleted or replaced: no more writes, ever. */
+  dev_t wal_dev;
+  ino_t wal_ino; /* The WAL's identity at open (0: unknown). */
+  /* The writes of the open batch, so that a lost batch can be reported. */
+  srv_store_op *ops;
+  size_t n_ops, cap_ops;
+  /* The writes lost since the last commit; cleared by the commit or rollback after the one that
+   * reported them. */
+  srv_store_op *failed;
+  size_t n_failed, cap_failed;
+  bool failed_reported;
+  srv_store_stats stats;
+  char error[SRV_STORE_ERR_SIZE];
+};
+
+/* ---- Errors and files (srv_store.c) --------------------------------------------------------- */
+
+/* Formats into buf (SRV_STORE_ERR_SIZE bytes; NULL: nothing). */
+void srv_store__set_error(char *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Records the SQLite error of rc and what failed in store->error; returns the SRV_STORE_E* code. */
+int srv_store__fail(srv_store *store, int rc, const char *what);
+
+/* Checks the store's files (see srv_store.h) before a write (write: the database, its WAL and its
+ * -shm must be writable) or a read (the -shm only: a read transaction writes its read mark there).
+ * Returns 0, SRV_STORE_EMOVED or SRV_STORE_EACCES with the store's error set. */
+int srv_store__check_files(srv_store *store, bool write);
+
+/* Remembers the identity of the write-ahead log, once it exists. */
+void srv_store__note_wal(srv_store *store);
+
+/* Grows *items (of size bytes each, *cap of them) to hold need. Returns 0 or SRV_STORE_ENOMEM. */
+int srv_store__grow(void **items, size_t *cap, size_t need, size_t size);
+
+/* ---- Schema (srv_store_schema.c) ------------------------------------------------------------ */
+
+/* Checks the schema version and the application id and applies the pending migrations, in one
+ * write transaction. Returns 0 or a negative code with the store's error set. */
+int srv_store__migrate(srv_store *store);
+
+/* Runs one statement of text that returns at most one integer (a pragma); *value gets it when not
+ * NULL. Returns a SQLite code. */
+int srv_store__query_int(sqlite3 *db, const char *sql, long long *value);
+
+/* ---- Statements (srv_store_stmt.c) ---------------------------------------------------------- */
+
+/* One value bound to a statement's parameter: build it with the arg_*() functions below. */
+typedef enum srv_store__type { ARG_NULL, ARG_INT, ARG_REAL, ARG_TEXT, ARG_BLOB } srv_store__type;
+
+typedef struct srv_store__val {
+  srv_store__type type;
+  int64_t i;
+  double d;
+  const void *p; /* Text or blob, borrowed (SQLite copies it). */
+  int len;       /* Blob bytes. */
+} srv_store__val;
+
+static inline srv_store__val arg_null(void) {
+  return (srv_store__val){.type = ARG_NULL};
+}
+static inline srv_store__val arg_int(int64_t i) {
+  return (srv_store__val){.type = ARG_INT, .i = i};
+}
+static inline srv_store__val arg_real(double d) {
+  return (srv_store__val){.type = ARG_REAL, .d = d};
+}
+static inline srv_store__val arg_text(const char *text) {
+  return (srv_store__val){.type = ARG_TEXT, .p = text};
+}
+/* Text, or NULL for NULL or "". */
+static inline srv_store__val arg_text_or_null(const char *text) {
+  return text && text[0] ? arg_text(text) : arg_null();
+}
+static inline srv_store__val arg_blob(const void *blob, int len) {
+  return (srv_store__val){.type = ARG_BLOB, .p = blob, .len = len};
+}
+
+/* The arguments of a run as an array and its count:
+ * srv_store__exec(store, STMT_X, STORE_ARGS(arg_int(game), arg_text(room))). */
+#define STORE_ARGS(...)                                                                            \
+  (const srv_store__val[]){__VA_ARGS__},                                                           \
+      sizeof((const srv_store__val[]){__VA_ARGS__}) / sizeof(srv_store__val)
+
+/* Reads one row of s into item (or ctx); returns 0 or a negative code that stops the run. */
+typedef int (*srv_store__row)(srv_store *store, sqlite3_stmt *s, void *item);
+
+/* Prepares every statement at open (0, or a negative code as srv_store__fail() returns); finalises
+ * them at close. */
+int srv_store__prepare_all(srv_store *store);
+void srv_store__finalize_all(srv_store *store);
+
+/* Runs statement id bound to args (n of them; NULL, 0: none) without reading results. Returns a
+ * SQLite code (SQLITE_OK when it ran). */
+int srv_store__exec(srv_store *store, srv_store__stmt id, const srv_store__val *args, size_t n);
+
+/* Runs statement id bound to args and calls row(store, s, ctx) for each result row. Returns the
+ * number of rows, the first negative code of row, or a negative code for a failed step (with
+ * what in the store's error). */
+int srv_store__each(srv_store *store, srv_store__stmt id, const srv_store__val *args, size_t n,
+                    srv_store__row row, void *ctx, const char *what);
+
+/* srv_store__each() for one row into item: 0, SRV_STORE_ENOTFOUND when there is none, or a
+ * negative code. */
+int srv_store__get(srv_store *store, srv_store__stmt id, const srv_store__val *args, size_t n,
+                   srv_store__row row, void *item, const char *what);
+
+/* srv_store__each() appending each row to the array *items (*n_items of them, each size bytes):
+ * row fills a zeroed item; a row it refuses is not counted. Returns 0 or a negative code; the
+ * items read before an error stay in *items for the caller to free. */
+int srv_store__all(srv_store *store, srv_store__stmt id, const srv_store__val *args, size_t n,
+                   srv_store__row row, void **items, size_t *n_items, size_t size,
+                   const char *what);
+
+/* A row callback for a single integer column (a count): *(int64_t *)item. */
+int srv_store__row_int(srv_store *store, sqlite3_stmt *s, void *item);
+
+/* ---- Batches (srv_store_batch.c) ------------------------------------------------------------ */
+
+/* Returns the op of a write (key NULL: ""). */
+srv_store_op srv_store__op(srv_store_op_kind kind, const char *key, int64_t game, int ply);
+
+/* Begins the batch when none is open and reserves room to report one more write. Returns 0 or a
+ * negative code (the write must not run). */
+int srv_store__write_begin(srv_store *store);
+
+/* Ends one write whose statements returned the SQLite code rc: 0 and op joins the batch, or a
+ * negative code (with what in the store's error) and, unless only that statement failed on a
+ * constraint, the batch is lost. */
+int srv_store__write_end(srv_store *store, int rc, const srv_store_op *op, const char *what);
+
+/* A write of one statement: srv_store__write_begin(), srv_store__exec(), srv_store__write_end(). */
+int srv_store__write(srv_store *store, srv_store_op op, srv_store__stmt id,
+                     const srv_store__val *args, size_t n, const char *what);
+
+/* The open batch is gone (rolled back by us or by SQLite): its writes join the failed list. */
+void srv_store__batch_lost(srv_store *store);
+
+/* ---- Rows shared by the reads (srv_store_reads.c) ------------------------------------------- */
+
+/* Copies text column i (NULL: "") into buf. */
+void srv_store__col_text(sqlite3_stmt *s, int i, char *buf, size_t size);
+
+/* Reads the seat at columns first..first+2 (player, name, computer). */
+void srv_store__col_seat(sqlite3_stmt *s, int first, srv_store_seat *seat);
+
+/* Reads a rating at columns first..first+7 (rating, rd, vol, games, wins, losses, draws,
+ * last_ms). */
+void srv_store__col_rating(sqlite3_stmt *s, int first, srv_store_rating *r);
+
+/* Row callbacks: a player (id, name, created_ms) into a srv_store_player; the game columns
+ * (GAME_COLUMNS in srv_store_stmt.c) into a srv_store_game, its moves untouched (a stored board or
+ * result the engine does not accept is SRV_STORE_ECORRUPT). */
+int srv_store__row_player(srv_store *store, sqlite3_stmt *s, void *item);
+int srv_store__row_game(srv_store *store, sqlite3_stmt *s, void *item);
+
+/* Reads the moves of g->id into a new g->moves. */
+int srv_store__read_moves(srv_store *store, srv_store_game *g);
+
+#endif
