@@ -199,11 +199,11 @@ int main(int argc, char **argv) {
     srv_log_error("main", "cannot recover the stored games from %s", srv_store_path(app.store));
     return 1;
   }
-  app.turn = (srv_turn){app.lobby,
-                        app.persist,
-                        app.rooms,
-                        {srv_net_release, app.net},
-                        app.myrooms};
+  app.turn = (srv_turn){.lobby = app.lobby,
+                        .persist = app.persist,
+                        .rooms = app.rooms,
+                        .net = {srv_net_release, app.net},
+                        .myrooms = app.myrooms};
   srv_net_set_turn_hook(app.net, srv_turn_end, &app.turn);
   srv_net_routes routes = {gauges, &app, srv_api_get, app.api};
   srv_net_set_routes(app.net, &routes);

@@ -280,7 +280,7 @@ void srv_room__close(srv_room *room, const char *reason) {
   srv_room__changed(room);
   srv_room__record(room, SRV_RECORD_ROOM_CLOSED, -1, 0);
   /* The states it owes go before closed: its members are gone at the end of the turn. */
-  srv_room__flush(room);
+  srv_room__flush(room, UINT64_MAX);
   srv_room__send_closed(room, reason);
   srv_list *it;
   while ((it = srv_list_first(&room->members)) != NULL)

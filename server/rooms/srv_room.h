@@ -223,10 +223,15 @@ void srv_rooms_identify(srv_rooms *rooms, srv_client *c, srv_player *player, boo
  * reference. */
 void srv_rooms_client_gone(srv_rooms *rooms, srv_client *c);
 
-/* The end of a loop turn, after its commit and after a lost batch was taken back: encodes and
- * queues every state the rooms owe (each ply's state once per kind of viewer, then the full states
- * owed to joining or resyncing clients), room by room in the order they changed. */
-void srv_rooms_flush(srv_rooms *rooms);
+/* The storage batch the rooms' changes go into now is handed over to be committed: returns its
+ * number; what the rooms owe from now on waits for the next one. */
+uint64_t srv_rooms_seal(srv_rooms *rooms);
+
+/* Once batch upto (srv_rooms_seal()) is committed, and a lost batch was taken back: encodes and
+ * queues every state the rooms owe for the batches up to upto (each ply's state once per kind of
+ * viewer, the full states and chat histories owed to joining or resyncing clients), room by room
+ * in the order they changed. What the rooms owe for later batches waits. */
+void srv_rooms_flush(srv_rooms *rooms, uint64_t upto);
 
 /* Returns the room with that code (upper case, borrowed), or NULL. */
 srv_room *srv_rooms_find(srv_rooms *rooms, const char *code);

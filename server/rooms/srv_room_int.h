@@ -24,19 +24,25 @@ typedef struct srv_member {
   uint64_t since;     /* rooms->out_seq when it came in: it gets the states owed after that. */
 } srv_member;
 
-/* A state the room owes since the end of the last loop turn (srv_room_send.c). Rooms describe
- * what happened and keep it here; the end of the turn encodes it after the turn's commit
- * (srv_rooms_flush()), once per kind of viewer. Either a copy of everything the state of one ply
- * shows (the position, its legal moves, the clocks, the last move's steps, the seated players),
- * for every member, or a full state owed to one client, made from the room as it is then. */
+/* What a room owes since its storage batch was handed over (srv_room_send.c). Rooms describe what
+ * happened and keep it here; once the batch is committed the end of the turn encodes it
+ * (srv_rooms_flush()), once per kind of viewer. */
+typedef enum srv_room_out_kind {
+  SRV_OUT_STATE = 0, /* A copy of everything the state of one ply shows, for every member. */
+  SRV_OUT_FULL,      /* A full state (with the game's moves) for to, made from the room then. */
+  SRV_OUT_HISTORY,   /* The room's last chat lines for to, after its full state. */
+  SRV_OUT_JOINED,    /* joined for to, answering id. */
+  SRV_OUT_CHAT,      /* A chat line (chat, text) for every member; the requester's answers id. */
+} srv_room_out_kind;
+
 typedef struct srv_room_out {
-  bool full;             /* A full state (with the game's moves) for to... */
-  bool history;          /* ...or the room's last chat lines for to, after its full state. */
-  srv_client *to;        /* full, history: whom it is for (NULL: it left). */
+  srv_room_out_kind kind;
+  srv_client *to;        /* FULL, HISTORY, JOINED: whom it is for (NULL: it left). */
   srv_client *requester; /* The client whose request it answers, or NULL... */
   srv_req_id id;         /* ...and that request's id. */
   srv_client *skip;      /* A member that gets a full state instead, or NULL. */
   uint64_t seq;          /* Members that came in later do not get it. */
+  uint64_t batch;        /* The storage batch that holds what it shows (srv_rooms_seal()). */
   int64_t game_id;       /* The game it shows (the room's game_id then) and... */
   long ply;              /* ...its ply: a lost batch takes back the states of lost plies. */
   srv_state_view v;      /* What it shows; its pointers are set again when it is encoded. */
@@ -45,6 +51,7 @@ typedef struct srv_room_out {
   uint8_t legal[MC_MAX_HOUSES];
   mc_step *trace;         /* A copy of the last move's steps (trace_len in v), or NULL. */
   srv_player *players[2]; /* The seated players then, a reference each. */
+  srv_chat_line chat;     /* CHAT: the line, its text a copy of its own. */
 } srv_room_out;
 
 struct srv_room {
@@ -106,6 +113,7 @@ struct srv_rooms {
   srv_list order;   /* srv_room.order, oldest first. */
   srv_list changed; /* srv_room.changed: the rooms that owe states (srv_rooms_flush()). */
   uint64_t out_seq; /* The last srv_room_out.seq given. */
+  uint64_t batch;   /* The open storage batch: what rooms owe now waits for its commit. */
   long by_status[3];
   mc_trace *trace; /* Scratch space for one move's steps. */
   srv_room_thinker thinker;
@@ -282,8 +290,9 @@ void srv_room__send_full(srv_room *room, srv_client *c, const srv_req_id *id);
 void srv_room__broadcast(srv_room *room, srv_client *requester, const srv_req_id *id,
                          srv_client *skip);
 
-/* Sends now what room owes (the end of a turn, or a room that closes). */
-void srv_room__flush(srv_room *room);
+/* Sends now what room owes for the batches up to upto (the end of a turn; a room that closes sends
+ * everything: UINT64_MAX). */
+void srv_room__flush(srv_room *room, uint64_t upto);
 
 /* Forgets what room owes to c, which is no longer a member (its replies included). */
 void srv_room__forget_client(srv_room *room, const srv_client *c);
@@ -297,10 +306,10 @@ size_t srv_room__take_back_owed(srv_room *room, int64_t game_id, long lost_ply, 
 /* Frees what room owes without sending it. */
 void srv_room__owed_free(srv_room *room);
 
-/* Sends c joined (answering id, or NULL). */
+/* Owes c joined (answering id, or NULL), its role as it is when it is sent. */
 void srv_room__send_joined(srv_room *room, srv_client *c, const srv_req_id *id);
 
-/* Sends every member the chat line (borrowed) from c; c's copy answers id. */
+/* Owes every member the chat line (borrowed, copied) from c; c's copy answers id. */
 void srv_room__send_chat(srv_room *room, srv_client *from, const srv_req_id *id,
                          const srv_chat_line *line);
 

@@ -142,7 +142,13 @@ int srv_rooms_store_lost(srv_rooms *rooms, const char *code, int64_t game_id, in
   srv_room__changed(room);
   if (undo)
     srv_room__moved(room);
-  if (changed || owed > 0)
+  if (changed || owed > 0) {
+    /* The room as it is now is what the store holds: it goes out with the lost batch's result
+     * (the batch just handed over), not after the next commit. */
+    uint64_t open = rooms->batch;
+    rooms->batch = open > 1 ? open - 1 : open;
     srv_room__broadcast(room, NULL, NULL, NULL);
+    rooms->batch = open;
+  }
   return 0;
 }

@@ -105,6 +105,8 @@ static void queue_shared(srv_rooms *rooms, srv_client *c, srv_frame *f, const sr
 static void out_clear(srv_rooms *rooms, srv_room_out *e) {
   free(e->trace);
   e->trace = NULL;
+  free((char *)e->chat.text);
+  e->chat.text = NULL;
   for (int s = 0; s < 2; s++) {
     if (e->players[s] != NULL)
       srv_ident_unref(rooms->ident, e->players[s]);
@@ -126,6 +128,7 @@ static srv_room_out *out_push(srv_room *room) {
   srv_room_out *e = &room->out[room->n_out++];
   memset(e, 0, sizeof *e);
   e->seq = ++room->rooms->out_seq;
+  e->batch = room->rooms->batch;
   if (!srv_list_linked(&room->changed))
     srv_list_push_back(&room->rooms->changed, &room->changed);
   return e;
@@ -137,7 +140,7 @@ void srv_room__send_full(srv_room *room, srv_client *c, const srv_req_id *id) {
     room->rooms->sink.lost(room->rooms->sink.ud, c);
     return;
   }
-  e->full = true;
+  e->kind = SRV_OUT_FULL;
   e->to = c;
   if (id != NULL)
     e->id = *id;
@@ -173,8 +176,8 @@ void srv_room__broadcast(srv_room *room, srv_client *requester, const srv_req_id
   /* A newer state of the same ply replaces the one owed before it (presence, offers, clocks),
    * keeping the request that one answers: states are owed per ply, not per change. */
   srv_room_out *last = room->n_out > 0 ? &room->out[room->n_out - 1] : NULL;
-  if (last != NULL && !last->full && !last->history && last->skip == skip &&
-      last->game_id == room->game_id && last->v.game_no == room->game_no &&
+  if (last != NULL && last->kind == SRV_OUT_STATE && last->batch == room->rooms->batch &&
+      last->skip == skip && last->game_id == room->game_id && last->v.game_no == room->game_no &&
       last->ply == (long)mc_game_ply(room->game) && (!answers || last->requester == NULL)) {
     srv_client *kept = last->requester;
     srv_req_id kept_id = last->id;
@@ -207,18 +210,27 @@ void srv_room__broadcast(srv_room *room, srv_client *requester, const srv_req_id
 }
 
 static void send_history(srv_room *room, srv_client *c);
+static void send_joined(srv_room *room, srv_client *c, const srv_req_id *id);
+static void send_chat(srv_room *room, const srv_room_out *e);
 
 /* Encodes entry e once per "you" (south, north, both, spectator) when the first member needs it,
  * and queues it for every member that was in the room when it was owed. */
 static void deliver(srv_room *room, srv_room_out *e) {
-  if (e->history) {
-    if (e->to != NULL)
-      send_history(room, e->to);
+  if (e->kind != SRV_OUT_STATE && e->kind != SRV_OUT_CHAT && e->to == NULL)
+    return;
+  if (e->kind == SRV_OUT_HISTORY) {
+    send_history(room, e->to);
     return;
   }
-  if (e->full) {
-    if (e->to == NULL)
-      return;
+  if (e->kind == SRV_OUT_JOINED) {
+    send_joined(room, e->to, e->id.kind != SRV_ID_NONE ? &e->id : NULL);
+    return;
+  }
+  if (e->kind == SRV_OUT_CHAT) {
+    send_chat(room, e);
+    return;
+  }
+  if (e->kind == SRV_OUT_FULL) {
     srv_state_view v;
     state_view(room, &v);
     v.you = srv_room__you(room, e->to);
@@ -255,20 +267,33 @@ static void deliver(srv_room *room, srv_room_out *e) {
     srv_frame_unref(shared[i]);
 }
 
-void srv_room__flush(srv_room *room) {
-  /* deliver() may not add entries (it only encodes and queues), so the list stays put. */
-  for (size_t i = 0; i < room->n_out; i++) {
-    deliver(room, &room->out[i]);
-    out_clear(room->rooms, &room->out[i]);
+void srv_room__flush(srv_room *room, uint64_t upto) {
+  /* deliver() may not add entries (it only encodes and queues), so the list stays put. The
+   * entries are in batch order: the committed ones are a prefix. */
+  size_t n = 0;
+  while (n < room->n_out && room->out[n].batch <= upto) {
+    deliver(room, &room->out[n]);
+    out_clear(room->rooms, &room->out[n]);
+    n++;
   }
-  room->n_out = 0;
-  srv_list_remove(&room->changed);
+  if (n > 0 && n < room->n_out)
+    memmove(room->out, room->out + n, (room->n_out - n) * sizeof *room->out);
+  room->n_out -= n;
+  if (room->n_out == 0)
+    srv_list_remove(&room->changed);
 }
 
-void srv_rooms_flush(srv_rooms *rooms) {
-  srv_list *it;
-  while ((it = srv_list_first(&rooms->changed)) != NULL)
-    srv_room__flush(srv_list_entry(it, srv_room, changed));
+uint64_t srv_rooms_seal(srv_rooms *rooms) {
+  return rooms->batch++;
+}
+
+void srv_rooms_flush(srv_rooms *rooms, uint64_t upto) {
+  srv_list *it = srv_list_first(&rooms->changed);
+  while (it != NULL) {
+    srv_list *next = srv_list_next(&rooms->changed, it);
+    srv_room__flush(srv_list_entry(it, srv_room, changed), upto);
+    it = next;
+  }
 }
 
 void srv_room__forget_client(srv_room *room, const srv_client *c) {
@@ -288,7 +313,7 @@ size_t srv_room__take_back_owed(srv_room *room, int64_t game_id, long lost_ply, 
   size_t n = 0, kept = 0;
   for (size_t i = 0; i < room->n_out; i++) {
     srv_room_out *e = &room->out[i];
-    if (!e->full && !e->history && e->game_id == game_id && e->ply > lost_ply) {
+    if (e->kind == SRV_OUT_STATE && e->game_id == game_id && e->ply > lost_ply) {
       if (e->requester != NULL && n < max) {
         who[n] = e->requester;
         ids[n++] = e->id;
@@ -312,6 +337,18 @@ void srv_room__owed_free(srv_room *room) {
 }
 
 void srv_room__send_joined(srv_room *room, srv_client *c, const srv_req_id *id) {
+  srv_room_out *e = out_push(room);
+  if (e == NULL) {
+    room->rooms->sink.lost(room->rooms->sink.ud, c);
+    return;
+  }
+  e->kind = SRV_OUT_JOINED;
+  e->to = c;
+  if (id != NULL)
+    e->id = *id;
+}
+
+static void send_joined(srv_room *room, srv_client *c, const srv_req_id *id) {
   int you = srv_room__you(room, c);
   srv_event ev = {.type = SRV_EV_JOINED, .id = id};
   ev.u.joined.room = room->code;
@@ -322,17 +359,36 @@ void srv_room__send_joined(srv_room *room, srv_client *c, const srv_req_id *id) 
 
 void srv_room__send_chat(srv_room *room, srv_client *from, const srv_req_id *id,
                          const srv_chat_line *line) {
+  srv_room_out *e = out_push(room);
+  char *text = e != NULL ? strdup(line->text) : NULL;
+  if (text == NULL) {
+    if (e != NULL)
+      room->n_out--;
+    srv_log_error("room", "%s: out of memory: a chat line is not sent", room->code);
+    return;
+  }
+  e->kind = SRV_OUT_CHAT;
+  e->chat = *line;
+  e->chat.text = text;
+  e->requester = from;
+  if (id != NULL)
+    e->id = *id;
+}
+
+static void send_chat(srv_room *room, const srv_room_out *e) {
   srv_event ev = {.type = SRV_EV_CHAT};
   ev.u.chat.room = room->code;
-  ev.u.chat.from = line->name;
-  ev.u.chat.text = line->text;
-  ev.u.chat.at = line->at;
-  ev.u.chat.player = line->player;
-  ev.u.chat.seat = line->seat;
+  ev.u.chat.from = e->chat.name;
+  ev.u.chat.text = e->chat.text;
+  ev.u.chat.at = e->chat.at;
+  ev.u.chat.player = e->chat.player;
+  ev.u.chat.seat = e->chat.seat;
   srv_frame *f = srv_proto_encode(&ev); /* Once, for every member. */
   srv_list_foreach (it, &room->members) {
-    srv_client *c = srv_list_entry(it, srv_member, in_room)->client;
-    queue_shared(room->rooms, c, f, c == from ? id : NULL);
+    srv_member *m = srv_list_entry(it, srv_member, in_room);
+    if (m->since >= e->seq)
+      continue; /* It came in later: the line is in its history. */
+    queue_shared(room->rooms, m->client, f, m->client == e->requester ? &e->id : NULL);
   }
   srv_frame_unref(f);
 }
@@ -343,7 +399,7 @@ void srv_room__send_chat_history(srv_room *room, srv_client *c) {
     room->rooms->sink.lost(room->rooms->sink.ud, c);
     return;
   }
-  e->history = true;
+  e->kind = SRV_OUT_HISTORY;
   e->to = c;
 }
 

@@ -29,6 +29,7 @@ srv_rooms *srv_rooms_new(srv_time *time, srv_ident *ident, const srv_sink *sink,
   rooms->computer_games = -1;
   srv_list_init(&rooms->order);
   srv_list_init(&rooms->changed);
+  rooms->batch = 1;
   return rooms;
 }
 

@@ -45,7 +45,14 @@ struct srv_persist {
   unsaved_result unsaved[64];
   size_t n_unsaved;
   uint64_t retry_at;
-  uint64_t expire_at; /* When old guests are forgotten next (0: at the first commit). */
+  uint64_t expire_at;      /* When old guests are forgotten next (0: at the first commit). */
+  srv_committer committer; /* The storage seam's commit (commit NULL: SQLite's, at once). */
+  bool busy;               /* A batch is in flight. */
+  srv_persist_done done;   /* Whom to tell its result. */
+  void *done_arg;
+  /* The games written in the batch in flight, and the room of each (journal of that batch). */
+  journal_entry *flight;
+  size_t n_flight, cap_flight;
 };
 
 /* How long a refused result waits before it is written again. */
@@ -67,6 +74,7 @@ void srv_persist_free(srv_persist *p) {
   if (p == NULL)
     return;
   free(p->journal);
+  free(p->flight);
   free(p->ops);
   free(p->lost);
   free(p);
@@ -487,9 +495,9 @@ static void expire_guests(srv_persist *p) {
 static const char *room_of(const srv_persist *p, const srv_store_op *op) {
   if (op->key[0] != '\0')
     return op->key;
-  for (size_t i = p->n_journal; i-- > 0;) {
-    if (p->journal[i].game == op->game)
-      return p->journal[i].room;
+  for (size_t i = p->n_flight; i-- > 0;) {
+    if (p->flight[i].game == op->game)
+      return p->flight[i].room;
   }
   return "";
 }
@@ -579,30 +587,67 @@ static int group_lost(srv_persist *p, size_t n) {
   return rooms;
 }
 
-int srv_persist_commit(srv_persist *p, const srv_persist_lost **lost) {
-  retry_results(p);
-  *lost = NULL;
-  int rc = srv_store_commit(p->store);
-  if (rc == 0) {
-    p->n_journal = 0;
-    expire_guests(p);
-    return 0;
-  }
-  size_t n = 0;
-  const srv_store_op *failed = srv_store_failed(p->store, &n);
-  srv_log_error("persist", "commit failed: %s (%s); %zu writes lost", srv_store_strerror(rc),
-                srv_store_last_error(p->store), n);
+void srv_persist_set_committer(srv_persist *p, const srv_committer *committer) {
+  if (committer != NULL)
+    p->committer = *committer;
+  else
+    memset(&p->committer, 0, sizeof p->committer);
+}
+
+bool srv_persist_busy(const srv_persist *p) {
+  return p->busy;
+}
+
+/* The batch in flight is durable (rc 0) or lost: the rooms that lost writes are told. */
+static void committed(void *arg, int rc) {
+  srv_persist *p = arg;
+  p->busy = false;
   int rooms = 0;
-  /* The list is borrowed until the next write, and what follows writes: copy it first. */
-  if (n > 0 && reserve((void **)&p->ops, &p->cap_ops, n, sizeof *p->ops)) {
-    memcpy(p->ops, failed, n * sizeof *failed);
-    rooms = group_lost(p, n);
-  } else if (n > 0) {
-    srv_log_error("persist", "out of memory: the rooms of the lost writes were not taken back");
+  if (rc != 0) {
+    size_t n = 0;
+    const srv_store_op *failed = srv_store_failed(p->store, &n);
+    srv_log_error("persist", "commit failed: %s (%s); %zu writes lost", srv_store_strerror(rc),
+                  srv_store_last_error(p->store), n);
+    /* The list is borrowed until the next write, and what follows writes: copy it first. */
+    if (n > 0 && reserve((void **)&p->ops, &p->cap_ops, n, sizeof *p->ops)) {
+      memcpy(p->ops, failed, n * sizeof *failed);
+      rooms = group_lost(p, n);
+    } else if (n > 0) {
+      srv_log_error("persist", "out of memory: the rooms of the lost writes were not taken back");
+    }
   }
+  p->n_flight = 0;
+  if (rc == 0)
+    expire_guests(p);
+  srv_persist_done done = p->done;
+  p->done = NULL;
+  if (done != NULL)
+    done(p->done_arg, p->lost, rooms);
+}
+
+/* SQLite's own committer: the commit's result is known when it returns. */
+static void commit_now(srv_store *store, srv_commit_done done, void *arg) {
+  done(arg, srv_store_commit(store));
+}
+
+void srv_persist_commit(srv_persist *p, srv_persist_done done, void *arg) {
+  retry_results(p);
+  /* The batch's journal goes with it: writes from now on form the next batch. */
+  journal_entry *j = p->flight;
+  size_t cap = p->cap_flight;
+  p->flight = p->journal;
+  p->cap_flight = p->cap_journal;
+  p->n_flight = p->n_journal;
+  p->journal = j;
+  p->cap_journal = cap;
   p->n_journal = 0;
-  *lost = p->lost;
-  return rooms;
+  p->busy = true;
+  p->done = done;
+  p->done_arg = arg;
+  if (p->committer.commit != NULL)
+    p->committer.commit(p->committer.ud, p->store, committed, p);
+  else
+    commit_now(p->store, committed, p);
 }
 
 void srv_persist_room_gone(srv_persist *p, const char *code) {

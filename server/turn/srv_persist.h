@@ -41,12 +41,37 @@ void srv_persist_free(srv_persist *p);
 /* The rooms' recorder (srv_recorder.record; ud is the srv_persist). */
 int srv_persist_record(void *ud, const srv_record *rec);
 
-/* Commits the loop turn's batch, after writing again the results the store refused earlier (at
- * most once a second). Returns 0 when everything written since the last commit is durable.
- * Otherwise it logs the failure and returns how many rooms lost writes, with *lost (borrowed,
- * valid until the next call) listing them, one entry per room: the caller takes them back
+/* ---- The storage seam's commit ----------------------------------------------------------------
+ *
+ * The loop hands a batch over and gets a completion callback. A committer commits what was
+ * written to the store since its last call and calls done(arg, rc) on the loop thread once the
+ * result is known: rc 0 when it is durable, else a negative SRV_STORE_* code, with
+ * srv_store_failed() listing what was lost (valid during done). Writes made after the hand-over
+ * belong to the next batch. SQLite's own committer (the default) commits at once and calls done
+ * before it returns; a network database calls it when its COMMIT's result arrives. */
+typedef void (*srv_commit_done)(void *arg, int rc);
+typedef struct srv_committer {
+  void (*commit)(void *ud, srv_store *store, srv_commit_done done, void *arg);
+  void *ud;
+} srv_committer;
+
+/* Uses committer (copied; NULL: SQLite's own, at once). Only between batches. */
+void srv_persist_set_committer(srv_persist *p, const srv_committer *committer);
+
+/* What a batch came to: n rooms lost writes (0: everything written in it is durable), lost
+ * (borrowed, valid during the call) listing them, one entry per room: the callee takes them back
  * (srv_rooms_store_lost()) or, for a room that is gone, calls srv_persist_room_gone(). */
-int srv_persist_commit(srv_persist *p, const srv_persist_lost **lost);
+typedef void (*srv_persist_done)(void *arg, const srv_persist_lost *lost, int n);
+
+/* Hands the loop turn's batch over to be committed, after writing again the results the store
+ * refused earlier (at most once a second), and calls done(arg, ...) on the loop thread when its
+ * result is known (perhaps before this returns). One batch is in flight at a time: the caller
+ * waits for done before the next call (srv_persist_busy()); meanwhile new writes form the next
+ * batch. Failures are logged here. */
+void srv_persist_commit(srv_persist *p, srv_persist_done done, void *arg);
+
+/* Whether a batch is in flight (handed over, its result not known yet). */
+bool srv_persist_busy(const srv_persist *p);
 
 /* Room code (borrowed) of a lost batch no longer exists: its closing, which may be what was lost,
  * is recorded again. */

@@ -3,13 +3,9 @@
 
 #include "srv_error.h"
 
-void srv_turn_end(void *arg) {
+/* The batch t->sealed is committed or lost: settle, encode, release. */
+static void turn_committed(void *arg, const srv_persist_lost *lost, int n) {
   srv_turn *t = arg;
-  if (t->lobby != NULL)
-    srv_lobby_flush(t->lobby);
-  /* Commit. */
-  const srv_persist_lost *lost = NULL;
-  int n = t->persist != NULL ? srv_persist_commit(t->persist, &lost) : 0;
   /* Settle. */
   for (int i = 0; i < n; i++) {
     const srv_persist_lost *l = &lost[i];
@@ -18,10 +14,29 @@ void srv_turn_end(void *arg) {
       srv_persist_room_gone(t->persist, l->room); /* Its closing may be what was lost. */
   }
   /* Encode. */
-  srv_rooms_flush(t->rooms);
+  srv_rooms_flush(t->rooms, t->sealed);
   if (t->myrooms != NULL)
     srv_myrooms_flush(t->myrooms);
   /* Release. */
   if (t->net.release != NULL)
     t->net.release(t->net.ud);
+}
+
+void srv_turn_end(void *arg) {
+  srv_turn *t = arg;
+  if (t->lobby != NULL)
+    srv_lobby_flush(t->lobby);
+  if (t->persist != NULL && srv_persist_busy(t->persist)) {
+    /* A batch is in flight: this turn's changes wait for the next one. What does not depend on
+     * storage (errors, the lobby) goes out now. */
+    if (t->net.release != NULL)
+      t->net.release(t->net.ud);
+    return;
+  }
+  /* Commit. */
+  t->sealed = srv_rooms_seal(t->rooms);
+  if (t->persist != NULL)
+    srv_persist_commit(t->persist, turn_committed, t);
+  else
+    turn_committed(t, NULL, 0);
 }

@@ -1,9 +1,14 @@
 /* The end of a loop turn, once per turn before the loop polls (Redis' beforeSleep; the network
  * layer calls it from its uv_prepare_t). The turn runs one way, as a pipeline:
  *
- *   1. the lobby goes to its watchers (srv_lobby_flush()): it shows nothing unstored;
- *   2. commit: durable storage commits the turn's batch, one transaction for every room of the
- *      turn (srv_persist_commit());
+ *   1. the lobby goes to its watchers (srv_lobby_flush());
+ *   2. commit: the turn's batch, one transaction for every room of the turn, is handed over to the
+ *      storage seam (srv_persist_commit()); steps 3 to 5 run when its result is known: at once
+ *      with SQLite, when the COMMIT's result arrives with a network database. While a batch is in
+ *      flight the loop keeps serving: later turns' writes form the next batch, handed over at the
+ *      first turn's end after the result, and what the rooms owe for them waits for it (order
+ *      per room is kept); frames that do not depend on storage (errors, the lobby) still go out
+ *      at each turn's end;
  *   3. settle: when writes were lost, each room that lost some takes those moves back
  *      (srv_rooms_store_lost()): the states it owed for them are forgotten unsent, the requests
  *      they answered get storage_error, and the room owes its state as it is now; a room that is
@@ -41,6 +46,7 @@ typedef struct srv_turn {
   srv_rooms *rooms;
   srv_turn_net net;
   srv_myrooms *myrooms;
+  uint64_t sealed; /* The batch in flight, or the last one handed over. */
 } srv_turn;
 
 /* Ends the loop turn (see above). arg is the srv_turn: a srv_net turn hook. */

@@ -160,7 +160,7 @@ const char *path_s(tclient *t, const char *type, const char *a, const char *b) {
 static void world_turn_end(void *arg) {
   world *w = arg;
   if (w->rooms != NULL)
-    srv_rooms_flush(w->rooms);
+    srv_rooms_flush(w->rooms, srv_rooms_seal(w->rooms));
 }
 
 void world_turn(world *w) {

@@ -43,7 +43,11 @@ static void env_open(env *e) {
   srv_recorder recorder = {srv_persist_record, e->persist};
   srv_rooms_set_recorder(e->w.rooms, &recorder);
   memset(&e->net, 0, sizeof e->net);
-  e->turn = (srv_turn){e->w.lobby, e->persist, e->w.rooms, {net_release, &e->net}, e->w.myrooms};
+  e->turn = (srv_turn){.lobby = e->w.lobby,
+                       .persist = e->persist,
+                       .rooms = e->w.rooms,
+                       .net = {net_release, &e->net},
+                       .myrooms = e->w.myrooms};
   /* Every command and timer of the test ends its turn as the server's loop does. */
   e->w.time.turn_end = srv_turn_end;
   e->w.time.turn_end_arg = &e->turn;
@@ -108,7 +112,7 @@ static void lost_batch(void) {
   ASSERT_EQ(field_i(&b, "state", "ply"), 1); /* Nothing is encoded before the commit. */
   srv_store_rollback(e.store);
   ASSERT_EQ(srv_rooms_store_lost(e.w.rooms, room, 1, 1, false, SRV_ESTORAGE), 0);
-  srv_rooms_flush(e.w.rooms);
+  srv_rooms_flush(e.w.rooms, srv_rooms_seal(e.w.rooms));
   e.w.time.turn_end = srv_turn_end;
   ASSERT_STR_EQ(field_s(&b, "error", "code"), "storage_error");
   ASSERT_EQ(field_i(&b, "error", "id"), 7);
@@ -301,6 +305,97 @@ TEST_IMPL(turn_takes_back_a_lost_batch) {
   ASSERT_STR_EQ(field_s(&b, "state", "status"), "finished");
   ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM moves"), 1);
   ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM games WHERE reason = 'no_seeds'"), 1);
+  disconnect(&e.w, &a);
+  disconnect(&e.w, &b);
+  env_close(&e);
+  rm_tree(dir);
+  return 0;
+}
+
+/* A committer whose results arrive later, as a network database's do: the COMMIT is sent at once
+ * (what is written afterwards forms the next batch), its result is given to the loop when the
+ * test says so. */
+typedef struct late_commit {
+  int pending; /* Results not given yet (at most 1: one batch is in flight at a time). */
+  int rc;
+  srv_commit_done done;
+  void *arg;
+  int handed; /* Batches handed over. */
+} late_commit;
+
+static void late_commit_fn(void *ud, srv_store *store, srv_commit_done done, void *arg) {
+  late_commit *l = ud;
+  ASSERT_EQ(l->pending, 0);
+  l->rc = srv_store_commit(store);
+  l->done = done;
+  l->arg = arg;
+  l->pending = 1;
+  l->handed++;
+}
+
+/* The result of the batch in flight arrives. */
+static void late_commit_arrives(late_commit *l) {
+  ASSERT_EQ(l->pending, 1);
+  l->pending = 0;
+  l->done(l->arg, l->rc);
+}
+
+/* While a batch is in flight the loop keeps serving: commands are answered, their writes form the
+ * next batch, and nothing they changed is sent before that batch's own result; each batch's
+ * states go out when its result arrives, in order. */
+TEST_IMPL(batch_in_flight) {
+  tmp_dir(dir, sizeof dir);
+  env e;
+  env_open(&e);
+  tclient a, b;
+  connect_as(&e.w, &a, "Ana");
+  connect_as(&e.w, &b, "Bob");
+  srv_persist_player(e.persist, a.c.player);
+  ASSERT_EQ(runf(&e.w, &a, "{\"type\":\"create\",\"game\":\"kalah\",\"seat\":\"south\"}"), 0);
+  snprintf(room, sizeof room, "%s", field_s(&a, "joined", "room"));
+  ASSERT_EQ(runf(&e.w, &b, "{\"type\":\"join\",\"room\":\"%s\"}", room), 0);
+  ASSERT_EQ(field_i(&b, "state", "ply"), 0);
+  tclient_clear(&a);
+  tclient_clear(&b);
+
+  late_commit late = {0};
+  srv_committer committer = {late_commit_fn, &late};
+  srv_persist_set_committer(e.persist, &committer);
+  /* Ana's move: its turn's batch is handed over; nobody sees the move before its result. */
+  ASSERT_EQ(
+      runf(&e.w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":0,\"id\":1}", room),
+      0);
+  ASSERT_EQ(late.handed, 1);
+  ASSERT(srv_persist_busy(e.persist));
+  ASSERT_EQ(count_of(&a, "state"), 0);
+  ASSERT_EQ(count_of(&b, "state"), 0);
+  /* Bob says something meanwhile (his turn ends with the batch still in flight: the line joins
+   * the next batch), and a request that changes nothing is answered at once. */
+  ASSERT_EQ(runf(&e.w, &b, "{\"type\":\"chat\",\"room\":\"%s\",\"text\":\"hi\",\"id\":2}", room),
+            0);
+  ASSERT_EQ(late.handed, 1);
+  ASSERT_EQ(
+      runf(&e.w, &b, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":0,\"id\":3}", room),
+      SRV_ESTALE);
+  ASSERT_EQ(count_of(&b, "chat"), 0);
+  /* The first result arrives: Ana's move goes out (her copy answers her request), not the line. */
+  late_commit_arrives(&late);
+  ASSERT_EQ(count_of(&a, "state"), 1);
+  ASSERT_EQ(field_i(&a, "state", "ply"), 1);
+  ASSERT_EQ(field_i(&a, "state", "id"), 1);
+  ASSERT_EQ(count_of(&b, "state"), 1);
+  ASSERT_EQ(field_i(&b, "state", "ply"), 1);
+  ASSERT_EQ(count_of(&b, "chat"), 0);
+  ASSERT(!srv_persist_busy(e.persist));
+  /* The next turn's end hands the second batch over; its result brings the line. */
+  world_turn(&e.w);
+  ASSERT_EQ(late.handed, 2);
+  ASSERT_EQ(count_of(&a, "chat"), 0);
+  late_commit_arrives(&late);
+  ASSERT_STR_EQ(field_s(&a, "chat", "text"), "hi");
+  ASSERT_EQ(field_i(&b, "chat", "id"), 2);
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM moves"), 1);
+  srv_persist_set_committer(e.persist, NULL);
   disconnect(&e.w, &a);
   disconnect(&e.w, &b);
   env_close(&e);

@@ -242,7 +242,8 @@ static void env_open(env *e) {
   ASSERT_NOT_NULL(e->persist);
   srv_recorder recorder = {srv_persist_record, e->persist};
   srv_rooms_set_recorder(e->w.rooms, &recorder);
-  e->turn = (srv_turn){e->w.lobby, e->persist, e->w.rooms, {NULL, NULL}, e->w.myrooms};
+  e->turn = (srv_turn){
+      .lobby = e->w.lobby, .persist = e->persist, .rooms = e->w.rooms, .myrooms = e->w.myrooms};
   e->w.time.turn_end = srv_turn_end;
   e->w.time.turn_end_arg = &e->turn;
   ASSERT_EQ(srv_recover(e->store, e->w.ident, e->w.rooms, &e->w.time.base), 0);
