@@ -372,7 +372,7 @@ static void done_register(void *arg, bool cancelled) {
   p->account = true;
   snprintf(p->name, sizeof p->name, "%s", j->name);
   for (int k = 0; k < SRV_RATED_GAMES; k++)
-    p->ratings[k] = (srv_player_rating){1500.0, 350.0, 0};
+    p->ratings[k] = SRV_PLAYER_RATING_NEW;
   srv_persist_player(a->persist, p); /* Its name is the account's now. */
   srv_log_info("account", "player %s registered", p->id);
   srv_event ev = {.type = SRV_EV_ACCOUNT, .id = &j->id};

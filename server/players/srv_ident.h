@@ -29,10 +29,16 @@
 #define SRV_RATED_GAMES 3
 
 /* A rating as the rooms show it and quick pairing reads it. Storage holds the real one. */
+/* A player's rating in one game (Glicko-2): what the rooms rate a game from and storage keeps. */
 typedef struct srv_player_rating {
-  double rating, rd;
+  double rating, rd, vol;
   int games; /* Rated games played; 0: the rating is a new player's. */
+  int wins, losses, draws;
+  int64_t last_ms; /* When the last rated game ended; 0: never. */
 } srv_player_rating;
+
+/* A new player's rating. */
+#define SRV_PLAYER_RATING_NEW ((srv_player_rating){.rating = 1500.0, .rd = 350.0, .vol = 0.06})
 
 typedef struct srv_player {
   char id[SRV_PLAYER_ID_CHARS + 1]; /* Public id, hex. */

@@ -81,31 +81,36 @@ void srv_room__moved(srv_room *room) {
   }
 }
 
-static int record(srv_room *room, srv_record_kind kind, int seat, int house,
-                  const srv_chat_line *chat) {
+static void record(srv_room *room, srv_record_kind kind, int seat, int house,
+                   const srv_chat_line *chat) {
   srv_rooms *rooms = room->rooms;
   if (rooms->recorder.record == NULL)
-    return 0;
-  srv_record rec = {
-      kind,           room->code,    &room->opts, room->game, {room->seat[0], room->seat[1]},
-      room->game_no,  seat,          house,       {0, 0},     room->status,
-      &room->game_id, &room->rating, chat};
+    return;
+  srv_record rec = {kind,
+                    room->code,
+                    &room->opts,
+                    room->game,
+                    {room->seat[0], room->seat[1]},
+                    room->game_no,
+                    seat,
+                    house,
+                    {0, 0},
+                    room->status,
+                    room->game_id,
+                    kind == SRV_RECORD_GAME_FINISHED && room->rating.known ? &room->rating : NULL,
+                    chat};
   uint64_t now = rooms->time->now(rooms->time);
   for (int s = 0; s < 2; s++)
     rec.clock_ms[s] = room->opts.clocked ? srv_clock_left(&room->clock, s, now) : 0;
-  int rc = rooms->recorder.record(rooms->recorder.ud, &rec);
-  if (rc < 0 && kind != SRV_RECORD_MOVE)
-    srv_log_warn("room", "%s: storage refused record %d: %s", room->code, (int)kind,
-                 srv_err_code(rc));
-  return rc;
+  rooms->recorder.record(rooms->recorder.ud, &rec);
 }
 
-int srv_room__record(srv_room *room, srv_record_kind kind, int seat, int house) {
-  return record(room, kind, seat, house, NULL);
+void srv_room__record(srv_room *room, srv_record_kind kind, int seat, int house) {
+  record(room, kind, seat, house, NULL);
 }
 
-int srv_room__record_chat(srv_room *room, const srv_chat_line *line) {
-  return record(room, SRV_RECORD_CHAT, -1, 0, line);
+void srv_room__record_chat(srv_room *room, const srv_chat_line *line) {
+  record(room, SRV_RECORD_CHAT, -1, 0, line);
 }
 
 /* ---- Status and timers --------------------------------------------------------------------- */
@@ -269,6 +274,7 @@ void srv_room__destroy(srv_room *room) {
   t->timer_free(room->idle_timer);
   t->timer_free(room->finished_timer);
   srv_room__owed_free(room);
+  mc_game_free(room->prev.game);
   mc_game_free(room->game);
   free(room->trace);
   srv_room__chat_free(room);

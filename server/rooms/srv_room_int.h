@@ -80,11 +80,21 @@ struct srv_room {
   int last_seat, last_house; /* The last move of the game (last_seat -1: none). */
   mc_step *trace;            /* Its steps, for late joiners and reconnections. */
   size_t trace_len;
-  int64_t game_id;          /* Permanent id of the current game given by storage, 0: none. */
+  int64_t game_id;          /* Permanent id of the current game (rooms->next_game_id), 0: none. */
   srv_rating_change rating; /* What the current game changed in the ratings (rated rooms). */
   uint64_t waiting_since;   /* When the room was made: quick pairing's waiting time. */
   srv_clock undo_clock;     /* The clock before the last move, for srv_rooms_store_lost(). */
-  srv_room_out *out;        /* The states owed since the last turn's end, oldest first. */
+  /* The game a rematch replaced, kept until the new game's start is committed (its batch): a lost
+   * start takes the rematch back (srv_rooms_store_lost()). game NULL: none. */
+  struct {
+    mc_game *game;
+    int64_t game_id;
+    int last_seat, last_house;
+    srv_rating_change rating;
+    srv_clock clock;
+    uint64_t batch;
+  } prev;
+  srv_room_out *out; /* The states owed since the last turn's end, oldest first. */
   size_t n_out, cap_out;
   srv_list changed;      /* In rooms->changed while it owes states. */
   struct srv_peer *peer; /* The address it was created from (a reference), or NULL. */
@@ -110,10 +120,11 @@ struct srv_rooms {
   int nobservers;
   srv_hash by_code; /* srv_room.hnode */
   size_t count;
-  srv_list order;   /* srv_room.order, oldest first. */
-  srv_list changed; /* srv_room.changed: the rooms that owe states (srv_rooms_flush()). */
-  uint64_t out_seq; /* The last srv_room_out.seq given. */
-  uint64_t batch;   /* The open storage batch: what rooms owe now waits for its commit. */
+  srv_list order;       /* srv_room.order, oldest first. */
+  srv_list changed;     /* srv_room.changed: the rooms that owe states (srv_rooms_flush()). */
+  uint64_t out_seq;     /* The last srv_room_out.seq given. */
+  uint64_t batch;       /* The open storage batch: what rooms owe now waits for its commit. */
+  int64_t next_game_id; /* The permanent id of the next game started. */
   long by_status[3];
   mc_trace *trace; /* Scratch space for one move's steps. */
   srv_room_thinker thinker;
@@ -169,13 +180,11 @@ int srv_room__you(const srv_room *room, const srv_client *c);
 void srv_room__changed(srv_room *room);
 void srv_room__moved(srv_room *room);
 
-/* Records the room as it is now under kind (seat and house: the move of SRV_RECORD_MOVE).
- * Returns the recorder's result (0 without one); a refusal of any other kind is logged here. */
-int srv_room__record(srv_room *room, srv_record_kind kind, int seat, int house);
+/* Records the room as it is now under kind (seat and house: the move of SRV_RECORD_MOVE). */
+void srv_room__record(srv_room *room, srv_record_kind kind, int seat, int house);
 
-/* Records the chat line (borrowed) as SRV_RECORD_CHAT. Returns the recorder's result (0 without
- * one): a refused line is not said. */
-int srv_room__record_chat(srv_room *room, const srv_chat_line *line);
+/* Records the chat line (borrowed) as SRV_RECORD_CHAT. */
+void srv_room__record_chat(srv_room *room, const srv_chat_line *line);
 
 /* Sets the status, counting rooms by status (and its address's public rooms). */
 void srv_room__set_status(srv_room *room, srv_status status);
@@ -209,11 +218,9 @@ int srv_room__acting_seat(const srv_room *room, const srv_client *c);
 
 /* ---- srv_room_game.c: games ------------------------------------------------------------------ */
 
-/* Starts game number game_no + 1 with the seats as they are: South moves first. The game is
- * recorded first (the room, its seats and the new game); a recorder that refuses it leaves the
- * room exactly as it was and its error is returned (the request that started the game gets it).
- * Returns 0 or the recorder's negative code. */
-int srv_room__start_game(srv_room *room);
+/* Starts game number game_no + 1, with the next permanent game id, the seats as they are: South
+ * moves first. Records it (the room, its seats and the new game). */
+void srv_room__start_game(srv_room *room);
 
 /* Starts the clock of the side to move (clocked rooms in play); before the first move no clock
  * runs and the first move's deadline starts instead (SRV_FIRST_MOVE_MS). */
@@ -222,8 +229,11 @@ void srv_room__start_turn_clock(srv_room *room);
 /* Clears the standing offers and their answers (draw and takeback). */
 void srv_room__offers_clear(srv_room *room);
 
-/* Ends the game in progress. reason MC_REASON_NONE: the board ended it (the engine already knows
- * the result); else an outside reason with winner. */
+/* A finished game's result was lost and taken back: its players' ratings are what they were. */
+void srv_room__unrate(srv_room *room);
+
+/* Ends the game in progress (rating it when it counts). reason MC_REASON_NONE: the board ended it
+ * (the engine already knows the result); else an outside reason with winner. */
 void srv_room__finish(srv_room *room, mc_reason reason, mc_winner winner);
 
 /* The timers' callbacks (arg is the room). */

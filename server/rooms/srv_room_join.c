@@ -45,17 +45,11 @@ static int seat(srv_room *room, srv_player *p, srv_seat_choice choice) {
   srv_room__take_seat(room, s, p);
   if (room->opts.opponent == SRV_OPP_LOCAL)
     srv_room__take_seat(room, 1 - s, p);
-  /* Recorded before anyone is told: the seat alone, or with both seats taken the game (whose
-   * record holds the seats). Refused, the seat is free again and nothing changed. */
-  int rc = room->seat[0] != NULL && room->seat[1] != NULL
-               ? srv_room__start_game(room)
-               : srv_room__record(room, SRV_RECORD_SEATED, -1, 0);
-  if (rc < 0) {
-    srv_room__free_seat(room, s);
-    if (room->opts.opponent == SRV_OPP_LOCAL)
-      srv_room__free_seat(room, 1 - s);
-    return rc;
-  }
+  /* Recorded: the seat alone, or with both seats taken the game (whose record holds the seats). */
+  if (room->seat[0] != NULL && room->seat[1] != NULL)
+    srv_room__start_game(room);
+  else
+    srv_room__record(room, SRV_RECORD_SEATED, -1, 0);
   srv_room__changed(room);
   return 0;
 }

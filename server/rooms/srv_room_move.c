@@ -51,25 +51,17 @@ int srv_room__play(srv_room *room, srv_client *c, const srv_req_id *id, int turn
   if (house > room->opts.rules.houses)
     return SRV_EILLEGAL;
 
-  /* Play in place, then record the room as it is after the move; a refused record takes the
-   * move back (mc_game_undo() allocates nothing) and puts the clock back as it was. */
+  /* Play in place, then record the room as it is after the move. Storage does not refuse: a move
+   * it loses is taken back at the end of the turn (srv_rooms_store_lost()). */
   int rc = mc_game_play(room->game, house, rooms->trace);
   if (rc != 0)
     return rc == MC_EINVAL ? SRV_EILLEGAL : srv_err_from_engine(rc);
   srv_clock clock = room->clock;
-  uint64_t first_deadline = room->first_deadline;
   bool over = mc_game_over(room->game, NULL);
   if (room->opts.clocked) /* The first move starts the clocks: nothing ran, nothing is added. */
     srv_clock_moved(&room->clock, over ? -1 : mc_game_pos(room->game)->turn, now);
   room->first_deadline = 0;
-  rc = srv_room__record(room, SRV_RECORD_MOVE, turn, house);
-  if (rc < 0) {
-    if (mc_game_undo(room->game) != 0)
-      srv_log_error("room", "%s: cannot take back a refused move", room->code);
-    room->clock = clock;
-    room->first_deadline = first_deadline;
-    return rc;
-  }
+  srv_room__record(room, SRV_RECORD_MOVE, turn, house);
 
   room->undo_clock = clock;
   keep_trace(room, rooms->trace);

@@ -72,6 +72,47 @@ static int room_take_back(srv_room *room, int ply) {
   return 0;
 }
 
+/* The start of the game a rematch began was lost: the room goes back to the finished game it
+ * replaced (which is stored), the rematch's states are forgotten unsent and the requests they
+ * answered get err. */
+static int take_back_rematch(srv_room *room, int err) {
+  srv_rooms *rooms = room->rooms;
+  srv_client *who[16];
+  srv_req_id ids[16];
+  size_t owed = srv_room__take_back_owed(room, room->game_id, -1, who, ids, 16);
+  srv_log_warn("room", "%s: storage lost the start of game %d: the rematch is taken back",
+               room->code, room->game_no);
+  mc_game_free(room->game);
+  room->game = room->prev.game;
+  room->prev.game = NULL;
+  room->game_id = room->prev.game_id;
+  room->game_no--;
+  srv_player *south = room->seat[MC_SOUTH];
+  room->seat[MC_SOUTH] = room->seat[MC_NORTH];
+  room->seat[MC_NORTH] = south;
+  room->last_seat = room->prev.last_seat;
+  room->last_house = room->prev.last_house;
+  room->rating = room->prev.rating;
+  room->clock = room->prev.clock;
+  room->trace_len = 0;
+  room->first_deadline = 0;
+  srv_room__disarm(room, room->clock_timer);
+  srv_room__offers_clear(room);
+  room->rematch[0] = room->rematch[1] = false;
+  srv_room__set_status(room, SRV_FINISHED);
+  srv_room__arm(room, room->finished_timer, rooms->limits.finished_ms);
+  for (size_t i = 0; i < owed && err != 0; i++)
+    srv_send_error(&rooms->sink, who[i], err, &ids[i], NULL, NULL, 0);
+  srv_room__presence(room);
+  srv_room__changed(room);
+  srv_room__moved(room);
+  uint64_t open = rooms->batch;
+  rooms->batch = open > 1 ? open - 1 : open;
+  srv_room__broadcast(room, NULL, NULL, NULL);
+  rooms->batch = open;
+  return 0;
+}
+
 int srv_rooms_store_lost(srv_rooms *rooms, const char *code, int64_t game_id, int lost_ply,
                          bool game_lost, int err) {
   srv_room *room = srv_rooms_find(rooms, code);
@@ -83,7 +124,14 @@ int srv_rooms_store_lost(srv_rooms *rooms, const char *code, int64_t game_id, in
    * answered are owed an error instead. */
   srv_client *who[16];
   srv_req_id ids[16];
-  size_t owed = lost_ply >= 0 ? srv_room__take_back_owed(room, game_id, lost_ply, who, ids, 16) : 0;
+  bool start_lost = game_lost && game_id != 0 && game_id == room->game_id;
+  if (start_lost && room->prev.game != NULL)
+    return take_back_rematch(room, err);
+  /* A game whose start was lost shows nothing until it is stored: its states are forgotten. */
+  size_t owed =
+      lost_ply >= 0 || start_lost
+          ? srv_room__take_back_owed(room, game_id, start_lost ? -1 : lost_ply, who, ids, 16)
+          : 0;
   int mover = -1;
   if (undo) {
     mover = mc_game_mover(room->game, (size_t)lost_ply);
@@ -96,6 +144,8 @@ int srv_rooms_store_lost(srv_rooms *rooms, const char *code, int64_t game_id, in
   if (undo) {
     srv_log_warn("room", "%s: storage lost the moves from ply %d on: taken back", room->code,
                  lost_ply);
+    if (room->status == SRV_FINISHED)
+      srv_room__unrate(room); /* The game is not over after all. */
     room->trace_len = 0;
     srv_room__offers_clear(room);
     room->rematch[0] = room->rematch[1] = false;
@@ -114,18 +164,19 @@ int srv_rooms_store_lost(srv_rooms *rooms, const char *code, int64_t game_id, in
       srv_room__start_turn_clock(room);
     }
   }
-  bool changed = undo || (game_lost && game_id != 0 && game_id == room->game_id);
-  if (game_lost && game_id == room->game_id)
-    room->game_id = 0;
-  /* Record the room as it is now; a game whose start was lost is recorded again by the first
-   * event that finds its id 0. */
+  bool changed = undo;
+  /* Record the room as it is now: a game whose start was lost whole again (its start, its moves
+   * and its result, under the id it has), else what may have been lost of it. */
   srv_room__record(room, SRV_RECORD_SEATED, -1, 0);
-  if (room->game_id != 0 && room->status != SRV_WAITING)
-    srv_room__record(room, SRV_RECORD_TAKEBACK, -1, 0); /* A lost takeback is written again. */
-  if (room->game_id == 0 && room->status != SRV_WAITING)
-    srv_room__record(room, SRV_RECORD_GAME_STARTED, -1, 0);
-  else if (room->status == SRV_FINISHED)
-    srv_room__record(room, SRV_RECORD_GAME_FINISHED, -1, 0); /* Its result may have been lost. */
+  if (room->game_id != 0 && room->status != SRV_WAITING) {
+    if (game_lost && game_id == room->game_id) {
+      srv_room__record(room, SRV_RECORD_GAME_STARTED, -1, 0);
+    } else {
+      srv_room__record(room, SRV_RECORD_TAKEBACK, -1, 0); /* A lost takeback is written again. */
+      if (room->status == SRV_FINISHED)
+        srv_room__record(room, SRV_RECORD_GAME_FINISHED, -1, 0); /* Its result may be lost. */
+    }
+  }
   if (err != 0) {
     /* Each request a lost state answered gets err; the mover's other connections learn it too. */
     srv_list_foreach (it, &room->members) {
@@ -135,14 +186,17 @@ int srv_rooms_store_lost(srv_rooms *rooms, const char *code, int64_t game_id, in
         id = who[i] == m->client ? &ids[i] : NULL;
       if (id == NULL && (mover < 0 || m->client->player != room->seat[mover]))
         continue;
-      srv_send_error(&rooms->sink, m->client, err, id, NULL, "move", 0);
+      srv_send_error(&rooms->sink, m->client, err, id, NULL, mover >= 0 ? "move" : NULL, 0);
     }
   }
   srv_room__presence(room);
   srv_room__changed(room);
   if (undo)
     srv_room__moved(room);
-  if (changed || owed > 0) {
+  if (start_lost) {
+    /* Recorded again above: the game shows once that is stored. */
+    srv_room__broadcast(room, NULL, NULL, NULL);
+  } else if (changed || owed > 0) {
     /* The room as it is now is what the store holds: it goes out with the lost batch's result
      * (the batch just handed over), not after the next commit. */
     uint64_t open = rooms->batch;

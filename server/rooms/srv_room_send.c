@@ -72,8 +72,8 @@ static void state_view(const srv_room *room, srv_state_view *v) {
   v->game_id = room->status == SRV_FINISHED ? room->game_id : 0;
   v->has_rating_change = room->status == SRV_FINISHED && room->rating.known;
   for (int s = 0; s < 2; s++) {
-    v->rating_before[s] = room->rating.before[s];
-    v->rating_after[s] = room->rating.after[s];
+    v->rating_before[s] = room->rating.before[s].rating;
+    v->rating_after[s] = room->rating.after[s].rating;
   }
   if (room->abandon_seat >= 0 && room->abandon_deadline > now)
     v->abandon_ms = (int64_t)(room->abandon_deadline - now);
@@ -281,6 +281,10 @@ void srv_room__flush(srv_room *room, uint64_t upto) {
   room->n_out -= n;
   if (room->n_out == 0)
     srv_list_remove(&room->changed);
+  if (room->prev.game != NULL && room->prev.batch <= upto) {
+    mc_game_free(room->prev.game); /* The rematch's game is stored: no way back any more. */
+    room->prev.game = NULL;
+  }
 }
 
 uint64_t srv_rooms_seal(srv_rooms *rooms) {

@@ -34,12 +34,8 @@ static int take_back(srv_room *room, int seat, srv_client *c, const srv_req_id *
   int rc = srv_room__replay(room, (size_t)keep, &g);
   if (rc != 0)
     return rc == MC_ENOMEM ? SRV_ENOMEM : SRV_EINTERNAL;
-  /* Swap the shorter game in and record the room as it is; a refused record puts everything
-   * back as it was. */
+  /* Swap the shorter game in and record the room as it is. */
   mc_game *old = room->game;
-  srv_clock clock = room->clock;
-  uint64_t first_deadline = room->first_deadline;
-  int last_seat = room->last_seat, last_house = room->last_house;
   uint64_t now = rooms->time->now(rooms->time);
   room->game = g;
   if (room->opts.clocked) {
@@ -53,16 +49,7 @@ static int take_back(srv_room *room, int seat, srv_client *c, const srv_req_id *
   const uint8_t *moves = mc_game_moves(g, &n);
   room->last_seat = n > 0 ? mc_game_mover(g, n - 1) : -1;
   room->last_house = n > 0 ? moves[n - 1] : 0;
-  rc = srv_room__record(room, SRV_RECORD_TAKEBACK, seat, 0);
-  if (rc < 0) {
-    room->game = old;
-    room->clock = clock;
-    room->first_deadline = first_deadline;
-    room->last_seat = last_seat;
-    room->last_house = last_house;
-    mc_game_free(g);
-    return rc;
-  }
+  srv_room__record(room, SRV_RECORD_TAKEBACK, seat, 0);
   mc_game_free(old);
   srv_log_debug("room", "%s: taken back to ply %ld", room->code, keep);
   room->trace_len = 0; /* The move now last was played earlier: no replay for it. */

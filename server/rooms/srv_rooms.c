@@ -30,6 +30,7 @@ srv_rooms *srv_rooms_new(srv_time *time, srv_ident *ident, const srv_sink *sink,
   srv_list_init(&rooms->order);
   srv_list_init(&rooms->changed);
   rooms->batch = 1;
+  rooms->next_game_id = 1;
   return rooms;
 }
 
@@ -55,6 +56,10 @@ void srv_rooms_set_recorder(srv_rooms *rooms, const srv_recorder *recorder) {
     rooms->recorder = *recorder;
   else
     memset(&rooms->recorder, 0, sizeof rooms->recorder);
+}
+
+void srv_rooms_set_next_game_id(srv_rooms *rooms, int64_t next) {
+  rooms->next_game_id = next > 0 ? next : 1;
 }
 
 int srv_rooms_add_observer(srv_rooms *rooms, const srv_room_observer *observer) {

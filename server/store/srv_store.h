@@ -37,6 +37,7 @@
 
 #include "mc_game.h"
 #include "mc_rules.h"
+#include "srv_ident.h"
 
 /* Error codes, far from the engine's MC_E* and the server's SRV_E* values. */
 enum {
@@ -111,11 +112,8 @@ typedef struct srv_store_account {
 
 /* A player's Glicko-2 rating in one game (schema 4). A player who never played a rated game of it
  * reads as 1500, 350, 0.06 with no games and last_ms 0. */
-typedef struct srv_store_rating {
-  double rating, rd, vol;
-  int games, wins, losses, draws;
-  int64_t last_ms; /* When the last rated game ended; 0: never. */
-} srv_store_rating;
+/* A rating as stored (the players' own type: srv_ident.h). */
+typedef srv_player_rating srv_store_rating;
 
 /* A seat of a room or game: a player, the computer, or nobody (empty id and name). */
 typedef struct srv_store_seat {
@@ -478,6 +476,10 @@ void srv_store_board_free(srv_store_board *board);
 
 /* Writes into *rank the place on kind's leaderboard of a rating: 1 + the players above it. */
 int srv_store_rank(srv_store *store, mc_kind kind, double rating, long *rank);
+
+/* The permanent id the next game gets (*next): past every game stored or ever stored (ids are never
+ * reused). The server gives games their ids (srv_rooms_set_next_game_id()). */
+int srv_store_games_next_id(srv_store *store, int64_t *next);
 
 /* One point of a rating history: the rating and deviation after game game_id, ended at_ms. */
 typedef struct srv_store_rating_point {

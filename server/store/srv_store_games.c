@@ -85,7 +85,7 @@ int srv_store_game_start(srv_store *store, const srv_store_game *game, int64_t *
   int rc = srv_store__write_begin(store);
   if (rc != 0)
     return rc;
-  srv_store__val args[16] = {arg_text(game->room),
+  srv_store__val args[17] = {arg_text(game->room),
                              arg_int(game->game_no),
                              arg_text(mc_kind_name(game->rules.kind)),
                              arg_int(game->rules.houses),
@@ -97,7 +97,8 @@ int srv_store_game_start(srv_store *store, const srv_store_game *game, int64_t *
   args[13] = game->clocked ? arg_int(game->increment_ms) : arg_null();
   args[14] = arg_int(game->started_ms);
   args[15] = arg_int(game->rated ? 1 : 0);
-  rc = srv_store__exec(store, STMT_GAME_INSERT, args, 16);
+  args[16] = game->id > 0 ? arg_int(game->id) : arg_null();
+  rc = srv_store__exec(store, STMT_GAME_INSERT, args, 17);
   int64_t new_id = rc == SQLITE_OK ? sqlite3_last_insert_rowid(store->db) : 0;
   if (rc == SQLITE_OK)
     rc = srv_store__exec(store, STMT_ROOM_SET_GAME,

@@ -264,6 +264,13 @@ int srv_store_rank(srv_store *store, mc_kind kind, double rating, long *rank) {
   return err;
 }
 
+int srv_store_games_next_id(srv_store *store, int64_t *next) {
+  if (store == NULL || next == NULL)
+    return SRV_STORE_EINVAL;
+  return srv_store__get(store, STMT_GAME_NEXT_ID, NULL, 0, srv_store__row_int, next,
+                        "cannot read the next game id");
+}
+
 static int row_point(srv_store *store, sqlite3_stmt *s, void *item) {
   (void)store;
   srv_store_rating_point *p = item;

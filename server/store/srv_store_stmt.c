@@ -82,8 +82,11 @@ static const char *const stmt_sql[STMT_COUNT] = {
     [STMT_GAME_INSERT] =
         "INSERT INTO games (room, game_no, game, houses, seeds, options, south, south_name, "
         "south_computer, north, north_name, north_computer, clock_initial_ms, clock_increment_ms, "
-        "started_ms, rated) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+        "started_ms, rated, id) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+    [STMT_GAME_NEXT_ID] =
+        "SELECT max(coalesce((SELECT max(id) FROM games), 0), "
+        "coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'games'), 0)) + 1",
     [STMT_GAME_FINISH] =
         "UPDATE games SET ended_ms = ?2, result = ?3, reason = ?4, score_south = ?5, "
         "score_north = ?6 WHERE id = ?1",

@@ -19,10 +19,11 @@ typedef struct unsaved_result {
   char room[SRV_CODE_LEN + 1];
   mc_result result;
   int64_t ended_ms;
-  /* A rated game: its kind and its players, rated again with the result. */
+  /* A rated game: its kind, its players and what it changed, written again with the result. */
   bool rated;
   mc_kind kind;
   char players[2][SRV_PLAYER_ID_CHARS + 1];
+  srv_rating_change rating;
 } unsaved_result;
 
 /* A game written during the current batch, and its room: the store names a lost move by its game
@@ -44,6 +45,11 @@ struct srv_persist {
   size_t cap_lost;
   unsaved_result unsaved[64];
   size_t n_unsaved;
+  /* Writes of the open batch the store refused at once: lost with the batch (srv_persist_done). */
+  srv_store_op *refused;
+  size_t n_refused, cap_refused;
+  srv_store_op *flight_refused; /* Those of the batch in flight. */
+  size_t n_flight_refused, cap_flight_refused;
   uint64_t retry_at;
   uint64_t expire_at;      /* When old guests are forgotten next (0: at the first commit). */
   srv_committer committer; /* The storage seam's commit (commit NULL: SQLite's, at once). */
@@ -74,6 +80,8 @@ void srv_persist_free(srv_persist *p) {
   if (p == NULL)
     return;
   free(p->journal);
+  free(p->refused);
+  free(p->flight_refused);
   free(p->flight);
   free(p->ops);
   free(p->lost);
@@ -178,46 +186,17 @@ static int put_room(srv_persist *p, const srv_record *ev) {
   return rc < 0 ? store_fail(p, "cannot store room", ev->room, rc) : 0;
 }
 
-/* Rates game (of kind, between the accounts players) that winner won, in the batch that records
- * its result: each rating is read, changed by srv_rating_game() and written with its history. A
- * game already rated (its result recorded twice) is not rated again. Fills *change when not NULL.
- * Returns 0 or SRV_ESTORAGE. */
+/* Writes what rated game (of kind, between the accounts players) changed in the ratings, in the
+ * batch that records its result. A game whose ratings are stored already (its result recorded
+ * twice) is not written again. Returns 0 or SRV_ESTORAGE. */
 static int rate_game(srv_persist *p, int64_t game, mc_kind kind, const char *const players[2],
-                     mc_winner winner, int64_t ended_ms, srv_rating_change *change) {
+                     const srv_rating_change *change) {
   int rc = srv_store_game_rated(p->store, game);
   if (rc != 0)
     return rc < 0 ? store_fail(p, "cannot read the ratings of game", "", rc) : 0;
-  srv_store_rating before[2], after[2], all[SRV_STORE_RATED_GAMES];
-  for (int s = 0; s < 2; s++) {
-    if ((rc = srv_store_ratings_get(p->store, players[s], all)) < 0)
-      return store_fail(p, "cannot read the ratings of player", players[s], rc);
-    before[s] = all[kind];
-  }
-  double diff[2];
-  if (srv_rating_game(before, winner, ended_ms, after, diff) != 0) {
-    srv_log_error("persist", "game %" PRId64 ": the ratings cannot be computed", game);
-    return 0;
-  }
-  rc = srv_store_game_rate(p->store, game, kind, players, after, diff, ended_ms);
-  if (rc < 0)
-    return store_fail(p, "cannot store the ratings of game", "", rc);
-  if (change != NULL) {
-    change->known = true;
-    for (int s = 0; s < 2; s++) {
-      change->before[s] = before[s].rating;
-      change->after[s] = after[s].rating;
-      change->rd_after[s] = after[s].rd;
-      change->games_after[s] = after[s].games;
-    }
-  }
-  return 0;
-}
-
-/* Whether the game of ev counts for the ratings: a rated room with two accounts. */
-static bool rated(const srv_record *ev) {
-  return ev->opts->rated && ev->seats[0] != NULL && ev->seats[1] != NULL &&
-         ev->seats[0] != ev->seats[1] && ev->seats[0]->account && ev->seats[1]->account &&
-         (int)ev->opts->rules.kind < SRV_RATED_GAMES;
+  rc = srv_store_game_rate(p->store, game, kind, players, change->after, change->diff,
+                           change->ended_ms);
+  return rc < 0 ? store_fail(p, "cannot store the ratings of game", "", rc) : 0;
 }
 
 static int finish_game(srv_persist *p, const srv_record *ev) {
@@ -225,26 +204,26 @@ static int finish_game(srv_persist *p, const srv_record *ev) {
   if (!mc_game_over(ev->game, &res))
     return 0;
   int score[2] = {res.score[0], res.score[1]};
-  int64_t ended = wall_ms(p);
-  int rc = srv_store_game_finish(p->store, *ev->game_id, res.winner, res.reason, score, ended);
+  int64_t ended = ev->rating != NULL ? ev->rating->ended_ms : wall_ms(p);
+  int rc = srv_store_game_finish(p->store, ev->game_id, res.winner, res.reason, score, ended);
   if (rc < 0)
     return store_fail(p, "cannot store the result of room", ev->room, rc);
-  if (!rated(ev))
+  if (ev->rating == NULL)
     return 0;
   const char *players[2] = {ev->seats[0]->id, ev->seats[1]->id};
-  return rate_game(p, *ev->game_id, ev->opts->rules.kind, players, res.winner, ended, ev->rating);
+  return rate_game(p, ev->game_id, ev->opts->rules.kind, players, ev->rating);
 }
 
-/* Records the room's current game as it is now: its start, every move played so far (the clock
- * is known only for the move of a SRV_RECORD_MOVE event) and its result when it is over. Used when
- * a game starts, and later when its first record was lost. */
+/* Records the room's current game as it is now under its id: its start, every move played so far
+ * (the clock is known only for the move of a SRV_RECORD_MOVE event) and its result when it is
+ * over. Used when a game starts, and again when its start was lost. */
 static int record_game(srv_persist *p, const srv_record *ev) {
-  *ev->game_id = 0;
   int rc = put_room(p, ev);
   if (rc != 0)
     return rc;
   srv_store_game g;
   memset(&g, 0, sizeof g);
+  g.id = ev->game_id;
   snprintf(g.room, sizeof g.room, "%s", ev->room);
   g.game_no = ev->game_no;
   g.rules = ev->opts->rules;
@@ -253,7 +232,9 @@ static int record_game(srv_persist *p, const srv_record *ev) {
   g.clocked = ev->opts->clocked;
   g.initial_ms = ev->opts->initial_ms;
   g.increment_ms = ev->opts->increment_ms;
-  g.rated = rated(ev);
+  g.rated = ev->opts->rated && ev->seats[0] != NULL && ev->seats[1] != NULL &&
+            ev->seats[0] != ev->seats[1] && ev->seats[0]->account && ev->seats[1]->account &&
+            (int)ev->opts->rules.kind < SRV_RATED_GAMES;
   g.started_ms = wall_ms(p);
   int64_t id = 0;
   if ((rc = srv_store_game_start(p->store, &g, &id)) < 0)
@@ -267,13 +248,8 @@ static int record_game(srv_persist *p, const srv_record *ev) {
     if ((rc = srv_store_move_add(p->store, id, &m)) < 0)
       return store_fail(p, "cannot store a move of room", ev->room, rc);
   }
-  *ev->game_id = id;
-  if (ev->kind == SRV_RECORD_GAME_FINISHED || ev->status == SRV_FINISHED) {
-    if ((rc = finish_game(p, ev)) != 0) {
-      *ev->game_id = 0;
-      return rc;
-    }
-  }
+  if (ev->kind == SRV_RECORD_GAME_FINISHED || ev->status == SRV_FINISHED)
+    return finish_game(p, ev);
   return 0;
 }
 
@@ -283,7 +259,7 @@ static int put_chat(srv_persist *p, const srv_record *rec) {
   srv_store_chat c;
   memset(&c, 0, sizeof c);
   snprintf(c.room, sizeof c.room, "%s", rec->room);
-  c.game = *rec->game_id;
+  c.game = rec->game_id;
   c.at_ms = l->at;
   snprintf(c.player, sizeof c.player, "%s", l->player);
   snprintf(c.name, sizeof c.name, "%s", l->name);
@@ -298,7 +274,7 @@ static int put_chat(srv_persist *p, const srv_record *rec) {
  * remaining move holds that side's time now (srv_store_move_clock()). */
 static int take_back(srv_persist *p, const srv_record *rec) {
   size_t ply = mc_game_ply(rec->game);
-  int rc = srv_store_moves_truncate(p->store, *rec->game_id, (int)ply);
+  int rc = srv_store_moves_truncate(p->store, rec->game_id, (int)ply);
   if (rc < 0)
     return store_fail(p, "cannot take back the moves of room", rec->room, rc);
   for (int s = 0; s < 2 && rec->opts->clocked; s++) {
@@ -306,7 +282,7 @@ static int take_back(srv_persist *p, const srv_record *rec) {
     while (i > 0 && mc_game_mover(rec->game, i - 1) != s)
       i--;
     if (i > 0 &&
-        (rc = srv_store_move_clock(p->store, *rec->game_id, (int)i - 1, rec->clock_ms[s])) < 0)
+        (rc = srv_store_move_clock(p->store, rec->game_id, (int)i - 1, rec->clock_ms[s])) < 0)
       return store_fail(p, "cannot store the clocks of room", rec->room, rc);
   }
   return 0;
@@ -315,7 +291,7 @@ static int take_back(srv_persist *p, const srv_record *rec) {
 /* Remembers the result of a game the store refused (the room is finished in memory and its
  * players have seen the result), to write it again later. */
 static void result_unsaved(srv_persist *p, const srv_record *rec) {
-  int64_t id = *rec->game_id;
+  int64_t id = rec->game_id;
   for (size_t i = 0; i < p->n_unsaved; i++) {
     if (p->unsaved[i].game == id)
       return;
@@ -328,9 +304,11 @@ static void result_unsaved(srv_persist *p, const srv_record *rec) {
   u->game = id;
   snprintf(u->room, sizeof u->room, "%s", rec->room);
   mc_game_over(rec->game, &u->result);
-  u->ended_ms = wall_ms(p);
-  u->rated = rated(rec);
+  u->ended_ms = rec->rating != NULL ? rec->rating->ended_ms : wall_ms(p);
+  u->rated = rec->rating != NULL;
   u->kind = rec->opts->rules.kind;
+  if (u->rated)
+    u->rating = *rec->rating;
   for (int s = 0; s < 2 && u->rated; s++)
     snprintf(u->players[s], sizeof u->players[s], "%s", rec->seats[s]->id);
   p->retry_at = p->time->now(p->time) + PERSIST_RETRY_MS;
@@ -359,7 +337,7 @@ static void retry_results(srv_persist *p) {
                                    u->ended_ms);
     if (rc >= 0 && u->rated) {
       const char *players[2] = {u->players[0], u->players[1]};
-      rc = rate_game(p, u->game, u->kind, players, u->result.winner, u->ended_ms, NULL);
+      rc = rate_game(p, u->game, u->kind, players, &u->rating);
     }
     if (rc < 0) {
       store_fail(p, "cannot store the result of room", u->room, rc);
@@ -383,29 +361,23 @@ static int write_record(srv_persist *p, const srv_record *rec) {
   case SRV_RECORD_GAME_STARTED:
     return record_game(p, rec);
   case SRV_RECORD_MOVE: {
-    if (*rec->game_id == 0)
-      return record_game(p, rec); /* Its start was lost: record it whole, this move included. */
     size_t ply = mc_game_ply(rec->game);
     srv_store_move m = {(int)ply - 1, rec->seat, rec->house,
                         rec->opts->clocked ? rec->clock_ms[rec->seat] : -1, wall_ms(p)};
-    rc = srv_store_move_add(p->store, *rec->game_id, &m);
+    rc = srv_store_move_add(p->store, rec->game_id, &m);
     return rc < 0 ? store_fail(p, "cannot store a move of room", rec->room, rc) : 0;
   }
   case SRV_RECORD_GAME_FINISHED:
-    if (*rec->game_id == 0)
-      return record_game(p, rec);
     rc = finish_game(p, rec);
     if (rc != 0)
-      result_unsaved(p, rec);
-    return rc;
+      result_unsaved(p, rec); /* Written again later: the result is not taken back. */
+    return 0;
   case SRV_RECORD_ROOM_CLOSED:
     rc = srv_store_room_closed(p->store, rec->room);
     return rc < 0 ? store_fail(p, "cannot close room", rec->room, rc) : 0;
   case SRV_RECORD_CHAT:
     return put_chat(p, rec);
   case SRV_RECORD_TAKEBACK:
-    if (*rec->game_id == 0)
-      return record_game(p, rec); /* Its start was lost: record it whole, as it is now. */
     return take_back(p, rec);
   case SRV_RECORD_KINDS:
     break;
@@ -413,12 +385,48 @@ static int write_record(srv_persist *p, const srv_record *rec) {
   return 0;
 }
 
-int srv_persist_record(void *ud, const srv_record *rec) {
+/* What a refused write of rec stood for, as the store names a lost write. */
+static srv_store_op refused_op(const srv_record *rec) {
+  srv_store_op op;
+  memset(&op, 0, sizeof op);
+  op.game = rec->game_id;
+  switch (rec->kind) {
+  case SRV_RECORD_GAME_STARTED:
+    op.kind = SRV_STORE_OP_GAME_START;
+    break;
+  case SRV_RECORD_MOVE:
+    op.kind = SRV_STORE_OP_MOVE;
+    op.ply = (int)mc_game_ply(rec->game) - 1;
+    break;
+  case SRV_RECORD_TAKEBACK:
+    op.kind = SRV_STORE_OP_TAKEBACK;
+    break;
+  case SRV_RECORD_CHAT:
+    op.kind = SRV_STORE_OP_CHAT;
+    break;
+  default:
+    op.kind = SRV_STORE_OP_ROOM;
+    break;
+  }
+  snprintf(op.key, sizeof op.key, "%s", rec->room);
+  return op;
+}
+
+void srv_persist_record(void *ud, const srv_record *rec) {
   srv_persist *p = ud;
   int rc = write_record(p, rec);
-  if (rec->kind != SRV_RECORD_ROOM_CLOSED && *rec->game_id != 0)
-    journal(p, *rec->game_id, rec->room);
-  return rc;
+  if (rec->kind != SRV_RECORD_ROOM_CLOSED && rec->game_id != 0)
+    journal(p, rec->game_id, rec->room);
+  if (rc == 0)
+    return;
+  /* Refused: lost with the batch. The room goes on; the end of the turn has it take back what
+   * the write stood for (a move) or record it again. */
+  if (!reserve((void **)&p->refused, &p->cap_refused, p->n_refused + 1, sizeof *p->refused)) {
+    srv_log_error("persist", "out of memory: a refused write of room %s is not taken back",
+                  rec->room);
+    return;
+  }
+  p->refused[p->n_refused++] = refused_op(rec);
 }
 
 /* ---- Players -------------------------------------------------------------------------------- */
@@ -440,7 +448,7 @@ int srv_persist_load_account(srv_store *store, srv_player *pl) {
   pl->account = true;
   snprintf(pl->name, sizeof pl->name, "%s", a.name);
   for (int k = 0; k < SRV_RATED_GAMES && k < SRV_STORE_RATED_GAMES; k++)
-    pl->ratings[k] = (srv_player_rating){r[k].rating, r[k].rd, r[k].games};
+    pl->ratings[k] = r[k];
   return 0;
 }
 
@@ -603,19 +611,26 @@ static void committed(void *arg, int rc) {
   srv_persist *p = arg;
   p->busy = false;
   int rooms = 0;
+  size_t n = 0;
+  const srv_store_op *failed = NULL;
   if (rc != 0) {
-    size_t n = 0;
-    const srv_store_op *failed = srv_store_failed(p->store, &n);
+    failed = srv_store_failed(p->store, &n);
     srv_log_error("persist", "commit failed: %s (%s); %zu writes lost", srv_store_strerror(rc),
                   srv_store_last_error(p->store), n);
-    /* The list is borrowed until the next write, and what follows writes: copy it first. */
-    if (n > 0 && reserve((void **)&p->ops, &p->cap_ops, n, sizeof *p->ops)) {
-      memcpy(p->ops, failed, n * sizeof *failed);
-      rooms = group_lost(p, n);
-    } else if (n > 0) {
-      srv_log_error("persist", "out of memory: the rooms of the lost writes were not taken back");
-    }
   }
+  /* The batch's refused writes are lost with it too. The store's list is borrowed until the next
+   * write, and what follows writes: copy both first. */
+  size_t all = n + p->n_flight_refused;
+  if (all > 0 && reserve((void **)&p->ops, &p->cap_ops, all, sizeof *p->ops)) {
+    if (n > 0)
+      memcpy(p->ops, failed, n * sizeof *failed);
+    if (p->n_flight_refused > 0)
+      memcpy(p->ops + n, p->flight_refused, p->n_flight_refused * sizeof *p->ops);
+    rooms = group_lost(p, all);
+  } else if (all > 0) {
+    srv_log_error("persist", "out of memory: the rooms of the lost writes were not taken back");
+  }
+  p->n_flight_refused = 0;
   p->n_flight = 0;
   if (rc == 0)
     expire_guests(p);
@@ -641,6 +656,14 @@ void srv_persist_commit(srv_persist *p, srv_persist_done done, void *arg) {
   p->journal = j;
   p->cap_journal = cap;
   p->n_journal = 0;
+  srv_store_op *r = p->flight_refused;
+  cap = p->cap_flight_refused;
+  p->flight_refused = p->refused;
+  p->cap_flight_refused = p->cap_refused;
+  p->n_flight_refused = p->n_refused;
+  p->refused = r;
+  p->cap_refused = cap;
+  p->n_refused = 0;
   p->busy = true;
   p->done = done;
   p->done_arg = arg;

@@ -39,7 +39,7 @@ srv_persist *srv_persist_new(srv_store *store, srv_ident *ident, srv_time *time)
 void srv_persist_free(srv_persist *p);
 
 /* The rooms' recorder (srv_recorder.record; ud is the srv_persist). */
-int srv_persist_record(void *ud, const srv_record *rec);
+void srv_persist_record(void *ud, const srv_record *rec);
 
 /* ---- The storage seam's commit ----------------------------------------------------------------
  *

@@ -180,8 +180,17 @@ static int recover_room(recovery *p, srv_store_recovery *rec, const srv_store_ro
 
 int srv_recover(srv_store *store, srv_ident *ident, srv_rooms *rooms, srv_time *time) {
   recovery ctx = {store, ident, rooms, time}, *p = &ctx;
+  /* The rooms give games their ids from here on, past every stored one. */
+  int64_t next = 0;
+  int rc = srv_store_games_next_id(p->store, &next);
+  if (rc < 0) {
+    srv_log_error("recover", "cannot read the next game id: %s (%s)", srv_store_strerror(rc),
+                  srv_store_last_error(p->store));
+    return SRV_ESTORAGE;
+  }
+  srv_rooms_set_next_game_id(p->rooms, next);
   srv_store_recovery *rec = NULL;
-  int rc = srv_store_recover(p->store, &rec);
+  rc = srv_store_recover(p->store, &rec);
   if (rc < 0) {
     srv_log_error("recover", "cannot read the stored games: %s (%s)", srv_store_strerror(rc),
                   srv_store_last_error(p->store));

@@ -1,7 +1,7 @@
 /* Fuzz target: the protocol and the rooms together. Sequences of frames from several clients go
  * through the real decoder and dispatch table (srv_dispatch_frame()) into real rooms on the test
  * kit's fake clock (tests/server/harness.h), mixed with time passing, disconnections, the lobby's
- * flush, a recorder that refuses writes, and lost storage batches taken back.
+ * flush, ends of loop turns, and lost storage batches taken back.
  *
  * Input: a sequence of operations, each one byte (the client in its low two bits, the operation
  * above) and its arguments. Raw frames are the fuzzer's own bytes, where "#0".."#9" stands for the
@@ -30,22 +30,16 @@ typedef struct fuzz_world {
   tclient t[NCLIENTS];
   bool online[NCLIENTS]; /* The connection exists (it may not have said hello). */
   char token[NCLIENTS][SRV_TOKEN_CHARS + 1];
-  int refuse; /* 0: the recorder accepts; 1: refuses moves; 2: refuses every record. */
-  int64_t next_game_id;
+  int64_t last_game_id; /* The last game id a record named. */
 } fuzz_world;
 
-/* ---- A recorder that numbers games and refuses writes on demand -------------------------------
+/* ---- A recorder that notes the game ids the rooms give (storage only listens) ----------------
  */
 
-static int record(void *ud, const srv_record *rec) {
+static void record(void *ud, const srv_record *rec) {
   fuzz_world *f = ud;
-  if (f->refuse == 2 || (f->refuse == 1 && rec->kind == SRV_RECORD_MOVE))
-    return SRV_ESTORAGE;
-  if (rec->kind == SRV_RECORD_GAME_STARTED ||
-      (*rec->game_id == 0 && rec->kind != SRV_RECORD_SEATED &&
-       rec->kind != SRV_RECORD_ROOM_OPENED && rec->kind != SRV_RECORD_ROOM_CLOSED))
-    *rec->game_id = ++f->next_game_id;
-  return 0;
+  if (rec->game_id > f->last_game_id)
+    f->last_game_id = rec->game_id;
 }
 
 /* ---- Frames ----------------------------------------------------------------------------------
@@ -258,12 +252,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         int ply = (int)mc_game_ply(srv_room_game(r));
         char code[SRV_CODE_LEN + 1];
         memcpy(code, srv_room_code(r), sizeof code);
-        /* The game id the recorder gave it is unknown here: try the last ones handed out. */
-        int64_t id = f.next_game_id - (b >> 4) % 3;
+        /* Its game's id is not known here: try the last ones the rooms gave. */
+        int64_t id = f.last_game_id - (b >> 4) % 3;
         srv_rooms_store_lost(f.w.rooms, code, id, ply - 1 - (b & 3), (b >> 2) & 1, SRV_ESTORAGE);
       }
     } else {
-      f.refuse = (kind - 61) % 3;
+      world_turn(&f.w);
     }
     check_world(&f);
   }
