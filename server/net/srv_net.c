@@ -785,8 +785,13 @@ static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void
     srv_metrics_gauges g;
     switch (a.route) {
     case SRV_HTTP_HEALTHZ:
+      /* 503 while storage refuses writes, for a container's health check. */
       gauges(net, &g);
-      return http_reply(wsi, req, HTTP_STATUS_OK, "application/json",
+      return http_reply(wsi, req,
+                        g.storage && srv_metrics_storage_degraded()
+                            ? HTTP_STATUS_SERVICE_UNAVAILABLE
+                            : HTTP_STATUS_OK,
+                        "application/json",
                         srv_metrics_health(&g, net->version, now_ms() - net->started_ms), a.body);
     case SRV_HTTP_METRICS:
       gauges(net, &g);
@@ -947,6 +952,14 @@ static void on_prepare(uv_prepare_t *h) {
     net->turn_hook(net->turn_hook_arg);
   else
     srv_net_release(net);
+  /* The turn's commit is done: what it did to the store's counters is storage's health (/healthz).
+   */
+  if (net->routes.gauges != NULL) {
+    srv_metrics_gauges g;
+    gauges(net, &g);
+    if (g.storage)
+      srv_metrics_storage_turn(&g.store);
+  }
 }
 
 void srv_net_set_turn_hook(srv_net *net, void (*fn)(void *arg), void *arg) {
