@@ -1,13 +1,21 @@
-/* libwebsockets glue: HTTP routes, the WebSocket protocol, outgoing queues, limits, shutdown. */
+/* libwebsockets glue: the listening socket, HTTP routes, the WebSocket protocol, outgoing queues,
+ * limits, shutdown. */
 #define _XOPEN_SOURCE 700 /* realpath() */
 #include "srv_net.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <libwebsockets.h>
 #include <limits.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "srv_addr.h"
 #include "srv_error.h"
@@ -29,6 +37,12 @@
 #define CLOSE_ACK_S 5
 /* How often keepalive looks for silent connections: pings and hangups are up to this late. */
 #define KEEPALIVE_TICK_MS 1000
+/* Accepting paused after an accept error that would repeat at once (out of descriptors): from
+ * this long, doubling while it goes on, up to the maximum (nginx waits 500 ms). */
+#define ACCEPT_PAUSE_MIN_MS 100
+#define ACCEPT_PAUSE_MAX_MS 1000
+/* Connections accepted in one callback at most: the loop's other work is not kept waiting. */
+#define ACCEPTS_PER_CALLBACK 128
 /* The close opcode of lws_write(): lws keeps it private (LWS_WRITE_CLOSE = 4) in favour of
  * lws_close_reason(), which cannot be used here (see conn_writeable()). */
 #define WRITE_CLOSE ((enum lws_write_protocol)4)
@@ -101,6 +115,15 @@ struct srv_net {
   struct lws_context *context;
   struct lws_vhost *vhost;
   int port;
+  /* The listening socket is ours, not lws' (listen_*()): accepting can pause when the process runs
+   * out of descriptors, where lws 4.1 would retry accept() at once, forever. */
+  int listen_fd;
+  uv_poll_t listen_poll;
+  bool listening;             /* listen_poll is initialised and not closed. */
+  uv_timer_t accept_timer;    /* Ends a pause of accepting. */
+  uint64_t accept_pause_ms;   /* The current pause; 0: not paused since the last good accept. */
+  unsigned long accept_fails; /* Accept errors that paused accepting (for the log). */
+  long open_files;            /* The open-file limit in force. */
   uint64_t started_ms;
   lws_retry_bo_t retry;
   struct lws_protocols protocols[3];
@@ -907,8 +930,10 @@ srv_net *srv_net_new(uv_loop_t *loop, const srv_config *cfg, const char *version
   net->port = -1;
   net->started_ms = now_ms();
   srv_keepalive_init(&net->ka, (uint64_t)cfg->ping_s * 1000, (uint64_t)cfg->hangup_s * 1000);
+  net->listen_fd = -1;
   if (uv_prepare_init(loop, &net->prepare) != 0 || uv_timer_init(loop, &net->stop_timer) != 0 ||
-      uv_timer_init(loop, &net->hello_timer) != 0 || uv_timer_init(loop, &net->ka_timer) != 0) {
+      uv_timer_init(loop, &net->hello_timer) != 0 || uv_timer_init(loop, &net->ka_timer) != 0 ||
+      uv_timer_init(loop, &net->accept_timer) != 0) {
     /* None fails on a live loop; if one did, the handle was not registered. */
     srv_peers_free(net->peers);
     free(net);
@@ -918,7 +943,8 @@ srv_net *srv_net_new(uv_loop_t *loop, const srv_config *cfg, const char *version
   net->stop_timer.data = SRV_OWN_TAG;
   net->hello_timer.data = SRV_OWN_TAG;
   net->ka_timer.data = SRV_OWN_TAG;
-  net->handles_open = 4;
+  net->accept_timer.data = SRV_OWN_TAG;
+  net->handles_open = 5;
   return net;
 }
 
@@ -962,6 +988,133 @@ static void on_prepare(uv_prepare_t *h) {
   }
 }
 
+/* ---- The listening socket ------------------------------------------------------------------ */
+
+/* Opens the listening socket on --bind and --port into net->listen_fd and net->port: "0.0.0.0" is
+ * every address, IPv6 and IPv4 on one socket where the system has IPv6 (as lws did). Returns 0, or
+ * -1 after logging why. */
+static int listen_open(srv_net *net) {
+  const char *host = net->cfg.bind;
+  bool any = strcmp(host, "0.0.0.0") == 0;
+  char port[16];
+  snprintf(port, sizeof port, "%d", net->cfg.port);
+  struct addrinfo hints, *res = NULL;
+  memset(&hints, 0, sizeof hints);
+  hints.ai_family = any ? AF_INET6 : AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  int rc = getaddrinfo(any ? NULL : host, port, &hints, &res);
+  if (rc != 0 && any) { /* No IPv6 here: IPv4 alone. */
+    hints.ai_family = AF_INET;
+    rc = getaddrinfo(NULL, port, &hints, &res);
+  }
+  if (rc != 0) {
+    srv_log_error("net", "cannot listen on %s port %d: %s", host, net->cfg.port, gai_strerror(rc));
+    return -1;
+  }
+  int fd = -1, err = 0;
+  for (struct addrinfo *ai = res; ai != NULL && fd < 0; ai = ai->ai_next) {
+    fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+    if (fd < 0) {
+      err = errno;
+      continue;
+    }
+    int one = 1, zero = 0;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (ai->ai_family == AF_INET6 && any)
+      setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
+    if (bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || listen(fd, SOMAXCONN) != 0 ||
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) != 0) {
+      err = errno;
+      close(fd);
+      fd = -1;
+    }
+  }
+  freeaddrinfo(res);
+  struct sockaddr_storage sa;
+  socklen_t len = sizeof sa;
+  if (fd >= 0 && getsockname(fd, (struct sockaddr *)&sa, &len) != 0) {
+    err = errno;
+    close(fd);
+    fd = -1;
+  }
+  if (fd < 0) {
+    srv_log_error("net", "cannot listen on %s port %d: %s", host, net->cfg.port, strerror(err));
+    return -1;
+  }
+  net->listen_fd = fd;
+  net->port = ntohs(sa.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&sa)->sin6_port
+                                             : ((struct sockaddr_in *)&sa)->sin_port);
+  return 0;
+}
+
+static void on_listen(uv_poll_t *h, int status, int events);
+
+static void on_accept_resume(uv_timer_t *t) {
+  srv_net *net = (srv_net *)((char *)t - offsetof(srv_net, accept_timer));
+  if (net->listening && !net->stopping)
+    uv_poll_start(&net->listen_poll, UV_READABLE, on_listen);
+}
+
+/* An accept error that would come back at once (out of descriptors, above all): stop polling the
+ * listening socket for a while instead of spinning on it, as nginx does. The connections wait in
+ * the kernel's backlog meanwhile; connections closing (refused ones, lws' 5 s timeout of requests
+ * that never come) give the descriptors back. */
+static void accept_pause(srv_net *net, int err) {
+  net->accept_pause_ms = net->accept_pause_ms == 0 ? ACCEPT_PAUSE_MIN_MS : 2 * net->accept_pause_ms;
+  if (net->accept_pause_ms > ACCEPT_PAUSE_MAX_MS)
+    net->accept_pause_ms = ACCEPT_PAUSE_MAX_MS;
+  net->accept_fails++;
+  uv_poll_stop(&net->listen_poll);
+  uv_timer_start(&net->accept_timer, on_accept_resume, net->accept_pause_ms, 0);
+  srv_log_warn("net",
+               "accept: %s (open-file limit %ld, %ld WebSocket connections): not accepting for "
+               "%llu ms (%lu pauses so far)",
+               strerror(err), net->open_files, net->nconns,
+               (unsigned long long)net->accept_pause_ms, net->accept_fails);
+}
+
+/* The listening socket is readable: accept what is waiting, and hand each connection to lws
+ * (lws_adopt_socket_vhost(): from there on as if lws had accepted it). */
+static void on_listen(uv_poll_t *h, int status, int events) {
+  srv_net *net = (srv_net *)((char *)h - offsetof(srv_net, listen_poll));
+  (void)events;
+  if (status < 0) {
+    srv_log_error("net", "listening socket: %s", uv_strerror(status));
+    accept_pause(net, EIO);
+    return;
+  }
+  for (int i = 0; i < ACCEPTS_PER_CALLBACK && !net->stopping; i++) {
+    int fd = accept(net->listen_fd, NULL, NULL);
+    if (fd < 0) {
+      int err = errno;
+      if (err == EINTR || err == ECONNABORTED || err == EPROTO)
+        continue; /* That connection only. */
+      if (err == EAGAIN || err == EWOULDBLOCK)
+        net->accept_pause_ms = 0; /* All accepted: the next error starts short again. */
+      else
+        accept_pause(net, err); /* EMFILE, ENFILE, ENOBUFS, ENOMEM, ... */
+      return;
+    }
+    int one = 1; /* What lws sets on the sockets it accepts. */
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (lws_adopt_socket_vhost(net->vhost, fd) == NULL) /* lws has closed it. */
+      srv_log_warn("net", "a new connection could not be set up (out of memory or descriptors)");
+  }
+}
+
+static void on_listen_closed(uv_handle_t *h);
+
+/* Stops accepting for good and closes the listening socket (its descriptor once the handle is
+ * closed): new connections are refused from then on. */
+static void listen_close(srv_net *net) {
+  uv_timer_stop(&net->accept_timer);
+  if (!net->listening)
+    return;
+  net->listening = false;
+  uv_close((uv_handle_t *)&net->listen_poll, on_listen_closed);
+}
+
 void srv_net_set_turn_hook(srv_net *net, void (*fn)(void *arg), void *arg) {
   net->turn_hook = fn;
   net->turn_hook_arg = arg;
@@ -1003,7 +1156,13 @@ int srv_net_start(srv_net *net, srv_dispatch *d) {
   /* No validity timers from lws (both 0; without a policy of its own the vhost would get lws'
    * default, 300 s): keepalive is ours (on_keepalive_tick()). */
   memset(&net->retry, 0, sizeof net->retry);
-  long files = srv_rlimit_open_files((long)net->cfg.max_connections + SRV_RLIMIT_SPARE);
+  int want = net->cfg.max_connections;
+  long files = srv_rlimit_open_files((long)want + SRV_RLIMIT_SPARE);
+  net->open_files = files;
+  /* The connection limit is what the open-file limit allows, a reserve kept for everything else:
+   * connections past it are refused (too_many_connections) instead of running out of descriptors.
+   */
+  net->cfg.max_connections = (int)srv_rlimit_connections(files, want);
 
   void *loops[1] = {net->loop};
   struct lws_context_creation_info info;
@@ -1024,27 +1183,40 @@ int srv_net_start(srv_net *net, srv_dispatch *d) {
                   "cannot create the libwebsockets context (is libwebsockets-evlib-uv installed?)");
     return SRV_EINTERNAL;
   }
-  info.port = net->cfg.port;
-  info.iface = strcmp(net->cfg.bind, "0.0.0.0") == 0 ? NULL : net->cfg.bind;
+  /* lws serves the connections our listening socket accepts (listen_open(), on_listen()). */
+  info.port = CONTEXT_PORT_NO_LISTEN_SERVER;
   info.protocols = net->protocols;
   info.mounts = net->mounts;
   info.vhost_name = "mancala";
   info.user = net;
   info.server_string = "mancala-server";
-  if (strchr(net->cfg.bind, ':') == NULL && info.iface != NULL)
-    info.options |= LWS_SERVER_OPTION_DISABLE_IPV6;
   net->vhost = lws_create_vhost(net->context, &info);
   if (net->vhost == NULL) {
-    srv_log_error("net", "cannot listen on %s port %d", net->cfg.bind, net->cfg.port);
+    srv_log_error("net", "cannot create the libwebsockets vhost");
     return SRV_EINTERNAL;
   }
-  net->port = lws_get_vhost_listen_port(net->vhost);
+  if (listen_open(net) != 0)
+    return SRV_EINTERNAL;
+  if (uv_poll_init(net->loop, &net->listen_poll, net->listen_fd) != 0) {
+    srv_log_error("net", "cannot poll the listening socket");
+    close(net->listen_fd);
+    net->listen_fd = -1;
+    return SRV_EINTERNAL;
+  }
+  net->listen_poll.data = SRV_OWN_TAG;
+  net->listening = true;
+  net->handles_open++;
+  uv_poll_start(&net->listen_poll, UV_READABLE, on_listen);
   uv_timer_start(&net->ka_timer, on_keepalive_tick, KEEPALIVE_TICK_MS, KEEPALIVE_TICK_MS);
-  if (files > 0 && files < (long)net->cfg.max_connections + 64)
+  if (net->cfg.max_connections < want)
     srv_log_warn("net",
-                 "the open-file limit (%ld) is below --max-connections (%d): raise it "
-                 "(ulimit -n, LimitNOFILE)",
-                 files, net->cfg.max_connections);
+                 "connections: at most %d, not --max-connections %d: the open-file limit %ld "
+                 "keeps %ld descriptors for the database, logs and files (raise it: ulimit -n, "
+                 "LimitNOFILE)",
+                 net->cfg.max_connections, want, files, files - net->cfg.max_connections);
+  else
+    srv_log_info("net", "connections: at most %d (open-file limit %ld)", net->cfg.max_connections,
+                 files);
   srv_log_info("net", "listening on http://%s:%d/ (WebSocket /ws, web %s)", net->cfg.bind,
                net->port, net->web_dir);
   return 0;
@@ -1094,6 +1266,7 @@ void srv_net_stop(srv_net *net, void (*done)(void *arg), void *arg) {
   net->done_arg = arg;
   net->stop_started = now_ms();
   uv_timer_stop(&net->ka_timer);
+  listen_close(net);
   srv_log_info("net", "shutting down: closing %ld connections", net->nconns);
   /* One bye frame for everyone; NULL when memory ran out: the close frame alone then. */
   srv_event ev = {.type = SRV_EV_BYE};
@@ -1145,6 +1318,17 @@ static void on_ka_timer_closed(uv_handle_t *h) {
   net_handle_closed((srv_net *)((char *)h - offsetof(srv_net, ka_timer)));
 }
 
+static void on_accept_timer_closed(uv_handle_t *h) {
+  net_handle_closed((srv_net *)((char *)h - offsetof(srv_net, accept_timer)));
+}
+
+static void on_listen_closed(uv_handle_t *h) {
+  srv_net *net = (srv_net *)((char *)h - offsetof(srv_net, listen_poll));
+  close(net->listen_fd);
+  net->listen_fd = -1;
+  net_handle_closed(net);
+}
+
 void srv_net_free(srv_net *net) {
   if (net == NULL)
     return;
@@ -1155,4 +1339,6 @@ void srv_net_free(srv_net *net) {
   uv_close((uv_handle_t *)&net->stop_timer, on_stop_timer_closed);
   uv_close((uv_handle_t *)&net->hello_timer, on_hello_timer_closed);
   uv_close((uv_handle_t *)&net->ka_timer, on_ka_timer_closed);
+  listen_close(net);
+  uv_close((uv_handle_t *)&net->accept_timer, on_accept_timer_closed);
 }
