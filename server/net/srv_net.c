@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -43,6 +44,14 @@
 #define ACCEPT_PAUSE_MAX_MS 1000
 /* Connections accepted in one callback at most: the loop's other work is not kept waiting. */
 #define ACCEPTS_PER_CALLBACK 128
+/* The gate (gate_*()): how long a new connection has to send its first request's head (lws' own
+ * timeout), how often one whose head is not whole is looked at again, how long an answered one is
+ * read and its input discarded before it is closed (closing with unread input would reset the
+ * connection, and the client could lose the answer), and how much is discarded at most. */
+#define GATE_HEAD_MS 5000
+#define GATE_TICK_MS 50
+#define GATE_LINGER_MS 2000
+#define GATE_DISCARD_MAX (1024 * 1024)
 /* The close opcode of lws_write(): lws keeps it private (LWS_WRITE_CLOSE = 4) in favour of
  * lws_close_reason(), which cannot be used here (see conn_writeable()). */
 #define WRITE_CLOSE ((enum lws_write_protocol)4)
@@ -100,6 +109,21 @@ typedef struct dropped_reply {
   srv_req_id id;
 } dropped_reply;
 
+/* A new connection at the gate: its first request's head is read (peeked: lws reads it again)
+ * and checked (srv_http_head_check()) before lws gets the socket. */
+typedef struct gate_conn {
+  srv_list link; /* In net->gates until it is answered, handed over or closed. */
+  struct srv_net *net;
+  uv_poll_t poll;
+  int fd;
+  uint64_t deadline; /* now_ms() past which it is closed. */
+  size_t seen;       /* Bytes waiting when it was last looked at. */
+  size_t discarded;  /* Lingering: input read and dropped. */
+  bool paused;       /* The head is not whole: not polled, the tick looks when more came. */
+  bool lingering;    /* Answered: its input is discarded until the peer closes or the deadline. */
+  bool adopt;        /* Closing: hand the socket to lws once the poll handle is closed. */
+} gate_conn;
+
 /* Per HTTP request with a generated body. */
 typedef struct http_req {
   unsigned char *body; /* LWS_PRE + len bytes. */
@@ -124,6 +148,8 @@ struct srv_net {
   uint64_t accept_pause_ms;   /* The current pause; 0: not paused since the last good accept. */
   unsigned long accept_fails; /* Accept errors that paused accepting (for the log). */
   long open_files;            /* The open-file limit in force. */
+  srv_list gates;             /* New connections at the gate (gate_conn), oldest first. */
+  uv_timer_t gate_timer;      /* Deadlines and slow heads of the gate, while it holds any. */
   uint64_t started_ms;
   lws_retry_bo_t retry;
   struct lws_protocols protocols[3];
@@ -918,6 +944,7 @@ srv_net *srv_net_new(uv_loop_t *loop, const srv_config *cfg, const char *version
   srv_list_init(&net->conns);
   srv_list_init(&net->held);
   srv_list_init(&net->unhello);
+  srv_list_init(&net->gates);
   net->peers = srv_peers_new();
   if (net->peers == NULL) {
     free(net);
@@ -933,7 +960,7 @@ srv_net *srv_net_new(uv_loop_t *loop, const srv_config *cfg, const char *version
   net->listen_fd = -1;
   if (uv_prepare_init(loop, &net->prepare) != 0 || uv_timer_init(loop, &net->stop_timer) != 0 ||
       uv_timer_init(loop, &net->hello_timer) != 0 || uv_timer_init(loop, &net->ka_timer) != 0 ||
-      uv_timer_init(loop, &net->accept_timer) != 0) {
+      uv_timer_init(loop, &net->accept_timer) != 0 || uv_timer_init(loop, &net->gate_timer) != 0) {
     /* None fails on a live loop; if one did, the handle was not registered. */
     srv_peers_free(net->peers);
     free(net);
@@ -944,7 +971,8 @@ srv_net *srv_net_new(uv_loop_t *loop, const srv_config *cfg, const char *version
   net->hello_timer.data = SRV_OWN_TAG;
   net->ka_timer.data = SRV_OWN_TAG;
   net->accept_timer.data = SRV_OWN_TAG;
-  net->handles_open = 5;
+  net->gate_timer.data = SRV_OWN_TAG;
+  net->handles_open = 6;
   return net;
 }
 
@@ -1049,6 +1077,180 @@ static int listen_open(srv_net *net) {
 }
 
 static void on_listen(uv_poll_t *h, int status, int events);
+static void net_handle_closed(srv_net *net);
+
+/* ---- The gate: the first request's head, read before lws reads it ----------------------------
+ * lws 4.1 parses a request itself, and for some heads never lets the server answer: over its
+ * buffer it closes without a status, it does not count headers it does not know, a NUL in the
+ * path closes, an unknown method gets 403, CONNECT hangs. The gate reads the head of each new
+ * connection's first request with MSG_PEEK (the bytes stay for lws) and answers those itself
+ * (srv_http_head_check()); a head fit for lws is handed over with the socket. */
+
+static void on_gate_closed(uv_handle_t *h) {
+  gate_conn *g = (gate_conn *)((char *)h - offsetof(gate_conn, poll));
+  srv_net *net = g->net;
+  if (g->adopt && !net->stopping && net->context != NULL) {
+    int one = 1; /* What lws sets on the sockets it accepts. */
+    setsockopt(g->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (lws_adopt_socket_vhost(net->vhost, g->fd) == NULL) /* lws has closed it. */
+      srv_log_warn("net", "a new connection could not be set up (out of memory or descriptors)");
+  } else {
+    close(g->fd);
+  }
+  free(g);
+  net_handle_closed(net);
+}
+
+/* Ends the gate's part: the socket goes to lws (adopt), or is closed. The poll handle is closed
+ * first, so that lws' own poll of the descriptor is the only one. */
+static void gate_close(gate_conn *g, bool adopt) {
+  if (uv_is_closing((uv_handle_t *)&g->poll))
+    return;
+  srv_list_remove(&g->link);
+  g->adopt = adopt;
+  uv_close((uv_handle_t *)&g->poll, on_gate_closed);
+}
+
+/* Reads and drops what the peer sent; closes at its end or past GATE_DISCARD_MAX. */
+static void gate_discard(gate_conn *g) {
+  char buf[4096];
+  for (;;) {
+    ssize_t n = recv(g->fd, buf, sizeof buf, 0);
+    if (n > 0 && (g->discarded += (size_t)n) <= GATE_DISCARD_MAX)
+      continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+      return;
+    gate_close(g, false); /* The peer's end, an error, or too much. */
+    return;
+  }
+}
+
+static void on_gate_io(uv_poll_t *h, int status, int events);
+
+static const char *status_text(int status) {
+  switch (status) {
+  case 400:
+    return "Bad Request";
+  case 404:
+    return "Not Found";
+  case 405:
+    return "Method Not Allowed";
+  case 414:
+    return "URI Too Long";
+  case 431:
+    return "Request Header Fields Too Large";
+  default:
+    return "Error";
+  }
+}
+
+/* Answers a's status and closes: the answer, then the input discarded until the peer closes (a
+ * lingering close, as nginx's), at most GATE_LINGER_MS. */
+static void gate_answer(gate_conn *g, const srv_http_answer *a) {
+  char body[64], head[512];
+  int bn = snprintf(body, sizeof body, "%d %s\n", a->status, status_text(a->status));
+  int hn = snprintf(head, sizeof head,
+                    "HTTP/1.1 %d %s\r\nServer: mancala-server\r\n"
+                    "Content-Type: text/plain; charset=utf-8\r\nContent-Length: %d\r\n"
+                    "Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n%s%s%s"
+                    "Connection: close\r\n\r\n%s",
+                    a->status, status_text(a->status), bn, a->allow ? "Allow: " : "",
+                    a->allow ? a->allow : "", a->allow ? "\r\n" : "", body);
+  /* A few hundred bytes into an empty socket buffer: one send() takes them. */
+  (void)send(g->fd, head, (size_t)hn, MSG_NOSIGNAL);
+  shutdown(g->fd, SHUT_WR);
+  g->lingering = true;
+  g->deadline = now_ms() + GATE_LINGER_MS;
+  if (g->paused) {
+    g->paused = false;
+    uv_poll_start(&g->poll, UV_READABLE, on_gate_io);
+  }
+  gate_discard(g);
+}
+
+/* Looks at what has come of the head so far and acts on srv_http_head_check()'s verdict. */
+static void gate_check(gate_conn *g) {
+  char buf[SRV_HTTP_HEAD_MAX + 1];
+  ssize_t n = recv(g->fd, buf, sizeof buf, MSG_PEEK);
+  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+    return;
+  if (n <= 0) {
+    gate_close(g, false); /* Closed before a request, or an error. */
+    return;
+  }
+  srv_http_answer a;
+  switch (srv_http_head_check(buf, (size_t)n, &a)) {
+  case SRV_HTTP_HEAD_MORE:
+    /* The bytes stay readable: polling would wake at once. The tick looks again when more came. */
+    g->seen = (size_t)n;
+    if (!g->paused) {
+      g->paused = true;
+      uv_poll_stop(&g->poll);
+    }
+    return;
+  case SRV_HTTP_HEAD_PASS:
+    gate_close(g, true);
+    return;
+  case SRV_HTTP_HEAD_ANSWER:
+    srv_log_debug("net", "answering %d to a request lws would not answer", a.status);
+    gate_answer(g, &a);
+    return;
+  }
+}
+
+static void on_gate_io(uv_poll_t *h, int status, int events) {
+  gate_conn *g = (gate_conn *)((char *)h - offsetof(gate_conn, poll));
+  (void)events;
+  if (status < 0)
+    gate_close(g, false);
+  else if (g->lingering)
+    gate_discard(g);
+  else
+    gate_check(g);
+}
+
+/* Every GATE_TICK_MS while the gate holds connections: deadlines, and heads that grew. */
+static void on_gate_tick(uv_timer_t *t) {
+  srv_net *net = (srv_net *)((char *)t - offsetof(srv_net, gate_timer));
+  uint64_t now = now_ms();
+  srv_list_foreach_safe (it, &net->gates) {
+    gate_conn *g = srv_list_entry(it, gate_conn, link);
+    int avail = 0;
+    if (now > g->deadline)
+      gate_close(g, false); /* No whole head in time (as lws), or done lingering. */
+    else if (g->paused && ioctl(g->fd, FIONREAD, &avail) == 0 && (size_t)avail != g->seen)
+      gate_check(g);
+  }
+  if (srv_list_empty(&net->gates))
+    uv_timer_stop(&net->gate_timer);
+}
+
+/* A new connection: to the gate, or straight to lws when memory runs out. */
+static void gate_add(srv_net *net, int fd) {
+  gate_conn *g = calloc(1, sizeof *g);
+  if (g == NULL || uv_poll_init(net->loop, &g->poll, fd) != 0) {
+    free(g);
+    if (lws_adopt_socket_vhost(net->vhost, fd) == NULL)
+      srv_log_warn("net", "a new connection could not be set up (out of memory or descriptors)");
+    return;
+  }
+  g->poll.data = SRV_OWN_TAG;
+  g->net = net;
+  g->fd = fd;
+  g->deadline = now_ms() + GATE_HEAD_MS;
+  net->handles_open++;
+  srv_list_push_back(&net->gates, &g->link);
+  if (!uv_is_active((uv_handle_t *)&net->gate_timer))
+    uv_timer_start(&net->gate_timer, on_gate_tick, GATE_TICK_MS, GATE_TICK_MS);
+  uv_poll_start(&g->poll, UV_READABLE, on_gate_io);
+}
+
+static void gate_close_all(srv_net *net) {
+  uv_timer_stop(&net->gate_timer);
+  srv_list_foreach_safe (it, &net->gates) {
+    gate_close(srv_list_entry(it, gate_conn, link), false);
+  }
+}
 
 static void on_accept_resume(uv_timer_t *t) {
   srv_net *net = (srv_net *)((char *)t - offsetof(srv_net, accept_timer));
@@ -1074,8 +1276,8 @@ static void accept_pause(srv_net *net, int err) {
                (unsigned long long)net->accept_pause_ms, net->accept_fails);
 }
 
-/* The listening socket is readable: accept what is waiting, and hand each connection to lws
- * (lws_adopt_socket_vhost(): from there on as if lws had accepted it). */
+/* The listening socket is readable: accept what is waiting; each connection goes to the gate,
+ * then to lws (lws_adopt_socket_vhost(): from there on as if lws had accepted it). */
 static void on_listen(uv_poll_t *h, int status, int events) {
   srv_net *net = (srv_net *)((char *)h - offsetof(srv_net, listen_poll));
   (void)events;
@@ -1096,10 +1298,7 @@ static void on_listen(uv_poll_t *h, int status, int events) {
         accept_pause(net, err); /* EMFILE, ENFILE, ENOBUFS, ENOMEM, ... */
       return;
     }
-    int one = 1; /* What lws sets on the sockets it accepts. */
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    if (lws_adopt_socket_vhost(net->vhost, fd) == NULL) /* lws has closed it. */
-      srv_log_warn("net", "a new connection could not be set up (out of memory or descriptors)");
+    gate_add(net, fd);
   }
 }
 
@@ -1175,7 +1374,8 @@ int srv_net_start(srv_net *net, srv_dispatch *d) {
   /* Exactly the open-file limit: lws then indexes its connections by descriptor (srv_rlimit.h). */
   info.fd_limit_per_thread = (unsigned)files;
   /* Room for a large request head, so that one over SRV_HTTP_HEADERS_MAX gets 431 (a head over
-   * this is cut by lws, which closes the connection). */
+   * this is cut by lws, which closes the connection: the gate answers those of a first request). */
+  _Static_assert(SRV_HTTP_HEAD_MAX < SRV_HTTP_HEADERS_READ, "a head the gate passes fits lws");
   info.max_http_header_data = SRV_HTTP_HEADERS_READ;
   net->context = lws_create_context(&info);
   if (net->context == NULL) {
@@ -1267,6 +1467,7 @@ void srv_net_stop(srv_net *net, void (*done)(void *arg), void *arg) {
   net->stop_started = now_ms();
   uv_timer_stop(&net->ka_timer);
   listen_close(net);
+  gate_close_all(net);
   srv_log_info("net", "shutting down: closing %ld connections", net->nconns);
   /* One bye frame for everyone; NULL when memory ran out: the close frame alone then. */
   srv_event ev = {.type = SRV_EV_BYE};
@@ -1318,6 +1519,10 @@ static void on_ka_timer_closed(uv_handle_t *h) {
   net_handle_closed((srv_net *)((char *)h - offsetof(srv_net, ka_timer)));
 }
 
+static void on_gate_timer_closed(uv_handle_t *h) {
+  net_handle_closed((srv_net *)((char *)h - offsetof(srv_net, gate_timer)));
+}
+
 static void on_accept_timer_closed(uv_handle_t *h) {
   net_handle_closed((srv_net *)((char *)h - offsetof(srv_net, accept_timer)));
 }
@@ -1340,5 +1545,7 @@ void srv_net_free(srv_net *net) {
   uv_close((uv_handle_t *)&net->hello_timer, on_hello_timer_closed);
   uv_close((uv_handle_t *)&net->ka_timer, on_ka_timer_closed);
   listen_close(net);
+  gate_close_all(net);
   uv_close((uv_handle_t *)&net->accept_timer, on_accept_timer_closed);
+  uv_close((uv_handle_t *)&net->gate_timer, on_gate_timer_closed);
 }
