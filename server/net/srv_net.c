@@ -673,13 +673,67 @@ static size_t header_bytes(struct lws *wsi) {
   return n;
 }
 
-/* The answer srv_http.h gives this request. */
+/* Fragment i of header token into buf, without the space lws puts before a repeated header's
+ * value; NULL when it cannot be read. */
+static const char *fragment(struct lws *wsi, enum lws_token_indexes token, int i, char *buf,
+                            int size) {
+  if (lws_hdr_copy_fragment(wsi, buf, size, token, i) < 0)
+    return NULL;
+  while (*buf == ' ' || *buf == '\t')
+    buf++;
+  return buf;
+}
+
+/* Whether the request's framing conflicts (RFC 9112, 6.3): Content-Length twice with different
+ * values (lws keeps both, as fragments), or with Transfer-Encoding. */
+static bool framing_conflict(struct lws *wsi) {
+  char b1[32], b2[32];
+  const char *first, *other;
+  if (lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH) <= 0)
+    return false;
+  if (lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING) > 0)
+    return true;
+  if ((first = fragment(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH, 0, b1, sizeof b1)) == NULL)
+    return true;
+  for (int i = 1; lws_hdr_fragment_length(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH, i) > 0; i++) {
+    if ((other = fragment(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH, i, b2, sizeof b2)) == NULL ||
+        strcmp(first, other) != 0)
+      return true;
+  }
+  return false;
+}
+
+/* The answer srv_http.h gives this request. (The first request of a connection passed the gate's
+ * checks already; a later one of a kept-alive connection gets what lws lets us see again.) */
 static void answer_of(srv_net *net, struct lws *wsi, srv_http_answer *a) {
   char *uri;
   int len;
   srv_http_method m = method_of(wsi, &uri, &len);
   srv_http_route_of(m, uri ? uri : "", uri && len > 0 ? (size_t)len : 0, header_bytes(wsi),
                     net->routes.api != NULL, a);
+  if (framing_conflict(wsi)) {
+    a->route = SRV_HTTP_STATUS;
+    a->status = 400;
+    a->allow = NULL;
+  }
+}
+
+/* The reason phrase of the statuses answered without a route. */
+static const char *status_text(int status) {
+  switch (status) {
+  case 400:
+    return "Bad Request";
+  case 404:
+    return "Not Found";
+  case 405:
+    return "Method Not Allowed";
+  case 414:
+    return "URI Too Long";
+  case 431:
+    return "Request Header Fields Too Large";
+  default:
+    return "Error";
+  }
 }
 
 /* Writes the status line and headers (content type, length, no-store, Allow when allow is not
@@ -705,12 +759,9 @@ static int http_head(struct lws *wsi, unsigned status, const char *type, size_t 
  * libwebsockets would serve a file, so the connection closes after it (return -1). */
 static int http_status_now(struct lws *wsi, const srv_http_answer *a) {
   char text[64];
-  int n = a->status == 204 ? 0
-                           : snprintf(text, sizeof text, "%d %s\n", a->status,
-                                      a->status == 404   ? "Not Found"
-                                      : a->status == 405 ? "Method Not Allowed"
-                                      : a->status == 414 ? "URI Too Long"
-                                                         : "Request Header Fields Too Large");
+  int n = a->status == 204
+              ? 0
+              : snprintf(text, sizeof text, "%d %s\n", a->status, status_text(a->status));
   unsigned char buf[LWS_PRE + 512];
   int h = http_head(wsi, (unsigned)a->status, "text/plain; charset=utf-8", (size_t)n, a->allow,
                     true, buf, sizeof buf);
@@ -805,6 +856,29 @@ static int http_static(srv_net *net, struct lws *wsi, http_req *req, const char 
   return 0;
 }
 
+/* A connection lws turned raw: for CONNECT (lws' tunnel, which nothing here serves: it hung) and,
+ * with LWS_SERVER_OPTION_FALLBACK_TO_APPLY_LISTEN_ACCEPT_CONFIG, for a method lws does not parse
+ * (it answered 403), on a later request of a kept-alive connection (the gate answers those of a
+ * first request). 405 with Allow, and close. */
+static int http_raw(struct lws *wsi, enum lws_callback_reasons reason) {
+  static const char answer[] = "HTTP/1.1 405 Method Not Allowed\r\nServer: mancala-server\r\n"
+                               "Content-Type: text/plain; charset=utf-8\r\nContent-Length: 23\r\n"
+                               "Cache-Control: no-store\r\nAllow: GET, HEAD\r\n"
+                               "Connection: close\r\n\r\n405 Method Not Allowed\n";
+  unsigned char buf[LWS_PRE + sizeof answer];
+  switch (reason) {
+  case LWS_CALLBACK_RAW_RX:
+    lws_callback_on_writable(wsi);
+    return 0;
+  case LWS_CALLBACK_RAW_WRITEABLE:
+    memcpy(buf + LWS_PRE, answer, sizeof answer - 1);
+    lws_write(wsi, buf + LWS_PRE, sizeof answer - 1, LWS_WRITE_RAW);
+    return -1;
+  default:
+    return 0;
+  }
+}
+
 static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
                          size_t len) {
   struct lws_vhost *vh = lws_get_vhost(wsi);
@@ -871,6 +945,11 @@ static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void
       return 0;
     }
   }
+  case LWS_CALLBACK_RAW_ADOPT:
+  case LWS_CALLBACK_RAW_RX:
+  case LWS_CALLBACK_RAW_WRITEABLE:
+  case LWS_CALLBACK_RAW_CLOSE:
+    return http_raw(wsi, reason);
   case LWS_CALLBACK_HTTP_WRITEABLE:
     if (req == NULL || req->body == NULL)
       break;
@@ -1127,23 +1206,6 @@ static void gate_discard(gate_conn *g) {
 
 static void on_gate_io(uv_poll_t *h, int status, int events);
 
-static const char *status_text(int status) {
-  switch (status) {
-  case 400:
-    return "Bad Request";
-  case 404:
-    return "Not Found";
-  case 405:
-    return "Method Not Allowed";
-  case 414:
-    return "URI Too Long";
-  case 431:
-    return "Request Header Fields Too Large";
-  default:
-    return "Error";
-  }
-}
-
 /* Answers a's status and closes: the answer, then the input discarded until the peer closes (a
  * lingering close, as nginx's), at most GATE_LINGER_MS. */
 static void gate_answer(gate_conn *g, const srv_http_answer *a) {
@@ -1367,7 +1429,8 @@ int srv_net_start(srv_net *net, srv_dispatch *d) {
   struct lws_context_creation_info info;
   memset(&info, 0, sizeof info);
   info.options = LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_EXPLICIT_VHOSTS |
-                 LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE;
+                 LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE |
+                 LWS_SERVER_OPTION_FALLBACK_TO_APPLY_LISTEN_ACCEPT_CONFIG; /* http_raw() */
   info.foreign_loops = loops;
   info.pcontext = &net->context;
   info.retry_and_idle_policy = &net->retry;

@@ -158,3 +158,42 @@ test('heads libwebsockets would drop, refuse with 403 or leave hanging get their
     assert.deepEqual(await server.stop(), { code: 0, signal: null });
   }
 });
+
+// Sends GET /healthz, then, once its answer has come, second on the same kept-alive connection;
+// resolves with everything the server wrote until it closed.
+function keptAlive(server, second) {
+  return new Promise((resolve, reject) => {
+    const s = net.connect(server.port, '127.0.0.1');
+    let text = '';
+    let sent = false;
+    const timer = setTimeout(() => { s.destroy(); reject(new Error(`no answer, no close: ${text}`)); }, 10000);
+    s.on('data', (d) => {
+      text += d.toString('latin1');
+      if (!sent && /"status":"ok"[^}]*\}/.test(text)) { sent = true; s.write(second); }
+    });
+    s.on('error', () => {});
+    s.on('close', () => { clearTimeout(timer); resolve(text); });
+    s.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+  });
+}
+
+test('a later request of a kept-alive connection: what lws lets the server answer', async () => {
+  const server = await startServer();
+  const H = 'Host: 127.0.0.1\r\n';
+  try {
+    for (const method of ['CONNECT', 'TRACE', 'PROPFIND']) {
+      const target = method === 'CONNECT' ? 'example.com:443' : '/';
+      const text = await keptAlive(server, `${method} ${target} HTTP/1.1\r\n${H}\r\n`);
+      const second = text.slice(text.indexOf('HTTP/1.1', 1));
+      assert.match(text, /^HTTP\/1\.1 200 OK/);
+      assert.equal(head(second).status, 'HTTP/1.1 405 Method Not Allowed', method);
+      assert.equal(head(second).headers.allow, 'GET, HEAD', method);
+    }
+    for (const fields of ['Content-Length: 0\r\nContent-Length: 5\r\n', 'Content-Length: 5\r\nTransfer-Encoding: chunked\r\n']) {
+      const text = await keptAlive(server, `GET /healthz HTTP/1.1\r\n${H}${fields}\r\n`);
+      assert.equal(head(text.slice(text.indexOf('HTTP/1.1', 1))).status, 'HTTP/1.1 400 Bad Request', fields);
+    }
+  } finally {
+    assert.deepEqual(await server.stop(), { code: 0, signal: null });
+  }
+});
