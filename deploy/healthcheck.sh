@@ -1,7 +1,8 @@
 #!/bin/bash
 # The Docker image's health check (HEALTHCHECK in deploy/Dockerfile): GET /healthz on the server's
-# own port must answer 200 with "status":"ok". bash's /dev/tcp makes the request, so the image
-# needs no HTTP client. Exit status 0 healthy, 1 not.
+# own port must answer 200 with "status":"ok" (503 "degraded" while storage refuses writes: the
+# container is unhealthy then). bash's /dev/tcp makes the request, so the image needs no HTTP
+# client. Exit status 0 healthy, 1 not.
 set -u
 
 port=${MANCALA_PORT:-8080}

@@ -100,9 +100,11 @@ static const opt options[] = {
             "is dropped"),
     INT_OPT("send-queue-kib", "MANCALA_SEND_QUEUE_KIB", send_queue_kib, 16, 1048576, 4096,
             "outgoing KiB queued per connection before it is dropped"),
-    STR_OPT("trust-proxy", "MANCALA_TRUST_PROXY", trust_proxy, "127.0.0.1,::1",
+    /* None by default: a TCP forwarder on the same machine (stunnel, ssh -L, socat) passes the
+     * client's header through, so trusting 127.0.0.1 would let every client name any address. */
+    STR_OPT("trust-proxy", "MANCALA_TRUST_PROXY", trust_proxy, "none",
             "reverse proxies whose X-Forwarded-For names the client: addresses and CIDR blocks, "
-            "comma-separated, or none"),
+            "comma-separated, or none (name yours, as nginx's set_real_ip_from)"),
     INT_OPT("login-attempts", "MANCALA_LOGIN_ATTEMPTS", login_attempts, 1, 1000000, 5,
             "failed logins of one account name per --login-window-s, then too_many_attempts"),
     INT_OPT("login-attempts-ip", "MANCALA_LOGIN_ATTEMPTS_IP", login_attempts_ip, 1, 1000000, 30,

@@ -22,3 +22,13 @@ long srv_rlimit_open_files(long want) {
   long n = sysconf(_SC_OPEN_MAX);
   return n > 0 ? n : 0;
 }
+
+long srv_rlimit_connections(long files, long want) {
+  if (files <= 0)
+    return want;
+  long reserve = files / 4 < SRV_RLIMIT_SPARE ? files / 4 : SRV_RLIMIT_SPARE;
+  long n = files - reserve;
+  if (n < 1)
+    n = 1;
+  return want < n ? want : n;
+}

@@ -24,4 +24,12 @@
  * has. */
 long srv_rlimit_open_files(long want);
 
+/* How many WebSocket connections an open-file limit of files allows: want, or fewer, so that a
+ * reserve of descriptors stays free for what else the server opens (the database and its journal,
+ * logs, libuv's and lws' own, files being served, HTTP requests, connections being refused):
+ * SRV_RLIMIT_SPARE, or a quarter of a limit below 4 * SRV_RLIMIT_SPARE. At least 1; want itself
+ * when files is 0 (unknown). With the limit the server sets itself (want + SRV_RLIMIT_SPARE) this
+ * is want. */
+long srv_rlimit_connections(long files, long want);
+
 #endif

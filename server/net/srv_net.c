@@ -1,13 +1,22 @@
-/* libwebsockets glue: HTTP routes, the WebSocket protocol, outgoing queues, limits, shutdown. */
+/* libwebsockets glue: the listening socket, HTTP routes, the WebSocket protocol, outgoing queues,
+ * limits, shutdown. */
 #define _XOPEN_SOURCE 700 /* realpath() */
 #include "srv_net.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <libwebsockets.h>
 #include <limits.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "srv_addr.h"
 #include "srv_error.h"
@@ -29,6 +38,20 @@
 #define CLOSE_ACK_S 5
 /* How often keepalive looks for silent connections: pings and hangups are up to this late. */
 #define KEEPALIVE_TICK_MS 1000
+/* Accepting paused after an accept error that would repeat at once (out of descriptors): from
+ * this long, doubling while it goes on, up to the maximum (nginx waits 500 ms). */
+#define ACCEPT_PAUSE_MIN_MS 100
+#define ACCEPT_PAUSE_MAX_MS 1000
+/* Connections accepted in one callback at most: the loop's other work is not kept waiting. */
+#define ACCEPTS_PER_CALLBACK 128
+/* The gate (gate_*()): how long a new connection has to send its first request's head (lws' own
+ * timeout), how often one whose head is not whole is looked at again, how long an answered one is
+ * read and its input discarded before it is closed (closing with unread input would reset the
+ * connection, and the client could lose the answer), and how much is discarded at most. */
+#define GATE_HEAD_MS 5000
+#define GATE_TICK_MS 50
+#define GATE_LINGER_MS 2000
+#define GATE_DISCARD_MAX (1024 * 1024)
 /* The close opcode of lws_write(): lws keeps it private (LWS_WRITE_CLOSE = 4) in favour of
  * lws_close_reason(), which cannot be used here (see conn_writeable()). */
 #define WRITE_CLOSE ((enum lws_write_protocol)4)
@@ -83,6 +106,21 @@ typedef struct conn {
   bool backlog;
 } conn;
 
+/* A new connection at the gate: its first request's head is read (peeked: lws reads it again)
+ * and checked (srv_http_head_check()) before lws gets the socket. */
+typedef struct gate_conn {
+  srv_list link; /* In net->gates until it is answered, handed over or closed. */
+  struct srv_net *net;
+  uv_poll_t poll;
+  int fd;
+  uint64_t deadline; /* now_ms() past which it is closed. */
+  size_t seen;       /* Bytes waiting when it was last looked at. */
+  size_t discarded;  /* Lingering: input read and dropped. */
+  bool paused;       /* The head is not whole: not polled, the tick looks when more came. */
+  bool lingering;    /* Answered: its input is discarded until the peer closes or the deadline. */
+  bool adopt;        /* Closing: hand the socket to lws once the poll handle is closed. */
+} gate_conn;
+
 /* Per HTTP request with a generated body. */
 typedef struct http_req {
   unsigned char *body; /* LWS_PRE + len bytes. */
@@ -98,6 +136,17 @@ struct srv_net {
   struct lws_context *context;
   struct lws_vhost *vhost;
   int port;
+  /* The listening socket is ours, not lws' (listen_*()): accepting can pause when the process runs
+   * out of descriptors, where lws 4.1 would retry accept() at once, forever. */
+  int listen_fd;
+  uv_poll_t listen_poll;
+  bool listening;             /* listen_poll is initialised and not closed. */
+  uv_timer_t accept_timer;    /* Ends a pause of accepting. */
+  uint64_t accept_pause_ms;   /* The current pause; 0: not paused since the last good accept. */
+  unsigned long accept_fails; /* Accept errors that paused accepting (for the log). */
+  long open_files;            /* The open-file limit in force. */
+  srv_list gates;             /* New connections at the gate (gate_conn), oldest first. */
+  uv_timer_t gate_timer;      /* Deadlines and slow heads of the gate, while it holds any. */
   uint64_t started_ms;
   lws_retry_bo_t retry;
   struct lws_protocols protocols[3];
@@ -555,13 +604,67 @@ static size_t header_bytes(struct lws *wsi) {
   return n;
 }
 
-/* The answer srv_http.h gives this request. */
+/* Fragment i of header token into buf, without the space lws puts before a repeated header's
+ * value; NULL when it cannot be read. */
+static const char *fragment(struct lws *wsi, enum lws_token_indexes token, int i, char *buf,
+                            int size) {
+  if (lws_hdr_copy_fragment(wsi, buf, size, token, i) < 0)
+    return NULL;
+  while (*buf == ' ' || *buf == '\t')
+    buf++;
+  return buf;
+}
+
+/* Whether the request's framing conflicts (RFC 9112, 6.3): Content-Length twice with different
+ * values (lws keeps both, as fragments), or with Transfer-Encoding. */
+static bool framing_conflict(struct lws *wsi) {
+  char b1[32], b2[32];
+  const char *first, *other;
+  if (lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH) <= 0)
+    return false;
+  if (lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING) > 0)
+    return true;
+  if ((first = fragment(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH, 0, b1, sizeof b1)) == NULL)
+    return true;
+  for (int i = 1; lws_hdr_fragment_length(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH, i) > 0; i++) {
+    if ((other = fragment(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH, i, b2, sizeof b2)) == NULL ||
+        strcmp(first, other) != 0)
+      return true;
+  }
+  return false;
+}
+
+/* The answer srv_http.h gives this request. (The first request of a connection passed the gate's
+ * checks already; a later one of a kept-alive connection gets what lws lets us see again.) */
 static void answer_of(srv_net *net, struct lws *wsi, srv_http_answer *a) {
   char *uri;
   int len;
   srv_http_method m = method_of(wsi, &uri, &len);
   srv_http_route_of(m, uri ? uri : "", uri && len > 0 ? (size_t)len : 0, header_bytes(wsi),
                     net->routes.api != NULL, a);
+  if (framing_conflict(wsi)) {
+    a->route = SRV_HTTP_STATUS;
+    a->status = 400;
+    a->allow = NULL;
+  }
+}
+
+/* The reason phrase of the statuses answered without a route. */
+static const char *status_text(int status) {
+  switch (status) {
+  case 400:
+    return "Bad Request";
+  case 404:
+    return "Not Found";
+  case 405:
+    return "Method Not Allowed";
+  case 414:
+    return "URI Too Long";
+  case 431:
+    return "Request Header Fields Too Large";
+  default:
+    return "Error";
+  }
 }
 
 /* Writes the status line and headers (content type, length, no-store, Allow when allow is not
@@ -587,12 +690,9 @@ static int http_head(struct lws *wsi, unsigned status, const char *type, size_t 
  * libwebsockets would serve a file, so the connection closes after it (return -1). */
 static int http_status_now(struct lws *wsi, const srv_http_answer *a) {
   char text[64];
-  int n = a->status == 204 ? 0
-                           : snprintf(text, sizeof text, "%d %s\n", a->status,
-                                      a->status == 404   ? "Not Found"
-                                      : a->status == 405 ? "Method Not Allowed"
-                                      : a->status == 414 ? "URI Too Long"
-                                                         : "Request Header Fields Too Large");
+  int n = a->status == 204
+              ? 0
+              : snprintf(text, sizeof text, "%d %s\n", a->status, status_text(a->status));
   unsigned char buf[LWS_PRE + 512];
   int h = http_head(wsi, (unsigned)a->status, "text/plain; charset=utf-8", (size_t)n, a->allow,
                     true, buf, sizeof buf);
@@ -687,6 +787,29 @@ static int http_static(srv_net *net, struct lws *wsi, http_req *req, const char 
   return 0;
 }
 
+/* A connection lws turned raw: for CONNECT (lws' tunnel, which nothing here serves: it hung) and,
+ * with LWS_SERVER_OPTION_FALLBACK_TO_APPLY_LISTEN_ACCEPT_CONFIG, for a method lws does not parse
+ * (it answered 403), on a later request of a kept-alive connection (the gate answers those of a
+ * first request). 405 with Allow, and close. */
+static int http_raw(struct lws *wsi, enum lws_callback_reasons reason) {
+  static const char answer[] = "HTTP/1.1 405 Method Not Allowed\r\nServer: mancala-server\r\n"
+                               "Content-Type: text/plain; charset=utf-8\r\nContent-Length: 23\r\n"
+                               "Cache-Control: no-store\r\nAllow: GET, HEAD\r\n"
+                               "Connection: close\r\n\r\n405 Method Not Allowed\n";
+  unsigned char buf[LWS_PRE + sizeof answer];
+  switch (reason) {
+  case LWS_CALLBACK_RAW_RX:
+    lws_callback_on_writable(wsi);
+    return 0;
+  case LWS_CALLBACK_RAW_WRITEABLE:
+    memcpy(buf + LWS_PRE, answer, sizeof answer - 1);
+    lws_write(wsi, buf + LWS_PRE, sizeof answer - 1, LWS_WRITE_RAW);
+    return -1;
+  default:
+    return 0;
+  }
+}
+
 static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
                          size_t len) {
   struct lws_vhost *vh = lws_get_vhost(wsi);
@@ -716,8 +839,13 @@ static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void
     srv_metrics_gauges g;
     switch (a.route) {
     case SRV_HTTP_HEALTHZ:
+      /* 503 while storage refuses writes, for a container's health check. */
       gauges(net, &g);
-      return http_reply(wsi, req, HTTP_STATUS_OK, "application/json",
+      return http_reply(wsi, req,
+                        g.storage && srv_metrics_storage_degraded()
+                            ? HTTP_STATUS_SERVICE_UNAVAILABLE
+                            : HTTP_STATUS_OK,
+                        "application/json",
                         srv_metrics_health(&g, net->version, now_ms() - net->started_ms), a.body);
     case SRV_HTTP_METRICS:
       gauges(net, &g);
@@ -748,6 +876,11 @@ static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void
       return 0;
     }
   }
+  case LWS_CALLBACK_RAW_ADOPT:
+  case LWS_CALLBACK_RAW_RX:
+  case LWS_CALLBACK_RAW_WRITEABLE:
+  case LWS_CALLBACK_RAW_CLOSE:
+    return http_raw(wsi, reason);
   case LWS_CALLBACK_HTTP_WRITEABLE:
     if (req == NULL || req->body == NULL)
       break;
@@ -821,6 +954,7 @@ srv_net *srv_net_new(uv_loop_t *loop, const srv_config *cfg, const char *version
   srv_list_init(&net->conns);
   srv_list_init(&net->held);
   srv_list_init(&net->unhello);
+  srv_list_init(&net->gates);
   net->peers = srv_peers_new();
   if (net->peers == NULL) {
     free(net);
@@ -833,8 +967,10 @@ srv_net *srv_net_new(uv_loop_t *loop, const srv_config *cfg, const char *version
   net->port = -1;
   net->started_ms = now_ms();
   srv_keepalive_init(&net->ka, (uint64_t)cfg->ping_s * 1000, (uint64_t)cfg->hangup_s * 1000);
+  net->listen_fd = -1;
   if (uv_prepare_init(loop, &net->prepare) != 0 || uv_timer_init(loop, &net->stop_timer) != 0 ||
-      uv_timer_init(loop, &net->hello_timer) != 0 || uv_timer_init(loop, &net->ka_timer) != 0) {
+      uv_timer_init(loop, &net->hello_timer) != 0 || uv_timer_init(loop, &net->ka_timer) != 0 ||
+      uv_timer_init(loop, &net->accept_timer) != 0 || uv_timer_init(loop, &net->gate_timer) != 0) {
     /* None fails on a live loop; if one did, the handle was not registered. */
     srv_peers_free(net->peers);
     free(net);
@@ -844,7 +980,9 @@ srv_net *srv_net_new(uv_loop_t *loop, const srv_config *cfg, const char *version
   net->stop_timer.data = SRV_OWN_TAG;
   net->hello_timer.data = SRV_OWN_TAG;
   net->ka_timer.data = SRV_OWN_TAG;
-  net->handles_open = 4;
+  net->accept_timer.data = SRV_OWN_TAG;
+  net->gate_timer.data = SRV_OWN_TAG;
+  net->handles_open = 6;
   return net;
 }
 
@@ -878,6 +1016,295 @@ static void on_prepare(uv_prepare_t *h) {
     net->turn_hook(net->turn_hook_arg);
   else
     srv_net_release(net);
+  /* The turn's commit is done: what it did to the store's counters is storage's health (/healthz).
+   */
+  if (net->routes.gauges != NULL) {
+    srv_metrics_gauges g;
+    gauges(net, &g);
+    if (g.storage)
+      srv_metrics_storage_turn(&g.store);
+  }
+}
+
+/* ---- The listening socket ------------------------------------------------------------------ */
+
+/* Opens the listening socket on --bind and --port into net->listen_fd and net->port: "0.0.0.0" is
+ * every address, IPv6 and IPv4 on one socket where the system has IPv6 (as lws did). Returns 0, or
+ * -1 after logging why. */
+static int listen_open(srv_net *net) {
+  const char *host = net->cfg.bind;
+  bool any = strcmp(host, "0.0.0.0") == 0;
+  char port[16];
+  snprintf(port, sizeof port, "%d", net->cfg.port);
+  struct addrinfo hints, *res = NULL;
+  memset(&hints, 0, sizeof hints);
+  hints.ai_family = any ? AF_INET6 : AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  int rc = getaddrinfo(any ? NULL : host, port, &hints, &res);
+  if (rc != 0 && any) { /* No IPv6 here: IPv4 alone. */
+    hints.ai_family = AF_INET;
+    rc = getaddrinfo(NULL, port, &hints, &res);
+  }
+  if (rc != 0) {
+    srv_log_error("net", "cannot listen on %s port %d: %s", host, net->cfg.port, gai_strerror(rc));
+    return -1;
+  }
+  int fd = -1, err = 0;
+  for (struct addrinfo *ai = res; ai != NULL && fd < 0; ai = ai->ai_next) {
+    fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+    if (fd < 0) {
+      err = errno;
+      continue;
+    }
+    int one = 1, zero = 0;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (ai->ai_family == AF_INET6 && any)
+      setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
+    if (bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || listen(fd, SOMAXCONN) != 0 ||
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) != 0) {
+      err = errno;
+      close(fd);
+      fd = -1;
+    }
+  }
+  freeaddrinfo(res);
+  struct sockaddr_storage sa;
+  socklen_t len = sizeof sa;
+  if (fd >= 0 && getsockname(fd, (struct sockaddr *)&sa, &len) != 0) {
+    err = errno;
+    close(fd);
+    fd = -1;
+  }
+  if (fd < 0) {
+    srv_log_error("net", "cannot listen on %s port %d: %s", host, net->cfg.port, strerror(err));
+    return -1;
+  }
+  net->listen_fd = fd;
+  net->port = ntohs(sa.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&sa)->sin6_port
+                                             : ((struct sockaddr_in *)&sa)->sin_port);
+  return 0;
+}
+
+static void on_listen(uv_poll_t *h, int status, int events);
+static void net_handle_closed(srv_net *net);
+
+/* ---- The gate: the first request's head, read before lws reads it ----------------------------
+ * lws 4.1 parses a request itself, and for some heads never lets the server answer: over its
+ * buffer it closes without a status, it does not count headers it does not know, a NUL in the
+ * path closes, an unknown method gets 403, CONNECT hangs. The gate reads the head of each new
+ * connection's first request with MSG_PEEK (the bytes stay for lws) and answers those itself
+ * (srv_http_head_check()); a head fit for lws is handed over with the socket. */
+
+static void on_gate_closed(uv_handle_t *h) {
+  gate_conn *g = (gate_conn *)((char *)h - offsetof(gate_conn, poll));
+  srv_net *net = g->net;
+  if (g->adopt && !net->stopping && net->context != NULL) {
+    int one = 1; /* What lws sets on the sockets it accepts. */
+    setsockopt(g->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (lws_adopt_socket_vhost(net->vhost, g->fd) == NULL) /* lws has closed it. */
+      srv_log_warn("net", "a new connection could not be set up (out of memory or descriptors)");
+  } else {
+    close(g->fd);
+  }
+  free(g);
+  net_handle_closed(net);
+}
+
+/* Ends the gate's part: the socket goes to lws (adopt), or is closed. The poll handle is closed
+ * first, so that lws' own poll of the descriptor is the only one. */
+static void gate_close(gate_conn *g, bool adopt) {
+  if (uv_is_closing((uv_handle_t *)&g->poll))
+    return;
+  srv_list_remove(&g->link);
+  g->adopt = adopt;
+  uv_close((uv_handle_t *)&g->poll, on_gate_closed);
+}
+
+/* Reads and drops what the peer sent; closes at its end or past GATE_DISCARD_MAX. */
+static void gate_discard(gate_conn *g) {
+  char buf[4096];
+  for (;;) {
+    ssize_t n = recv(g->fd, buf, sizeof buf, 0);
+    if (n > 0 && (g->discarded += (size_t)n) <= GATE_DISCARD_MAX)
+      continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+      return;
+    gate_close(g, false); /* The peer's end, an error, or too much. */
+    return;
+  }
+}
+
+static void on_gate_io(uv_poll_t *h, int status, int events);
+
+/* Answers a's status and closes: the answer, then the input discarded until the peer closes (a
+ * lingering close, as nginx's), at most GATE_LINGER_MS. */
+static void gate_answer(gate_conn *g, const srv_http_answer *a) {
+  char body[64], head[512];
+  int bn = snprintf(body, sizeof body, "%d %s\n", a->status, status_text(a->status));
+  int hn = snprintf(head, sizeof head,
+                    "HTTP/1.1 %d %s\r\nServer: mancala-server\r\n"
+                    "Content-Type: text/plain; charset=utf-8\r\nContent-Length: %d\r\n"
+                    "Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n%s%s%s"
+                    "Connection: close\r\n\r\n%s",
+                    a->status, status_text(a->status), bn, a->allow ? "Allow: " : "",
+                    a->allow ? a->allow : "", a->allow ? "\r\n" : "", body);
+  /* A few hundred bytes into an empty socket buffer: one send() takes them. */
+  (void)send(g->fd, head, (size_t)hn, MSG_NOSIGNAL);
+  shutdown(g->fd, SHUT_WR);
+  g->lingering = true;
+  g->deadline = now_ms() + GATE_LINGER_MS;
+  if (g->paused) {
+    g->paused = false;
+    uv_poll_start(&g->poll, UV_READABLE, on_gate_io);
+  }
+  gate_discard(g);
+}
+
+/* Looks at what has come of the head so far and acts on srv_http_head_check()'s verdict. */
+static void gate_check(gate_conn *g) {
+  char buf[SRV_HTTP_HEAD_MAX + 1];
+  ssize_t n = recv(g->fd, buf, sizeof buf, MSG_PEEK);
+  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+    return;
+  if (n <= 0) {
+    gate_close(g, false); /* Closed before a request, or an error. */
+    return;
+  }
+  srv_http_answer a;
+  switch (srv_http_head_check(buf, (size_t)n, &a)) {
+  case SRV_HTTP_HEAD_MORE:
+    /* The bytes stay readable: polling would wake at once. The tick looks again when more came. */
+    g->seen = (size_t)n;
+    if (!g->paused) {
+      g->paused = true;
+      uv_poll_stop(&g->poll);
+    }
+    return;
+  case SRV_HTTP_HEAD_PASS:
+    gate_close(g, true);
+    return;
+  case SRV_HTTP_HEAD_ANSWER:
+    srv_log_debug("net", "answering %d to a request lws would not answer", a.status);
+    gate_answer(g, &a);
+    return;
+  }
+}
+
+static void on_gate_io(uv_poll_t *h, int status, int events) {
+  gate_conn *g = (gate_conn *)((char *)h - offsetof(gate_conn, poll));
+  (void)events;
+  if (status < 0)
+    gate_close(g, false);
+  else if (g->lingering)
+    gate_discard(g);
+  else
+    gate_check(g);
+}
+
+/* Every GATE_TICK_MS while the gate holds connections: deadlines, and heads that grew. */
+static void on_gate_tick(uv_timer_t *t) {
+  srv_net *net = (srv_net *)((char *)t - offsetof(srv_net, gate_timer));
+  uint64_t now = now_ms();
+  srv_list_foreach_safe (it, &net->gates) {
+    gate_conn *g = srv_list_entry(it, gate_conn, link);
+    int avail = 0;
+    if (now > g->deadline)
+      gate_close(g, false); /* No whole head in time (as lws), or done lingering. */
+    else if (g->paused && ioctl(g->fd, FIONREAD, &avail) == 0 && (size_t)avail != g->seen)
+      gate_check(g);
+  }
+  if (srv_list_empty(&net->gates))
+    uv_timer_stop(&net->gate_timer);
+}
+
+/* A new connection: to the gate, or straight to lws when memory runs out. */
+static void gate_add(srv_net *net, int fd) {
+  gate_conn *g = calloc(1, sizeof *g);
+  if (g == NULL || uv_poll_init(net->loop, &g->poll, fd) != 0) {
+    free(g);
+    if (lws_adopt_socket_vhost(net->vhost, fd) == NULL)
+      srv_log_warn("net", "a new connection could not be set up (out of memory or descriptors)");
+    return;
+  }
+  g->poll.data = SRV_OWN_TAG;
+  g->net = net;
+  g->fd = fd;
+  g->deadline = now_ms() + GATE_HEAD_MS;
+  net->handles_open++;
+  srv_list_push_back(&net->gates, &g->link);
+  if (!uv_is_active((uv_handle_t *)&net->gate_timer))
+    uv_timer_start(&net->gate_timer, on_gate_tick, GATE_TICK_MS, GATE_TICK_MS);
+  uv_poll_start(&g->poll, UV_READABLE, on_gate_io);
+}
+
+static void gate_close_all(srv_net *net) {
+  uv_timer_stop(&net->gate_timer);
+  srv_list_foreach_safe (it, &net->gates) {
+    gate_close(srv_list_entry(it, gate_conn, link), false);
+  }
+}
+
+static void on_accept_resume(uv_timer_t *t) {
+  srv_net *net = (srv_net *)((char *)t - offsetof(srv_net, accept_timer));
+  if (net->listening && !net->stopping)
+    uv_poll_start(&net->listen_poll, UV_READABLE, on_listen);
+}
+
+/* An accept error that would come back at once (out of descriptors, above all): stop polling the
+ * listening socket for a while instead of spinning on it, as nginx does. The connections wait in
+ * the kernel's backlog meanwhile; connections closing (refused ones, lws' 5 s timeout of requests
+ * that never come) give the descriptors back. */
+static void accept_pause(srv_net *net, int err) {
+  net->accept_pause_ms = net->accept_pause_ms == 0 ? ACCEPT_PAUSE_MIN_MS : 2 * net->accept_pause_ms;
+  if (net->accept_pause_ms > ACCEPT_PAUSE_MAX_MS)
+    net->accept_pause_ms = ACCEPT_PAUSE_MAX_MS;
+  net->accept_fails++;
+  uv_poll_stop(&net->listen_poll);
+  uv_timer_start(&net->accept_timer, on_accept_resume, net->accept_pause_ms, 0);
+  srv_log_warn("net",
+               "accept: %s (open-file limit %ld, %ld WebSocket connections): not accepting for "
+               "%llu ms (%lu pauses so far)",
+               strerror(err), net->open_files, net->nconns,
+               (unsigned long long)net->accept_pause_ms, net->accept_fails);
+}
+
+/* The listening socket is readable: accept what is waiting; each connection goes to the gate,
+ * then to lws (lws_adopt_socket_vhost(): from there on as if lws had accepted it). */
+static void on_listen(uv_poll_t *h, int status, int events) {
+  srv_net *net = (srv_net *)((char *)h - offsetof(srv_net, listen_poll));
+  (void)events;
+  if (status < 0) {
+    srv_log_error("net", "listening socket: %s", uv_strerror(status));
+    accept_pause(net, EIO);
+    return;
+  }
+  for (int i = 0; i < ACCEPTS_PER_CALLBACK && !net->stopping; i++) {
+    int fd = accept(net->listen_fd, NULL, NULL);
+    if (fd < 0) {
+      int err = errno;
+      if (err == EINTR || err == ECONNABORTED || err == EPROTO)
+        continue; /* That connection only. */
+      if (err == EAGAIN || err == EWOULDBLOCK)
+        net->accept_pause_ms = 0; /* All accepted: the next error starts short again. */
+      else
+        accept_pause(net, err); /* EMFILE, ENFILE, ENOBUFS, ENOMEM, ... */
+      return;
+    }
+    gate_add(net, fd);
+  }
+}
+
+static void on_listen_closed(uv_handle_t *h);
+
+/* Stops accepting for good and closes the listening socket (its descriptor once the handle is
+ * closed): new connections are refused from then on. */
+static void listen_close(srv_net *net) {
+  uv_timer_stop(&net->accept_timer);
+  if (!net->listening)
+    return;
+  net->listening = false;
+  uv_close((uv_handle_t *)&net->listen_poll, on_listen_closed);
 }
 
 void srv_net_set_turn_hook(srv_net *net, void (*fn)(void *arg), void *arg) {
@@ -921,20 +1348,28 @@ int srv_net_start(srv_net *net, srv_dispatch *d) {
   /* No validity timers from lws (both 0; without a policy of its own the vhost would get lws'
    * default, 300 s): keepalive is ours (on_keepalive_tick()). */
   memset(&net->retry, 0, sizeof net->retry);
-  long files = srv_rlimit_open_files((long)net->cfg.max_connections + SRV_RLIMIT_SPARE);
+  int want = net->cfg.max_connections;
+  long files = srv_rlimit_open_files((long)want + SRV_RLIMIT_SPARE);
+  net->open_files = files;
+  /* The connection limit is what the open-file limit allows, a reserve kept for everything else:
+   * connections past it are refused (too_many_connections) instead of running out of descriptors.
+   */
+  net->cfg.max_connections = (int)srv_rlimit_connections(files, want);
 
   void *loops[1] = {net->loop};
   struct lws_context_creation_info info;
   memset(&info, 0, sizeof info);
   info.options = LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_EXPLICIT_VHOSTS |
-                 LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE;
+                 LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE |
+                 LWS_SERVER_OPTION_FALLBACK_TO_APPLY_LISTEN_ACCEPT_CONFIG; /* http_raw() */
   info.foreign_loops = loops;
   info.pcontext = &net->context;
   info.retry_and_idle_policy = &net->retry;
   /* Exactly the open-file limit: lws then indexes its connections by descriptor (srv_rlimit.h). */
   info.fd_limit_per_thread = (unsigned)files;
   /* Room for a large request head, so that one over SRV_HTTP_HEADERS_MAX gets 431 (a head over
-   * this is cut by lws, which closes the connection). */
+   * this is cut by lws, which closes the connection: the gate answers those of a first request). */
+  _Static_assert(SRV_HTTP_HEAD_MAX < SRV_HTTP_HEADERS_READ, "a head the gate passes fits lws");
   info.max_http_header_data = SRV_HTTP_HEADERS_READ;
   net->context = lws_create_context(&info);
   if (net->context == NULL) {
@@ -942,27 +1377,40 @@ int srv_net_start(srv_net *net, srv_dispatch *d) {
                   "cannot create the libwebsockets context (is libwebsockets-evlib-uv installed?)");
     return SRV_EINTERNAL;
   }
-  info.port = net->cfg.port;
-  info.iface = strcmp(net->cfg.bind, "0.0.0.0") == 0 ? NULL : net->cfg.bind;
+  /* lws serves the connections our listening socket accepts (listen_open(), on_listen()). */
+  info.port = CONTEXT_PORT_NO_LISTEN_SERVER;
   info.protocols = net->protocols;
   info.mounts = net->mounts;
   info.vhost_name = "mancala";
   info.user = net;
   info.server_string = "mancala-server";
-  if (strchr(net->cfg.bind, ':') == NULL && info.iface != NULL)
-    info.options |= LWS_SERVER_OPTION_DISABLE_IPV6;
   net->vhost = lws_create_vhost(net->context, &info);
   if (net->vhost == NULL) {
-    srv_log_error("net", "cannot listen on %s port %d", net->cfg.bind, net->cfg.port);
+    srv_log_error("net", "cannot create the libwebsockets vhost");
     return SRV_EINTERNAL;
   }
-  net->port = lws_get_vhost_listen_port(net->vhost);
+  if (listen_open(net) != 0)
+    return SRV_EINTERNAL;
+  if (uv_poll_init(net->loop, &net->listen_poll, net->listen_fd) != 0) {
+    srv_log_error("net", "cannot poll the listening socket");
+    close(net->listen_fd);
+    net->listen_fd = -1;
+    return SRV_EINTERNAL;
+  }
+  net->listen_poll.data = SRV_OWN_TAG;
+  net->listening = true;
+  net->handles_open++;
+  uv_poll_start(&net->listen_poll, UV_READABLE, on_listen);
   uv_timer_start(&net->ka_timer, on_keepalive_tick, KEEPALIVE_TICK_MS, KEEPALIVE_TICK_MS);
-  if (files > 0 && files < (long)net->cfg.max_connections + 64)
+  if (net->cfg.max_connections < want)
     srv_log_warn("net",
-                 "the open-file limit (%ld) is below --max-connections (%d): raise it "
-                 "(ulimit -n, LimitNOFILE)",
-                 files, net->cfg.max_connections);
+                 "connections: at most %d, not --max-connections %d: the open-file limit %ld "
+                 "keeps %ld descriptors for the database, logs and files (raise it: ulimit -n, "
+                 "LimitNOFILE)",
+                 net->cfg.max_connections, want, files, files - net->cfg.max_connections);
+  else
+    srv_log_info("net", "connections: at most %d (open-file limit %ld)", net->cfg.max_connections,
+                 files);
   srv_log_info("net", "listening on http://%s:%d/ (WebSocket /ws, web %s)", net->cfg.bind,
                net->port, net->web_dir);
   return 0;
@@ -1012,6 +1460,8 @@ void srv_net_stop(srv_net *net, void (*done)(void *arg), void *arg) {
   net->done_arg = arg;
   net->stop_started = now_ms();
   uv_timer_stop(&net->ka_timer);
+  listen_close(net);
+  gate_close_all(net);
   srv_log_info("net", "shutting down: closing %ld connections", net->nconns);
   /* One bye frame for everyone; NULL when memory ran out: the close frame alone then. */
   srv_event ev = {.type = SRV_EV_BYE};
@@ -1062,6 +1512,21 @@ static void on_ka_timer_closed(uv_handle_t *h) {
   net_handle_closed((srv_net *)((char *)h - offsetof(srv_net, ka_timer)));
 }
 
+static void on_gate_timer_closed(uv_handle_t *h) {
+  net_handle_closed((srv_net *)((char *)h - offsetof(srv_net, gate_timer)));
+}
+
+static void on_accept_timer_closed(uv_handle_t *h) {
+  net_handle_closed((srv_net *)((char *)h - offsetof(srv_net, accept_timer)));
+}
+
+static void on_listen_closed(uv_handle_t *h) {
+  srv_net *net = (srv_net *)((char *)h - offsetof(srv_net, listen_poll));
+  close(net->listen_fd);
+  net->listen_fd = -1;
+  net_handle_closed(net);
+}
+
 void srv_net_free(srv_net *net) {
   if (net == NULL)
     return;
@@ -1072,4 +1537,8 @@ void srv_net_free(srv_net *net) {
   uv_close((uv_handle_t *)&net->stop_timer, on_stop_timer_closed);
   uv_close((uv_handle_t *)&net->hello_timer, on_hello_timer_closed);
   uv_close((uv_handle_t *)&net->ka_timer, on_ka_timer_closed);
+  listen_close(net);
+  gate_close_all(net);
+  uv_close((uv_handle_t *)&net->accept_timer, on_accept_timer_closed);
+  uv_close((uv_handle_t *)&net->gate_timer, on_gate_timer_closed);
 }

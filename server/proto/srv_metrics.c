@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "srv_error.h"
 #include "srv_msg.h"
@@ -27,6 +28,14 @@ static struct {
   unsigned long long buckets[N_BOUNDS + 1];
   unsigned long long handled;
   double handled_sum;
+  struct {
+    bool sampled;                /* The counters below were taken once. */
+    uint64_t commits, failed;    /* The store's counters at the last turn. */
+    unsigned long long answered; /* storage_error answers at the last turn. */
+    bool degraded;
+    time_t since;                     /* When it became degraded (wall clock). */
+    unsigned long long lost, refused; /* Failed commits, storage_error answers since. */
+  } storage;
 } m;
 
 void srv_metrics_reset(void) {
@@ -63,6 +72,34 @@ void srv_metrics_handled(uint64_t ns) {
   m.buckets[i]++;
   m.handled++;
   m.handled_sum += s;
+}
+
+void srv_metrics_storage_turn(const srv_store_stats *st) {
+  unsigned long long answered = m.errors[srv_err_index(SRV_ESTORAGE)];
+  uint64_t good = st->commits - m.storage.commits, lost = st->failed_commits - m.storage.failed;
+  unsigned long long refused = answered - m.storage.answered;
+  if (!m.storage.sampled) {
+    m.storage.sampled = true;
+    good = lost = refused = 0;
+  }
+  m.storage.commits = st->commits;
+  m.storage.failed = st->failed_commits;
+  m.storage.answered = answered;
+  if (lost > 0 || refused > 0) {
+    if (!m.storage.degraded) {
+      m.storage.degraded = true;
+      m.storage.since = time(NULL);
+      m.storage.lost = m.storage.refused = 0;
+    }
+    m.storage.lost += lost;
+    m.storage.refused += refused;
+  } else if (good > 0) {
+    m.storage.degraded = false;
+  }
+}
+
+bool srv_metrics_storage_degraded(void) {
+  return m.storage.degraded;
 }
 
 /* A growing string buffer for the text rendering. */
@@ -172,6 +209,11 @@ char *srv_metrics_prometheus(const srv_metrics_gauges *g) {
         "mancala_store_commit_seconds_max %.6f\n",
         st->commits, st->failed_commits, st->writes, (double)st->commit_ns_total / 1e9,
         (double)st->commit_ns_max / 1e9);
+    put(&b,
+        "# HELP mancala_store_degraded 1 while storage refuses writes (no good commit since the "
+        "last failure): /healthz answers 503.\n# TYPE mancala_store_degraded gauge\n"
+        "mancala_store_degraded %d\n",
+        m.storage.degraded ? 1 : 0);
   }
   if (b.failed) {
     free(b.p);
@@ -180,15 +222,36 @@ char *srv_metrics_prometheus(const srv_metrics_gauges *g) {
   return b.p;
 }
 
+/* Why storage is degraded, into buf. */
+static void degraded_reason(char *buf, size_t size) {
+  char since[32] = "?";
+  struct tm tm;
+  if (gmtime_r(&m.storage.since, &tm) != NULL)
+    strftime(since, sizeof since, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  snprintf(buf, size,
+           "storage refuses writes: %llu commits lost their batch and %llu requests were answered "
+           "storage_error since %s, and no commit has succeeded since (the log says why)",
+           m.storage.lost, m.storage.refused, since);
+}
+
 char *srv_metrics_health(const srv_metrics_gauges *g, const char *version, uint64_t uptime_ms) {
-  json_t *o =
-      json_pack("{s:s,s:s,s:I,s:I,s:I,s:I,s:I,s:I}", "status", "ok", "version", version, "uptime",
-                (json_int_t)(uptime_ms / 1000), "uptime_ms", (json_int_t)uptime_ms, "rooms",
-                (json_int_t)(g->rooms[0] + g->rooms[1] + g->rooms[2]), "connections",
-                (json_int_t)g->connections, "players", (json_int_t)g->players, "games_playing",
-                (json_int_t)g->rooms[1]);
+  bool degraded = g->storage && m.storage.degraded;
+  json_t *o = json_pack("{s:s,s:s,s:I,s:I,s:I,s:I,s:I,s:I}", "status", degraded ? "degraded" : "ok",
+                        "version", version, "uptime", (json_int_t)(uptime_ms / 1000), "uptime_ms",
+                        (json_int_t)uptime_ms, "rooms",
+                        (json_int_t)(g->rooms[0] + g->rooms[1] + g->rooms[2]), "connections",
+                        (json_int_t)g->connections, "players", (json_int_t)g->players,
+                        "games_playing", (json_int_t)g->rooms[1]);
   if (o == NULL)
     return NULL;
+  if (degraded) {
+    char reason[256];
+    degraded_reason(reason, sizeof reason);
+    if (json_object_set_new(o, "reason", json_string(reason)) != 0) {
+      json_decref(o);
+      return NULL;
+    }
+  }
   char *s = json_dumps(o, JSON_COMPACT);
   json_decref(o);
   return s;

@@ -37,8 +37,19 @@ void srv_metrics_handled(uint64_t ns); /* Time spent handling one incoming messa
  * the current gauges g (borrowed). Returns NULL when memory runs out. */
 char *srv_metrics_prometheus(const srv_metrics_gauges *g);
 
+/* Storage health, for /healthz (as Redis answers MISCONF while it cannot persist). Called once per
+ * loop turn after the turn's commit (the network layer does, at the loop boundary) with the store's
+ * counters (borrowed). A turn whose commits lost a batch (failed_commits grew) or that answered a
+ * request with storage_error makes storage degraded; a later turn with a good commit (commits grew)
+ * and neither makes it ok again. The first call only takes the counters as they are. */
+void srv_metrics_storage_turn(const srv_store_stats *st);
+
+/* Whether storage is degraded now (see srv_metrics_storage_turn()). */
+bool srv_metrics_storage_degraded(void);
+
 /* Writes the /healthz JSON object into a new malloc'd string (the caller frees it); g and version
- * are borrowed. Returns NULL when memory runs out. */
+ * are borrowed. "status" is "ok", or "degraded" with a "reason" while storage refuses writes (the
+ * caller answers 503 then: srv_metrics_storage_degraded()). Returns NULL when memory runs out. */
 char *srv_metrics_health(const srv_metrics_gauges *g, const char *version, uint64_t uptime_ms);
 
 #endif

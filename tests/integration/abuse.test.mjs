@@ -1,11 +1,13 @@
 // What one client address can hold (security probe, findings 1, 2, 6-8, 13), against the real
 // server: connections that never say hello, rooms, public rooms, lobby watchers and new players
 // per address, spectators' chat per room, and IPv6 clients counted by /64. Addresses come from
-// X-Forwarded-For through the default trusted proxy (127.0.0.1), as behind nginx.
+// X-Forwarded-For through 127.0.0.1 named as the trusted proxy (PROXY), as behind nginx.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Client, startServer } from './harness.mjs';
 
+// No proxy is trusted unless named (--trust-proxy): the tests' own address plays the nginx.
+const PROXY = ['--trust-proxy', '127.0.0.1'];
 const from = (server, ip, opts = {}) => Client.connect(server, { ...opts, headers: { 'X-Forwarded-For': ip } });
 
 test('a connection that never says hello is closed after --hello-s; one that does stays', async () => {
@@ -28,7 +30,7 @@ test('a connection that never says hello is closed after --hello-s; one that doe
 });
 
 test('IPv6 clients are counted by /64', async () => {
-  const server = await startServer(['--max-per-ip', '3']);
+  const server = await startServer(['--max-per-ip', '3', ...PROXY]);
   try {
     const in64 = [];
     for (let i = 1; i <= 3; i++) in64.push(await from(server, `2001:db8:1:2::${i}`, { name: `Six${i}` }));
@@ -45,7 +47,7 @@ test('IPv6 clients are counted by /64', async () => {
 });
 
 test('rooms, public rooms, lobby watchers and new players per address', async () => {
-  const server = await startServer(['--rooms-per-ip', '3', '--public-rooms-per-ip', '1', '--watchers-per-ip', '1',
+  const server = await startServer([...PROXY, '--rooms-per-ip', '3', '--public-rooms-per-ip', '1', '--watchers-per-ip', '1',
     '--players-per-ip', '4']);
   try {
     const a = await from(server, '203.0.113.9', { name: 'A' });
@@ -80,7 +82,7 @@ test('rooms, public rooms, lobby watchers and new players per address', async ()
 test('spectators of a room share one chat bucket; the players always talk', async () => {
   // The room's chat allowance is each connection's --rate and --burst (srv_room_chat.c): 5 lines
   // a second and 15 at once here, for the four spectators together.
-  const server = await startServer(['--rate', '5', '--burst', '15']);
+  const server = await startServer(['--rate', '5', '--burst', '15', ...PROXY]);
   try {
     const a = await Client.connect(server, { name: 'A' });
     const b = await Client.connect(server, { name: 'B' });

@@ -286,10 +286,15 @@ test('a storage error while running refuses the move with storage_error; the roo
     const retry = await a.request({ type: 'move', room, house: st.legal[0], ply: st.ply });
     assert.equal(retry.code, 'storage_error');
   }
-  // The server keeps serving: chat, health, a new connection, the lobby.
+  // The server keeps serving: chat, health, a new connection, the lobby. /healthz says that
+  // storage refuses writes (503 degraded: no commit has succeeded since the refusal).
   const b = await Client.connect(server, { name: 'Bo' });
   assert.equal((await b.request({ type: 'lobby', watch: false })).type, 'lobby');
-  assert.equal((await fetch(`${server.http}/healthz`)).status, 200);
+  const health = await fetch(`${server.http}/healthz`);
+  assert.equal(health.status, 503);
+  const h = await health.json();
+  assert.equal(h.status, 'degraded');
+  assert.match(h.reason, /^storage refuses writes: /);
   const metrics = await (await fetch(`${server.http}/metrics`)).text();
   assert.match(metrics, /^mancala_errors_total\{code="storage_error"\} [1-9]/m);
   assert.match(server.log, /ERROR persist: cannot store/);

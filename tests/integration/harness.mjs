@@ -18,15 +18,17 @@ const FAST = ['--rate', '100000', '--burst', '100000', '--players-per-ip', '1000
   '--public-rooms-per-ip', '10000000', '--watchers-per-ip', '1000000'];
 
 // Starts the server with extra args; resolves once it logs its port. Its data directory is a new
-// one removed at exit, unless `data` names one to keep (restart tests).
-export function startServer(args = [], { fast = true, data: keep } = {}) {
+// one removed at exit, unless `data` names one to keep (restart tests). `wrap` runs it through a
+// command that execs it, so that the pid stays the server's (['prlimit', '--nofile=256:256', '--']).
+export function startServer(args = [], { fast = true, data: keep, wrap = [] } = {}) {
   const data = keep || fs.mkdtempSync(path.join(os.tmpdir(), 'mancala-it-'));
   const all = ['--port', '0', '--bind', '127.0.0.1', '--web', WEB, '--data', data, ...(fast ? FAST : []), ...args];
   // MANCALA_VALGRIND=1 runs the server under valgrind: any error or leak makes the exit non-zero.
   const child = process.env.MANCALA_VALGRIND
     ? spawn('valgrind', ['--error-exitcode=99', '--leak-check=full', '--show-leak-kinds=definite,indirect',
       '--errors-for-leak-kinds=definite,indirect', '--track-fds=no', BIN, ...all], { stdio: ['ignore', 'ignore', 'pipe'] })
-    : spawn(BIN, all, { stdio: ['ignore', 'ignore', 'pipe'] });
+    : spawn(wrap.length ? wrap[0] : BIN, [...wrap.slice(1), ...(wrap.length ? [BIN] : []), ...all],
+      { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => {
     if (!keep) fs.rmSync(data, { recursive: true, force: true });

@@ -16,6 +16,57 @@ async function logged(server, re) {
   assert.match(server.log, re);
 }
 
+// /healthz as a container's health check reads it: 503 "degraded" with the reason while storage
+// refuses writes (as Redis answers MISCONF), 200 "ok" again once a commit succeeds.
+const health = async (server) => {
+  const res = await fetch(`${server.http}/healthz`);
+  return { status: res.status, body: await res.json() };
+};
+
+test('/healthz is 503 degraded with the reason while storage refuses writes, ok after a good commit', async () => {
+  const data = tmp('health');
+  const db = path.join(data, 'mancala.db');
+  const server = await startServer([], { data });
+  try {
+    const a = await Client.connect(server, { name: 'Ana' });
+    const b = await Client.connect(server, { name: 'Bo' });
+    const { room, state } = await pair(a, b);
+    let h = await health(server);
+    assert.equal(h.status, 200);
+    assert.equal(h.body.status, 'ok');
+    assert.equal(h.body.reason, undefined);
+    // Every move refused by the database, as on a full disk.
+    sql(db, "CREATE TRIGGER refuse_move BEFORE INSERT ON moves BEGIN SELECT RAISE(ROLLBACK, 'full'); END;");
+    const refused = await a.request({ type: 'move', room, house: state.legal[0], ply: 0 });
+    assert.equal(refused.code, 'storage_error');
+    h = await health(server);
+    assert.equal(h.status, 503, JSON.stringify(h.body));
+    assert.equal(h.body.status, 'degraded');
+    // The move's write failed, so the move was refused at once: no batch reached the commit.
+    assert.match(h.body.reason, /^storage refuses writes: 0 commits lost their batch and 1 requests were answered storage_error since \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ, and no commit has succeeded since \(the log says why\)$/);
+    assert.equal(h.body.connections, 2, 'the rest of the answer as usual');
+    const metrics = await (await fetch(`${server.http}/metrics`)).text();
+    assert.match(metrics, /^mancala_store_degraded 1$/m);
+    // Still degraded while nothing succeeds; a read-only request does not make it ok.
+    assert.equal((await a.request({ type: 'lobby', watch: false })).type, 'lobby');
+    assert.equal((await health(server)).status, 503);
+    // Storage back: the next commit succeeds, and so does the health check.
+    sql(db, 'DROP TRIGGER refuse_move;');
+    const played = await a.request({ type: 'move', room, house: state.legal[0], ply: 0 });
+    assert.equal(played.type, 'state');
+    h = await health(server);
+    assert.equal(h.status, 200, JSON.stringify(h.body));
+    assert.equal(h.body.status, 'ok');
+    assert.equal(h.body.reason, undefined);
+    assert.match(await (await fetch(`${server.http}/metrics`)).text(), /^mancala_store_degraded 0$/m);
+    await a.close();
+    await b.close();
+  } finally {
+    assert.equal((await server.stop()).code, 0);
+    fs.rmSync(data, { recursive: true, force: true });
+  }
+});
+
 // Finding 4: a game start storage refuses is refused as a whole. The rematch that would start the
 // game answers storage_error and nobody is shown a game that a restart would not find.
 test('a rematch storage refuses changes nothing, and a restart shows what the players saw', async () => {
@@ -159,6 +210,10 @@ test('a deleted database refuses every move with storage_error and says so', asy
     }
     await logged(server, /deleted or replaced while the server ran/);
     assert.equal((await a.request({ type: 'lobby', watch: false })).type, 'lobby', 'still serving');
+    // Writes refused before any commit (no failed commit counted): the answers say it.
+    const h = await health(server);
+    assert.equal(h.status, 503);
+    assert.match(h.body.reason, /0 commits lost their batch and 5 requests were answered storage_error/);
     await a.close();
     await b.close();
     assert.equal((await server.stop()).code, 0);

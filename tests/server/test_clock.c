@@ -63,7 +63,7 @@ TEST_IMPL(config) {
   ASSERT_EQ(load(&cfg, "--frobnicate 1"), -1);
   ASSERT_EQ(load(&cfg, "stray"), -1);
   ASSERT_EQ(load(&cfg, "--ping-s 30 --hangup-s 30"), -1);
-  ASSERT_STR_EQ(cfg.trust_proxy, "127.0.0.1,::1");
+  ASSERT_STR_EQ(cfg.trust_proxy, "none"); /* No proxy is trusted until one is named. */
   ASSERT_EQ(load(&cfg, "--trust-proxy 10.0.0.0/8,fd00::/8"), 0);
   ASSERT_EQ(load(&cfg, "--trust-proxy none"), 0);
   ASSERT_EQ(load(&cfg, "--trust-proxy 10.0.0.0/99"), -1);
