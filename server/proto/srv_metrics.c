@@ -29,9 +29,9 @@ static struct {
   unsigned long long handled;
   double handled_sum;
   struct {
-    bool sampled;                /* The counters below were taken once. */
-    uint64_t commits, failed;    /* The store's counters at the last turn. */
-    unsigned long long answered; /* storage_error answers at the last turn. */
+    bool sampled;                 /* The counters below were taken once. */
+    uint64_t game_writes, failed; /* The store's counters at the last turn. */
+    unsigned long long answered;  /* storage_error answers at the last turn. */
     bool degraded;
     time_t since;                     /* When it became degraded (wall clock). */
     unsigned long long lost, refused; /* Failed commits, storage_error answers since. */
@@ -76,13 +76,16 @@ void srv_metrics_handled(uint64_t ns) {
 
 void srv_metrics_storage_turn(const srv_store_stats *st) {
   unsigned long long answered = m.errors[srv_err_index(SRV_ESTORAGE)];
-  uint64_t good = st->commits - m.storage.commits, lost = st->failed_commits - m.storage.failed;
+  /* Good: a commit that stored a game's writes (a move, a start, a result). The writes a lost batch
+   * has its rooms record again commit without them: they do not say storage takes writes again. */
+  uint64_t good = st->game_writes - m.storage.game_writes;
+  uint64_t lost = st->failed_commits - m.storage.failed;
   unsigned long long refused = answered - m.storage.answered;
   if (!m.storage.sampled) {
     m.storage.sampled = true;
     good = lost = refused = 0;
   }
-  m.storage.commits = st->commits;
+  m.storage.game_writes = st->game_writes;
   m.storage.failed = st->failed_commits;
   m.storage.answered = answered;
   if (lost > 0 || refused > 0) {

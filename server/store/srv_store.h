@@ -403,6 +403,7 @@ const srv_store_op *srv_store_failed(const srv_store *store, size_t *n);
 /* Counters for /metrics (cumulative since open). */
 typedef struct srv_store_stats {
   uint64_t commits, failed_commits, writes;
+  uint64_t game_writes; /* Of the committed writes, games' starts, moves and results. */
   uint64_t commit_ns_total, commit_ns_max;
 } srv_store_stats;
 

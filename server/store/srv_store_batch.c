@@ -89,6 +89,11 @@ int srv_store_commit(srv_store *store) {
     int rc = srv_store__exec(store, STMT_COMMIT, NULL, 0);
     uint64_t dt = now_ns() - t0;
     if (rc == SQLITE_OK) {
+      for (size_t i = 0; i < store->n_ops; i++) {
+        srv_store_op_kind k = store->ops[i].kind;
+        store->stats.game_writes +=
+            k == SRV_STORE_OP_GAME_START || k == SRV_STORE_OP_MOVE || k == SRV_STORE_OP_GAME_FINISH;
+      }
       store->in_txn = false;
       store->n_ops = 0;
       store->stats.commits++;
