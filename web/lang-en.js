@@ -439,4 +439,13 @@ export default {
   'err.bad_credentials': 'Wrong name or password.',
   'err.too_many_attempts': 'Too many attempts. Wait a little and try again.',
   'err.busy': 'Still working on your last request. Try again in a moment.',
+  'name.computer': 'Computer (level {n})',
+  'name.guest': 'Guest {n}',
+  'seek.title': 'Looking for an opponent',
+  'seek.body': 'Quick play {game}, {clock}. The game starts as soon as someone else picks this pool.',
+  'seek.waiting': 'Waiting in this pool: {n}',
+  'seek.cancel': 'Cancel',
+  'notfound.title': 'Page not found',
+  'notfound.body': 'There is nothing at this address. It may have been mistyped, or the page has moved.',
+  'notfound.home': 'Back to the lobby',
 };

@@ -439,4 +439,13 @@ export default {
   'err.bad_credentials': 'Nom ou mot de passe incorrect.',
   'err.too_many_attempts': 'Trop d’essais. Patientez un peu et réessayez.',
   'err.busy': 'Votre demande précédente est encore en cours. Réessayez dans un instant.',
+  'name.computer': 'Ordinateur (niveau {n})',
+  'name.guest': 'Invité {n}',
+  'seek.title': 'Recherche d’un adversaire',
+  'seek.body': 'Partie rapide {game}, {clock}. La partie commence dès que quelqu’un d’autre choisit cette file.',
+  'seek.waiting': 'En attente dans cette file : {n}',
+  'seek.cancel': 'Annuler',
+  'notfound.title': 'Page introuvable',
+  'notfound.body': 'Il n’y a rien à cette adresse. Elle est peut-être mal saisie, ou la page a changé de place.',
+  'notfound.home': 'Retour à l’accueil',
 };

@@ -439,4 +439,13 @@ export default {
   'err.bad_credentials': 'Błędna nazwa lub hasło.',
   'err.too_many_attempts': 'Za dużo prób. Odczekaj chwilę i spróbuj ponownie.',
   'err.busy': 'Poprzednie żądanie jest jeszcze w toku. Spróbuj za chwilę.',
+  'name.computer': 'Komputer (poziom {n})',
+  'name.guest': 'Gość {n}',
+  'seek.title': 'Szukamy przeciwnika',
+  'seek.body': 'Szybka gra {game}, {clock}. Gra zacznie się, gdy tylko ktoś inny wybierze tę kolejkę.',
+  'seek.waiting': 'Czeka w tej kolejce: {n}',
+  'seek.cancel': 'Anuluj',
+  'notfound.title': 'Nie znaleziono strony',
+  'notfound.body': 'Pod tym adresem nic nie ma. Być może jest w nim literówka albo strona została przeniesiona.',
+  'notfound.home': 'Wróć do lobby',
 };

@@ -439,4 +439,13 @@ export default {
   'err.bad_credentials': 'Nome ou senha incorretos.',
   'err.too_many_attempts': 'Tentativas demais. Espere um pouco e tente de novo.',
   'err.busy': 'Seu último pedido ainda está em andamento. Tente de novo em instantes.',
+  'name.computer': 'Computador (nível {n})',
+  'name.guest': 'Convidado {n}',
+  'seek.title': 'Procurando um adversário',
+  'seek.body': 'Jogo rápido {game}, {clock}. A partida começa assim que outra pessoa escolher esta fila.',
+  'seek.waiting': 'Esperando nesta fila: {n}',
+  'seek.cancel': 'Cancelar',
+  'notfound.title': 'Página não encontrada',
+  'notfound.body': 'Não há nada neste endereço. Talvez tenha sido digitado errado, ou a página mudou de lugar.',
+  'notfound.home': 'Voltar ao início',
 };
