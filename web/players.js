@@ -4,7 +4,7 @@
 import { h, clear, GAMES } from './ui.js';
 import { t, onLang } from './i18n.js';
 import { conn } from './net.js';
-import { gameTitle } from './common.js';
+import { gameTitle, playerName, scoreText } from './common.js';
 
 const PAGE = 50;
 const SVG = 'svg:';
@@ -266,11 +266,11 @@ export class ProfileView {
       const other = seat === 'south' ? 'north' : 'south';
       const opp = g.players && g.players[other];
       const result = g.seat === 'both' ? g.result : g.result === 'draw' ? 'draw' : g.result === seat ? 'win' : 'loss';
-      const vs = g.seat === 'both' ? t('opp.local') : opp ? t('recent.vs', { name: opp.name || '?' }) : '';
+      const vs = g.seat === 'both' ? t('opp.local') : opp ? t('recent.vs', { name: playerName(opp) || '?' }) : '';
       box.append(h('a', { class: 'recent-row', href: '/g/' + g.id, 'data-link': '', dataset: { game: String(g.id) } },
         h('span', { class: 'rr-game ' + g.game }, gameTitle(g.game)),
         h('span', { class: 'rr-info' }, h('b', {}, vs),
-          h('small', {}, [date(g.started), t('room.board_size', { m: g.houses, n: g.seeds }), Array.isArray(g.score) ? g.score.join(' : ') : null, g.rated ? t('profile.rated') : null].filter(Boolean).join(' · '))),
+          h('small', {}, [date(g.started), t('room.board_size', { m: g.houses, n: g.seeds }), scoreText(g), g.rated ? t('profile.rated') : null].filter(Boolean).join(' · '))),
         g.rating ? h('span', { class: 'rr-diff ' + (g.rating.diff > 0 ? 'up' : g.rating.diff < 0 ? 'down' : '') }, signed(g.rating.diff)) : null,
         h('span', { class: 'rr-status ' + (result || '') }, result ? t('recent.' + result) : '')));
     }
