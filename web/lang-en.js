@@ -448,4 +448,5 @@ export default {
   'notfound.title': 'Page not found',
   'notfound.body': 'There is nothing at this address. It may have been mistyped, or the page has moved.',
   'notfound.home': 'Back to the lobby',
+  'lobby.games': 'Games',
 };

@@ -448,4 +448,5 @@ export default {
   'notfound.title': 'Page introuvable',
   'notfound.body': 'Il n’y a rien à cette adresse. Elle est peut-être mal saisie, ou la page a changé de place.',
   'notfound.home': 'Retour à l’accueil',
+  'lobby.games': 'Jeux',
 };

@@ -448,4 +448,5 @@ export default {
   'notfound.title': 'Nie znaleziono strony',
   'notfound.body': 'Pod tym adresem nic nie ma. Być może jest w nim literówka albo strona została przeniesiona.',
   'notfound.home': 'Wróć do lobby',
+  'lobby.games': 'Gry',
 };

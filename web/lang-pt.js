@@ -448,4 +448,5 @@ export default {
   'notfound.title': 'Página não encontrada',
   'notfound.body': 'Não há nada neste endereço. Talvez tenha sido digitado errado, ou a página mudou de lugar.',
   'notfound.home': 'Voltar ao início',
+  'lobby.games': 'Jogos',
 };

@@ -103,7 +103,9 @@ export class LobbyView {
           h('p', { class: 'lead' }, t('lobby.lead'))),
         this.accountBox = h('div', { class: 'hero-account' })),
       this.mineSection,
-      h('section', { class: 'games' }, GAMES.map(gameCard)),
+      // The games' titles (h3) come under a heading of their own, for the outline of the page.
+      h('section', { class: 'games', 'aria-labelledby': 'games-title' },
+        h('h2', { class: 'sr-only', id: 'games-title' }, t('lobby.games')), GAMES.map(gameCard)),
       h('nav', { class: 'board-links', 'aria-label': t('lb.title') }, h('span', {}, t('lb.title') + ':'),
         GAMES.map((g) => h('a', { href: '/leaderboard/' + g, 'data-link': '' }, gameTitle(g)))),
       h('div', { class: 'lobby-grid' },
@@ -137,7 +139,9 @@ export class LobbyView {
       count.textContent = n > 0 ? String(n) : '';
       btn.classList.toggle('waiting', n > 0);
       btn.dataset.waiting = String(n);
-      const label = t('pool.label', { game: gameTitle(g), clock: c ? clockLabel(poolClock(c)) : t('clock.none'), n });
+      // The name starts with what the button shows ("3+2"), so that it can be said to a voice
+      // control (WCAG 2.5.3).
+      const label = (c ? c[0] + '+' + c[1] : '∞') + ' · ' + t('pool.label', { game: gameTitle(g), clock: c ? clockLabel(poolClock(c)) : t('clock.none'), n });
       btn.setAttribute('aria-label', label);
       btn.title = label;
     }
