@@ -449,4 +449,7 @@ export default {
   'notfound.body': 'There is nothing at this address. It may have been mistyped, or the page has moved.',
   'notfound.home': 'Back to the lobby',
   'lobby.games': 'Games',
+  'replay.play': 'Play the moves',
+  'replay.pause': 'Pause',
+  'replay.flip': 'Flip the board',
 };

@@ -449,4 +449,7 @@ export default {
   'notfound.body': 'Il n’y a rien à cette adresse. Elle est peut-être mal saisie, ou la page a changé de place.',
   'notfound.home': 'Retour à l’accueil',
   'lobby.games': 'Jeux',
+  'replay.play': 'Lire les coups',
+  'replay.pause': 'Pause',
+  'replay.flip': 'Retourner le plateau',
 };

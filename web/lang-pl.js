@@ -449,4 +449,7 @@ export default {
   'notfound.body': 'Pod tym adresem nic nie ma. Być może jest w nim literówka albo strona została przeniesiona.',
   'notfound.home': 'Wróć do lobby',
   'lobby.games': 'Gry',
+  'replay.play': 'Odtwarzaj ruchy',
+  'replay.pause': 'Wstrzymaj',
+  'replay.flip': 'Obróć planszę',
 };

@@ -449,4 +449,7 @@ export default {
   'notfound.body': 'Não há nada neste endereço. Talvez tenha sido digitado errado, ou a página mudou de lugar.',
   'notfound.home': 'Voltar ao início',
   'lobby.games': 'Jogos',
+  'replay.play': 'Reproduzir os lances',
+  'replay.pause': 'Pausar',
+  'replay.flip': 'Virar o tabuleiro',
 };
