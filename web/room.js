@@ -967,7 +967,9 @@ export class RoomView {
   }
 
   key(e) {
-    if (e.target && (e.target.tagName === 'INPUT' || e.target.tagName === 'TEXTAREA' || e.target.tagName === 'SELECT')) return;
+    // Typing goes to text fields; a switch (the chat settings' checkboxes) keeps the number keys.
+    const tg = e.target;
+    if (tg && ((tg.tagName === 'INPUT' && !['checkbox', 'radio', 'button'].includes(tg.type)) || tg.tagName === 'TEXTAREA' || tg.tagName === 'SELECT')) return;
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     if (document.querySelector('dialog[open]')) return;
     if (/^[1-9]$/.test(e.key)) {
@@ -976,7 +978,7 @@ export class RoomView {
         const house = Number(e.key);
         if ((s.legal || []).includes(house)) { e.preventDefault(); this.play(this.seatOf(s), house); }
       }
-    } else if (e.key === 'Escape' || (e.key === ' ' && !(e.target && e.target.closest && e.target.closest('button, a')))) {
+    } else if (e.key === 'Escape' || (e.key === ' ' && !(e.target && e.target.closest && e.target.closest('button, a, input, summary')))) {
       if (this.running) { e.preventDefault(); this.finishReplay(); }
     }
   }
