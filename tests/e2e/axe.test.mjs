@@ -5,10 +5,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { useBrowser, createRoom, setSpeed, shot } from './harness.mjs';
+import { tIn, loadLang } from '../../web/i18n.js';
 
 const require = createRequire(import.meta.url);
 const AXE = require.resolve('axe-core/axe.min.js');
 const ctx = useBrowser();
+await loadLang('en');
 
 // The serious and moderate violations on the page, one line each (rule, impact, first targets).
 async function violations(p, what) {
@@ -52,11 +54,24 @@ for (const [width, height] of [[1280, 800], [360, 640]]) {
     await p.locator('label[for="f-game-congkak"]').click();
     await p.locator('label[for="f-opponent-computer"]').click();
     await p.locator('label[for="f-level-1"]').click();
+    // A match of rounds: long enough for fifty plies.
+    const match = p.locator('.create-form label.check', { hasText: tIn('en', 'opt.match') }).locator('input');
+    if (!(await match.isChecked())) await match.check();
     await createRoom(p, { game: 'congkak', opponent: 'computer', clock: 0 });
     await setSpeed(p, 'off');
     await p.locator('.board .house.legal').first().waitFor({ timeout: 20000 });
     found.push(...await violations(p, 'room'));
-    for (let i = 0; i < 200; i++) {
+    // A chat switch keeps the focus when pressed (the settings are drawn again under it).
+    await p.locator('.chat-settings summary').click();
+    const spectators = p.locator('.chat-prefs input[data-pref="spectators"]');
+    await spectators.focus();
+    await p.keyboard.press('Space');
+    assert.equal(await p.evaluate(() => document.activeElement?.dataset?.pref), 'spectators', 'the focus stays on the switch');
+    assert.equal(await p.locator('.chat-prefs input[data-pref="spectators"]').isChecked(), false);
+    await p.keyboard.press('Space');
+    assert.equal(await p.evaluate(() => document.activeElement?.dataset?.pref), 'spectators');
+    await p.locator('.chat-settings summary').click();
+    for (let i = 0; i < 400; i++) {
       if (await p.locator('.overlay.over').count()) break;
       if ((await p.locator('.moves .mv').count()) >= 50) break;
       const legal = p.locator('.board .house.legal');
