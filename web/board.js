@@ -325,7 +325,8 @@ export class Board {
     const wait = (f) => new Promise((res) => {
       const d = unit() * f;
       if (anim.skip || d <= 0) return res();
-      due += d;
+      // Never past the whole replay's time: a late step does not push the later ones further.
+      due = Math.min(due + d, start + unit() * weight);
       const left = due - performance.now();
       if (left <= 0) return res(); // behind: draw the next step in the same frame
       const timer = setTimeout(() => { anim.wake = null; res(); }, left);

@@ -69,6 +69,13 @@ for (const [width, height] of SIZES) {
       await p.evaluate(() => window.scrollTo(0, 0));
       assert.deepEqual(await p.evaluate(outside), [], `${game}: after the first moves`);
       if (game === 'congkak') await shot(p, 'fit-congkak-en');
+      if (width < 640) {
+        // The game's own buttons (Resign, Lobby, Send...) are at least 44 x 44 px on a phone.
+        const small = await p.evaluate(() => [...document.querySelectorAll('.room .actions .btn, .room .toolbar .btn, .room .chat-form .btn, .room .speed')]
+          .filter((e) => e.getClientRects().length).map((e) => { const r = e.getBoundingClientRect(); return { t: (e.textContent || e.getAttribute('aria-label') || '').trim(), w: r.width, h: r.height }; })
+          .filter((r) => r.w < 44 || r.h < 44).map((r) => `${r.t} ${Math.round(r.w)}x${Math.round(r.h)}`));
+        assert.deepEqual(small, [], `${game}: game buttons under 44 px`);
+      }
     }
     ctx.noProblems(p);
   });
@@ -152,7 +159,7 @@ function recordSent() {
 }
 
 for (const [width, height] of [[360, 640], [1280, 800]]) {
-  test(`at ${width} x ${height}: a click during the computer's replay shows the final position and plays at once`, async () => {
+  test(`at ${width} x ${height}: a click during the computer's replay shows the final position and plays at once`, async (t) => {
     const p = await ctx.page({ width, height, init: [recordSent] });
     const states = recordStates(p);
     await computerGame(p, 'congkak');
@@ -197,7 +204,11 @@ for (const [width, height] of [[360, 640], [1280, 800]]) {
       if (el) el.click();
       setTimeout(() => { obs.disconnect(); res(null); }, 15000);
     }));
-    if (d !== null) assert.ok(d < 3300, `a replay of ${Math.round(d)} ms at Slow`);
+    // 2.86 s (REPLAY_MS at Slow), and room for a stall of a machine shared with other tests.
+    if (d !== null) {
+      t.diagnostic(`a replay at Slow ran to its end in ${Math.round(d)} ms`);
+      assert.ok(d < 3600, `a replay of ${Math.round(d)} ms at Slow`);
+    }
     ctx.noProblems(p);
   });
 }
