@@ -6,7 +6,7 @@
 import { t, lang, setLang, initLang, LANG_NAMES, applyI18n, onLang } from './i18n.js';
 import { h, clear, toast, icon } from './ui.js';
 import { conn } from './net.js';
-import { setRouter, errorText } from './common.js';
+import { setRouter, errorText, playerName } from './common.js';
 
 const main = document.getElementById('main');
 const banner = document.getElementById('offline');
@@ -156,7 +156,7 @@ export function renderAccount() {
   const who = document.getElementById('who');
   const w = conn.me;
   const acc = conn.account;
-  who.textContent = w && !acc ? w.name || '' : '';
+  who.textContent = w && !acc ? playerName(w.name) : '';
   who.hidden = !(w && w.name) || !!acc;
   clear(accountBox);
   menuOpen = false;
