@@ -46,6 +46,9 @@ function outside() {
   check('.pbar .pmeta, .pbar .pnote', 'a store count or countdown');
   check('.board .pit', 'a pit');
   check('.status-row', 'the status line');
+  for (const e of document.querySelectorAll('.pbar .pname-text')) {
+    if (e.scrollWidth > e.clientWidth + 1) out.push(`the name "${e.textContent}" is cut`);
+  }
   for (const e of document.querySelectorAll('.pbar .pinfo')) {
     const w = e.getBoundingClientRect().width;
     if (w < 120) out.push(`a name column of ${Math.round(w)} px`);
