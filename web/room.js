@@ -712,7 +712,9 @@ export class RoomView {
     clear(O);
     O.hidden = true;
     wrap.style.removeProperty('min-height');
-    const seek = s.status === 'waiting' && (s.you === 'south' || s.you === 'north') ? seekOf(this.code) : null;
+    // A seek is the first game's wait only (game_no 0): once a game starts it is forgotten.
+    if (s.status !== 'waiting' || (s.game_no ?? 0) > 0) forgetSeek(this.code);
+    const seek = s.status === 'waiting' && (s.game_no ?? 0) === 0 && (s.you === 'south' || s.you === 'north') ? seekOf(this.code) : null;
     this.watchPools(!!seek);
     if (seek) {
       // Quick play: this room waits in a pool for whoever picks it next.
