@@ -3,10 +3,10 @@
 // this same page at all of these. Only what the first page needs is loaded at first: the active
 // language (i18n.js) and the module of the current view; the other views, and the account
 // dialogs, are imported when first needed.
-import { t, lang, setLang, initLang, LANG_NAMES, applyI18n } from './i18n.js';
+import { t, lang, setLang, initLang, LANG_NAMES, applyI18n, onLang } from './i18n.js';
 import { h, clear, toast, icon } from './ui.js';
 import { conn } from './net.js';
-import { setRouter, errorText } from './common.js';
+import { setRouter, errorText, playerName } from './common.js';
 
 const main = document.getElementById('main');
 const banner = document.getElementById('offline');
@@ -24,7 +24,29 @@ const VIEWS = {
   leaderboard: () => import('./players.js').then((m) => m.LeaderboardView),
   profile: () => import('./players.js').then((m) => m.ProfileView),
   settings: () => import('./account.js').then((m) => m.SettingsView),
+  notfound: async () => NotFoundView,
 };
+
+// Any other address (the server answers it with this page and status 404): says so in the
+// reader's language, with the way back to the lobby.
+class NotFoundView {
+  constructor(root) {
+    this.root = root;
+    this.off = onLang(() => this.build());
+    this.build();
+  }
+
+  build() {
+    clear(this.root);
+    document.title = t('notfound.title') + ' · Mancala Online';
+    this.root.append(h('section', { class: 'card notfound', dataset: { notfound: '' } },
+      h('h1', {}, t('notfound.title')),
+      h('p', {}, t('notfound.body')),
+      h('a', { class: 'btn primary', href: '/', 'data-link': '' }, t('notfound.home'))));
+  }
+
+  destroy() { this.off(); }
+}
 
 // After an in-page navigation, focus goes to the new page's main heading (or the main region), so
 // that a screen reader starts reading the new page and Tab starts from its top.
@@ -58,8 +80,10 @@ async function route(path, push) {
     kind = 'profile'; args = [name];
   } else if (url.pathname === '/settings') {
     kind = 'settings'; args = [];
-  } else {
+  } else if (url.pathname === '/' || url.pathname === '/index.html') {
     kind = 'lobby'; args = [];
+  } else {
+    kind = 'notfound'; args = [];
   }
   let View;
   try { View = await VIEWS[kind](); } catch {
@@ -132,7 +156,7 @@ export function renderAccount() {
   const who = document.getElementById('who');
   const w = conn.me;
   const acc = conn.account;
-  who.textContent = w && !acc ? w.name || '' : '';
+  who.textContent = w && !acc ? playerName(w.name) : '';
   who.hidden = !(w && w.name) || !!acc;
   clear(accountBox);
   menuOpen = false;

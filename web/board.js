@@ -282,8 +282,22 @@ export class Board {
     this.badgeTimer = setTimeout(() => { this.badge.classList.remove('on', 'on2'); if (this.badgeHost) this.badgeHost.classList.remove('badged'); }, 1500);
   }
 
+  // Takes the badge away at once (the replay it belonged to is over: the status line is back).
+  clearBadge() {
+    if (!this.badge) return;
+    clearTimeout(this.badgeTimer);
+    this.badge.classList.remove('on', 'on2');
+    if (this.badgeHost) this.badgeHost.classList.remove('badged');
+  }
+
   // Ends the replay in progress at once (its last steps are not drawn: the caller draws the state).
-  skip() { if (this.anim) { this.anim.skip = true; if (this.anim.wake) this.anim.wake(); } }
+  skip() {
+    if (!this.anim) return;
+    this.anim.skip = true;
+    if (this.anim.wake) this.anim.wake();
+    this.root.classList.remove('animating');
+    this.moveHand(null, 0);
+  }
   get animating() { return !!this.anim; }
 
   // Replays trace on top of `from`; resolves when done or skipped. unit() gives the time of one step
@@ -311,7 +325,8 @@ export class Board {
     const wait = (f) => new Promise((res) => {
       const d = unit() * f;
       if (anim.skip || d <= 0) return res();
-      due += d;
+      // Never past the whole replay's time: a late step does not push the later ones further.
+      due = Math.min(due + d, start + unit() * weight);
       const left = due - performance.now();
       if (left <= 0) return res(); // behind: draw the next step in the same frame
       const timer = setTimeout(() => { anim.wake = null; res(); }, left);

@@ -15,6 +15,29 @@ export function errorText(e) {
   return t('err.unknown', { code: code || '?' });
 }
 
+// A player's name as shown: the names the server makes ("Computer (level 2)", "Guest 1930") are
+// worded in the reader's language, from the seat's `level` (docs/protocol.md) or from the name's
+// own form (the names in lists and the archive); nobody else can take such a name (names.c).
+// p: a player object ({name, computer, level}) or a name.
+export function playerName(p) {
+  if (!p) return '';
+  const name = typeof p === 'string' ? p : String(p.name || '');
+  const level = typeof p === 'object' && p.computer ? (Number(p.level) || Number(/^Computer \(level ([1-6])\)$/.exec(name)?.[1]) || 0) : 0;
+  if (level) return t('name.computer', { n: level });
+  let m = /^Computer \(level ([1-6])\)$/.exec(name);
+  if (m) return t('name.computer', { n: Number(m[1]) });
+  m = /^Guest (\d{1,4})$/.exec(name);
+  if (m && !(typeof p === 'object' && typeof p.rating === 'number')) return t('name.guest', { n: m[1] });
+  return name;
+}
+
+// A finished game's score in a list of one player's games: that player's own first ("12 : 36" is
+// 12 for them), as the result beside it (Won, Lost) is theirs.
+export function scoreText(g) {
+  if (!Array.isArray(g.score)) return null;
+  return (g.seat === 'north' ? [g.score[1], g.score[0]] : g.score).join(' : ');
+}
+
 export function gameTitle(game) { return has('game.' + game) ? t('game.' + game) : String(game); }
 
 export function optionsText(game, o) {
@@ -86,4 +109,16 @@ export function moveItem(mv, ply, name, attrs = {}) {
     h('span', { class: 'who' }, name),
     h('b', {}, t('room.house_n', { n: mv.house ?? mv })),
     tags.length ? h('span', { class: 'mtags' }, tags) : null);
+}
+
+// Quick play's seeks of this tab: the room a pool put the player in, while nobody has joined,
+// shows a seek card (the pool, how many wait in it, Cancel) rather than an invite.
+export function rememberSeek(code, msg) {
+  try { sessionStorage.setItem('mc.seek.' + code, JSON.stringify({ game: msg.game, clock: msg.clock || null, rated: !!msg.rated })); } catch { /* private mode */ }
+}
+export function seekOf(code) {
+  try { return JSON.parse(sessionStorage.getItem('mc.seek.' + code) || 'null'); } catch { return null; }
+}
+export function forgetSeek(code) {
+  try { sessionStorage.removeItem('mc.seek.' + code); } catch { /* private mode */ }
 }

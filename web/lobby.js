@@ -4,7 +4,7 @@
 import { h, clear, toast, storage, store, clockLabel, GAMES, DEFAULTS } from './ui.js';
 import { t, onLang } from './i18n.js';
 import { conn } from './net.js';
-import { errorText, gameTitle, optionsText, recentGames, navigate } from './common.js';
+import { errorText, gameTitle, optionsText, recentGames, navigate, playerName, scoreText, rememberSeek } from './common.js';
 import { Board } from './board.js';
 
 const CLOCKS = [null, [1, 0], [3, 2], [5, 3], [10, 5], [30, 20], 'custom'];
@@ -103,7 +103,9 @@ export class LobbyView {
           h('p', { class: 'lead' }, t('lobby.lead'))),
         this.accountBox = h('div', { class: 'hero-account' })),
       this.mineSection,
-      h('section', { class: 'games' }, GAMES.map(gameCard)),
+      // The games' titles (h3) come under a heading of their own, for the outline of the page.
+      h('section', { class: 'games', 'aria-labelledby': 'games-title' },
+        h('h2', { class: 'sr-only', id: 'games-title' }, t('lobby.games')), GAMES.map(gameCard)),
       h('nav', { class: 'board-links', 'aria-label': t('lb.title') }, h('span', {}, t('lb.title') + ':'),
         GAMES.map((g) => h('a', { href: '/leaderboard/' + g, 'data-link': '' }, gameTitle(g)))),
       h('div', { class: 'lobby-grid' },
@@ -137,7 +139,9 @@ export class LobbyView {
       count.textContent = n > 0 ? String(n) : '';
       btn.classList.toggle('waiting', n > 0);
       btn.dataset.waiting = String(n);
-      const label = t('pool.label', { game: gameTitle(g), clock: c ? clockLabel(poolClock(c)) : t('clock.none'), n });
+      // The name starts with what the button shows ("3+2"), so that it can be said to a voice
+      // control (WCAG 2.5.3).
+      const label = (c ? c[0] + '+' + c[1] : '∞') + ' · ' + t('pool.label', { game: gameTitle(g), clock: c ? clockLabel(poolClock(c)) : t('clock.none'), n });
       btn.setAttribute('aria-label', label);
       btn.title = label;
     }
@@ -151,10 +155,10 @@ export class LobbyView {
     const list = this.mine || [];
     this.mineSection.hidden = list.length === 0;
     for (const r of list) {
-      const vs = r.local ? t('opp.local') : r.opponent ? t('recent.vs', { name: r.opponent.name }) : t('room.waiting_player');
+      const vs = r.local ? t('opp.local') : r.opponent ? t('recent.vs', { name: playerName(r.opponent) }) : t('room.waiting_player');
       const state = r.status === 'waiting' ? 'waiting' : r.your_turn ? 'your_move' : 'their_move';
       const details = [t('room.board_size', { m: r.houses, n: r.seeds }), clockLabel(r.clock), r.visibility === 'private' && !r.local ? t('create.private') : null,
-        r.opponent && !r.opponent.connected ? t('inprogress.away', { name: r.opponent.name }) : null].filter(Boolean).join(' · ');
+        r.opponent && !r.opponent.connected ? t('inprogress.away', { name: playerName(r.opponent) }) : null].filter(Boolean).join(' · ');
       box.append(h('div', { class: 'room-row mine-row', dataset: { room: r.room, state } },
         h('span', { class: 'rr-game ' + r.game }, gameTitle(r.game)),
         h('span', { class: 'rr-info' }, h('b', {}, vs), h('small', {}, details)),
@@ -278,7 +282,12 @@ export class LobbyView {
   async enter(msg) {
     try {
       const r = await conn.request(msg);
-      if (r && r.type === 'joined' && r.room) { store('mc.role.' + r.room.toUpperCase(), r.role); navigate('/r/' + r.room.toUpperCase()); }
+      if (r && r.type === 'joined' && r.room) {
+        const code = r.room.toUpperCase();
+        store('mc.role.' + code, r.role);
+        if (msg.type === 'quick' && msg.opponent !== 'computer') rememberSeek(code, msg);
+        navigate('/r/' + code);
+      }
       else if (r === null) toast(t('err.timeout'), 'error');
     } catch (e) { toast(errorText(e), 'error'); }
   }
@@ -334,8 +343,8 @@ export class LobbyView {
     if (this.rooms === null) { box.append(h('p', { class: 'empty-note' }, t('lobby.loading'))); return; }
     if (!this.rooms.length) { box.append(h('p', { class: 'empty-note' }, t('lobby.no_rooms'))); return; }
     for (const r of this.rooms) {
-      const names = Array.isArray(r.players) ? r.players.filter(Boolean).map((p) => (typeof p === 'string' ? p : p.name))
-        : r.players ? ['south', 'north'].map((s) => r.players[s]).filter(Boolean).map((p) => (typeof p === 'string' ? p : p.name)) : [];
+      const names = Array.isArray(r.players) ? r.players.filter(Boolean).map(playerName)
+        : r.players ? ['south', 'north'].map((s) => r.players[s]).filter(Boolean).map(playerName) : [];
       const waiting = r.status === 'waiting';
       const ratings = r.ratings ? ['south', 'north'].map((s) => r.ratings[s]).filter((x) => typeof x === 'number') : [];
       box.append(h('div', { class: 'room-row' + (r.rated ? ' rated' : '') },
@@ -374,7 +383,7 @@ export class LobbyView {
     if (!list.length) { box.append(h('p', { class: 'empty-note' }, t('lobby.no_recent'))); return; }
     for (const g of list.slice(0, 8)) {
       const res = g.result ? t('recent.' + g.result) : t('status.' + g.status + '_short');
-      const vs = g.local ? t('opp.local') : g.opponent ? t('recent.vs', { name: g.opponent }) : t('room.waiting_player');
+      const vs = g.local ? t('opp.local') : g.opponent ? t('recent.vs', { name: playerName(g.opponent) }) : t('room.waiting_player');
       box.append(h('a', { class: 'recent-row', href: g.id && g.status === 'finished' ? '/g/' + g.id : '/r/' + g.room, 'data-link': g.id && g.status === 'finished' ? null : '' },
         h('span', { class: 'rr-game ' + g.game }, gameTitle(g.game)),
         h('span', { class: 'rr-info' }, h('b', {}, vs), h('small', {}, new Date(g.at).toLocaleString([], { dateStyle: 'short', timeStyle: 'short' }) + ' · ' + g.room)),
@@ -390,12 +399,12 @@ export class LobbyView {
       const opp = g.players && g.players[other];
       const mine = g.seat === 'both' ? null : seat;
       const result = !g.result ? null : g.result === 'draw' ? 'draw' : !mine ? g.result : g.result === mine ? 'win' : 'loss';
-      const vs = g.seat === 'both' ? t('opp.local') : opp ? t('recent.vs', { name: opp.name || '?' }) : '';
+      const vs = g.seat === 'both' ? t('opp.local') : opp ? t('recent.vs', { name: playerName(opp) || '?' }) : '';
       box.append(h('a', { class: 'recent-row', href: '/g/' + g.id, 'data-link': '', dataset: { player: me || '' } },
         h('span', { class: 'rr-game ' + g.game }, gameTitle(g.game)),
         h('span', { class: 'rr-info' }, h('b', {}, vs),
           h('small', {}, [g.started ? new Date(g.started).toLocaleString([], { dateStyle: 'short', timeStyle: 'short' }) : null, t('room.board_size', { m: g.houses, n: g.seeds }),
-            Array.isArray(g.score) ? g.score.join(' : ') : null].filter(Boolean).join(' · '))),
+            scoreText(g)].filter(Boolean).join(' · '))),
         h('span', { class: 'rr-status ' + (result || 'playing') }, result ? t('recent.' + result) : t('status.playing_short'))));
     }
   }

@@ -4,7 +4,7 @@
 import { h, clear, GAMES } from './ui.js';
 import { t, onLang } from './i18n.js';
 import { conn } from './net.js';
-import { gameTitle } from './common.js';
+import { gameTitle, playerName, scoreText } from './common.js';
 
 const PAGE = 50;
 const SVG = 'svg:';
@@ -126,10 +126,15 @@ export function ratingGraph(game, points, width = 640) {
   if (!points.length) return h('p', { class: 'empty-note graph-empty' }, t('profile.no_history'));
   const series = [{ rating: points[0].rating - points[0].diff, rd: null, at: null }, ...points];
   const values = series.map((p) => p.rating);
-  let lo = Math.min(...values), hi = Math.max(...values);
-  const pad = Math.max(20, (hi - lo) * 0.12);
-  lo = Math.floor((lo - pad) / 10) * 10;
-  hi = Math.ceil((hi + pad) / 10) * 10;
+  // The start carries the deviation of the first game, so that the band runs along the whole line.
+  const rd = (i) => (i === 0 ? points[0].rd : series[i].rd) || 0;
+  // The scale holds the line and its band, on round ticks (a step of 10, 20, 25, 50, 100...).
+  let lo = Math.min(...series.map((p, i) => p.rating - rd(i))), hi = Math.max(...series.map((p, i) => p.rating + rd(i)));
+  const spread = Math.max(40, hi - lo);
+  const step = [10, 20, 25, 50, 100, 200, 250, 500].find((st) => spread / st <= 4) || 1000;
+  lo = Math.floor(lo / step) * step;
+  hi = Math.ceil(hi / step) * step;
+  if (hi === lo) hi = lo + step;
   const x = (i) => L + (series.length === 1 ? (W - L - R) / 2 : (i * (W - L - R)) / (series.length - 1));
   const y = (v) => T + ((hi - v) * (H - T - B)) / (hi - lo || 1);
   const line = series.map((p, i) => `${x(i).toFixed(1)},${y(p.rating).toFixed(1)}`).join(' ');
@@ -138,16 +143,15 @@ export function ratingGraph(game, points, width = 640) {
   svg.append(
     h(SVG + 'title', { id: `graph-${game}-t` }, title),
     h(SVG + 'desc', { id: `graph-${game}-d` }, t('profile.graph_desc', { n: points.length, from: first, to: last, low: rounded(Math.min(...values)), high: rounded(Math.max(...values)) })));
-  // Grid: three lines across, labelled with their rating.
-  for (let k = 0; k <= 2; k++) {
-    const v = lo + ((hi - lo) * k) / 2;
+  // Grid: a line across at every tick, labelled with its rating.
+  for (let v = lo; v <= hi; v += step) {
     svg.append(h(SVG + 'line', { class: 'grid', x1: L, x2: W - R, y1: y(v), y2: y(v) }),
-      h(SVG + 'text', { class: 'axis', x: L - 6, y: y(v) + 4, 'text-anchor': 'end' }, String(Math.round(v))));
+      h(SVG + 'text', { class: 'axis', x: L - 6, y: y(v) + 4, 'text-anchor': 'end' }, String(v)));
   }
-  // The deviation band around the games (not the starting point).
-  if (points.length > 1) {
-    const top = points.map((p, i) => `${x(i + 1).toFixed(1)},${y(Math.min(hi, p.rating + p.rd)).toFixed(1)}`);
-    const bottom = points.map((p, i) => `${x(i + 1).toFixed(1)},${y(Math.max(lo, p.rating - p.rd)).toFixed(1)}`).reverse();
+  // The deviation band along the line: rating ± deviation at every point.
+  if (series.length > 1) {
+    const top = series.map((p, i) => `${x(i).toFixed(1)},${y(p.rating + rd(i)).toFixed(1)}`);
+    const bottom = series.map((p, i) => `${x(i).toFixed(1)},${y(p.rating - rd(i)).toFixed(1)}`).reverse();
     svg.append(h(SVG + 'polygon', { class: 'band', points: [...top, ...bottom].join(' ') }));
   }
   svg.append(h(SVG + 'polyline', { class: 'line', points: line }));
@@ -157,8 +161,16 @@ export function ratingGraph(game, points, width = 640) {
     dot.append(h(SVG + 'title', {}, `${rounded(p.rating)} (${signed(p.diff)}) · ${date(p.at)}`));
     svg.append(dot);
   });
-  svg.append(h(SVG + 'text', { class: 'axis', x: L, y: H - 6 }, date(points[0].at)),
-    h(SVG + 'text', { class: 'axis', x: W - R, y: H - 6, 'text-anchor': 'end' }, date(points[points.length - 1].at)));
+  // The first and last games' dates; on the same day, with their times; at the same minute, the
+  // games' numbers.
+  let from = date(points[0].at), to = date(points[points.length - 1].at);
+  if (from === to && points.length > 1) {
+    const when = (ms) => new Date(ms).toLocaleString([], { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+    from = when(points[0].at); to = when(points[points.length - 1].at);
+    if (from === to) { from = '#1'; to = '#' + points.length; }
+  }
+  svg.append(h(SVG + 'text', { class: 'axis', x: L, y: H - 6 }, from),
+    h(SVG + 'text', { class: 'axis', x: W - R, y: H - 6, 'text-anchor': 'end' }, to));
   return svg;
 }
 
@@ -266,11 +278,11 @@ export class ProfileView {
       const other = seat === 'south' ? 'north' : 'south';
       const opp = g.players && g.players[other];
       const result = g.seat === 'both' ? g.result : g.result === 'draw' ? 'draw' : g.result === seat ? 'win' : 'loss';
-      const vs = g.seat === 'both' ? t('opp.local') : opp ? t('recent.vs', { name: opp.name || '?' }) : '';
+      const vs = g.seat === 'both' ? t('opp.local') : opp ? t('recent.vs', { name: playerName(opp) || '?' }) : '';
       box.append(h('a', { class: 'recent-row', href: '/g/' + g.id, 'data-link': '', dataset: { game: String(g.id) } },
         h('span', { class: 'rr-game ' + g.game }, gameTitle(g.game)),
         h('span', { class: 'rr-info' }, h('b', {}, vs),
-          h('small', {}, [date(g.started), t('room.board_size', { m: g.houses, n: g.seeds }), Array.isArray(g.score) ? g.score.join(' : ') : null, g.rated ? t('profile.rated') : null].filter(Boolean).join(' · '))),
+          h('small', {}, [date(g.started), t('room.board_size', { m: g.houses, n: g.seeds }), scoreText(g), g.rated ? t('profile.rated') : null].filter(Boolean).join(' · '))),
         g.rating ? h('span', { class: 'rr-diff ' + (g.rating.diff > 0 ? 'up' : g.rating.diff < 0 ? 'down' : '') }, signed(g.rating.diff)) : null,
         h('span', { class: 'rr-status ' + (result || '') }, result ? t('recent.' + result) : '')));
     }

@@ -1,11 +1,16 @@
 // The replay page /g/ID: an archived game (GET /api/games/ID, see the durable games issue), stepped
 // forward and back, with what each move did, and the game as text (GET /api/games/ID.txt) to
 // download. Positions come from the record: per-move pits when the record has them, otherwise the
-// server's traces replayed from the start position.
-import { h, clear, icon } from './ui.js';
+// server's traces replayed from the start position. A step forward is sown seed by seed from its
+// trace (at the room's animation speed, mc.speed); Play steps through the game by itself; the
+// board can be turned to see it from North.
+import { h, clear, icon, storage } from './ui.js';
 import { t, onLang } from './i18n.js';
-import { Board, burntSet, applyTrace } from './board.js';
-import { gameTitle, optionsText, localName, moveItem } from './common.js';
+import { Board, burntSet, applyTrace, replayUnit, SPEEDS } from './board.js';
+import { gameTitle, optionsText, localName, moveItem, playerName } from './common.js';
+
+// The pause between two moves when the game plays by itself, in ms.
+const AUTO_PAUSE_MS = 700;
 
 export class ReplayView {
   constructor(main, id) {
@@ -13,20 +18,23 @@ export class ReplayView {
     this.id = id;
     this.rec = null;
     this.ply = 0;
+    this.bottom = 'south'; // the seat nearest the viewer (Flip turns the board)
+    this.auto = false;     // the game plays by itself
+    this.gen = 0;          // counts steps started (a newer one ends the sowing of an older one)
     this.off = onLang(() => this.render());
     this.onKey = (e) => {
-      if (!this.positions) return;
-      if (e.key === 'ArrowRight') { e.preventDefault(); this.go(this.ply + 1); }
-      else if (e.key === 'ArrowLeft') { e.preventDefault(); this.go(this.ply - 1); }
-      else if (e.key === 'Home') { e.preventDefault(); this.go(0); }
-      else if (e.key === 'End') { e.preventDefault(); this.go(this.positions.length - 1); }
+      if (!this.positions || (e.target && (e.target.tagName === 'INPUT' || e.target.tagName === 'SELECT'))) return;
+      if (e.key === 'ArrowRight') { e.preventDefault(); this.user(this.ply + 1, true); }
+      else if (e.key === 'ArrowLeft') { e.preventDefault(); this.user(this.ply - 1); }
+      else if (e.key === 'Home') { e.preventDefault(); this.user(0); }
+      else if (e.key === 'End') { e.preventDefault(); this.user(this.positions.length - 1); }
     };
     document.addEventListener('keydown', this.onKey);
     this.render();
     this.load();
   }
 
-  destroy() { this.off(); document.removeEventListener('keydown', this.onKey); clearInterval(this.timer); }
+  destroy() { this.off(); document.removeEventListener('keydown', this.onKey); this.auto = false; this.gen++; if (this.board) this.board.skip(); }
 
   async load() {
     try {
@@ -62,19 +70,79 @@ export class ReplayView {
     this.ply = ok ? positions.length - 1 : 0;
   }
 
-  go(p) {
+  // A step the reader asked for: it stops the game playing by itself.
+  user(p, animate = false) {
+    if (this.auto) this.setAuto(false);
+    return this.go(p, animate);
+  }
+
+  // Shows position p; one step forward with animate is sown from its trace first (at the room's
+  // animation speed; none with "off" or prefers-reduced-motion and no speed chosen).
+  async go(p, animate = false) {
     if (!this.positions) return;
-    this.ply = Math.max(0, Math.min(this.positions.length - 1, p));
+    const to = Math.max(0, Math.min(this.positions.length - 1, p));
+    const gen = ++this.gen;
+    this.board.skip();
+    const next = this.positions[to], from = this.positions[this.ply];
+    const trace = next.mv && Array.isArray(next.mv.trace) && next.mv.trace.length ? next.mv.trace : null;
+    const saved = storage('mc.speed', null);
+    const reduced = typeof matchMedia === 'function' && matchMedia('(prefers-reduced-motion: reduce)').matches;
+    const speed = SPEEDS[saved] !== undefined ? saved : reduced ? 'off' : 'normal';
+    if (animate && trace && to === this.ply + 1 && replayUnit(speed, trace) > 0) {
+      this.ply = to;
+      this.labels();
+      this.board.show(from.pits, { burnt: from.burnt, sides: this.sides() });
+      await this.board.animate(from.pits, trace, () => replayUnit(speed, trace));
+      if (gen !== this.gen) return;
+    }
+    this.ply = to;
     this.draw();
+  }
+
+  // Play / Pause: the game steps forward by itself, each move sown, until its end.
+  setAuto(on) {
+    this.auto = on;
+    if (this.autoBtn) {
+      this.autoBtn.replaceChildren(icon(on ? 'pause' : 'play'));
+      this.autoBtn.setAttribute('aria-label', t(on ? 'replay.pause' : 'replay.play'));
+      this.autoBtn.title = t(on ? 'replay.pause' : 'replay.play');
+      this.autoBtn.setAttribute('aria-pressed', String(on));
+    }
+    if (on) this.run();
+  }
+
+  async run() {
+    if (this.ply >= this.positions.length - 1) await this.go(0);
+    while (this.auto && this.ply < this.positions.length - 1) {
+      await this.go(this.ply + 1, true);
+      if (!this.auto) return;
+      await new Promise((res) => setTimeout(res, AUTO_PAUSE_MS));
+    }
+    if (this.auto) this.setAuto(false);
+  }
+
+  flip() {
+    this.bottom = this.bottom === 'south' ? 'north' : 'south';
+    this.gen++;
+    this.board.skip();
+    this.board.setup(this.gameKind, this.m, this.bottom);
+    this.flipBtn.setAttribute('aria-pressed', String(this.bottom === 'north'));
+    this.draw();
+  }
+
+  sides() { return { south: { name: this.playerName('south') }, north: { name: this.playerName('north') } }; }
+
+  labels() {
+    this.plyLabel.textContent = t('replay.ply', { n: this.ply, total: this.positions.length - 1 });
+    this.slider.value = String(this.ply);
+    for (const li of this.list.children) li.classList.toggle('current', Number(li.dataset.ply) === this.ply);
   }
 
   draw() {
     const pos = this.positions[this.ply];
     this.board.show(pos.pits, { burnt: pos.burnt, last: pos.mv ? { seat: pos.mv.seat, house: pos.mv.house, trace: pos.mv.trace } : null,
-      sides: { south: { name: this.playerName('south') }, north: { name: this.playerName('north') } } });
-    this.plyLabel.textContent = t('replay.ply', { n: this.ply, total: this.positions.length - 1 });
-    this.slider.value = String(this.ply);
-    for (const li of this.list.children) li.classList.toggle('current', Number(li.dataset.ply) === this.ply);
+      sides: this.sides() });
+    this.labels();
   }
 
   // A game at one screen (the same player in both seats) shows the names typed in this browser
@@ -88,7 +156,7 @@ export class ReplayView {
     if (this.local()) return localName(seat);
     const p = this.rec.players && this.rec.players[seat];
     if (!p) return t('seat.' + seat);
-    return typeof p === 'string' ? p : p.name || t('seat.' + seat);
+    return playerName(p) || t('seat.' + seat);
   }
 
   render() {
@@ -106,14 +174,18 @@ export class ReplayView {
     const r = this.rec;
     const game = r.game && typeof r.game === 'string' ? r.game : r.kind;
     const boardEl = h('div', { class: 'board' });
-    this.board = new Board(boardEl, {});
-    this.board.setup(game, this.m, 'south');
+    // The badges of a move being sown (relay, capture...) show in a line under the board, never
+    // over its counts.
+    const badges = h('div', { class: 'badge-host', 'aria-hidden': 'true' });
+    this.board = new Board(boardEl, { badgeHost: badges });
+    this.gameKind = game;
+    this.board.setup(game, this.m, this.bottom);
     this.plyLabel = h('span', { class: 'ply-label' });
     this.list = h('ol', { class: 'moves' });
     const moves = r.moves || [];
     moves.forEach((mv, i) => this.list.append(moveItem(mv, i + 1, mv.seat ? this.playerName(mv.seat) : '', {
-      tabindex: '0', onclick: () => this.go(i + 1), onkeydown: (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); this.go(i + 1); } } })));
-    this.slider = h('input', { type: 'range', min: '0', max: String(this.positions ? this.positions.length - 1 : 0), value: '0', 'aria-label': t('replay.position'), oninput: (e) => this.go(Number(e.target.value)) });
+      tabindex: '0', onclick: () => this.user(i + 1), onkeydown: (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); this.user(i + 1); } } })));
+    this.slider = h('input', { type: 'range', min: '0', max: String(this.positions ? this.positions.length - 1 : 0), value: '0', 'aria-label': t('replay.position'), oninput: (e) => this.user(Number(e.target.value)) });
     // The archive record (durable games issue) has result as the winner's name and reason beside
     // it; a result object in the state's shape is accepted too.
     const res = typeof r.result === 'string' ? { winner: r.result, reason: r.reason, score: r.score } : (r.result || {});
@@ -125,11 +197,14 @@ export class ReplayView {
           res.winner ? (res.winner === 'draw' ? t('result.draw') : t('result.wins', { name: this.playerName(res.winner) })) + (res.reason ? ' (' + t('reason.' + res.reason) + ')' : '') : null].filter(Boolean).join(' · ')))),
       h('section', { class: 'play-area', style: { '--m': String(this.m) } },
         h('div', { class: 'board-wrap' }, boardEl),
+        h('div', { class: 'status-row replay-badges' }, badges),
         this.positions ? h('div', { class: 'replay-controls' },
-          btn(icon('first'), 'replay.first', () => this.go(0)), btn(icon('back'), 'replay.back', () => this.go(this.ply - 1)),
+          btn(icon('first'), 'replay.first', () => this.user(0)), btn(icon('back'), 'replay.back', () => this.user(this.ply - 1)),
+          this.autoBtn = h('button', { class: 'btn small primary replay-auto', type: 'button', 'aria-pressed': 'false', onclick: () => this.setAuto(!this.auto) }),
+          btn(icon('fwd'), 'replay.forward', () => this.user(this.ply + 1, true)), btn(icon('last'), 'replay.last', () => this.user(this.positions.length - 1)),
           this.slider,
-          btn(icon('fwd'), 'replay.forward', () => this.go(this.ply + 1)), btn(icon('last'), 'replay.last', () => this.go(this.positions.length - 1)),
-          this.plyLabel) : h('p', { class: 'status-line' }, t('replay.no_positions')),
+          this.plyLabel,
+          this.flipBtn = h('button', { class: 'btn small replay-flip', type: 'button', 'aria-pressed': String(this.bottom === 'north'), 'aria-label': t('replay.flip'), title: t('replay.flip'), onclick: () => this.flip() }, icon('flip'))) : h('p', { class: 'status-line' }, t('replay.no_positions')),
         Array.isArray(res.score) ? h('div', { class: 'final-score' },
           h('span', { class: 'fs south' }, h('b', {}, String(res.score[0])), h('small', {}, this.playerName('south'))),
           h('span', { class: 'fs-sep' }, ':'),
@@ -141,7 +216,7 @@ export class ReplayView {
           h('p', {}, t('replay.export_body')),
           h('a', { class: 'btn small', href: '/api/games/' + encodeURIComponent(this.id) + '.txt', download: 'mancala-' + this.id + '.txt', type: 'text/plain' },
             icon('download'), t('replay.download'))))));
-    if (this.positions) this.draw();
+    if (this.positions) { this.setAuto(false); this.draw(); }
     else if (Array.isArray(r.pits)) this.board.show(r.pits, {});
     else boardEl.parentElement.hidden = true;
   }

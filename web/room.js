@@ -14,7 +14,7 @@ import { h, append, clear, toast, confirmDialog, promptDialog, fmtClock, clockLa
 import { t, onLang } from './i18n.js';
 import { conn } from './net.js';
 import { Board, burntSet, replayUnit, SPEEDS } from './board.js';
-import { errorText, rememberGame, gameTitle, optionsText, localName, setLocalName, moveItem, movesEventsText } from './common.js';
+import { errorText, rememberGame, gameTitle, playerName, seekOf, forgetSeek, navigate, optionsText, localName, setLocalName, moveItem, movesEventsText } from './common.js';
 import { roomRules } from './rules.js';
 import { emptyMoves, nextMoves, moveEvents } from './moves.js';
 import * as sound from './sound.js';
@@ -60,6 +60,8 @@ export class RoomView {
     this.onKey = (e) => this.key(e);
     document.addEventListener('keydown', this.onKey);
     this.clockTimer = setInterval(() => this.tickClocks(), 100);
+    this.onResize = () => this.fit();
+    window.addEventListener('resize', this.onResize);
     if (cached) this.push(cached);
     // Joining again is harmless (the server sends joined and a state with the whole move list), and
     // a room left earlier in this visit needs it.
@@ -69,6 +71,8 @@ export class RoomView {
   destroy() {
     for (const f of this.offs) f();
     document.removeEventListener('keydown', this.onKey);
+    if (this.poolWatch) this.watchPools(false);
+    window.removeEventListener('resize', this.onResize);
     clearInterval(this.clockTimer);
     this.board.skip();
     clearAlert();
@@ -163,7 +167,8 @@ export class RoomView {
     E.sound = h('button', { class: 'btn small ghost icon-btn', type: 'button', onclick: () => sound.setMuted(!sound.muted()) });
     E.notify = notifySupported() ? h('button', { class: 'btn small ghost icon-btn', type: 'button', onclick: () => this.toggleNotify() }) : null;
     E.actions = h('div', { class: 'actions' });
-    E.moves = h('ol', { class: 'moves', 'aria-label': t('room.moves') });
+    // A long game makes the list scroll: it takes the focus so that keys scroll it too.
+    E.moves = h('ol', { class: 'moves', 'aria-label': t('room.moves'), tabindex: '0' });
     E.rules = h('section', { class: 'card panel rules-panel', 'aria-label': t('rules.title') });
     this.rulesKey = '';
     E.chatLog = h('div', { class: 'chat-log', role: 'log', 'aria-live': 'polite', 'aria-label': t('room.chat') });
@@ -174,7 +179,7 @@ export class RoomView {
       E.chatInput, h('button', { class: 'btn small primary', type: 'submit' }, t('chat.send')));
     this.board = new Board(E.boardEl, { onPlay: (seat, house) => this.play(seat, house), badgeHost: E.badges });
     this.main.append(h('div', { class: 'room' },
-      h('header', { class: 'room-head' },
+      E.head = h('header', { class: 'room-head' },
         h('div', {}, E.title, E.sub, E.watching),
         h('div', { class: 'room-share' }, E.spect, E.code, E.copy)),
       E.area = h('section', { class: 'play-area' },
@@ -188,7 +193,7 @@ export class RoomView {
       h('aside', { class: 'side' },
         E.rules,
         h('section', { class: 'card panel' }, h('h2', {}, t('room.moves')), E.moves),
-        h('section', { class: 'card panel chat' }, h('div', { class: 'chat-head' }, h('h2', {}, t('room.chat')), E.chatSettings), E.chatOff, E.chatLog, E.chatForm))));
+        E.chat = h('section', { class: 'card panel chat' }, h('div', { class: 'chat-head' }, h('h2', {}, t('room.chat')), E.chatSettings), E.chatOff, E.chatLog, E.chatForm))));
     E.title.textContent = t('room.loading');
     this.syncToggles();
     this.renderChat();
@@ -344,6 +349,7 @@ export class RoomView {
         this.markPlayable();
         await run;
         this.replay = null;
+        this.board.clearBadge();
         if (gen !== this.gen) continue; // cut short: the newest state is already drawn
         this.el.statusRow.classList.remove('replaying');
         this.el.skip.hidden = true;
@@ -363,6 +369,7 @@ export class RoomView {
     // A capture the replay had not reached yet is still heard.
     if (this.replay && !this.replay.captureHeard && moveEvents(this.replay.trace).captures) sound.play('capture');
     this.replay = null;
+    this.board.clearBadge();
     this.el.statusRow.classList.remove('replaying');
     this.el.skip.hidden = true;
     this.render(this.latest, false);
@@ -401,7 +408,7 @@ export class RoomView {
     if (s && s.you === 'both') return localName(seat);
     if (s && s.local) return t('seat.' + seat);
     const p = s && s.players && s.players[seat];
-    return p ? p.name : t('seat.' + seat);
+    return p ? playerName(p) : t('seat.' + seat);
   }
 
   canPlay(s) {
@@ -431,7 +438,12 @@ export class RoomView {
     setTitle(gameTitle(s.game) + ' · ' + this.code + ' · Mancala Online');
     const nSpect = typeof s.spectators === 'number' ? s.spectators : Array.isArray(s.spectators) ? s.spectators.length : null;
     E.spectN.textContent = nSpect === null ? '' : t('room.spectators', { n: nSpect });
-    E.spect.hidden = nSpect === null;
+    // A game at one screen has nobody to chat with or to invite: no chat, no spectators' count,
+    // no invite link.
+    const oneScreen = s.you === 'both';
+    E.spect.hidden = nSpect === null || oneScreen;
+    E.copy.hidden = oneScreen;
+    E.chat.hidden = oneScreen;
     this.board.setup(s.game, s.houses, bottom);
     E.area.style.setProperty('--m', String(s.houses));
     const seat = this.seatOf(s);
@@ -445,8 +457,24 @@ export class RoomView {
     this.renderActions();
     this.renderMoves();
     this.renderRules(s);
+    this.fit();
     const opp = (s.you === 'south' || s.you === 'north') && s.players && s.players[s.you === 'south' ? 'north' : 'south'];
     if ((opp && opp.id ? opp.id + ':' + opp.name : '') !== this.chatSettingsKey) this.renderChatSettings();
+  }
+
+  // On a phone the board is sized so that both players' bars, the board and the status line fit
+  // the screen (style.css turns --fixed, the height of everything else, into the size of a house).
+  fit() {
+    const E = this.el;
+    if (!E || !this.shown || typeof matchMedia !== 'function') return;
+    if (!matchMedia('(max-width: 640px)').matches) { E.area.style.removeProperty('--fixed'); return; }
+    const px = (v) => parseFloat(v) || 0;
+    const area = getComputedStyle(E.area), board = getComputedStyle(E.boardEl);
+    const top = E.area.getBoundingClientRect().top + window.scrollY;
+    const fixed = top + E.farBar.offsetHeight + E.nearBar.offsetHeight + E.statusRow.offsetHeight + 3 * px(area.rowGap) +
+      px(board.paddingTop) + px(board.paddingBottom) + (this.shown.houses + 1) * px(board.rowGap) + 8;
+    const v = Math.ceil(fixed) + 'px';
+    if (E.area.style.getPropertyValue('--fixed') !== v) E.area.style.setProperty('--fixed', v);
   }
 
   // The rules of this game: the room's board and options, and the rules worded for them (rules.js).
@@ -482,11 +510,12 @@ export class RoomView {
     const turn = s.status === 'playing' && s.turn === seat;
     const local = s.you === 'both';
     bar.className = 'pbar ' + (seat === this.bottom ? 'near' : 'far') + (turn ? ' turn' : '') + ' seat-' + seat;
-    const name = local || s.local ? this.seatName(seat, s) : p ? p.name : t('room.waiting_player');
+    const name = local || s.local ? this.seatName(seat, s) : p ? playerName(p) : t('room.waiting_player');
     const tags = [];
     if (p && typeof p.rating === 'number' && !local) tags.push(h('span', { class: 'prating', title: t('room.rating') }, String(p.rating) + (p.provisional ? '?' : '')));
     if (mine) tags.push(h('span', { class: 'tag you' }, t('room.you')));
-    if (p && p.computer) tags.push(h('span', { class: 'tag' }, t('room.computer')));
+    // The computer's name says what it is; the tag marks a computer named otherwise.
+    if (p && p.computer && !/^Computer \(level/.test(p.name || '')) tags.push(h('span', { class: 'tag' }, t('room.computer')));
     const online = p ? (p.connected !== false) : false;
     const score = s.pits[seat === 'south' ? s.houses : 2 * s.houses + 1];
     const label = p && typeof p.rating === 'number' && !local
@@ -500,9 +529,12 @@ export class RoomView {
         h('span', { class: 'pmeta' },
           local ? null : h('span', { class: 'dot ' + (p ? (online ? 'on' : 'off') : 'none') }),
           local ? null : p ? t(online ? 'room.online' : 'room.offline') : t('room.open_seat'),
-          local ? null : ' · ', t('seat.' + seat), ' · ', t('room.store_count', { n: score }))),
-      h('span', { class: 'abandon', dataset: { seat }, hidden: !(s.abandon && s.abandon.seat === seat) }),
-      h('span', { class: 'first-move', dataset: { seat }, hidden: !(s.status === 'playing' && s.first_move && s.first_move.seat === seat) }),
+          local ? null : ' · ', t('seat.' + seat), ' · ', t('room.store_count', { n: score })),
+        // The countdowns take the line under the name (on phones, in place of the line above), so
+        // that the name keeps its width.
+        h('span', { class: 'pnote' },
+          h('span', { class: 'abandon', dataset: { seat }, hidden: !(s.abandon && s.abandon.seat === seat) }),
+          h('span', { class: 'first-move', dataset: { seat }, hidden: !(s.status === 'playing' && s.first_move && s.first_move.seat === seat) }))),
       turn ? h('span', { class: 'turn-pill' }, t('room.to_move')) : null,
       h('span', { class: 'clock', dataset: { seat }, hidden: !s.clock }, '')]);
   }
@@ -574,18 +606,23 @@ export class RoomView {
   renderStatus(s) {
     const E = this.el;
     const seat = this.seatOf(s);
-    let text;
+    let text, keys = '';
     if (s.status === 'waiting') text = t('status.waiting');
     else if (s.status === 'finished') text = t('status.finished');
     else if (this.pending) text = t('status.sent');
     else if (seat && seat === s.turn) {
       text = s.you === 'both' ? t('status.local_turn', { name: this.seatName(s.turn) }) : t('status.your_turn');
-      if ((s.legal || []).length) text += ' ' + t('status.keys', { keys: s.legal.join(', ') });
+      if ((s.legal || []).length) keys = t('status.keys', { keys: s.legal.join(', ') });
     } else if (s.you === 'spectator') text = t('status.to_move', { name: this.seatName(s.turn) });
     else text = t('status.their_turn', { name: this.seatName(s.turn) });
     if (s.round && s.options && s.options.rounds === 'match') text = t('status.round', { n: s.round }) + ' · ' + text;
-    if (s.status === 'playing' && s.first_move) text += ' ' + t('status.clocks_wait');
-    if (E.status.textContent !== text) E.status.textContent = text;
+    const wait = s.status === 'playing' && s.first_move ? t('status.clocks_wait') : '';
+    // The number keys are for a keyboard, and the first-move countdown shows in the player's bar:
+    // phones do without those parts (style.css), so that the line stays within its two lines.
+    if (E.status.textContent !== text + (keys ? ' ' + keys : '') + (wait ? ' ' + wait : '')) {
+      clear(E.status);
+      E.status.append(text, keys ? h('span', { class: 'keys-hint' }, ' ' + keys) : '', wait ? h('span', { class: 'keys-hint' }, ' ' + wait) : '');
+    }
     E.status.classList.toggle('mine', !!seat && seat === s.turn && s.status === 'playing');
   }
 
@@ -675,6 +712,25 @@ export class RoomView {
     clear(O);
     O.hidden = true;
     wrap.style.removeProperty('min-height');
+    // A seek is the first game's wait only (game_no 0): once a game starts it is forgotten.
+    if (s.status !== 'waiting' || (s.game_no ?? 0) > 0) forgetSeek(this.code);
+    const seek = s.status === 'waiting' && (s.game_no ?? 0) === 0 && (s.you === 'south' || s.you === 'north') ? seekOf(this.code) : null;
+    this.watchPools(!!seek);
+    if (seek) {
+      // Quick play: this room waits in a pool for whoever picks it next.
+      O.hidden = false;
+      O.className = 'overlay waiting seeking';
+      const clock = seek.clock ? clockLabel(seek.clock) : t('clock.none');
+      this.seekCount = h('p', { class: 'seek-count', 'aria-live': 'polite' });
+      O.append(h('div', { class: 'card over-card seek', role: 'status' },
+        h('div', { class: 'spinner', 'aria-hidden': 'true' }),
+        h('h2', {}, t('seek.title')),
+        h('p', {}, t('seek.body', { game: gameTitle(s.game), clock })),
+        this.seekCount,
+        h('button', { class: 'btn primary seek-cancel', type: 'button', onclick: () => this.cancelSeek() }, t('seek.cancel'))));
+      this.renderSeekCount();
+      return;
+    }
     if (s.status === 'waiting') {
       O.hidden = false;
       O.className = 'overlay waiting';
@@ -731,6 +787,37 @@ export class RoomView {
     }
   }
 
+  // While seeking, the room watches the lobby for how many wait in its pool.
+  watchPools(on) {
+    if (on === !!this.poolWatch) return;
+    if (on) {
+      this.poolWatch = conn.on('lobby', (m) => { if (Array.isArray(m.pools)) { this.pools = m.pools; this.renderSeekCount(); } });
+      conn.send({ type: 'lobby' });
+    } else {
+      this.poolWatch();
+      this.poolWatch = null;
+      this.seekCount = null;
+      conn.send({ type: 'lobby', watch: false });
+    }
+  }
+
+  renderSeekCount() {
+    const el = this.seekCount, seek = seekOf(this.code), s = this.latest;
+    if (!el || !seek || !s) return;
+    const c = seek.clock;
+    const pool = !seek.rated && (this.pools || []).find((p) => p.game === s.game &&
+      (c ? p.clock && p.clock.initial_ms === c.initial_ms && p.clock.increment_ms === c.increment_ms : !p.clock));
+    el.hidden = !pool;
+    if (pool) el.textContent = t('seek.waiting', { n: pool.waiting });
+  }
+
+  // Cancel a seek: the room is left (a waiting room nobody sits in closes) and the lobby shows.
+  cancelSeek() {
+    forgetSeek(this.code);
+    conn.request({ type: 'leave', room: this.code }, 4000).catch(() => {});
+    navigate('/');
+  }
+
   // What a rated game changed: each side's rating before and after, the viewer's own first.
   ratingChange(s) {
     const c = s.rating_change;
@@ -766,7 +853,7 @@ export class RoomView {
     const at = new Date(c.at || Date.now());
     const me = this.isMe(c);
     return h('div', { class: 'msg' + (me ? ' me' : '') + (c.spectator ? ' spectator' : ''), dataset: { player: c.player || '' } },
-      h('span', { class: 'from' }, c.from || '?'),
+      h('span', { class: 'from' }, playerName(c.from) || '?'),
       c.spectator ? h('span', { class: 'tag' }, t('chat.spectator')) : null,
       h('span', { class: 'time' }, at.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })),
       h('p', {}, c.text));
@@ -821,7 +908,7 @@ export class RoomView {
       h('summary', { class: 'btn small ghost icon-btn', 'aria-label': t('chat.settings'), title: t('chat.settings') }, icon('sliders')),
       h('div', { class: 'chat-prefs' },
         check(t('chat.show_spectators'), p.spectators, (v) => { p.spectators = v; }, 'spectators'),
-        opp && opp.id ? check(t('chat.mute', { name: opp.name }), p.muted.includes(opp.id), (v) => {
+        opp && opp.id ? check(t('chat.mute', { name: playerName(opp) }), p.muted.includes(opp.id), (v) => {
           p.muted = p.muted.filter((x) => x !== opp.id);
           if (v) p.muted.push(opp.id);
         }, 'mute') : null,
@@ -830,10 +917,14 @@ export class RoomView {
     E.chatSettings.open = open;
   }
 
+  // The settings are drawn again: the switch just pressed keeps the focus (WCAG 2.4.3).
   saveChatPrefs() {
     this.chatPrefs.muted = this.chatPrefs.muted.slice(-100);
     store('mc.chat', this.chatPrefs);
+    const pref = document.activeElement && document.activeElement.dataset && document.activeElement.dataset.pref;
     this.renderChat();
+    const again = pref && this.el.chatSettings.querySelector(`input[data-pref="${pref}"]`);
+    if (again) again.focus();
   }
 
   sendChat() {
@@ -847,9 +938,11 @@ export class RoomView {
   play(seat, house) {
     const s = this.latest;
     if (!s || !this.canPlay(s) || !(s.legal || []).includes(house) || this.seatOf(s) !== seat) return;
-    if (this.running) this.finishReplay();
+    // The move goes first; then the replay in progress ends and the board shows the position the
+    // move was chosen on (never a mid-sowing one).
     this.pending = { house, ply: s.ply };
     this.sendMove();
+    if (this.running) this.finishReplay();
     this.board.show(s.pits, { burnt: burntSet(s), legal: [], seat: null, last: s.last, sides: this.sides(s) });
     const k = seat === 'south' ? house - 1 : s.houses + house;
     this.board.flash(k, 'picked', 500);
@@ -876,7 +969,9 @@ export class RoomView {
   }
 
   key(e) {
-    if (e.target && (e.target.tagName === 'INPUT' || e.target.tagName === 'TEXTAREA' || e.target.tagName === 'SELECT')) return;
+    // Typing goes to text fields; a switch (the chat settings' checkboxes) keeps the number keys.
+    const tg = e.target;
+    if (tg && ((tg.tagName === 'INPUT' && !['checkbox', 'radio', 'button'].includes(tg.type)) || tg.tagName === 'TEXTAREA' || tg.tagName === 'SELECT')) return;
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     if (document.querySelector('dialog[open]')) return;
     if (/^[1-9]$/.test(e.key)) {
@@ -885,7 +980,7 @@ export class RoomView {
         const house = Number(e.key);
         if ((s.legal || []).includes(house)) { e.preventDefault(); this.play(this.seatOf(s), house); }
       }
-    } else if (e.key === 'Escape' || (e.key === ' ' && !(e.target && e.target.closest && e.target.closest('button, a')))) {
+    } else if (e.key === 'Escape' || (e.key === ' ' && !(e.target && e.target.closest && e.target.closest('button, a, input, summary')))) {
       if (this.running) { e.preventDefault(); this.finishReplay(); }
     }
   }

@@ -753,6 +753,18 @@ static int http_static(srv_net *net, struct lws *wsi, http_req *req, const char 
                            header(wsi, WSI_TOKEN_HTTP_ACCEPT_ENCODING, ae, sizeof ae)};
   srv_static_response res;
   int rc = srv_static_serve(net->files, &sr, &res);
+  /* An unknown page (an address whose last part names no file): the client's page with status
+   * 404, which says so in the reader's language with the way home. A missing file stays a bare
+   * 404. */
+  const char *last = strrchr(uri, '/');
+  bool page404 = false;
+  if (rc == 0 && res.status == 404 && last != NULL && strchr(last, '.') == NULL) {
+    srv_static_request home = {"/", NULL, NULL, sr.accept_encoding};
+    rc = srv_static_serve(net->files, &home, &res);
+    page404 = rc == 0 && res.status == 200;
+    if (!page404)
+      res.status = 404;
+  }
   if (rc != 0 || res.status == 404) {
     unsigned char head[LWS_PRE + 512];
     int h = http_head(wsi, rc != 0 ? HTTP_STATUS_INTERNAL_SERVER_ERROR : HTTP_STATUS_NOT_FOUND,
@@ -770,6 +782,19 @@ static int http_static(srv_net *net, struct lws *wsi, http_req *req, const char 
   }
   unsigned char head[LWS_PRE + 2048], *start = head + LWS_PRE, *p = start,
                                       *end = head + sizeof head - 1;
+  if (page404) {
+    if (lws_add_http_common_headers(wsi, HTTP_STATUS_NOT_FOUND, res.type, res.len, &p, end) ||
+        add_header(wsi, WSI_TOKEN_HTTP_CACHE_CONTROL, "no-store", &p, end) ||
+        (res.vary && add_header(wsi, WSI_TOKEN_HTTP_VARY, "Accept-Encoding", &p, end)) ||
+        (res.encoding != NULL &&
+         add_header(wsi, WSI_TOKEN_HTTP_CONTENT_ENCODING, res.encoding, &p, end)) ||
+        lws_finalize_write_http_header(wsi, start, &p, end))
+      return -1;
+    if (!body)
+      return lws_http_transaction_completed(wsi) ? -1 : 0;
+    lws_callback_on_writable(wsi);
+    return 0;
+  }
   if ((res.status == 200
            ? lws_add_http_common_headers(wsi, HTTP_STATUS_OK, res.type, res.len, &p, end)
            : lws_add_http_header_status(wsi, HTTP_STATUS_NOT_MODIFIED, &p, end)) ||

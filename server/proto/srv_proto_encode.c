@@ -126,6 +126,12 @@ static void state(srv_jsonw *w, const srv_state_view *v) {
     srv_jsonw_bool(w, sv->connected);
     srv_jsonw_lit(w, ",\"computer\":");
     srv_jsonw_bool(w, sv->computer);
+    /* The computer's level, so that a client can word its name in its own language. */
+    srv_jsonw_lit(w, ",\"level\":");
+    if (sv->computer && sv->player->computer > 0)
+      srv_jsonw_int(w, sv->player->computer);
+    else
+      srv_jsonw_lit(w, "null");
     srv_jsonw_lit(w, ",\"rating\":");
     rating_or_null(w, sv->player, v->opts->rules.kind);
     srv_jsonw_lit(w, ",\"provisional\":");

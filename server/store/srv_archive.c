@@ -80,12 +80,31 @@ static void summary_fields(builder *b, json_t *o, const srv_store_game *g) {
   put(b, o, "ply", json_integer((json_int_t)g->n_moves));
 }
 
-/* Replays game and formats the engine's record into a new string. */
-static int record_text(const srv_store_game *g, char **out, srv_store_bad_row *bad) {
+/* The moves with the side that played each ("S3 N5 N2": an extra turn is a second move of the same
+ * side), which the record's moves line does not say, into buf (cut at size). */
+static void movers_text(const mc_game *game, char *buf, size_t size) {
+  size_t n = 0, at = 0;
+  const uint8_t *moves = mc_game_moves(game, &n);
+  buf[0] = '\0';
+  for (size_t i = 0; i < n && at + 8 < size; i++) {
+    int w = snprintf(buf + at, size - at, "%s%c%d", i ? " " : "",
+                     mc_game_mover(game, i) == MC_SOUTH ? 'S' : 'N', moves[i]);
+    if (w < 0)
+      break;
+    at += (size_t)w;
+  }
+}
+
+/* Replays game and formats the engine's record into a new string; with movers (size movers_size),
+ * also the moves with their sides (movers_text()). */
+static int record_text(const srv_store_game *g, char **out, srv_store_bad_row *bad, char *movers,
+                       size_t movers_size) {
   mc_game *game = NULL;
   int rc = srv_store_replay(g, true, &game, bad);
   if (rc != 0)
     return rc;
+  if (movers != NULL)
+    movers_text(game, movers, movers_size);
   int len = mc_record_format(game, NULL, 0);
   char *text = len >= 0 ? malloc((size_t)len + 1) : NULL;
   if (text == NULL || mc_record_format(game, text, (size_t)len + 1) != len) {
@@ -102,7 +121,7 @@ json_t *srv_archive_game_json(const srv_store_game *g, srv_store_bad_row *bad) {
   if (g == NULL)
     return NULL;
   char *record = NULL;
-  if (record_text(g, &record, bad) != 0)
+  if (record_text(g, &record, bad, NULL, 0) != 0)
     return NULL;
   builder b = {false};
   json_t *o = json_object();
@@ -187,9 +206,15 @@ int srv_archive_game_text(const srv_store_game *g, char **out, srv_store_bad_row
     return SRV_STORE_EINVAL;
   *out = NULL;
   char *record = NULL;
-  int rc = record_text(g, &record, bad);
-  if (rc != 0)
+  size_t movers_size = g->n_moves * 5 + 1; /* "S3 " per move: a side, a house, a space. */
+  char *movers = malloc(movers_size);
+  if (movers == NULL)
+    return SRV_STORE_ENOMEM;
+  int rc = record_text(g, &record, bad, movers, movers_size);
+  if (rc != 0) {
+    free(movers);
     return rc;
+  }
   strbuf sb = {NULL, 0, 0, false};
   char text[160];
   sb_tag(&sb, "Event", "Mancala Online");
@@ -228,6 +253,8 @@ int srv_archive_game_text(const srv_store_game *g, char **out, srv_store_bad_row
   else
     snprintf(text, sizeof text, "*");
   sb_tag(&sb, "Score", text);
+  sb_tag(&sb, "Moves", movers); /* Whose move each is: S for South, N for North. */
+  free(movers);
   sb_add(&sb, "\n", 1);
   sb_add(&sb, record, strlen(record));
   free(record);

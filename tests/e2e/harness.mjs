@@ -60,8 +60,9 @@ export async function launch() {
 // A fresh browser context (its own localStorage, like another person) with one page whose console
 // errors and uncaught exceptions are collected in page.problems. reducedMotion: 'reduce' emulates
 // the system setting; init: scripts run before the page's own.
-export async function newPage(browser, { width = 1280, height = 800, locale = 'en-US', reducedMotion = 'no-preference', init = [] } = {}) {
-  const context = await browser.newContext({ viewport: { width, height }, locale, reducedMotion, permissions: ['clipboard-read', 'clipboard-write'] });
+// bypassCSP: scripts may be added to the page (axe-core, in the axe test).
+export async function newPage(browser, { width = 1280, height = 800, locale = 'en-US', reducedMotion = 'no-preference', init = [], bypassCSP = false } = {}) {
+  const context = await browser.newContext({ viewport: { width, height }, locale, reducedMotion, bypassCSP, permissions: ['clipboard-read', 'clipboard-write'] });
   for (const f of init) await context.addInitScript(f);
   const page = await context.newPage();
   page.problems = [];

@@ -1,7 +1,7 @@
 // Page weight: the lobby's first load brings only the active language and the lobby's own modules;
 // other languages and views come when they are needed.
-// The bytes transferred (Resource Timing) are printed, not asserted: bench/web-weight.mjs measures
-// them in every language.
+// The bytes transferred (Resource Timing, gzipped) are printed and kept under 100 KB;
+// bench/web-weight.mjs measures them in every language.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useBrowser, createRoom } from './harness.mjs';
@@ -24,6 +24,7 @@ test('the lobby loads one language and its own modules; the rest comes on demand
     assert.deepEqual(files(first, /^\/(room|replay|howto|rules|sound|alerts)\.js$/), [], `${locale}: only the lobby's modules`);
     const bytes = first.reduce((a, e) => a + e.bytes, 0);
     t.diagnostic(`${locale}: first load of the lobby ${first.length} requests, ${bytes} bytes transferred`);
+    assert.ok(bytes < 100 * 1024, `${locale}: the lobby's first load is ${bytes} bytes, over 100 KB`);
     if (locale === 'en-US') {
       // Another language when it is picked; the room's modules when a room opens.
       await p.selectOption('#lang', 'ru');

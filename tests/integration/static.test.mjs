@@ -116,6 +116,16 @@ test('the page routes are index.html; other names are not found', async () => {
   for (const p of ['/nothere.js', '/README.md', '/.hidden', '/web/index.html', '/sub/']) {
     assert.equal((await get(p)).status, 404, p);
   }
+  // A missing file is a bare 404; an unknown page gets the client's page with status 404 (it says
+  // "not found" in the reader's language, with the way home), never cached.
+  assert.equal((await get('/nothere.js')).body.length, 0);
+  for (const p of ['/nothere', '/some/page', '/sub/']) {
+    const r = await get(p);
+    assert.equal(r.status, 404, p);
+    assert.match(r.headers['content-type'], /^text\/html/, p);
+    assert.ok(r.body.equals(index), p);
+    assert.equal(r.headers['cache-control'], 'no-store', p);
+  }
   for (const line of ['GET /../server/main.c HTTP/1.1', 'GET /%2e%2e/server/main.c HTTP/1.1',
     'GET /..%2fserver/main.c HTTP/1.1', 'GET //etc/passwd HTTP/1.1']) {
     const status = await raw(line);

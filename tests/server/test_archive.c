@@ -112,6 +112,7 @@ TEST_IMPL(game_text) {
            "[Result \"south\"]\n"
            "[Reason \"no_seeds\"]\n"
            "[Score \"3-1\"]\n"
+           "[Moves \"S2 S1\"]\n"
            "\n"
            "kalah 2x1\n"
            "2 1\n",
