@@ -13,6 +13,7 @@
 #include "srv_proto.h"
 #include "srv_pwhash.h"
 #include "srv_rating.h"
+#include "srv_reader.h"
 #include "srv_send.h"
 
 /* How many keys each limit remembers at most (the least recently tried are forgotten first). */
@@ -47,6 +48,7 @@ struct srv_accounts {
   srv_ident *ident;
   srv_sink sink;
   srv_store *store;
+  srv_reader *reader; /* The storage seam's reads over store (login's account). */
   srv_persist *persist;
   srv_work *work;
   srv_time *time;
@@ -85,7 +87,8 @@ srv_accounts *srv_accounts_new(srv_rooms *rooms, srv_ident *ident, const srv_sin
   srv_list_init(&a->jobs);
   a->by_name = srv_attempts_new(a->cfg.attempts_per_name, (uint64_t)a->cfg.window_ms, LIMIT_KEYS);
   a->by_addr = srv_attempts_new(a->cfg.attempts_per_addr, (uint64_t)a->cfg.window_ms, LIMIT_KEYS);
-  if (a->by_name == NULL || a->by_addr == NULL) {
+  a->reader = srv_reader_new(store);
+  if (a->by_name == NULL || a->by_addr == NULL || a->reader == NULL) {
     srv_accounts_free(a);
     return NULL;
   }
@@ -109,6 +112,7 @@ void srv_accounts_free(srv_accounts *a) {
     j->a = NULL;
     j->c = NULL;
   }
+  srv_reader_free(a->reader);
   srv_attempts_free(a->by_name);
   srv_attempts_free(a->by_addr);
   free(a);
@@ -470,6 +474,48 @@ static void done_login(void *arg, bool cancelled) {
   job_done(j);
 }
 
+/* Login's read of the account through the storage seam: the stored hash the check compares with
+ * (for a name nobody has, a hash nobody matches: the check runs all the same). */
+static int read_login(srv_store *store, void *arg) {
+  job *j = arg;
+  srv_store_account acc;
+  int rc = srv_store_account_by_key(store, j->key, &acc);
+  if (rc == 0) {
+    snprintf(j->account_id, sizeof j->account_id, "%.*s", SRV_PLAYER_ID_CHARS, acc.player);
+    memcpy(j->stored, acc.password, sizeof j->stored);
+    srv_pwhash_wipe(acc.password, sizeof acc.password);
+  } else if (rc == SRV_STORE_ENOTFOUND) {
+    snprintf(j->stored, sizeof j->stored, "%s", srv_pwhash_dummy());
+    rc = 0;
+  }
+  return rc;
+}
+
+/* The account is read: the password check goes off the loop (or the request gets its error). */
+static void login_read(void *arg, int rc) {
+  job *j = arg;
+  srv_accounts *a = j->a;
+  srv_list_remove(&j->link);
+  a->njobs--;
+  srv_client *c = j->c;
+  srv_req_id id = j->id;
+  if (c == NULL) { /* Gone while its account was read. */
+    job_wipe_free(j);
+    return;
+  }
+  if (rc < 0) {
+    job_wipe_free(j);
+    srv_send_error(&a->sink, c, storage_fail(a, "cannot read an account", rc), &id, NULL, "login",
+                   0);
+    return;
+  }
+  if ((rc = start(a, j, work_verify, done_login)) != 0) { /* start() freed j. */
+    srv_send_error(&a->sink, c, rc, &id, NULL, "login", 0);
+    return;
+  }
+  srv_attempts_add(a->by_addr, c->addr, now_ms(a));
+}
+
 int srv_account_login(srv_accounts *a, srv_client *c, const srv_cmd *cmd) {
   if (job_of(a, c) != NULL)
     return SRV_EBUSY;
@@ -482,23 +528,18 @@ int srv_account_login(srv_accounts *a, srv_client *c, const srv_cmd *cmd) {
   if (j == NULL)
     return SRV_ENOMEM;
   snprintf(j->key, sizeof j->key, "%s", key);
-  srv_store_account acc;
-  int rc = srv_store_account_by_key(a->store, key, &acc);
-  if (rc == 0) {
-    snprintf(j->account_id, sizeof j->account_id, "%.*s", SRV_PLAYER_ID_CHARS, acc.player);
-    memcpy(j->stored, acc.password, sizeof j->stored);
-    srv_pwhash_wipe(acc.password, sizeof acc.password);
-  } else if (rc == SRV_STORE_ENOTFOUND) {
-    /* Nobody has that name: the check runs all the same, against a hash nobody matches. */
-    snprintf(j->stored, sizeof j->stored, "%s", srv_pwhash_dummy());
-  } else {
+  /* One of the connection's jobs while its account is read (a connection that goes meanwhile
+   * leaves it to be dropped), and then while the password is checked. */
+  j->a = a;
+  srv_list_push_back(&a->jobs, &j->link);
+  a->njobs++;
+  int rc = srv_reader_read(a->reader, read_login, login_read, j);
+  if (rc != 0) {
+    srv_list_remove(&j->link);
+    a->njobs--;
     job_wipe_free(j);
-    return storage_fail(a, "cannot read an account", rc);
   }
-  if ((rc = start(a, j, work_verify, done_login)) != 0)
-    return rc;
-  srv_attempts_add(a->by_addr, c->addr, now_ms(a));
-  return 0;
+  return rc;
 }
 
 /* ---- logout, logout everywhere ------------------------------------------------------------- */

@@ -16,19 +16,26 @@
 #include "srv_log.h"
 #include "srv_names.h"
 #include "srv_profile.h"
+#include "srv_reader.h"
 
 struct srv_api {
-  srv_store *reader; /* Sees committed data only. */
+  srv_store *store;   /* Its own connection, which sees committed data only. */
+  srv_reader *reader; /* The storage seam's reads over it. */
 };
 
 srv_api *srv_api_new(const srv_store *store) {
   srv_api *api = calloc(1, sizeof *api);
   if (api == NULL)
     return NULL;
-  int rc = srv_store_open_reader(store, &api->reader);
+  int rc = srv_store_open_reader(store, &api->store);
   if (rc != 0) {
     srv_log_error("api", "cannot open a reader on %s: %s", srv_store_path(store),
                   srv_store_strerror(rc));
+    free(api);
+    return NULL;
+  }
+  if ((api->reader = srv_reader_new(api->store)) == NULL) {
+    srv_store_close(api->store);
     free(api);
     return NULL;
   }
@@ -38,14 +45,15 @@ srv_api *srv_api_new(const srv_store *store) {
 void srv_api_free(srv_api *api) {
   if (api == NULL)
     return;
-  srv_store_close(api->reader);
+  srv_reader_free(api->reader);
+  srv_store_close(api->store);
   free(api);
 }
 
 /* Logs a read the store refused. */
-static void read_fail(srv_api *api, const char *what, const char *key, int rc) {
+static void read_fail(srv_store *rd, const char *what, const char *key, int rc) {
   srv_log_error("api", "%s %s: %s (%s)", what, key, srv_store_strerror(rc),
-                srv_store_last_error(api->reader));
+                srv_store_last_error(rd));
 }
 
 static int reply_error(int status, const char *code, const char *message, char **body,
@@ -103,20 +111,20 @@ done:
   return rc;
 }
 
-static int game_route(srv_api *api, const char *s, char **body, const char **type) {
+static int game_route(srv_store *rd, const char *s, char **body, const char **type) {
   size_t len = strlen(s);
   bool text = len > 4 && strcmp(s + len - 4, ".txt") == 0;
   int64_t id = srv_gameid_parse(s, len - (text ? 4 : 0));
   if (id == 0)
     return reply_error(404, "not_found", "No such game.", body, type);
   srv_store_game *g = NULL;
-  int rc = srv_store_game_get(api->reader, id, &g);
+  int rc = srv_store_game_get(rd, id, &g);
   if (rc == SRV_STORE_ENOTFOUND || (rc == 0 && g->ended_ms == 0)) {
     srv_store_game_free(g);
     return reply_error(404, "not_found", "No finished game with that id.", body, type);
   }
   if (rc < 0) {
-    read_fail(api, "cannot read game", s, rc);
+    read_fail(rd, "cannot read game", s, rc);
     return reply_error(500, "storage_error", srv_store_strerror(rc), body, type);
   }
   int status = 200;
@@ -181,7 +189,7 @@ static int json_reply(json_t *j, char **body, const char **type) {
 
 /* GET /api/players/NAME: the profile of the account with that name (its key, so that any
  * spelling of it finds it). */
-static int profile_route(srv_api *api, const char *name, const char *query, char **body,
+static int profile_route(srv_store *rd, const char *name, const char *query, char **body,
                          const char **type) {
   long limit;
   /* before: the public id of a game (srv_gameid.h), as next_before gives it. */
@@ -192,9 +200,8 @@ static int profile_route(srv_api *api, const char *name, const char *query, char
     return reply_error(400, "bad_request", "limit is 1..100 and before a game id.", body, type);
   char key[SRV_NAME_KEY_SIZE];
   srv_store_account acc;
-  int rc = srv_names_key(name, key, sizeof key) > 0
-               ? srv_store_account_by_key(api->reader, key, &acc)
-               : SRV_STORE_ENOTFOUND;
+  int rc = srv_names_key(name, key, sizeof key) > 0 ? srv_store_account_by_key(rd, key, &acc)
+                                                    : SRV_STORE_ENOTFOUND;
   if (rc == SRV_STORE_ENOTFOUND)
     return reply_error(404, "not_found", "No player with that name.", body, type);
   srv_profile p;
@@ -203,21 +210,20 @@ static int profile_route(srv_api *api, const char *name, const char *query, char
   srv_store_rating_point *points[SRV_STORE_RATED_GAMES] = {NULL};
   srv_store_game_list *list = NULL;
   if (rc == 0)
-    rc = srv_store_ratings_get(api->reader, acc.player, p.ratings);
+    rc = srv_store_ratings_get(rd, acc.player, p.ratings);
   for (int k = 0; rc == 0 && k < SRV_STORE_RATED_GAMES; k++) {
     if (p.ratings[k].games > 0)
-      rc = srv_store_rank(api->reader, (mc_kind)k, p.ratings[k].rating, &p.ranks[k]);
+      rc = srv_store_rank(rd, (mc_kind)k, p.ratings[k].rating, &p.ranks[k]);
     if (rc == 0)
-      rc = srv_store_rating_history(api->reader, acc.player, (mc_kind)k, 500, &points[k],
-                                    &p.n_history[k]);
+      rc = srv_store_rating_history(rd, acc.player, (mc_kind)k, 500, &points[k], &p.n_history[k]);
     p.history[k] = points[k];
   }
   /* One game more than asked for says whether there is a next page. */
   if (rc == 0)
-    rc = srv_store_player_games_page(api->reader, acc.player, before, (int)limit + 1, &list);
+    rc = srv_store_player_games_page(rd, acc.player, before, (int)limit + 1, &list);
   int status;
   if (rc < 0) {
-    read_fail(api, "cannot read the profile of", name, rc);
+    read_fail(rd, "cannot read the profile of", name, rc);
     status = reply_error(500, "storage_error", srv_store_strerror(rc), body, type);
   } else {
     if (list->n > (size_t)limit) {
@@ -233,11 +239,11 @@ static int profile_route(srv_api *api, const char *name, const char *query, char
   return status;
 }
 
-static int player_route(srv_api *api, const char *s, const char *query, char **body,
+static int player_route(srv_store *rd, const char *s, const char *query, char **body,
                         const char **type) {
   const char *slash = strchr(s, '/');
   if (slash == NULL && s[0] != '\0')
-    return profile_route(api, s, query, body, type);
+    return profile_route(rd, s, query, body, type);
   if (slash == NULL || strcmp(slash, "/games") != 0 || slash == s ||
       slash - s >= SRV_STORE_ID_SIZE || strspn(s, "0123456789abcdef") != (size_t)(slash - s))
     return reply_error(404, "not_found", "No such route.", body, type);
@@ -248,9 +254,9 @@ static int player_route(srv_api *api, const char *s, const char *query, char **b
   if (!int_arg(query, "limit", 1, 100, 20, &limit))
     return reply_error(400, "bad_request", "limit must be an integer in 1..100.", body, type);
   srv_store_game_list *list = NULL;
-  int rc = srv_store_player_games(api->reader, id, (int)limit, &list);
+  int rc = srv_store_player_games(rd, id, (int)limit, &list);
   if (rc < 0) {
-    read_fail(api, "cannot read the games of player", id, rc);
+    read_fail(rd, "cannot read the games of player", id, rc);
     return reply_error(500, "storage_error", srv_store_strerror(rc), body, type);
   }
   json_t *j = srv_archive_player_games_json(id, list);
@@ -262,7 +268,7 @@ static int player_route(srv_api *api, const char *s, const char *query, char **b
 }
 
 /* GET /api/leaderboard/GAME?page=P&limit=N. */
-static int leaderboard_route(srv_api *api, const char *game, const char *query, char **body,
+static int leaderboard_route(srv_store *rd, const char *game, const char *query, char **body,
                              const char **type) {
   mc_kind kind;
   if (mc_kind_parse(game, &kind) != 0)
@@ -271,9 +277,9 @@ static int leaderboard_route(srv_api *api, const char *game, const char *query, 
   if (!int_arg(query, "page", 1, 1000000, 1, &page) || !int_arg(query, "limit", 1, 100, 50, &limit))
     return reply_error(400, "bad_request", "page is 1.. and limit 1..100.", body, type);
   srv_store_board *b = NULL;
-  int rc = srv_store_leaderboard(api->reader, kind, (page - 1) * limit, (int)limit, &b);
+  int rc = srv_store_leaderboard(rd, kind, (page - 1) * limit, (int)limit, &b);
   if (rc < 0) {
-    read_fail(api, "cannot read the leaderboard of", game, rc);
+    read_fail(rd, "cannot read the leaderboard of", game, rc);
     return reply_error(500, "storage_error", srv_store_strerror(rc), body, type);
   }
   int status = json_reply(srv_profile_leaderboard_json(kind, page, (int)limit, b), body, type);
@@ -281,14 +287,53 @@ static int leaderboard_route(srv_api *api, const char *game, const char *query, 
   return status;
 }
 
-int srv_api_get(void *ud, const char *uri, const char *query, char **body, const char **type) {
+/* One GET through the reader: the route reads and writes the answer here. */
+typedef struct api_job {
+  char *uri, *query;
+  int status;
+  char *body;
+  const char *type;
+  srv_api_done done;
+  void *arg;
+} api_job;
+
+static int route(srv_store *rd, void *arg) {
+  api_job *j = arg;
+  j->type = "application/json";
+  if (strncmp(j->uri, "/api/games/", 11) == 0)
+    j->status = game_route(rd, j->uri + 11, &j->body, &j->type);
+  else if (strncmp(j->uri, "/api/players/", 13) == 0)
+    j->status = player_route(rd, j->uri + 13, j->query, &j->body, &j->type);
+  else if (strncmp(j->uri, "/api/leaderboard/", 17) == 0)
+    j->status = leaderboard_route(rd, j->uri + 17, j->query, &j->body, &j->type);
+  else
+    j->status = reply_error(404, "not_found", "No such route.", &j->body, &j->type);
+  return 0;
+}
+
+static void answered(void *arg, int rc) {
+  api_job *j = arg;
+  (void)rc;
+  j->done(j->arg, j->status, j->body, j->type);
+  free(j->uri);
+  free(j->query);
+  free(j);
+}
+
+int srv_api_get(void *ud, const char *uri, const char *query, srv_api_done done, void *arg) {
   srv_api *api = ud;
-  *body = NULL;
-  if (strncmp(uri, "/api/games/", 11) == 0)
-    return game_route(api, uri + 11, body, type);
-  if (strncmp(uri, "/api/players/", 13) == 0)
-    return player_route(api, uri + 13, query, body, type);
-  if (strncmp(uri, "/api/leaderboard/", 17) == 0)
-    return leaderboard_route(api, uri + 17, query, body, type);
-  return reply_error(404, "not_found", "No such route.", body, type);
+  api_job *j = calloc(1, sizeof *j);
+  if (j == NULL)
+    return SRV_ENOMEM;
+  j->uri = strdup(uri);
+  j->query = strdup(query != NULL ? query : "");
+  j->done = done;
+  j->arg = arg;
+  int rc = j->uri == NULL || j->query == NULL ? SRV_ENOMEM : 0;
+  if (rc == 0 && (rc = srv_reader_read(api->reader, route, answered, j)) == 0)
+    return 0;
+  free(j->uri);
+  free(j->query);
+  free(j);
+  return rc;
 }

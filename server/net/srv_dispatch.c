@@ -76,18 +76,9 @@ static const handler handlers[SRV_CMD_COUNT] = {
     [SRV_CMD_MY_ROOMS] = on_my_rooms,
 };
 
-int srv_dispatch_send(srv_dispatch *d, srv_client *c, const srv_event *ev) {
-  return srv_send_event(&d->sink, c, ev);
-}
-
 void srv_dispatch_error(srv_dispatch *d, srv_client *c, int err, const srv_req_id *id,
                         const char *field, const char *request) {
   srv_send_error(&d->sink, c, err, id, field, request, 0);
-}
-
-void srv_dispatch_error_retry(srv_dispatch *d, srv_client *c, int err, const srv_req_id *id,
-                              const char *request, int64_t retry_after_ms) {
-  srv_send_error(&d->sink, c, err, id, NULL, request, retry_after_ms);
 }
 
 /* The field a handler's error is about. */

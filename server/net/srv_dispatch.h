@@ -1,7 +1,8 @@
 /* The one dispatch (Mosquitto's read_handle.c): a frame from a client is decoded, checked for
  * hello, handed to the handler of its type from one table, and any error becomes one error frame
- * (echoing the request id), one metric and, at debug level, one log line. The dispatch is also
- * the public way to send to a client (srv_dispatch_send()) and to say a client is gone.
+ * (echoing the request id; srv_send_error(), one metric and, at debug level, one log line). The
+ * dispatch also says a client is gone. Sending is srv_send.h's: handlers send through it, never
+ * through the dispatch.
  *
  * Handlers live with what they change: srv_hello.c (identity), srv_room_*.c (rooms and games),
  * srv_lobby.c (the lobby).
@@ -58,13 +59,6 @@ int srv_dispatch_command(srv_dispatch *d, srv_client *c, const srv_cmd *cmd);
  * are borrowed and may be NULL. */
 void srv_dispatch_error(srv_dispatch *d, srv_client *c, int err, const srv_req_id *id,
                         const char *field, const char *request);
-
-/* As srv_dispatch_error() for an error that says when to try again (too_many_attempts). */
-void srv_dispatch_error_retry(srv_dispatch *d, srv_client *c, int err, const srv_req_id *id,
-                              const char *request, int64_t retry_after_ms);
-
-/* Encodes ev (borrowed) and queues it for c. Returns 0 or SRV_ENOMEM (c is then dropped). */
-int srv_dispatch_send(srv_dispatch *d, srv_client *c, const srv_event *ev);
 
 /* c's connection is gone: it stops watching the lobby, leaves its rooms (keeping its seats) and
  * gives back its player. c can be freed afterwards. */

@@ -121,11 +121,27 @@ typedef struct gate_conn {
   bool adopt;        /* Closing: hand the socket to lws once the poll handle is closed. */
 } gate_conn;
 
+struct api_call;
+
 /* Per HTTP request with a generated body. */
 typedef struct http_req {
   unsigned char *body; /* LWS_PRE + len bytes. */
   size_t len;
+  struct api_call *call; /* An archive request whose answer has not come yet. */
 } http_req;
+
+/* An archive request read through the storage seam (routes.api): its answer may come after the
+ * HTTP callback returned, and after the request's connection closed. */
+typedef struct api_call {
+  struct lws *wsi; /* NULL: the connection closed first; the answer is dropped. */
+  http_req *req;
+  bool body;     /* Not HEAD. */
+  bool waiting;  /* Answered after routes.api returned: headers at the next writeable. */
+  bool answered; /* The answer is in: */
+  int status;
+  char *text;
+  const char *type;
+} api_call;
 
 struct srv_net {
   uv_loop_t *loop;
@@ -835,6 +851,23 @@ static int http_raw(struct lws *wsi, enum lws_callback_reasons reason) {
   }
 }
 
+/* An archive answer (routes.api's done): taken at once when it came during routes.api, else at the
+ * request's next writeable callback. */
+static void api_answered(void *arg, int status, char *body, const char *type) {
+  api_call *call = arg;
+  if (call->waiting && call->wsi == NULL) { /* Its connection is gone. */
+    free(body);
+    free(call);
+    return;
+  }
+  call->answered = true;
+  call->status = status;
+  call->text = body;
+  call->type = type;
+  if (call->waiting)
+    lws_callback_on_writable(call->wsi);
+}
+
 static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
                          size_t len) {
   struct lws_vhost *vh = lws_get_vhost(wsi);
@@ -886,10 +919,24 @@ static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void
           break;
         qn += (size_t)snprintf(query + qn, sizeof query - qn, "%s%s", qn ? "&" : "", frag);
       }
-      char *body = NULL;
-      const char *type = "application/json";
-      int status = net->routes.api(net->routes.api_ud, uri, query, &body, &type);
-      return http_reply(wsi, req, (unsigned)status, type, body, a.body);
+      api_call *call = calloc(1, sizeof *call);
+      if (call == NULL)
+        return -1;
+      call->wsi = wsi;
+      call->req = req;
+      call->body = a.body;
+      if (net->routes.api(net->routes.api_ud, uri, query, api_answered, call) != 0) {
+        free(call);
+        return -1;
+      }
+      if (call->answered) { /* A local read: the answer is in already. */
+        int rc = http_reply(wsi, req, (unsigned)call->status, call->type, call->text, call->body);
+        free(call);
+        return rc;
+      }
+      call->waiting = true;
+      req->call = call;
+      return 0;
     }
     case SRV_HTTP_PAGE:   /* The same page as /, which reads what to show from the address. */
     case SRV_HTTP_STATIC: /* The web client's files. */
@@ -907,6 +954,14 @@ static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void
   case LWS_CALLBACK_RAW_CLOSE:
     return http_raw(wsi, reason);
   case LWS_CALLBACK_HTTP_WRITEABLE:
+    if (req != NULL && req->call != NULL && req->call->answered) {
+      /* An archive answer that came later: its headers now, its body at the next writeable. */
+      api_call *call = req->call;
+      req->call = NULL;
+      int rc = http_reply(wsi, req, (unsigned)call->status, call->type, call->text, call->body);
+      free(call);
+      return rc;
+    }
     if (req == NULL || req->body == NULL)
       break;
     {
@@ -922,6 +977,13 @@ static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void
     if (req != NULL) {
       free(req->body);
       req->body = NULL;
+      if (req->call != NULL && req->call->answered) {
+        free(req->call->text);
+        free(req->call);
+      } else if (req->call != NULL) {
+        req->call->wsi = NULL; /* Its answer, when it comes, frees it. */
+      }
+      req->call = NULL;
     }
     break;
   default:

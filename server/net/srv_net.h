@@ -44,8 +44,10 @@ typedef struct srv_net_routes {
   void (*gauges)(void *ud, srv_metrics_gauges *g);
   void *gauges_ud;
   /* The archive and the players' pages (srv_api_get()): GET /api/... and the pages /g/ID,
-   * /@/NAME, /leaderboard/GAME and /settings exist when it is set. query: the URI's arguments. */
-  int (*api)(void *ud, const char *uri, const char *query, char **body, const char **type);
+   * /@/NAME, /leaderboard/GAME and /settings exist when it is set. query: the URI's arguments.
+   * The answer comes through done, perhaps later (the storage seam's reads). */
+  int (*api)(void *ud, const char *uri, const char *query,
+             void (*done)(void *arg, int status, char *body, const char *type), void *arg);
   void *api_ud;
 } srv_net_routes;
 

@@ -9,8 +9,8 @@
  * Batching. The first write of a loop turn begins a transaction; srv_store_commit(), called once
  * per loop turn from a uv_prepare_t before any state frame is sent, makes the whole turn durable
  * with a single fsync (make it durable before acknowledging). When a write or the commit fails,
- * the batch is rolled back and srv_store_failed() lists what was lost, so the rooms can refuse
- * those moves instead of announcing them.
+ * the batch is rolled back and srv_store_failed() lists what was lost, so the rooms take those
+ * moves back before anyone is told of them.
  *
  * Durability (synchronous = FULL, the default): in WAL mode a commit returns after the WAL is
  * fsync'ed, so a committed move survives a process crash (kill -9) and a power loss or kernel

@@ -9,6 +9,7 @@
 #include "srv_error.h"
 #include "srv_log.h"
 #include "srv_persist.h"
+#include "srv_reader.h"
 #include "srv_settings.h"
 
 /* What recovery works with, all borrowed. */
@@ -178,24 +179,41 @@ static int recover_room(recovery *p, srv_store_recovery *rec, const srv_store_ro
   return 0;
 }
 
-int srv_recover(srv_store *store, srv_ident *ident, srv_rooms *rooms, srv_time *time) {
-  recovery ctx = {store, ident, rooms, time}, *p = &ctx;
-  /* The rooms give games their ids from here on, past every stored one. */
-  int64_t next = 0;
-  int rc = srv_store_games_next_id(p->store, &next);
+/* What recovery reads first, through the storage seam's reads: the next game id and the rooms to
+ * bring back. */
+typedef struct recovery_read {
+  recovery *p;
+  int64_t next;
+  srv_store_recovery *rec;
+  int rc; /* The result of applying it. */
+} recovery_read;
+
+static int read_recovery(srv_store *store, void *arg) {
+  recovery_read *r = arg;
+  int rc = srv_store_games_next_id(store, &r->next);
   if (rc < 0) {
     srv_log_error("recover", "cannot read the next game id: %s (%s)", srv_store_strerror(rc),
-                  srv_store_last_error(p->store));
-    return SRV_ESTORAGE;
+                  srv_store_last_error(store));
+    return rc;
   }
-  srv_rooms_set_next_game_id(p->rooms, next);
-  srv_store_recovery *rec = NULL;
-  rc = srv_store_recover(p->store, &rec);
-  if (rc < 0) {
+  if ((rc = srv_store_recover(store, &r->rec)) < 0)
     srv_log_error("recover", "cannot read the stored games: %s (%s)", srv_store_strerror(rc),
-                  srv_store_last_error(p->store));
-    return SRV_ESTORAGE;
+                  srv_store_last_error(store));
+  return rc;
+}
+
+/* The rooms come back as read; what had to be repaired (a bad row, a finished game's lost
+ * result) is committed. */
+static void recovered(void *arg, int rc) {
+  recovery_read *r = arg;
+  recovery *p = r->p;
+  if (rc < 0) {
+    r->rc = SRV_ESTORAGE;
+    return;
   }
+  /* The rooms give games their ids from here on, past every stored one. */
+  srv_rooms_set_next_game_id(p->rooms, r->next);
+  srv_store_recovery *rec = r->rec;
   size_t games = 0;
   for (size_t i = 0; i < rec->n_rooms && rc == 0; i++) {
     rc = recover_room(p, rec, &rec->rooms[i]);
@@ -205,14 +223,29 @@ int srv_recover(srv_store *store, srv_ident *ident, srv_rooms *rooms, srv_time *
   srv_store_recovery_free(rec);
   if (rc < 0) {
     srv_log_error("recover", "recovery failed: %s", srv_store_strerror(rc));
-    return rc == SRV_STORE_ENOMEM ? SRV_ENOMEM : SRV_ESTORAGE;
+    r->rc = rc == SRV_STORE_ENOMEM ? SRV_ENOMEM : SRV_ESTORAGE;
+    return;
   }
   if ((rc = srv_store_commit(p->store)) < 0) {
     srv_log_error("recover", "cannot commit the recovery: %s (%s)", srv_store_strerror(rc),
                   srv_store_last_error(p->store));
-    return SRV_ESTORAGE;
+    r->rc = SRV_ESTORAGE;
+    return;
   }
   srv_log_info("recover", "recovered %zu rooms with %zu games from %s", n_rooms, games,
                srv_store_path(p->store));
-  return 0;
+  r->rc = 0;
+}
+
+int srv_recover(srv_store *store, srv_ident *ident, srv_rooms *rooms, srv_time *time) {
+  recovery ctx = {store, ident, rooms, time};
+  recovery_read r = {&ctx, 0, NULL, SRV_EINTERNAL};
+  /* Before the server serves anyone. With SQLite the read is answered before srv_reader_read()
+   * returns; a backend whose reads come later must answer it before the server listens. */
+  srv_reader *reader = srv_reader_new(store);
+  if (reader == NULL)
+    return SRV_ENOMEM;
+  int rc = srv_reader_read(reader, read_recovery, recovered, &r);
+  srv_reader_free(reader);
+  return rc != 0 ? rc : r.rc;
 }

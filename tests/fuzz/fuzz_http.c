@@ -61,10 +61,29 @@ static void check_route(srv_http_method m, const char *uri, size_t len, size_t h
   FZ_CHECK(archive || (a->route != SRV_HTTP_API && !(a->route == SRV_HTTP_PAGE && uri[1] != 'r')));
 }
 
+/* An answer of the archive (srv_api_done). */
+typedef struct api_answer {
+  bool in;
+  int status;
+  char *body;
+  const char *type;
+} api_answer;
+
+static void answered(void *arg, int status, char *body, const char *type) {
+  api_answer *a = arg;
+  a->in = true;
+  a->status = status;
+  a->body = body;
+  a->type = type;
+}
+
 static void check_api(const char *uri, const char *limit) {
-  char *body = NULL;
-  const char *type = NULL;
-  int status = srv_api_get(api, uri, limit, &body, &type);
+  api_answer a = {false, 0, NULL, NULL};
+  FZ_CHECK(srv_api_get(api, uri, limit, answered, &a) == 0);
+  FZ_CHECK(a.in); /* SQLite's reads answer at once. */
+  int status = a.status;
+  char *body = a.body;
+  const char *type = a.type;
   FZ_CHECK(body != NULL && type != NULL);
   FZ_CHECK(status == 200 || status == 301 || status == 400 || status == 404 || status == 500);
   if (strncmp(type, "application/json", 16) == 0) {
