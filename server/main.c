@@ -268,6 +268,7 @@ int main(int argc, char **argv) {
                   srv_store_strerror(rc));
   srv_store_close(app.store);
   srv_proto_encode_cleanup();
+  srv_gameid_cleanup();
   rc = uv_loop_close(&app.loop);
   if (rc != 0) {
     srv_log_error("main", "the loop still has handles at exit: %s", uv_strerror(rc));
