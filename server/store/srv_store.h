@@ -57,7 +57,7 @@ enum {
 };
 
 /* The schema version this code creates and migrates to (PRAGMA user_version). */
-#define SRV_STORE_SCHEMA_VERSION 6
+#define SRV_STORE_SCHEMA_VERSION 7
 
 /* The database file inside the data directory. */
 #define SRV_STORE_FILE "mancala.db"
