@@ -107,6 +107,7 @@ void srv_store_config_init(srv_store_config *config) {
   config->sync = SRV_STORE_SYNC_FULL;
   config->busy_timeout_ms = 1000;
   config->max_bytes = 0;
+  config->one_thread = false;
 }
 
 /* Creates dir and its missing parents (like mkdir -p). Returns 0 or an errno value. */
@@ -162,6 +163,12 @@ static int exec_text(sqlite3 *db, const char *sql, char *buf, size_t size) {
 
 /* Opens the database file and configures the connection. */
 static int open_db(srv_store *store, const srv_store_config *config) {
+  if (config->one_thread) {
+    /* Before SQLite initialises itself (its first open); later both fail with SQLITE_MISUSE and
+     * change nothing, which is safe: SQLite then keeps its locks. */
+    (void)sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
+    (void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+  }
   int rc = sqlite3_open_v2(store->path, &store->db,
                            SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
   if (rc != SQLITE_OK)
