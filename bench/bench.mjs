@@ -10,6 +10,8 @@
 //   node bench/bench.mjs sweep     (d) p99 and moves/s against players, ours beside the peer:
 //                                      docs/performance-sweep.dat and docs/performance-sweep.svg
 //   node bench/bench.mjs profile       instructions per move under callgrind, and where they go
+//                                      (--mode pair: Kalah, two players a room; local: Kalah
+//                                      and Oware, one; both, the default: all three)
 //   node bench/bench.mjs all           a, b, c and d in one run
 //
 // Options: --seconds S (measured window of a, b and d), --build DIR (default build-bench),
@@ -468,15 +470,15 @@ async function sweep(peerScript) {
 // Instructions per move: the server under callgrind, instrumentation on only while loadgen plays
 // a fixed number of moves (10 local rooms, closed loop), for Kalah 6x4 (random games last about
 // 45 plies) and Oware 6x4 (about 100): a cost that grows with the game shows as a gap.
-async function profileGame(game, moves) {
-  const out = path.join(BUILD, `callgrind.out.${game}-${SYNC}`);
+async function profileGame(game, moves, mode = 'local') {
+  const out = path.join(BUILD, `callgrind.out.${game}-${mode}-${SYNC}`);
   const wrap = ['valgrind', '--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${out}`];
   const server = await startOurs(SYNC, { wrap, timeoutMs: 300000 });
   let r;
   try {
     execFileSync('callgrind_control', ['-i', 'on', String(server.pid)], { stdio: 'ignore' });
-    r = await loadgen(server, ['--players', '10', '--game', game, '--warmup', '0', '--moves', String(moves),
-      '--duration', '3600']);
+    r = await loadgen(server, ['--players', '10', '--mode', mode, '--game', game, '--warmup', '0',
+      '--moves', String(moves), '--duration', '3600']);
     execFileSync('callgrind_control', ['-i', 'off', String(server.pid)], { stdio: 'ignore' });
   } finally {
     await server.stop();
@@ -497,25 +499,30 @@ async function profileGame(game, moves) {
     .map((m) => ({ ir: Number(m[1].replace(/,/g, '')), share: Number(m[2]), fn: m[4], obj: path.basename(m[5]) }))
     .filter((x) => x.share < 98 && !x.fn.startsWith('0x') && !x.fn.includes("'") &&
       /^(mancala-server|libjansson|libsqlite3|libc\.)/.test(x.obj));
-  return { game, moves: r.moves, games: r.games, total, fns, byObj, incl, out };
+  return { game, mode, moves: r.moves, games: r.games, total, fns, byObj, incl, out };
 }
 
+// Instructions per move: Kalah and Oware with one player a room (--mode local, 10 rooms), Kalah
+// with two (--mode pair, 5 rooms: every state encoded for each player), as --mode says (both:
+// all three).
 async function profile() {
-  const runs = [await profileGame('kalah', 5000), await profileGame('oware', 5000)];
-  console.log(`### Instructions per move (callgrind, mancala-server --sync ${SYNC}, 10 local rooms, closed loop)\n`);
-  table(['game', 'moves', 'plies per game', 'instructions per move'],
-    runs.map((p) => [p.game, f0(p.moves), p.games ? f0(p.moves / p.games) : '-', f0(p.total / p.moves)]));
+  const runs = [];
+  if (MODE === 'pair' || MODE === 'both') runs.push(await profileGame('kalah', 5000, 'pair'));
+  if (MODE === 'local' || MODE === 'both') runs.push(await profileGame('kalah', 5000), await profileGame('oware', 5000));
+  console.log(`### Instructions per move (callgrind, mancala-server --sync ${SYNC}, 10 players, closed loop)\n`);
+  table(['game', 'mode', 'moves', 'plies per game', 'instructions per move'],
+    runs.map((p) => [p.game, p.mode, f0(p.moves), p.games ? f0(p.moves / p.games) : '-', f0(p.total / p.moves)]));
   for (const p of runs) {
-    console.log(`${p.game}, by object (connections and new rooms included):\n`);
+    console.log(`${p.game} (${p.mode}), by object (connections and new rooms included):\n`);
     table(['object', 'instructions per move', 'share'],
       [...p.byObj.entries()].sort((a, b) => b[1] - a[1]).slice(0, 8)
         .map(([obj, ir]) => [obj, f0(ir / p.moves), `${f1((100 * ir) / p.total)}%`]));
   }
   const k = runs[0];
-  console.log('kalah, where a move goes (inclusive cost of named functions, callees included):\n');
+  console.log(`kalah (${k.mode}), where a move goes (inclusive cost of named functions, callees included):\n`);
   table(['function', 'object', 'instructions per move', 'share'],
     k.incl.slice(0, 20).map((x) => [x.fn, x.obj, f0(x.ir / k.moves), `${f1(x.share)}%`]));
-  console.log('kalah, the functions that cost most (self cost; addresses are functions without symbols):\n');
+  console.log(`kalah (${k.mode}), the functions that cost most (self cost; addresses are functions without symbols):\n`);
   table(['function', 'object', 'instructions per move', 'share'],
     k.fns.slice(0, 20).map((x) => [x.fn, x.obj, f0(x.ir / k.moves), `${f1((100 * x.ir) / k.total)}%`]));
   console.log(`The profiles: ${runs.map((p) => path.relative(top, p.out)).join(', ')} (callgrind_annotate, kcachegrind).\n`);
