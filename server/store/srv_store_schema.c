@@ -125,9 +125,12 @@ static const char *const migrations[SRV_STORE_SCHEMA_VERSION] = {
      * three or more constants through a temporary b-tree built, page zeroed, for each check, and a
      * room is written (an upsert: checked twice) when it is made, when a player joins and when
      * its game ends: that was 60,000 instructions a write, the room's CHECK the largest part.
-     * SQLite cannot change a CHECK in place: the table is made again and the rows copied (rooms
-     * holds the open rooms only, and no other table refers to it). */
-    "ALTER TABLE rooms RENAME TO rooms_v6;"
+     * SQLite cannot change a CHECK in place: the table is made again. Its rows wait in a
+     * temporary table while the old one is dropped first, so that the new one reuses its pages
+     * and the file does not grow (a size quota, --data-max-kib, counts pages). rooms holds the
+     * open rooms only, and no other table refers to it. */
+    "CREATE TEMP TABLE rooms_v6 AS SELECT * FROM rooms;"
+    "DROP TABLE rooms;"
     "CREATE TABLE rooms ("
     "  code TEXT PRIMARY KEY,"
     "  settings TEXT NOT NULL,"
@@ -139,8 +142,8 @@ static const char *const migrations[SRV_STORE_SCHEMA_VERSION] = {
     "INSERT INTO rooms (code, settings, south, south_name, south_computer, north, north_name,"
     "  north_computer, status, game)"
     "  SELECT code, settings, south, south_name, south_computer, north, north_name,"
-    "  north_computer, status, game FROM rooms_v6;"
-    "DROP TABLE rooms_v6;",
+    "  north_computer, status, game FROM temp.rooms_v6;"
+    "DROP TABLE temp.rooms_v6;",
 };
 
 /* Runs one statement of text that returns at most one integer (a pragma); *value gets it when
