@@ -269,10 +269,12 @@ static void conn_error(srv_net *net, conn *c, int err, const srv_req_id *id, int
  * (lws_send_pipe_choked()), this only bounds one callback's time (a 4 KiB frame each). */
 #define WRITES_PER_CALLBACK 4096
 
-/* Writes c's released frames, as many as the socket takes now (the first one whatever it says:
- * the caller knows the socket is writable), and notes whether some are left (c->backlog).
- * Returns 0, or -1 when a write failed. A client that reads keeps up with a busy room (one frame
- * per callback would let its queue fill up and drop it). */
+/* Writes c's released frames, as many as the socket takes now, and notes whether some are left
+ * (c->backlog). The first one goes without asking the socket: in a writeable callback it is
+ * writable, and at the end of a turn (nothing of lws' own pending) what it does not take lws keeps
+ * and sends first (lws_partial_buffered() then holds the next frames back). Returns 0, or -1 when
+ * a write failed. A client that reads keeps up with a busy room (one frame per callback would let
+ * its queue fill up and drop it). */
 static int write_released(conn *c) {
   out_queue *q = &c->q;
   for (int n = 0; n < WRITES_PER_CALLBACK && queue_len(q) > 0 &&
