@@ -198,6 +198,12 @@ static int open_db(srv_store *store, const srv_store_config *config) {
                     NULL, NULL, NULL);
   if (rc == SQLITE_OK)
     rc = sqlite3_exec(store->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL);
+  /* SQLite copies the log into the database (a checkpoint: writes and two fsyncs) every 1,000
+   * pages of log by default, several times a second under load, and a busy table's last page is
+   * logged again at every commit: every 10,000 pages (40 MiB of log) copies each such page once
+   * where it copied it ten times: 4 to 7% less server CPU a move (issue 22). */
+  if (rc == SQLITE_OK)
+    rc = srv_store__query_int(store->db, "PRAGMA wal_autocheckpoint = 10000", NULL);
   if (rc == SQLITE_OK && config->max_bytes > 0) {
     long long page = 4096;
     char sql[64];
