@@ -1,22 +1,27 @@
 // The benchmarks of docs/performance.md, each one command (Node 18+ built-ins only):
 //
-//   node bench/bench.mjs closed    (a) 100 connections, closed loop: the peer, ours with --sync
-//                                      normal and full, the echo server; moves/s and ratios
+//   node bench/bench.mjs closed    (a) 100 connections, closed loop: server CPU per move and
+//                                      moves/s; --mode pair (two players a room: the peer, ours
+//                                      normal and full), --mode local (one player a room: the
+//                                      same and the echo server), and the spectators row (one room,
+//                                      2 players, 0 and 50 spectators); --mode both (default): all
 //   node bench/bench.mjs think     (b) 10,000 players thinking 1-3 s: achieved rate, p50, p99
 //   node bench/bench.mjs idle      (c) server RSS per idle connection that said hello (5,000)
 //   node bench/bench.mjs sweep     (d) p99 and moves/s against players, ours beside the peer:
 //                                      docs/performance-sweep.dat and docs/performance-sweep.svg
 //   node bench/bench.mjs profile       instructions per move under callgrind, and where they go
+//                                      (--mode pair: Kalah, two players a room; local: Kalah
+//                                      and Oware, one; both, the default: all three)
 //   node bench/bench.mjs all           a, b, c and d in one run
 //
 // Options: --seconds S (measured window of a, b and d), --build DIR (default build-bench),
-// --peer DIR (the Node.js peer's sources; default ../shared/peer next to the repository, or
-// $MANCALA_PEER), --sweep-think MIN-MAX (default 1000-3000, as in b), --sweep-players 100,500,...,
+// --peer DIR (the Node.js peer's sources; default bench/peer, a copy of ../shared/peer, or
+// $MANCALA_PEER), --mode pair|local|both (of closed), --sweep-think MIN-MAX (default 1000-3000, as in b), --sweep-players 100,500,...,
 // --no-peer (skip the peer), --sync normal|full (the server of b, c, d and profile).
 //
 // Every run builds the Release server, loadgen and echo-server into the build directory first
-// (incremental). The peer is copied there and `npm install`ed once (again when its sources
-// change). Each measurement starts a fresh server on a free port of 127.0.0.1 with a fresh data
+// (incremental). The peer is copied there and installed once with `npm ci` from its
+// package-lock.json (again when its sources change). Each measurement starts a fresh server on a free port of 127.0.0.1 with a fresh data
 // directory, `ulimit -n 65536` (as deploy/mancala-server.service) and limits raised for load
 // from one address, runs bin/loadgen against it with --server-pid, and stops it. Only one server
 // runs at a time. Figures go to stdout as Markdown tables.
@@ -44,15 +49,18 @@ const SECONDS = Number(opt('--seconds', 20));
 const ROUNDS = Number(opt('--rounds', 3));
 const BUILD = path.resolve(top, opt('--build', 'build-bench'));
 const SYNC = opt('--sync', 'normal');
+const MODE = opt('--mode', 'both');
 const SWEEP_THINK = opt('--sweep-think', '1000-3000');
 const SWEEP_PLAYERS = opt('--sweep-players', '100,500,1000,2000,5000,10000').split(',').map(Number);
 const NOFILE = 65536;
 const MAX_CONNECTIONS = 60000;
 const WITH_PEER = !flag('--no-peer');
 const known = ['closed', 'think', 'idle', 'sweep', 'profile', 'all'];
-if (!known.includes(what) || !(SECONDS > 0) || !(ROUNDS >= 1) || !['normal', 'full'].includes(SYNC)) {
+if (!known.includes(what) || !(SECONDS > 0) || !(ROUNDS >= 1) || !['normal', 'full'].includes(SYNC) ||
+  !['pair', 'local', 'both'].includes(MODE)) {
   console.error(`usage: node bench/bench.mjs ${known.join('|')} [--seconds S] [--build DIR] [--peer DIR] ` +
-    '[--no-peer] [--sync normal|full] [--rounds N] [--sweep-think MIN-MAX] [--sweep-players N,N,...]');
+    '[--no-peer] [--sync normal|full] [--mode pair|local|both] [--rounds N] [--sweep-think MIN-MAX] ' +
+    '[--sweep-players N,N,...]');
   process.exit(2);
 }
 
@@ -73,30 +81,36 @@ function build() {
     { stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
+// The peer's sources: bench/peer, the repository's copy of ../shared/peer (so that a fresh
+// checkout has it), unless --peer DIR or $MANCALA_PEER names another.
 function peerSource() {
   const given = opt('--peer', process.env.MANCALA_PEER);
-  const candidates = given ? [given] : [path.join(top, '../shared/peer'), path.join(top, '../../shared/peer'), '/work/shared/peer'];
-  const dir = candidates.find((d) => fs.existsSync(path.join(d, 'peer-server.mjs')));
-  if (!dir) throw new Error(`the Node.js peer is not in ${candidates.join(' or ')} (use --peer DIR or --no-peer)`);
+  const dir = given || path.join(here, 'peer');
+  if (!fs.existsSync(path.join(dir, 'peer-server.mjs'))) {
+    throw new Error(`the Node.js peer is not in ${dir} (use --peer DIR or --no-peer)`);
+  }
   return path.resolve(dir);
 }
 
-// Copies the peer into the build directory and installs its packages, unless that copy is of
-// the same sources already. Returns the path of peer-server.mjs.
+// Copies the peer into the build directory and installs its packages from the npm registry
+// (`npm ci` when it has a package-lock.json: the versions it pins), unless that copy is of the
+// same sources already. Returns the path of peer-server.mjs.
 function preparePeer() {
   const src = peerSource();
-  const files = ['package.json', 'peer-server.mjs'];
+  const files = ['package.json', 'peer-server.mjs', 'package-lock.json'].filter((f) => fs.existsSync(path.join(src, f)));
   const hash = crypto.createHash('sha256');
-  for (const f of files) hash.update(fs.readFileSync(path.join(src, f)));
+  for (const f of files) hash.update(f).update(fs.readFileSync(path.join(src, f)));
   const digest = hash.digest('hex');
   const dst = path.join(BUILD, 'peer');
   const stamp = path.join(dst, '.installed');
   if (!fs.existsSync(stamp) || fs.readFileSync(stamp, 'utf8') !== digest) {
-    log(`installing the peer from ${src} into ${dst} (npm install)`);
     fs.rmSync(dst, { recursive: true, force: true });
     fs.mkdirSync(dst, { recursive: true });
     for (const f of files) fs.copyFileSync(path.join(src, f), path.join(dst, f));
-    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dst, stdio: ['ignore', 'ignore', 'inherit'] });
+    const locked = files.includes('package-lock.json');
+    log(`installing the peer from ${src} into ${dst} (npm ${locked ? 'ci' : 'install'})`);
+    execFileSync('npm', [locked ? 'ci' : 'install', '--no-audit', '--no-fund', '--loglevel=error'],
+      { cwd: dst, stdio: ['ignore', 'ignore', 'inherit'] });
     fs.writeFileSync(stamp, digest);
   }
   return path.join(dst, 'peer-server.mjs');
@@ -257,50 +271,130 @@ function machine() {
 
 // ---- The figures ------------------------------------------------------------------------------
 
-// (a) 100 connections, closed loop. The machine may be shared: the servers take turns in
-// ROUNDS rounds (in a rotated order), each measured SECONDS / ROUNDS seconds a round, so that a
-// change of load on the machine falls on all of them; the ratios are given per round as well.
-async function closed(peerScript) {
-  const secs = Math.max(5, Math.round(SECONDS / ROUNDS));
-  const args = ['--players', '100', '--warmup', '3', '--duration', String(secs)];
-  const servers = [];
-  if (peerScript) servers.push(['peer', () => startPeer(peerScript)]);
-  servers.push(['normal', () => startOurs('normal')], ['full', () => startOurs('full')], ['echo', startEcho]);
-  const runs = new Map(servers.map(([k]) => [k, []]));
+// (a) 100 connections, closed loop. The headline is the server's CPU time per move (loadgen's
+// --server-pid reads it from /proc over the measured window): on a machine whose cores the load
+// generator shares, moves/s depend on how the kernel splits the cores, CPU per move much less.
+// The machine may be shared: the servers of a group take turns in ROUNDS rounds (in a rotated
+// order), each measured SECONDS / ROUNDS seconds a round, so that a change of load on the machine
+// falls on all of them; the ratios are given per round as well.
+const sum = (rs, f) => rs.reduce((a, r) => a + f(r), 0);
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+const cpuSeconds = (r) => (r.server ? (r.server.cpu_pct / 100) * r.window_s : 0);
+// Server CPU per move in µs over the runs rs (their CPU time over their moves).
+const cpuPerMove = (rs) => {
+  const moves = sum(rs, (r) => r.moves);
+  return moves > 0 ? (1e6 * sum(rs, cpuSeconds)) / moves : null;
+};
+
+// Runs each of entries ([key, start, loadgen args]) once a round, ROUNDS rounds, in a rotated
+// order; returns key -> aggregate of its runs.
+async function rotate(entries) {
+  const runs = new Map(entries.map(([k]) => [k, []]));
   for (let round = 0; round < ROUNDS; round++) {
-    for (let i = 0; i < servers.length; i++) {
-      const [key, start] = servers[(i + round) % servers.length];
+    for (let i = 0; i < entries.length; i++) {
+      const [key, start, args] = entries[(i + round) % entries.length];
       runs.get(key).push(await withServer(start, (s) => loadgen(s, args)));
     }
   }
-  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
-  const sum = (rs, f) => rs.reduce((a, r) => a + f(r), 0);
-  const agg = new Map([...runs].map(([key, rs]) => [key, {
+  return new Map([...runs].map(([key, rs]) => [key, {
     label: rs[0].label, rs,
     rate: sum(rs, (r) => r.moves) / sum(rs, (r) => r.window_s),
+    cpm: cpuPerMove(rs),
     p50: median(rs.map((r) => r.rtt_ms.p50)), p99: median(rs.map((r) => r.rtt_ms.p99)),
-    cpu: sum(rs, (r) => r.server.cpu_pct) / rs.length, own: sum(rs, (r) => r.loadgen.cpu_pct) / rs.length,
+    cpu: sum(rs, (r) => r.server?.cpu_pct ?? 0) / rs.length, own: sum(rs, (r) => r.loadgen.cpu_pct) / rs.length,
     errors: rs.map(errorsOf).filter((e) => e !== '0').join('; ') || '0',
   }]));
-  console.log(`### (a) 100 connections, closed loop (local Kalah 6x4 rooms; ${ROUNDS} rounds of ${secs} s per server)\n`);
-  table(['server', 'moves/s', 'moves/s per round', 'RTT p50 ms', 'RTT p99 ms', 'server CPU', 'loadgen CPU', 'errors'],
-    [...agg.values()].map((a) => [a.label, f0(a.rate), a.rs.map((r) => f0(r.moves_per_s)).join(', '),
-      f2(a.p50), f2(a.p99), `${f0(a.cpu)}%`, `${f0(a.own)}%`, a.errors]));
-  const ratio = (x, y, pct) => {
-    const fmt = (v) => (pct ? `${f0(100 * v)}%` : f2(v));
-    const per = runs.get(x).map((r, i) => r.moves_per_s / runs.get(y)[i].moves_per_s);
-    return [fmt(agg.get(x).rate / agg.get(y).rate), per.map(fmt).join(', ')];
-  };
-  const rows = [];
-  if (peerScript) {
-    rows.push(['ours (normal) / peer', ...ratio('normal', 'peer', false), 'at least 2.8']);
-    rows.push(['ours (full) / peer', ...ratio('full', 'peer', false), '']);
+}
+
+function closedTable(agg) {
+  table(['server', 'CPU per move, µs', 'per round', 'moves/s', 'per round', 'RTT p50 ms', 'RTT p99 ms',
+    'server CPU', 'loadgen CPU', 'errors'],
+  [...agg.values()].map((a) => [a.label, f1(a.cpm), a.rs.map((r) => f1(cpuPerMove([r]))).join(', '),
+    f0(a.rate), a.rs.map((r) => f0(r.moves_per_s)).join(', '), f2(a.p50), f2(a.p99), `${f0(a.cpu)}%`,
+    `${f0(a.own)}%`, a.errors]));
+}
+
+// A ratio of x to y over all rounds and per round: of the CPU per move (cpu) or of moves/s.
+function ratioRow(agg, name, x, y, { cpu, pct, target = '' }) {
+  const fmt = (v) => (v === null || !Number.isFinite(v) ? '-' : pct ? `${f0(100 * v)}%` : f2(v));
+  const of = (a, r) => (cpu ? cpuPerMove(r ? [r] : a.rs) : r ? r.moves_per_s : a.rate);
+  const ax = agg.get(x), ay = agg.get(y);
+  const per = ax.rs.map((r, i) => of(ax, r) / of(ay, ay.rs[i]));
+  return [name, fmt(of(ax) / of(ay)), per.map(fmt).join(', '), target];
+}
+
+async function closed(peerScript) {
+  const secs = Math.max(5, Math.round(SECONDS / ROUNDS));
+  const base = ['--players', '100', '--warmup', '3', '--duration', String(secs)];
+  const out = {};
+  const ours = (sync) => () => startOurs(sync);
+  const headline = [];
+  if (MODE === 'pair' || MODE === 'both') {
+    const args = [...base, '--mode', 'pair'];
+    const entries = [];
+    if (peerScript) entries.push(['peer', () => startPeer(peerScript), args]);
+    entries.push(['normal', ours('normal'), args], ['full', ours('full'), args]);
+    const agg = out.pair = await rotate(entries);
+    console.log(`### (a) 100 players, two a room (--mode pair), closed loop (private Kalah 6x4 rooms; ${ROUNDS} rounds of ${secs} s per server)\n`);
+    closedTable(agg);
+    const rows = [];
+    if (peerScript) {
+      rows.push(ratioRow(agg, 'peer / ours (normal), server CPU per move', 'peer', 'normal', { cpu: true, target: 'at least 2.8' }));
+      rows.push(ratioRow(agg, 'peer / ours (full), server CPU per move', 'peer', 'full', { cpu: true }));
+      rows.push(ratioRow(agg, 'ours (normal) / peer, moves/s', 'normal', 'peer', {}));
+      const p = agg.get('peer'), n = agg.get('normal');
+      headline.push(`pair mode: peer / ours (normal) server CPU per move **${f2(p.cpm / n.cpm)}** ` +
+        `(${f1(n.cpm)} µs against ${f1(p.cpm)} µs; moves/s ${f0(n.rate)} against ${f0(p.rate)})`);
+    }
+    rows.push(ratioRow(agg, 'ours (full) / ours (normal), server CPU per move', 'full', 'normal', { cpu: true }));
+    table(['ratio', 'measured', 'per round', 'target'], rows);
+    printNotes();
   }
-  rows.push(['ours (normal) / echo', ...ratio('normal', 'echo', true), 'at least 60%']);
-  rows.push(['ours (full) / echo', ...ratio('full', 'echo', true), '']);
-  table(['ratio', 'measured', 'per round', 'target'], rows);
-  printNotes();
-  return agg;
+  if (MODE === 'local' || MODE === 'both') {
+    const args = [...base, '--mode', 'local'];
+    const entries = [];
+    if (peerScript) entries.push(['peer', () => startPeer(peerScript), args]);
+    entries.push(['normal', ours('normal'), args], ['full', ours('full'), args], ['echo', startEcho, args]);
+    const agg = out.local = await rotate(entries);
+    console.log(`### (a) 100 players, one a room (--mode local), closed loop (local Kalah 6x4 rooms; ${ROUNDS} rounds of ${secs} s per server)\n`);
+    closedTable(agg);
+    const rows = [];
+    if (peerScript) {
+      rows.push(ratioRow(agg, 'peer / ours (normal), server CPU per move', 'peer', 'normal', { cpu: true }));
+      rows.push(ratioRow(agg, 'ours (normal) / peer, moves/s', 'normal', 'peer', {}));
+    }
+    rows.push(ratioRow(agg, 'echo / ours (normal), server CPU per move', 'echo', 'normal', { cpu: true, pct: true, target: 'at least 60%' }));
+    rows.push(ratioRow(agg, 'ours (normal) / echo, moves/s', 'normal', 'echo', { pct: true }));
+    rows.push(ratioRow(agg, 'echo / ours (full), server CPU per move', 'echo', 'full', { cpu: true, pct: true }));
+    table(['ratio', 'measured', 'per round', 'target'], rows);
+    const e = agg.get('echo'), n = agg.get('normal');
+    headline.push(`local mode: echo / ours (normal) server CPU per move **${f0((100 * e.cpm) / n.cpm)}%** ` +
+      `(${f1(n.cpm)} µs against ${f1(e.cpm)} µs; moves/s ${f0(n.rate)} against ${f0(e.rate)})`);
+    printNotes();
+  }
+  if (MODE === 'pair' || MODE === 'both') {
+    // One room, its 2 players in a closed loop, with 0 and with 50 spectators: what each
+    // further recipient of a state costs the server.
+    const n = 50;
+    const args = (k) => ['--mode', 'pair', '--players', '2', '--spectators', String(k), '--warmup', '3',
+      '--duration', String(secs)];
+    const agg = out.spectators = await rotate([['none', ours('normal'), args(0)], ['many', ours('normal'), args(n)]]);
+    console.log(`### (a) Spectators: one room, 2 players in a closed loop, 0 and ${n} spectators (ours, --sync normal)\n`);
+    const none = agg.get('none'), many = agg.get('many');
+    const per = (x, y) => (cpuPerMove(x) - cpuPerMove(y)) / n;
+    table(['spectators', 'CPU per move, µs', 'per round', 'moves/s', 'spectator lag p50 / p99 ms', 'server CPU', 'errors'],
+      [[0, none], [n, many]].map(([k, a]) => [k, f1(a.cpm), a.rs.map((r) => f1(cpuPerMove([r]))).join(', '),
+        f0(a.rate), k ? `${f2(median(a.rs.map((r) => r.spectator_lag_ms.p50)))} / ${f2(median(a.rs.map((r) => r.spectator_lag_ms.p99)))}` : '-',
+        `${f0(a.cpu)}%`, a.errors]));
+    const cost = per(many.rs, none.rs);
+    table(['figure', 'measured', 'per round', 'target'],
+      [['server CPU per move per extra spectator, µs', f2(cost),
+        many.rs.map((r, i) => f2(per([r], [none.rs[i]]))).join(', '), 'at most 2']]);
+    headline.push(`spectators: **${f2(cost)} µs** of server CPU per move per extra spectator`);
+    printNotes();
+  }
+  if (headline.length > 0) console.log(`Headline: ${headline.join('; ')}.\n`);
+  return out;
 }
 
 // (b) 10,000 players thinking 1-3 s.
@@ -376,15 +470,15 @@ async function sweep(peerScript) {
 // Instructions per move: the server under callgrind, instrumentation on only while loadgen plays
 // a fixed number of moves (10 local rooms, closed loop), for Kalah 6x4 (random games last about
 // 45 plies) and Oware 6x4 (about 100): a cost that grows with the game shows as a gap.
-async function profileGame(game, moves) {
-  const out = path.join(BUILD, `callgrind.out.${game}-${SYNC}`);
+async function profileGame(game, moves, mode = 'local') {
+  const out = path.join(BUILD, `callgrind.out.${game}-${mode}-${SYNC}`);
   const wrap = ['valgrind', '--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${out}`];
   const server = await startOurs(SYNC, { wrap, timeoutMs: 300000 });
   let r;
   try {
     execFileSync('callgrind_control', ['-i', 'on', String(server.pid)], { stdio: 'ignore' });
-    r = await loadgen(server, ['--players', '10', '--game', game, '--warmup', '0', '--moves', String(moves),
-      '--duration', '3600']);
+    r = await loadgen(server, ['--players', '10', '--mode', mode, '--game', game, '--warmup', '0',
+      '--moves', String(moves), '--duration', '3600']);
     execFileSync('callgrind_control', ['-i', 'off', String(server.pid)], { stdio: 'ignore' });
   } finally {
     await server.stop();
@@ -405,25 +499,30 @@ async function profileGame(game, moves) {
     .map((m) => ({ ir: Number(m[1].replace(/,/g, '')), share: Number(m[2]), fn: m[4], obj: path.basename(m[5]) }))
     .filter((x) => x.share < 98 && !x.fn.startsWith('0x') && !x.fn.includes("'") &&
       /^(mancala-server|libjansson|libsqlite3|libc\.)/.test(x.obj));
-  return { game, moves: r.moves, games: r.games, total, fns, byObj, incl, out };
+  return { game, mode, moves: r.moves, games: r.games, total, fns, byObj, incl, out };
 }
 
+// Instructions per move: Kalah and Oware with one player a room (--mode local, 10 rooms), Kalah
+// with two (--mode pair, 5 rooms: every state encoded for each player), as --mode says (both:
+// all three).
 async function profile() {
-  const runs = [await profileGame('kalah', 5000), await profileGame('oware', 5000)];
-  console.log(`### Instructions per move (callgrind, mancala-server --sync ${SYNC}, 10 local rooms, closed loop)\n`);
-  table(['game', 'moves', 'plies per game', 'instructions per move'],
-    runs.map((p) => [p.game, f0(p.moves), p.games ? f0(p.moves / p.games) : '-', f0(p.total / p.moves)]));
+  const runs = [];
+  if (MODE === 'pair' || MODE === 'both') runs.push(await profileGame('kalah', 5000, 'pair'));
+  if (MODE === 'local' || MODE === 'both') runs.push(await profileGame('kalah', 5000), await profileGame('oware', 5000));
+  console.log(`### Instructions per move (callgrind, mancala-server --sync ${SYNC}, 10 players, closed loop)\n`);
+  table(['game', 'mode', 'moves', 'plies per game', 'instructions per move'],
+    runs.map((p) => [p.game, p.mode, f0(p.moves), p.games ? f0(p.moves / p.games) : '-', f0(p.total / p.moves)]));
   for (const p of runs) {
-    console.log(`${p.game}, by object (connections and new rooms included):\n`);
+    console.log(`${p.game} (${p.mode}), by object (connections and new rooms included):\n`);
     table(['object', 'instructions per move', 'share'],
       [...p.byObj.entries()].sort((a, b) => b[1] - a[1]).slice(0, 8)
         .map(([obj, ir]) => [obj, f0(ir / p.moves), `${f1((100 * ir) / p.total)}%`]));
   }
   const k = runs[0];
-  console.log('kalah, where a move goes (inclusive cost of named functions, callees included):\n');
+  console.log(`kalah (${k.mode}), where a move goes (inclusive cost of named functions, callees included):\n`);
   table(['function', 'object', 'instructions per move', 'share'],
     k.incl.slice(0, 20).map((x) => [x.fn, x.obj, f0(x.ir / k.moves), `${f1(x.share)}%`]));
-  console.log('kalah, the functions that cost most (self cost; addresses are functions without symbols):\n');
+  console.log(`kalah (${k.mode}), the functions that cost most (self cost; addresses are functions without symbols):\n`);
   table(['function', 'object', 'instructions per move', 'share'],
     k.fns.slice(0, 20).map((x) => [x.fn, x.obj, f0(x.ir / k.moves), `${f1((100 * x.ir) / k.total)}%`]));
   console.log(`The profiles: ${runs.map((p) => path.relative(top, p.out)).join(', ')} (callgrind_annotate, kcachegrind).\n`);

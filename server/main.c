@@ -146,6 +146,8 @@ int main(int argc, char **argv) {
   srv_store_config_init(&scfg);
   scfg.sync = strcmp(cfg.sync, "normal") == 0 ? SRV_STORE_SYNC_NORMAL : SRV_STORE_SYNC_FULL;
   scfg.max_bytes = (int64_t)cfg.data_max_kib * 1024;
+  /* SQLite is used on the loop thread only (the workers hash passwords and search moves). */
+  scfg.one_thread = true;
   char serr[SRV_STORE_ERR_SIZE] = "";
   if ((rc = srv_store_open(cfg.data, &scfg, &app.store, serr)) != 0) {
     srv_log_error("main", "cannot open the database: %s", serr[0] ? serr : srv_store_strerror(rc));
@@ -268,6 +270,7 @@ int main(int argc, char **argv) {
                   srv_store_strerror(rc));
   srv_store_close(app.store);
   srv_proto_encode_cleanup();
+  srv_gameid_cleanup();
   rc = uv_loop_close(&app.loop);
   if (rc != 0) {
     srv_log_error("main", "the loop still has handles at exit: %s", uv_strerror(rc));

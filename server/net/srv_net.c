@@ -334,6 +334,33 @@ static void conn_error(srv_net *net, conn *c, int err, const srv_req_id *id, int
  * (lws_send_pipe_choked()), this only bounds one callback's time (a 4 KiB frame each). */
 #define WRITES_PER_CALLBACK 4096
 
+/* Writes c's released frames, as many as the socket takes now, and notes whether some are left
+ * (c->backlog). The first one goes without asking the socket: in a writeable callback it is
+ * writable, and at the end of a turn (nothing of lws' own pending) what it does not take lws keeps
+ * and sends first (lws_partial_buffered() then holds the next frames back). Returns 0, or -1 when
+ * a write failed. A client that reads keeps up with a busy room (one frame per callback would let
+ * its queue fill up and drop it). */
+static int write_released(conn *c) {
+  out_queue *q = &c->q;
+  for (int n = 0; n < WRITES_PER_CALLBACK && queue_len(q) > 0 &&
+                  q->v[q->head].turn < c->net->turn && (n == 0 || !lws_send_pipe_choked(c->wsi));
+       n++) {
+    srv_frame *f = q->v[q->head].frame;
+    q->bytes -= f->len;
+    if (++q->head == q->tail)
+      q->head = q->tail = 0;
+    /* The frame's headroom is for lws' header: the write never touches the text itself, and
+     * the same frame can go to every connection it is queued for. */
+    int w = lws_write(c->wsi, f->data + SRV_FRAME_PRE, f->len, LWS_WRITE_TEXT);
+    bool ok = w >= 0 && (size_t)w >= f->len;
+    srv_frame_unref(f);
+    if (!ok)
+      return -1;
+  }
+  c->backlog = queue_len(q) > 0 && q->v[q->head].turn < c->net->turn;
+  return 0;
+}
+
 static int conn_writeable(conn *c) {
   if (c->doomed)
     return -1;
@@ -353,24 +380,8 @@ static int conn_writeable(conn *c) {
   if (queue_len(q) > 0 && q->v[q->head].turn >= c->net->turn)
     return 0; /* Not released yet: the end of the turn asks for this callback again. */
   if (queue_len(q) > 0) {
-    /* Released frames, as many as the socket takes now: a client that reads keeps up with a
-     * busy room (one frame per callback would let its queue fill up and drop it). */
-    for (int n = 0; n < WRITES_PER_CALLBACK && queue_len(q) > 0 &&
-                    q->v[q->head].turn < c->net->turn && (n == 0 || !lws_send_pipe_choked(c->wsi));
-         n++) {
-      srv_frame *f = q->v[q->head].frame;
-      q->bytes -= f->len;
-      if (++q->head == q->tail)
-        q->head = q->tail = 0;
-      /* The frame's headroom is for lws' header: the write never touches the text itself, and
-       * the same frame can go to every connection it is queued for. */
-      int w = lws_write(c->wsi, f->data + SRV_FRAME_PRE, f->len, LWS_WRITE_TEXT);
-      bool ok = w >= 0 && (size_t)w >= f->len;
-      srv_frame_unref(f);
-      if (!ok)
-        return -1;
-    }
-    c->backlog = queue_len(q) > 0 && q->v[q->head].turn < c->net->turn;
+    if (write_released(c) != 0)
+      return -1;
     if (c->backlog || (queue_len(q) == 0 && c->closing))
       lws_callback_on_writable(c->wsi);
     return 0;
@@ -1089,8 +1100,21 @@ void srv_net_release(void *ud) {
   srv_list_foreach_safe (it, &net->held) {
     conn *c = srv_list_entry(it, conn, held);
     srv_list_remove(&c->held);
-    if (!c->doomed)
-      lws_callback_on_writable(c->wsi);
+    if (c->doomed)
+      continue;
+    /* A connection with nothing else to say and nothing of lws' own left to send gets its
+     * frames now: asking lws for a writeable callback instead turns POLLOUT on and off again
+     * (two epoll_ctl() calls and a wakeup) for every recipient of every state, which was most
+     * of what a spectator cost. Whatever the socket does not take waits for that callback. */
+    if (!c->ping_due && !c->closing && !lws_partial_buffered(c->wsi)) {
+      if (write_released(c) != 0) {
+        conn_drop(net, c, "write failed");
+        continue;
+      }
+      if (!c->backlog)
+        continue;
+    }
+    lws_callback_on_writable(c->wsi);
   }
 }
 

@@ -1,14 +1,70 @@
 /* Public game ids (srv_gameid.h). */
 #include "srv_gameid.h"
 
+#include <openssl/core_names.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
+#include <stdbool.h>
 #include <string.h>
 
 static unsigned char key[SRV_GAMEID_KEY_LEN];
 
+/* The HMAC of the round function, keyed once and made ready again for each use (EVP_MAC_init()
+ * without a key starts from the keyed state): OpenSSL 3's one-shot HMAC() fetches SHA-256 and keys
+ * a new context on every call, about 20,000 instructions where this takes about 6,000. NULL until
+ * the first use after the key is set; when OpenSSL cannot make it, the one-shot HMAC() is used. */
+static EVP_MAC_CTX *mac_ctx;
+static bool mac_unavailable;
+
+/* The ids formatted last, each in the slot of its number modulo CACHE_SLOTS (id 0: a free slot):
+ * a finished game's id goes out in the state of every recipient's view (south, north, spectators)
+ * and in the archive's pages, each asking for the same id. */
+#define CACHE_SLOTS 64
+static struct {
+  int64_t id;
+  char text[SRV_GAMEID_LEN + 1];
+} cache[CACHE_SLOTS];
+
+void srv_gameid_cleanup(void) {
+  EVP_MAC_CTX_free(mac_ctx);
+  mac_ctx = NULL;
+  mac_unavailable = false;
+  memset(cache, 0, sizeof cache);
+}
+
 void srv_gameid_set_key(const unsigned char *k) {
+  srv_gameid_cleanup();
   memcpy(key, k, sizeof key);
+}
+
+/* mac_ctx keyed with key, made on first use; NULL when OpenSSL cannot. */
+static EVP_MAC_CTX *keyed_mac(void) {
+  if (mac_ctx != NULL || mac_unavailable)
+    return mac_ctx;
+  EVP_MAC *hmac = EVP_MAC_fetch(NULL, OSSL_MAC_NAME_HMAC, NULL);
+  EVP_MAC_CTX *ctx = hmac != NULL ? EVP_MAC_CTX_new(hmac) : NULL;
+  EVP_MAC_free(hmac); /* The context holds its own reference. */
+  OSSL_PARAM params[] = {
+      OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, (char *)"SHA256", 0),
+      OSSL_PARAM_construct_end()};
+  if (ctx == NULL || EVP_MAC_init(ctx, key, sizeof key, params) != 1) {
+    EVP_MAC_CTX_free(ctx);
+    mac_unavailable = true;
+    return NULL;
+  }
+  mac_ctx = ctx;
+  return mac_ctx;
+}
+
+/* HMAC-SHA-256(key, in) into out (EVP_MAX_MD_SIZE bytes); its length, 0 on failure. */
+static size_t hmac(const unsigned char *in, size_t n, unsigned char *out) {
+  EVP_MAC_CTX *ctx = keyed_mac();
+  size_t len = 0;
+  if (ctx != NULL && EVP_MAC_init(ctx, NULL, 0, NULL) == 1 && EVP_MAC_update(ctx, in, n) == 1 &&
+      EVP_MAC_final(ctx, out, &len, EVP_MAX_MD_SIZE) == 1)
+    return len;
+  unsigned int one = 0;
+  return HMAC(EVP_sha256(), key, sizeof key, in, n, out, &one) != NULL ? one : 0;
 }
 
 /* The round function: the first 32 bits of HMAC-SHA-256(key, round || half). */
@@ -17,8 +73,7 @@ static uint32_t round_fn(int round, uint32_t half) {
                          (unsigned char)(half >> 16), (unsigned char)(half >> 8),
                          (unsigned char)half};
   unsigned char mac[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  if (HMAC(EVP_sha256(), key, sizeof key, in, sizeof in, mac, &len) == NULL || len < 4)
+  if (hmac(in, sizeof in, mac) < 4)
     return 0; /* Cannot happen with OpenSSL's built-in SHA-256; still a permutation. */
   return (uint32_t)mac[0] << 24 | (uint32_t)mac[1] << 16 | (uint32_t)mac[2] << 8 | mac[3];
 }
@@ -47,10 +102,19 @@ static uint64_t decrypt(uint64_t v) {
 
 void srv_gameid_format(int64_t id, char out[SRV_GAMEID_LEN + 1]) {
   static const char hex[] = "0123456789abcdef";
+  size_t slot = (uint64_t)id % CACHE_SLOTS;
+  if (id != 0 && cache[slot].id == id) {
+    memcpy(out, cache[slot].text, SRV_GAMEID_LEN + 1);
+    return;
+  }
   uint64_t v = encrypt((uint64_t)id);
   for (int i = SRV_GAMEID_LEN - 1; i >= 0; i--, v >>= 4)
     out[i] = hex[v & 15];
   out[SRV_GAMEID_LEN] = '\0';
+  if (id != 0) {
+    cache[slot].id = id;
+    memcpy(cache[slot].text, out, SRV_GAMEID_LEN + 1);
+  }
 }
 
 int64_t srv_gameid_parse(const char *s, size_t len) {

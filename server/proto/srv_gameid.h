@@ -10,7 +10,9 @@
  * (srv_store_secret(), made at the schema migration), so ids survive restarts and backups.
  *
  * The key is process-wide: set once at start, before any id is made. Without one (unit tests,
- * fuzz targets) an all-zero key is used.
+ * fuzz targets) an all-zero key is used. Not thread-safe: ids are made and read on the loop thread
+ * only, which keeps the keyed HMAC context and the last ids formatted (a game's id is formatted
+ * for each recipient of its last state) from one call to the next.
  */
 #ifndef SRV_GAMEID_H
 #define SRV_GAMEID_H
@@ -23,6 +25,10 @@
 
 /* Sets the key (borrowed, copied: SRV_GAMEID_KEY_LEN bytes). */
 void srv_gameid_set_key(const unsigned char *key);
+
+/* Frees the HMAC context and forgets the ids formatted (at exit; the next call makes them
+ * again). */
+void srv_gameid_cleanup(void);
 
 /* Writes the public id of stored game id (> 0) into out: SRV_GAMEID_LEN characters and a NUL. */
 void srv_gameid_format(int64_t id, char out[SRV_GAMEID_LEN + 1]);

@@ -39,14 +39,14 @@ static bool reserve(srv_jsonw *w, size_t n) {
   return true;
 }
 
-void srv_jsonw_raw(srv_jsonw *w, const char *s, size_t n) {
+void srv_jsonw__raw_grow(srv_jsonw *w, const char *s, size_t n) {
   if (!reserve(w, n))
     return;
   memcpy(w->buf + w->len, s, n);
   w->len += n;
 }
 
-void srv_jsonw_int(srv_jsonw *w, long long v) {
+void srv_jsonw__int_long(srv_jsonw *w, long long v) {
   char tmp[24];
   char *end = tmp + sizeof tmp, *p = end;
   /* Unsigned arithmetic: the most negative value has no positive counterpart. */
@@ -60,13 +60,6 @@ void srv_jsonw_int(srv_jsonw *w, long long v) {
   srv_jsonw_raw(w, p, (size_t)(end - p));
 }
 
-void srv_jsonw_bool(srv_jsonw *w, bool v) {
-  if (v)
-    srv_jsonw_lit(w, "true");
-  else
-    srv_jsonw_lit(w, "false");
-}
-
 void srv_jsonw_strn(srv_jsonw *w, const char *s, size_t n) {
   static const char hex[] = "0123456789abcdef";
   /* At most 6 bytes per input byte (\u00XX) and the quotes. */
@@ -76,11 +69,11 @@ void srv_jsonw_strn(srv_jsonw *w, const char *s, size_t n) {
   *o++ = '"';
   for (size_t i = 0; i < n; i++) {
     unsigned char c = (unsigned char)s[i];
-    if (c == '"' || c == '\\') {
+    if (c >= 0x20 && c != '"' && c != '\\') {
+      *o++ = (char)c; /* The common case first: ASCII and every byte of a UTF-8 sequence. */
+    } else if (c == '"' || c == '\\') {
       *o++ = '\\';
       *o++ = (char)c;
-    } else if (c >= 0x20) {
-      *o++ = (char)c; /* ASCII and every byte of a UTF-8 sequence. */
     } else if (c == '\n') {
       *o++ = '\\';
       *o++ = 'n';
@@ -108,6 +101,21 @@ void srv_jsonw_str(srv_jsonw *w, const char *s) {
     srv_jsonw_strn(w, s, strlen(s));
 }
 
+void srv_jsonw_name(srv_jsonw *w, const char *s) {
+  if (s == NULL) {
+    srv_jsonw_lit(w, "null");
+    return;
+  }
+  size_t n = strlen(s);
+  if (!reserve(w, n + 2))
+    return;
+  char *o = w->buf + w->len;
+  o[0] = '"';
+  memcpy(o + 1, s, n);
+  o[n + 1] = '"';
+  w->len += n + 2;
+}
+
 void srv_jsonw_options(srv_jsonw *w, const mc_rules *r) {
   switch (r->kind) {
   case MC_KALAH:
@@ -116,17 +124,17 @@ void srv_jsonw_options(srv_jsonw *w, const mc_rules *r) {
     break;
   case MC_OWARE:
     srv_jsonw_lit(w, "{\"grand_slam\":");
-    srv_jsonw_str(w, mc_grand_slam_name(r->grand_slam));
+    srv_jsonw_name(w, mc_grand_slam_name(r->grand_slam));
     break;
   case MC_CONGKAK:
     srv_jsonw_lit(w, "{\"lap_capture\":");
     srv_jsonw_bool(w, r->lap_capture);
     srv_jsonw_lit(w, ",\"rounds\":");
-    srv_jsonw_str(w, srv_rounds_names[r->match ? 1 : 0]);
+    srv_jsonw_name(w, srv_rounds_names[r->match ? 1 : 0]);
     /* A match stored before the burn rule changed (schema 3) says so; create never takes it. */
     if (r->burn != MC_BURN_ROUND) {
       srv_jsonw_lit(w, ",\"burn\":");
-      srv_jsonw_str(w, mc_burn_name(r->burn));
+      srv_jsonw_name(w, mc_burn_name(r->burn));
     }
     break;
   default:
@@ -137,14 +145,28 @@ void srv_jsonw_options(srv_jsonw *w, const mc_rules *r) {
 }
 
 void srv_jsonw_pits(srv_jsonw *w, const mc_pos *pos) {
-  int n = 2 * pos->houses + 2;
-  srv_jsonw_lit(w, "[");
-  for (int k = 0; k < n; k++) {
+  size_t n = 2 * (size_t)pos->houses + 2;
+  /* Every state has them: room for all at once (a pit holds at most 255 seeds: 3 digits and a
+   * comma each), then the digits written in place. */
+  if (!reserve(w, 4 * n + 2))
+    return;
+  char *o = w->buf + w->len;
+  *o++ = '[';
+  for (size_t k = 0; k < n; k++) {
+    unsigned v = pos->pits[k];
     if (k > 0)
-      srv_jsonw_lit(w, ",");
-    srv_jsonw_int(w, pos->pits[k]);
+      *o++ = ',';
+    if (v >= 100) {
+      *o++ = (char)('0' + v / 100);
+      v %= 100;
+      *o++ = (char)('0' + v / 10);
+    } else if (v >= 10) {
+      *o++ = (char)('0' + v / 10);
+    }
+    *o++ = (char)('0' + v % 10);
   }
-  srv_jsonw_lit(w, "]");
+  *o++ = ']';
+  w->len = (size_t)(o - w->buf);
 }
 
 void srv_jsonw_burnt(srv_jsonw *w, const mc_pos *pos) {
@@ -169,7 +191,7 @@ void srv_jsonw_trace(srv_jsonw *w, const mc_step *steps, size_t n) {
     if (i > 0)
       srv_jsonw_lit(w, ",");
     srv_jsonw_lit(w, "{\"kind\":");
-    srv_jsonw_str(w, mc_step_name((mc_step_kind)s->kind));
+    srv_jsonw_name(w, mc_step_name((mc_step_kind)s->kind));
     switch ((mc_step_kind)s->kind) {
     case MC_STEP_ROUND_END:
       srv_jsonw_lit(w, ",\"round\":");

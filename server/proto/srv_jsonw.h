@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "mc_pos.h"
 #include "mc_rules.h"
@@ -38,17 +39,48 @@ void srv_jsonw_free(srv_jsonw *w);
 /* Empties the text and clears failed, keeping the buffer. */
 void srv_jsonw_reset(srv_jsonw *w);
 
-/* Appends n bytes of s (borrowed) as they are: punctuation, keys, literals. */
-void srv_jsonw_raw(srv_jsonw *w, const char *s, size_t n);
+/* srv_jsonw_raw() when the buffer is short: grows it, then appends (or fails). */
+void srv_jsonw__raw_grow(srv_jsonw *w, const char *s, size_t n);
+
+/* Appends n bytes of s (borrowed) as they are: punctuation, keys, literals. Inline: a frame is
+ * mostly keys and punctuation, some sixty pieces a state, and a literal's memcpy() of a constant
+ * size then compiles to a few moves instead of a call. */
+static inline void srv_jsonw_raw(srv_jsonw *w, const char *s, size_t n) {
+  if (!w->failed && w->buf != NULL && w->cap - w->len >= n) {
+    memcpy(w->buf + w->len, s, n);
+    w->len += n;
+  } else {
+    srv_jsonw__raw_grow(w, s, n);
+  }
+}
 
 /* Appends a string literal as it is: srv_jsonw_lit(w, ",\"ply\":"). */
 #define srv_jsonw_lit(w, s) srv_jsonw_raw((w), "" s, sizeof(s) - 1)
 
-/* Appends v in decimal. */
-void srv_jsonw_int(srv_jsonw *w, long long v);
+/* srv_jsonw_int() of a value outside 0..99. */
+void srv_jsonw__int_long(srv_jsonw *w, long long v);
+
+/* Appends v in decimal. Inline for 0..99, most numbers of a state (pits, houses, legal moves, a
+ * trace's counts). */
+static inline void srv_jsonw_int(srv_jsonw *w, long long v) {
+  if (v >= 0 && v < 10) {
+    char c = (char)('0' + v);
+    srv_jsonw_raw(w, &c, 1);
+  } else if (v >= 10 && v < 100) {
+    char two[2] = {(char)('0' + v / 10), (char)('0' + v % 10)};
+    srv_jsonw_raw(w, two, 2);
+  } else {
+    srv_jsonw__int_long(w, v);
+  }
+}
 
 /* Appends true or false. */
-void srv_jsonw_bool(srv_jsonw *w, bool v);
+static inline void srv_jsonw_bool(srv_jsonw *w, bool v) {
+  if (v)
+    srv_jsonw_raw(w, "true", 4);
+  else
+    srv_jsonw_raw(w, "false", 5);
+}
 
 /* Appends s (borrowed, valid UTF-8) as a JSON string: quotes, and '"', '\\' and the control
  * characters escaped; every other byte is copied, so UTF-8 stays as it is. NULL writes null. */
@@ -56,6 +88,11 @@ void srv_jsonw_str(srv_jsonw *w, const char *s);
 
 /* As srv_jsonw_str() for the n bytes at s. */
 void srv_jsonw_strn(srv_jsonw *w, const char *s, size_t n);
+
+/* Appends s (borrowed) in quotes as it is, without looking for what JSON escapes: only for the
+ * names of the server's own tables (a message type, a seat, a status, a game, a step of a trace,
+ * an error code...), plain ASCII words. NULL writes null. A state holds a dozen of them. */
+void srv_jsonw_name(srv_jsonw *w, const char *s);
 
 /* The options object of rules, as create takes it: {"empty_capture":false} for Kalah,
  * {"grand_slam":"no_capture"} for Oware, {"lap_capture":false,"rounds":"single"} for Congkak. */

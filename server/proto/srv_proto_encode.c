@@ -25,7 +25,7 @@ static srv_jsonw out = SRV_JSONW_INIT;
 /* {"type":"<type>" and the request id when there is one. */
 static void head(srv_jsonw *w, const char *type, const srv_req_id *id) {
   srv_jsonw_lit(w, "{\"type\":");
-  srv_jsonw_str(w, type);
+  srv_jsonw_name(w, type);
   if (id != NULL && id->kind == SRV_ID_INT) {
     srv_jsonw_lit(w, ",\"id\":");
     srv_jsonw_int(w, id->num);
@@ -45,7 +45,7 @@ static srv_frame *finish(srv_jsonw *w, srv_event_type type, const srv_req_id *id
 
 /* A seat name ("south", "north", "both", "spectator") or null. */
 static void seat_or_null(srv_jsonw *w, int seat) {
-  srv_jsonw_str(w, srv_name_of(srv_you_names, seat));
+  srv_jsonw_name(w, srv_name_of(srv_you_names, seat));
 }
 
 /* A rating as the protocol shows it: rounded to a whole number. */
@@ -68,7 +68,7 @@ static void board(srv_jsonw *w, const char *room, const mc_rules *rules) {
   srv_jsonw_lit(w, "\"room\":");
   srv_jsonw_str(w, room);
   srv_jsonw_lit(w, ",\"game\":");
-  srv_jsonw_str(w, mc_kind_name(rules->kind));
+  srv_jsonw_name(w, mc_kind_name(rules->kind));
   srv_jsonw_lit(w, ",\"houses\":");
   srv_jsonw_int(w, rules->houses);
   srv_jsonw_lit(w, ",\"seeds\":");
@@ -83,7 +83,7 @@ static void state(srv_jsonw *w, const srv_state_view *v) {
   srv_jsonw_lit(w, ",");
   board(w, v->room, v->pos != NULL ? v->rules : mc_game_rules(v->game));
   srv_jsonw_lit(w, ",\"status\":");
-  srv_jsonw_str(w, srv_name_of(srv_status_names, (int)v->status));
+  srv_jsonw_name(w, srv_name_of(srv_status_names, (int)v->status));
   srv_jsonw_lit(w, ",\"ply\":");
   srv_jsonw_int(w, v->pos != NULL ? (long long)v->ply : (long long)mc_game_ply(v->game));
   srv_jsonw_lit(w, ",\"turn\":");
@@ -170,9 +170,9 @@ static void state(srv_jsonw *w, const srv_state_view *v) {
   srv_jsonw_lit(w, ",\"result\":");
   if (v->has_result) {
     srv_jsonw_lit(w, "{\"winner\":");
-    srv_jsonw_str(w, mc_winner_name(v->result.winner));
+    srv_jsonw_name(w, mc_winner_name(v->result.winner));
     srv_jsonw_lit(w, ",\"reason\":");
-    srv_jsonw_str(w, mc_reason_name(v->result.reason));
+    srv_jsonw_name(w, mc_reason_name(v->result.reason));
     srv_jsonw_lit(w, ",\"score\":[");
     srv_jsonw_int(w, v->result.score[0]);
     srv_jsonw_lit(w, ",");
@@ -183,7 +183,7 @@ static void state(srv_jsonw *w, const srv_state_view *v) {
   }
   /* Additions to protocol v1 (docs/protocol.md). */
   srv_jsonw_lit(w, ",\"visibility\":");
-  srv_jsonw_str(w, srv_name_of(srv_visibility_names, (int)v->opts->visibility));
+  srv_jsonw_name(w, srv_name_of(srv_visibility_names, (int)v->opts->visibility));
   srv_jsonw_lit(w, ",\"local\":");
   srv_jsonw_bool(w, v->opts->opponent == SRV_OPP_LOCAL);
   srv_jsonw_lit(w, ",\"game_no\":");
@@ -192,7 +192,7 @@ static void state(srv_jsonw *w, const srv_state_view *v) {
   if (v->game_id > 0) {
     char id[SRV_GAMEID_LEN + 1]; /* The public id (srv_gameid.h), never the store's number. */
     srv_gameid_format(v->game_id, id);
-    srv_jsonw_str(w, id);
+    srv_jsonw_name(w, id);
   } else
     srv_jsonw_lit(w, "null");
   srv_jsonw_lit(w, ",\"rated\":");
@@ -276,7 +276,7 @@ static void pools(srv_jsonw *w, const srv_pool_view *p, size_t n) {
     if (i > 0)
       srv_jsonw_lit(w, ",");
     srv_jsonw_lit(w, "{\"game\":");
-    srv_jsonw_str(w, mc_kind_name(p[i].game));
+    srv_jsonw_name(w, mc_kind_name(p[i].game));
     srv_jsonw_lit(w, ",\"clock\":");
     if (p[i].clocked) {
       srv_jsonw_lit(w, "{\"initial_ms\":");
@@ -319,7 +319,7 @@ static void lobby(srv_jsonw *w, const srv_lobby_entry *rooms, size_t n) {
     srv_jsonw_lit(w, ",\"north\":");
     srv_jsonw_str(w, e->names[1]);
     srv_jsonw_lit(w, "},\"status\":");
-    srv_jsonw_str(w, srv_name_of(srv_status_names, (int)e->status));
+    srv_jsonw_name(w, srv_name_of(srv_status_names, (int)e->status));
     srv_jsonw_lit(w, ",\"spectators\":");
     srv_jsonw_int(w, e->spectators);
     srv_jsonw_lit(w, ",\"rated\":");
@@ -371,11 +371,11 @@ static void my_rooms(srv_jsonw *w, const srv_my_room *rooms, size_t n) {
     srv_jsonw_lit(w, ",\"clock\":");
     clock_settings(w, r->opts);
     srv_jsonw_lit(w, ",\"visibility\":");
-    srv_jsonw_str(w, srv_name_of(srv_visibility_names, (int)r->opts->visibility));
+    srv_jsonw_name(w, srv_name_of(srv_visibility_names, (int)r->opts->visibility));
     srv_jsonw_lit(w, ",\"local\":");
     srv_jsonw_bool(w, r->opts->opponent == SRV_OPP_LOCAL);
     srv_jsonw_lit(w, ",\"status\":");
-    srv_jsonw_str(w, srv_name_of(srv_status_names, (int)r->status));
+    srv_jsonw_name(w, srv_name_of(srv_status_names, (int)r->status));
     srv_jsonw_lit(w, ",\"you\":");
     seat_or_null(w, r->you);
     srv_jsonw_lit(w, ",\"opponent\":");
@@ -429,7 +429,7 @@ static srv_frame *hot(const srv_event *ev) {
     srv_jsonw_lit(w, ",\"room\":");
     srv_jsonw_str(w, ev->u.joined.room);
     srv_jsonw_lit(w, ",\"role\":");
-    srv_jsonw_str(w, srv_name_of(srv_role_names, (int)ev->u.joined.role));
+    srv_jsonw_name(w, srv_name_of(srv_role_names, (int)ev->u.joined.role));
     srv_jsonw_lit(w, ",\"seat\":");
     seat_or_null(w, ev->u.joined.seat);
     srv_jsonw_lit(w, "}");
@@ -462,7 +462,7 @@ static srv_frame *hot(const srv_event *ev) {
   case SRV_EV_ERROR:
     head(w, "error", ev->id);
     srv_jsonw_lit(w, ",\"code\":");
-    srv_jsonw_str(w, srv_err_code(ev->u.error.err));
+    srv_jsonw_name(w, srv_err_code(ev->u.error.err));
     srv_jsonw_lit(w, ",\"message\":");
     srv_jsonw_str(w, srv_err_message(ev->u.error.err));
     if (ev->u.error.field != NULL) {

@@ -107,6 +107,7 @@ void srv_store_config_init(srv_store_config *config) {
   config->sync = SRV_STORE_SYNC_FULL;
   config->busy_timeout_ms = 1000;
   config->max_bytes = 0;
+  config->one_thread = false;
 }
 
 /* Creates dir and its missing parents (like mkdir -p). Returns 0 or an errno value. */
@@ -162,6 +163,12 @@ static int exec_text(sqlite3 *db, const char *sql, char *buf, size_t size) {
 
 /* Opens the database file and configures the connection. */
 static int open_db(srv_store *store, const srv_store_config *config) {
+  if (config->one_thread) {
+    /* Before SQLite initialises itself (its first open); later both fail with SQLITE_MISUSE and
+     * change nothing, which is safe: SQLite then keeps its locks. */
+    (void)sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
+    (void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+  }
   int rc = sqlite3_open_v2(store->path, &store->db,
                            SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
   if (rc != SQLITE_OK)
@@ -191,6 +198,12 @@ static int open_db(srv_store *store, const srv_store_config *config) {
                     NULL, NULL, NULL);
   if (rc == SQLITE_OK)
     rc = sqlite3_exec(store->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL);
+  /* SQLite copies the log into the database (a checkpoint: writes and two fsyncs) every 1,000
+   * pages of log by default, several times a second under load, and a busy table's last page is
+   * logged again at every commit: every 10,000 pages (40 MiB of log) copies each such page once
+   * where it copied it ten times: 4 to 7% less server CPU a move (issue 22). */
+  if (rc == SQLITE_OK)
+    rc = srv_store__query_int(store->db, "PRAGMA wal_autocheckpoint = 10000", NULL);
   if (rc == SQLITE_OK && config->max_bytes > 0) {
     long long page = 4096;
     char sql[64];
@@ -202,6 +215,24 @@ static int open_db(srv_store *store, const srv_store_config *config) {
   }
   if (rc != SQLITE_OK)
     return srv_store__fail(store, rc, "cannot configure the database");
+  return 0;
+}
+
+/* Sets store->path to a copy of path (borrowed), and its -wal and -shm names in the same
+ * allocation. Returns 0 or SRV_STORE_ENOMEM. */
+static int set_paths(srv_store *store, const char *path) {
+  size_t n = strlen(path), each = n + sizeof "-wal";
+  char *p = malloc(3 * each);
+  if (p == NULL)
+    return SRV_STORE_ENOMEM;
+  memcpy(p, path, n + 1);
+  store->wal_path = p + each;
+  memcpy(store->wal_path, path, n);
+  memcpy(store->wal_path + n, "-wal", sizeof "-wal");
+  store->shm_path = p + 2 * each;
+  memcpy(store->shm_path, path, n);
+  memcpy(store->shm_path + n, "-shm", sizeof "-shm");
+  store->path = p;
   return 0;
 }
 
@@ -263,12 +294,16 @@ int srv_store_open(const char *dir, const srv_store_config *config, srv_store **
   }
   srv_store *store = calloc(1, sizeof *store);
   size_t len = strlen(dir) + sizeof("/" SRV_STORE_FILE);
-  if (store == NULL || (store->path = malloc(len)) == NULL) {
+  char *path = malloc(len);
+  if (path != NULL)
+    snprintf(path, len, "%s/%s", dir, SRV_STORE_FILE);
+  if (store == NULL || path == NULL || set_paths(store, path) != 0) {
+    free(path);
     free(store);
     srv_store__set_error(err, "%s: out of memory", dir);
     return SRV_STORE_ENOMEM;
   }
-  snprintf(store->path, len, "%s/%s", dir, SRV_STORE_FILE);
+  free(path);
   store->lock_fd = -1;
   int rc = 0;
   /* Unreadable or unwritable files get a plain message before SQLite says anything. */
@@ -310,12 +345,10 @@ int srv_store_open_reader(const srv_store *main, srv_store **out) {
     return SRV_STORE_EINVAL;
   *out = NULL;
   srv_store *store = calloc(1, sizeof *store);
-  size_t len = strlen(main->path) + 1;
-  if (store == NULL || (store->path = malloc(len)) == NULL) {
+  if (store == NULL || set_paths(store, main->path) != 0) {
     free(store);
     return SRV_STORE_ENOMEM;
   }
-  memcpy(store->path, main->path, len);
   store->lock_fd = -1; /* The directory lock is the main connection's (one per process). */
   store->reader = true;
   /* In WAL mode this connection reads the last committed state while the main one holds its
@@ -356,10 +389,8 @@ void srv_store_close(srv_store *store) {
 /* ---- The files under the store (see srv_store.h) ------------------------------------------- */
 
 void srv_store__note_wal(srv_store *store) {
-  char wal[4200];
   struct stat st;
-  snprintf(wal, sizeof wal, "%s-wal", store->path);
-  if (store->wal_ino == 0 && stat(wal, &st) == 0) {
+  if (store->wal_ino == 0 && stat(store->wal_path, &st) == 0) {
     store->wal_dev = st.st_dev;
     store->wal_ino = st.st_ino;
   }
@@ -369,14 +400,12 @@ int srv_store__check_files(srv_store *store, bool write) {
   if (store->moved)
     return SRV_STORE_EMOVED;
   int moved = 0;
-  char wal[4200], shm[4200];
   struct stat st;
-  snprintf(wal, sizeof wal, "%s-wal", store->path);
-  snprintf(shm, sizeof shm, "%s-shm", store->path);
   if (sqlite3_file_control(store->db, "main", SQLITE_FCNTL_HAS_MOVED, &moved) != SQLITE_OK)
     moved = 0;
   if (!moved && store->wal_ino != 0 &&
-      (stat(wal, &st) != 0 || st.st_ino != store->wal_ino || st.st_dev != store->wal_dev))
+      (stat(store->wal_path, &st) != 0 || st.st_ino != store->wal_ino ||
+       st.st_dev != store->wal_dev))
     moved = 1;
   if (moved) {
     store->moved = true;
@@ -387,9 +416,10 @@ int srv_store__check_files(srv_store *store, bool write) {
         store->path, srv_store_strerror(SRV_STORE_EMOVED));
     return SRV_STORE_EMOVED;
   }
-  const char *paths[] = {shm, store->path, wal};
+  const char *paths[] = {store->shm_path, store->path, store->wal_path};
   for (int i = 0; i < (write ? 3 : 1); i++) {
-    if (access(paths[i], F_OK) == 0 && access(paths[i], W_OK) != 0) {
+    /* One call a file (this runs twice a batch): a file that is not there is no refusal. */
+    if (access(paths[i], W_OK) != 0 && errno != ENOENT) {
       srv_store__set_error(store->error, "%s: %s (%s): refused until it is writable again",
                            paths[i], srv_store_strerror(SRV_STORE_EACCES), strerror(errno));
       return SRV_STORE_EACCES;

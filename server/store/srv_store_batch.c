@@ -143,12 +143,9 @@ void srv_store_get_stats(const srv_store *store, srv_store_stats *stats) {
 }
 
 srv_store_op srv_store__op(srv_store_op_kind kind, const char *key, int64_t game, int ply) {
-  srv_store_op op;
-  memset(&op, 0, sizeof op);
-  op.kind = kind;
-  snprintf(op.key, sizeof op.key, "%s", key ? key : "");
-  op.game = game;
-  op.ply = ply;
+  srv_store_op op = {.kind = kind, .game = game, .ply = ply}; /* The rest zero. */
+  if (key != NULL) /* Cut to fit, as snprintf() would; one of these per write. */
+    memcpy(op.key, key, strnlen(key, sizeof op.key - 1));
   return op;
 }
 

@@ -84,8 +84,10 @@ typedef enum srv_store__stmt {
 
 struct srv_store {
   sqlite3 *db;
-  char *path;
-  int lock_fd; /* DIR/mancala.lock, write-locked while the store is open; -1 when none. */
+  char *path;     /* The database file; the same allocation holds: */
+  char *wal_path; /* its write-ahead log (path "-wal") and */
+  char *shm_path; /* its shared-memory index (path "-shm"), checked at every batch. */
+  int lock_fd;    /* DIR/mancala.lock, write-locked while the store is open; -1 when none. */
   sqlite3_stmt *stmt[STMT_COUNT];
   bool reader; /* A connection for committed reads only (srv_store_open_reader()). */
   bool in_txn;

@@ -164,8 +164,13 @@ void srv_store__finalize_all(srv_store *store) {
   }
 }
 
-/* Binds args to s (parameters ?1..?n; the ones not given stay NULL). */
-static void bind(sqlite3_stmt *s, const srv_store__val *args, size_t n) {
+/* Binds args to s (parameters ?1..?n; the ones not given are NULL: a statement keeps its bindings
+ * from one run to the next, and clearing them all after each run cost more than this). Returns
+ * whether s now holds a copy of a text or a blob (done() then drops it). */
+static bool bind(sqlite3_stmt *s, const srv_store__val *args, size_t n) {
+  bool copied = false;
+  for (int at = (int)n + 1, count = sqlite3_bind_parameter_count(s); at <= count; at++)
+    sqlite3_bind_null(s, at);
   for (size_t i = 0; i < n; i++) {
     const srv_store__val *a = &args[i];
     int at = (int)i + 1;
@@ -181,32 +186,37 @@ static void bind(sqlite3_stmt *s, const srv_store__val *args, size_t n) {
       break;
     case ARG_TEXT:
       sqlite3_bind_text(s, at, a->p, -1, SQLITE_TRANSIENT);
+      copied = true;
       break;
     case ARG_BLOB:
       sqlite3_bind_blob(s, at, a->p, a->len, SQLITE_TRANSIENT);
+      copied = true;
       break;
     }
   }
+  return copied;
 }
 
-/* Makes s ready for its next run, its parameters NULL again. */
-static void done(sqlite3_stmt *s) {
+/* Makes s ready for its next run; copied (from bind()): its texts and blobs (names, password
+ * hashes, token hashes, chat) are not kept until then. A move's numbers are. */
+static void done(sqlite3_stmt *s, bool copied) {
   sqlite3_reset(s);
-  sqlite3_clear_bindings(s);
+  if (copied)
+    sqlite3_clear_bindings(s);
 }
 
 int srv_store__exec(srv_store *store, srv_store__stmt id, const srv_store__val *args, size_t n) {
   sqlite3_stmt *s = store->stmt[id];
-  bind(s, args, n);
+  bool copied = bind(s, args, n);
   int rc = sqlite3_step(s);
-  done(s);
+  done(s, copied);
   return rc == SQLITE_DONE || rc == SQLITE_ROW ? SQLITE_OK : rc;
 }
 
 int srv_store__each(srv_store *store, srv_store__stmt id, const srv_store__val *args, size_t n,
                     srv_store__row row, void *ctx, const char *what) {
   sqlite3_stmt *s = store->stmt[id];
-  bind(s, args, n);
+  bool copied = bind(s, args, n);
   int rc = SQLITE_DONE, count = 0, err = 0;
   while (err == 0 && (rc = sqlite3_step(s)) == SQLITE_ROW) {
     err = row(store, s, ctx);
@@ -215,7 +225,7 @@ int srv_store__each(srv_store *store, srv_store__stmt id, const srv_store__val *
   }
   if (err == 0 && rc != SQLITE_DONE)
     err = srv_store__fail(store, rc, what);
-  done(s);
+  done(s, copied);
   return err != 0 ? err : count;
 }
 

@@ -107,3 +107,32 @@ TEST_IMPL(malformed_ids) {
   ASSERT_EQ(srv_gameid_parse("00000000-0000000", 16), 0);
   return 0;
 }
+
+TEST_IMPL(known_ids_stay_the_same) {
+  /* Links to games are shared and must keep working: the ids of these numbers under these keys
+   * were made by the first version (OpenSSL's one-shot HMAC(), no cache). The same number twice,
+   * numbers 64 apart (one slot of the cache) and a change of key each give the right id. */
+  static const struct {
+    const unsigned char *key;
+    int64_t n;
+    const char *id;
+  } known[] = {
+      {key_a, 1, "ffa4ae261d21c468"},         {key_a, 65, "d11696d9128911fc"},
+      {key_a, 1, "ffa4ae261d21c468"},         {key_a, 2, "c2b3558b2f8ebbb9"},
+      {key_a, 1000, "5106b148c484d0c4"},      {key_a, INT64_MAX, "72caafdba8375ed0"},
+      {key_b, 1, "52882dcacf081374"},         {key_b, 65, "4bb4b2b1fe6b09a4"},
+      {key_b, 2, "b77e0d2630a4f57b"},         {key_b, 1000, "62140029dd864705"},
+      {key_b, INT64_MAX, "9e7629dd33e4412f"}, {key_a, 65, "d11696d9128911fc"},
+  };
+  const unsigned char *key = NULL;
+  for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+    if (known[i].key != key)
+      srv_gameid_set_key(key = known[i].key);
+    char id[SRV_GAMEID_LEN + 1];
+    srv_gameid_format(known[i].n, id);
+    ASSERT_STR_EQ(id, known[i].id);
+    ASSERT_EQ(srv_gameid_parse(known[i].id, SRV_GAMEID_LEN), known[i].n);
+  }
+  srv_gameid_cleanup();
+  return 0;
+}

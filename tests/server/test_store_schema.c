@@ -1,6 +1,6 @@
-/* Opening the store: schema creation, migrations from versions 1, 2 and 3, and every database the
- * store must refuse with a clear message (newer schema, foreign, corrupt, unreadable, read-only,
- * locked). */
+/* Opening the store: schema creation, migrations from versions 1, 2 and 3 (on through the last),
+ * and every database the store must refuse with a clear message (newer schema, foreign, corrupt,
+ * unreadable, read-only, locked). */
 #include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -122,6 +122,26 @@ TEST_IMPL(migrate_from_v1) {
   ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM games INDEXED BY games_south "
                          "WHERE south = 'p1' AND ended_ms IS NOT NULL"),
             1);
+  /* Migration 6 -> 7 made rooms again with the same rows, its status check without IN. */
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM rooms WHERE code = 'ABCDEF' AND settings = '{}' AND "
+                         "south = 'p1' AND north IS NULL AND north_computer = 3 AND "
+                         "status = 'finished' AND game = 1"),
+            1);
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM sqlite_schema WHERE name = 'rooms' AND "
+                         "sql LIKE '%status = ''waiting'' OR%' AND sql NOT LIKE '% IN (%'"),
+            1);
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM sqlite_schema WHERE name = 'rooms_v6'"), 0);
+  char path[512];
+  db_path(dir, path, sizeof path);
+  sqlite3 *db = NULL;
+  ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
+  ASSERT_EQ(
+      sqlite3_exec(db, "UPDATE rooms SET status = 'lost' WHERE code = 'ABCDEF'", NULL, NULL, NULL),
+      SQLITE_CONSTRAINT);
+  ASSERT_EQ(sqlite3_exec(db, "UPDATE rooms SET status = 'playing' WHERE code = 'ABCDEF'", NULL,
+                         NULL, NULL),
+            SQLITE_OK);
+  sqlite3_close(db);
   rm_tree(dir);
   return 0;
 }
