@@ -695,6 +695,10 @@ TEST_IMPL(rated_game) {
   json_t *south = json_object_get(json_object_get(st, "players"), "south");
   ASSERT_EQ(json_integer_value(json_object_get(south, "rating")), 1500);
   ASSERT(json_is_true(json_object_get(south, "provisional")));
+  /* Both sides move (a game where one side never moved is aborted, not rated), then North
+   * resigns. */
+  ASSERT_EQ(runf(&e.w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":0}", code), 0);
+  ASSERT_EQ(runf(&e.w, &b, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":1}", code), 0);
   ASSERT_EQ(runf(&e.w, &b, "{\"type\":\"resign\",\"room\":\"%s\"}", code), 0);
   st = last_of(&g, "state");
   json_t *change = json_object_get(st, "rating_change");
