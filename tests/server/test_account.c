@@ -883,9 +883,8 @@ static void expect_weighted(env *e, tclient *south, tclient *north, double weigh
                                 north->c.player->ratings[MC_KALAH]},
                    after[2];
   double diff[2];
-  ASSERT_EQ(srv_rating_game(before, MC_WIN_SOUTH, e->w.time.base.wall(&e->w.time.base), after,
-                            diff),
-            0);
+  ASSERT_EQ(
+      srv_rating_game(before, MC_WIN_SOUTH, e->w.time.base.wall(&e->w.time.base), after, diff), 0);
   srv_rating_scale(before, weight, after, diff);
   out[0] = after[0].rating;
   out[1] = after[1].rating;
@@ -936,8 +935,8 @@ TEST_IMPL(repeated_rated_games_count_less) {
   south_wins(&e, &a, &b, code);
   ASSERT_NEAR_RATING(a.c.player->ratings[MC_KALAH].rating, want[0]);
 
-  /* One address, three accounts: Cyra plays Dina twice, then Edgar: the address's 3rd game counts half
-   * though the pair Cyra-Edgar is new. */
+  /* One address, three accounts: Cyra plays Dina twice, then Edgar: the address's 3rd game counts
+   * half though the pair Cyra-Edgar is new. */
   tclient c, d, x;
   hello(&e, &c, "10.0.0.7", NULL, NULL);
   hello(&e, &d, "10.0.0.7", NULL, NULL);

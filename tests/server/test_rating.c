@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "srv_glicko.h"
 #include "srv_error.h"
+#include "srv_glicko.h"
 #include "srv_pairing.h"
 #include "srv_proto.h"
 #include "srv_rating.h"
