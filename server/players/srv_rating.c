@@ -73,6 +73,10 @@ double srv_rating_weight(int earlier) {
   return earlier < 2 ? 1.0 : earlier < 5 ? 0.5 : 0.0;
 }
 
+double srv_rating_weight_addr(int earlier) {
+  return earlier < 10 ? 1.0 : earlier < 20 ? 0.5 : 0.0;
+}
+
 void srv_rating_scale(const srv_store_rating before[2], double weight, srv_store_rating after[2],
                       double diff[2]) {
   for (int s = 0; s < 2; s++) {

@@ -7,7 +7,7 @@
  *   round) with a clock, and its room was created rated ("rated":true). The computer is unrated.
  * - Every rated game is a rating period of its own for both players (as on the big sites): each is
  *   rated against the other's rating before the game. Resignation, time and abandonment count as
- *   a loss for the side that lost; an agreed draw as a draw.
+ *   a loss for the side that lost; an agreed draw as a draw; only once both sides have moved.
  * - A player's deviation grows while they are away: one Glicko-2 period without games per day
  *   since their last rated game of that game (phi^2 + days * sigma^2), never above 350.
  * - Against rating farming (as lichess does): a rated clock has a minimum (srv_rating_clock_ok()),
@@ -45,9 +45,14 @@
 /* Whether a clock of initial_ms and increment_ms is long enough for a rated game. */
 bool srv_rating_clock_ok(int64_t initial_ms, int64_t increment_ms);
 
-/* How much a rated game counts when its pair (or its address) already had `earlier` rated games
- * in the window: the first two fully (1), the 3rd to 5th half (0.5), the 6th on not at all (0). */
+/* How much a rated game counts when its pair of players already had `earlier` rated games in the
+ * window: the first two fully (1), the 3rd to 5th half (0.5), the 6th on not at all (0). */
 double srv_rating_weight(int earlier);
+
+/* The same for the rated games of two players who sat down from one address (any pairs): the
+ * first 10 fully, the 11th to 20th half, the 21st on not at all. An address may be a whole
+ * school or office behind one NAT, hence more than for one pair. */
+double srv_rating_weight_addr(int earlier);
 
 /* Scales what one rated game changed (before -> after, diff; as srv_rating_game() wrote them) by
  * weight in [0, 1]: rating, deviation and volatility move that fraction of the way; the counts of

@@ -102,7 +102,7 @@ static double repeat_weight(srv_room *room, int64_t now_ms) {
   double w = srv_rating_weight(srv_rating_repeats_add(room->rooms->repeats, key, now_ms));
   if (room->seat_addr[0][0] != '\0' && strcmp(room->seat_addr[0], room->seat_addr[1]) == 0) {
     snprintf(key, sizeof key, "addr:%s", room->seat_addr[0]);
-    double wa = srv_rating_weight(srv_rating_repeats_add(room->rooms->repeats, key, now_ms));
+    double wa = srv_rating_weight_addr(srv_rating_repeats_add(room->rooms->repeats, key, now_ms));
     w = wa < w ? wa : w;
   }
   return w;

@@ -891,7 +891,8 @@ static void expect_weighted(env *e, tclient *south, tclient *north, double weigh
 }
 
 /* The same pair's rated games in 24 h: the 1st and 2nd count fully, the 3rd to 5th half, the 6th
- * nothing. Two accounts on one address count as one address too. */
+ * nothing. The games of players on one address count for that address too (10 fully, then
+ * half). */
 TEST_IMPL(repeated_rated_games_count_less) {
   env e = {0};
   env_open(&e, NULL);
@@ -935,28 +936,29 @@ TEST_IMPL(repeated_rated_games_count_less) {
   south_wins(&e, &a, &b, code);
   ASSERT_NEAR_RATING(a.c.player->ratings[MC_KALAH].rating, want[0]);
 
-  /* One address, three accounts: Cyra plays Dina twice, then Edgar: the address's 3rd game counts
-   * half though the pair Cyra-Edgar is new. */
-  tclient c, d, x;
-  hello(&e, &c, "10.0.0.7", NULL, NULL);
-  hello(&e, &d, "10.0.0.7", NULL, NULL);
-  hello(&e, &x, "10.0.0.7", NULL, NULL);
-  sign_up(&e, &c, "Cyra", "correct horse");
-  sign_up(&e, &d, "Dina", "correct horse");
-  sign_up(&e, &x, "Edgar", "correct horse");
-  rated_room(&e, &c, &d, code);
-  south_wins(&e, &c, &d, code);
-  rematch(&e, &c, &d, code);
-  south_wins(&e, &d, &c, code);
-  char code2[8];
-  rated_room(&e, &c, &x, code2);
-  expect_weighted(&e, &c, &x, 0.5, want);
-  south_wins(&e, &c, &x, code2);
-  ASSERT_NEAR_RATING(c.c.player->ratings[MC_KALAH].rating, want[0]);
-  ASSERT_NEAR_RATING(x.c.player->ratings[MC_KALAH].rating, want[1]);
-  tclient *all[] = {&a, &b, &c, &d, &x};
-  for (size_t i = 0; i < 5; i++)
-    disconnect(&e.w, all[i]);
+  /* One address, six accounts: ten games of ten different pairs count fully, the address's 11th
+   * game counts half though its pair (Pia2-Pia4) is new. */
+  tclient p[6];
+  const char *names[6] = {"Pia0", "Pia1", "Pia2", "Pia3", "Pia4", "Pia5"};
+  for (int i = 0; i < 6; i++) {
+    hello(&e, &p[i], "10.0.0.7", NULL, NULL);
+    sign_up(&e, &p[i], names[i], "correct horse");
+  }
+  int games = 0;
+  for (int i = 0; i < 6 && games < 11; i++) {
+    for (int j = i + 1; j < 6 && games < 11; j++, games++) {
+      rated_room(&e, &p[i], &p[j], code);
+      expect_weighted(&e, &p[i], &p[j], games < 10 ? 1 : 0.5, want);
+      south_wins(&e, &p[i], &p[j], code);
+      ASSERT_NEAR_RATING(p[i].c.player->ratings[MC_KALAH].rating, want[0]);
+      ASSERT_NEAR_RATING(p[j].c.player->ratings[MC_KALAH].rating, want[1]);
+    }
+  }
+  ASSERT_EQ(games, 11);
+  for (int i = 0; i < 6; i++)
+    disconnect(&e.w, &p[i]);
+  disconnect(&e.w, &a);
+  disconnect(&e.w, &b);
   env_close(&e);
   rm_tree(e.dir);
   return 0;

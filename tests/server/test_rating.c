@@ -240,6 +240,10 @@ TEST_IMPL(repeated_games_count_less) {
   ASSERT_NEAR(srv_rating_weight(4), 0.5, 0);
   ASSERT_NEAR(srv_rating_weight(5), 0, 0);
   ASSERT_NEAR(srv_rating_weight(50), 0, 0);
+  ASSERT_NEAR(srv_rating_weight_addr(9), 1, 0);
+  ASSERT_NEAR(srv_rating_weight_addr(10), 0.5, 0);
+  ASSERT_NEAR(srv_rating_weight_addr(19), 0.5, 0);
+  ASSERT_NEAR(srv_rating_weight_addr(20), 0, 0);
   srv_rating_repeats *t = srv_rating_repeats_new();
   ASSERT_NOT_NULL(t);
   for (int i = 0; i < 6; i++)
