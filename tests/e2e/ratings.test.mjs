@@ -6,7 +6,7 @@
 // tests/artifacts/ (ratings-*).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useBrowser, createRoom, acceptInvite, shot } from './harness.mjs';
+import { setSpeed, useBrowser, createRoom, acceptInvite, shot } from './harness.mjs';
 import { tIn, loadLang } from '../../web/i18n.js';
 
 const LANG = 'pl';
@@ -130,6 +130,9 @@ async function resign(page) {
 // Both players make a move, the one to move first (the first legal house): a rated game where a
 // side never moved is aborted, not rated.
 async function bothMove(pages) {
+  // No sowing animation: its hand, left where the 1280 px board had it, would stick out of the
+  // 360 px screenshots that follow.
+  for (const p of pages) await setSpeed(p, 'off');
   const moved = new Set();
   while (moved.size < pages.length) {
     let mover = null;
@@ -138,6 +141,8 @@ async function bothMove(pages) {
     const n = await mover.locator('.moves .mv:not(.gap)').count();
     await mover.locator('.board .house.legal').first().click();
     for (const p of pages) await p.waitForFunction((n) => document.querySelectorAll('.moves .mv:not(.gap)').length > n, n);
+    // The move's replay (its sowing animation) ends before anything else is looked at.
+    for (const p of pages) await p.waitForFunction(() => !document.querySelector('.status-row.replaying'));
     moved.add(mover);
   }
 }
