@@ -62,7 +62,7 @@ export function rememberGame(s) {
   list.unshift({
     room: s.room, game: s.game, houses: s.houses, seeds: s.seeds, local: s.you === 'both',
     opponent: opp ? opp.name : null, computer: !!(opp && opp.computer), status: s.status,
-    result: s.result ? (s.result.winner === 'draw' ? 'draw' : s.you === 'both' ? s.result.winner : s.result.winner === seat ? 'win' : 'loss') : null,
+    result: s.result ? (s.result.reason === 'aborted' ? 'aborted' : s.result.winner === 'draw' ? 'draw' : s.you === 'both' ? s.result.winner : s.result.winner === seat ? 'win' : 'loss') : null,
     score: s.result && s.result.score, id: s.game_id ?? null, at: Date.now(),
   });
   store('mc.recent', list.slice(0, 12));

@@ -294,7 +294,8 @@ export class RoomView {
       const seat = s.you === 'south' || s.you === 'north' ? s.you : null;
       const w = s.result.winner;
       // A player hears whether they won; at one screen somebody won; a spectator hears the end.
-      this.endSound = w === 'draw' ? 'draw' : seat ? (w === seat ? 'win' : 'loss') : s.you === 'both' ? 'win' : 'draw';
+      // An aborted game (no winner) sounds like a draw: nobody won.
+      this.endSound = !w || w === 'draw' ? 'draw' : seat ? (w === seat ? 'win' : 'loss') : s.you === 'both' ? 'win' : 'draw';
       this.announce(this.resultText(s));
     }
   }
@@ -308,6 +309,7 @@ export class RoomView {
 
   resultText(s) {
     const r = s.result;
+    if (r.reason === 'aborted') return t('result.aborted') + '. ' + t('reason.aborted');
     const seat = s.you === 'south' || s.you === 'north' ? s.you : null;
     const head = r.winner === 'draw' ? t('result.draw') : seat ? t(r.winner === seat ? 'result.you_won' : 'result.you_lost') : t('result.wins', { name: this.seatName(r.winner) });
     const score = Array.isArray(r.score) ? r.score.join(' : ') : '';
@@ -608,7 +610,7 @@ export class RoomView {
     const seat = this.seatOf(s);
     let text, keys = '';
     if (s.status === 'waiting') text = t('status.waiting');
-    else if (s.status === 'finished') text = t('status.finished');
+    else if (s.status === 'finished') text = t(s.result && s.result.reason === 'aborted' ? 'status.aborted' : 'status.finished');
     else if (this.pending) text = t('status.sent');
     else if (seat && seat === s.turn) {
       text = s.you === 'both' ? t('status.local_turn', { name: this.seatName(s.turn) }) : t('status.your_turn');
@@ -754,7 +756,10 @@ export class RoomView {
       const r = s.result;
       const seat = s.you === 'south' || s.you === 'north' ? s.you : null;
       let head, cls;
-      if (r.winner === 'draw') { head = t('result.draw'); cls = 'draw'; }
+      // Aborted (docs/protocol.md): no winner, no score, nothing to replay.
+      const aborted = r.reason === 'aborted';
+      if (aborted) { head = t('result.aborted'); cls = 'draw aborted'; }
+      else if (r.winner === 'draw') { head = t('result.draw'); cls = 'draw'; }
       else if (seat) { head = r.winner === seat ? t('result.you_won') : t('result.you_lost'); cls = r.winner === seat ? 'win' : 'loss'; }
       else { head = t('result.wins', { name: this.seatName(r.winner) }); cls = 'win'; }
       const score = Array.isArray(r.score) ? r.score : [s.pits[s.houses], s.pits[2 * s.houses + 1]];
@@ -764,7 +769,7 @@ export class RoomView {
           h('div', { class: 'trophy', 'aria-hidden': 'true' }, icon(cls === 'win' ? 'trophy' : cls === 'draw' ? 'scale' : 'seed')),
           h('div', {}, h('h2', {}, head),
             h('p', { class: 'reason' }, t('reason.' + r.reason) !== 'reason.' + r.reason ? t('reason.' + r.reason) : r.reason))),
-        h('div', { class: 'final-score' },
+        aborted ? null : h('div', { class: 'final-score' },
           h('span', { class: 'fs south' }, h('b', {}, String(score[0])), h('small', {}, this.seatName('south'))),
           h('span', { class: 'fs-sep' }, ':'),
           h('span', { class: 'fs north' }, h('b', {}, String(score[1])), h('small', {}, this.seatName('north')))),

@@ -119,7 +119,7 @@ static int game_route(srv_store *rd, const char *s, char **body, const char **ty
     return reply_error(404, "not_found", "No such game.", body, type);
   srv_store_game *g = NULL;
   int rc = srv_store_game_get(rd, id, &g);
-  if (rc == SRV_STORE_ENOTFOUND || (rc == 0 && g->ended_ms == 0)) {
+  if (rc == SRV_STORE_ENOTFOUND || (rc == 0 && (g->ended_ms == 0 || g->aborted))) {
     srv_store_game_free(g);
     return reply_error(404, "not_found", "No finished game with that id.", body, type);
   }

@@ -7,9 +7,14 @@
  *   round) with a clock, and its room was created rated ("rated":true). The computer is unrated.
  * - Every rated game is a rating period of its own for both players (as on the big sites): each is
  *   rated against the other's rating before the game. Resignation, time and abandonment count as
- *   a loss for the side that lost; an agreed draw as a draw.
+ *   a loss for the side that lost; an agreed draw as a draw; only once both sides have moved.
  * - A player's deviation grows while they are away: one Glicko-2 period without games per day
  *   since their last rated game of that game (phi^2 + days * sigma^2), never above 350.
+ * - Against rating farming (as lichess does): a rated clock has a minimum (srv_rating_clock_ok()),
+ *   a game where one side never moved is aborted, not rated (the rooms), and repeated rated games
+ *   of one pair of players, or of two players on one address, count less, then not at all, within
+ *   a window (srv_rating_weight(), counted by an srv_rating_repeats table the rooms keep in
+ *   memory; a restart forgets it).
  */
 #ifndef SRV_RATING_H
 #define SRV_RATING_H
@@ -26,6 +31,47 @@
 #define SRV_RATING_PROVISIONAL_RD 110.0
 #define SRV_RATING_MAX_RD 350.0
 #define SRV_RATING_DAY_MS 86400000
+
+/* Rated clocks: at least a minute, or at least 15 s with an increment of at least 1 s. */
+#define SRV_RATING_MIN_INITIAL_MS 60000
+#define SRV_RATING_MIN_INITIAL_INC_MS 15000
+#define SRV_RATING_MIN_INCREMENT_MS 1000
+
+/* Repeated games: the window, and the table's bound (the least recently started windows go
+ * first when it is full). */
+#define SRV_RATING_REPEAT_WINDOW_MS SRV_RATING_DAY_MS
+#define SRV_RATING_REPEAT_KEYS 4096
+
+/* Whether a clock of initial_ms and increment_ms is long enough for a rated game. */
+bool srv_rating_clock_ok(int64_t initial_ms, int64_t increment_ms);
+
+/* How much a rated game counts when its pair of players already had `earlier` rated games in the
+ * window: the first two fully (1), the 3rd to 5th half (0.5), the 6th on not at all (0). */
+double srv_rating_weight(int earlier);
+
+/* The same for the rated games of two players who sat down from one address (any pairs): the
+ * first 10 fully, the 11th to 20th half, the 21st on not at all. An address may be a whole
+ * school or office behind one NAT, hence more than for one pair. */
+double srv_rating_weight_addr(int earlier);
+
+/* Scales what one rated game changed (before -> after, diff; as srv_rating_game() wrote them) by
+ * weight in [0, 1]: rating, deviation and volatility move that fraction of the way; the counts of
+ * games, wins, losses and draws and last_ms are kept. */
+void srv_rating_scale(const srv_store_rating before[2], double weight, srv_store_rating after[2],
+                      double diff[2]);
+
+/* Recent rated games by key (a pair of players, an address): a bounded table in memory. */
+typedef struct srv_rating_repeats srv_rating_repeats;
+
+/* Returns a new empty table, or NULL when memory runs out. Free with srv_rating_repeats_free(). */
+srv_rating_repeats *srv_rating_repeats_new(void);
+void srv_rating_repeats_free(srv_rating_repeats *t);
+
+/* Counts one rated game of key (borrowed; cut at 80 bytes) at now_ms and returns how many the key
+ * had in its window before it. A window starts at a key's first game and lasts
+ * SRV_RATING_REPEAT_WINDOW_MS; a key whose window passed starts again at 0. When the table is
+ * full, the key whose window started first is forgotten. t NULL: 0. */
+int srv_rating_repeats_add(srv_rating_repeats *t, const char *key, int64_t now_ms);
 
 /* Whether a room with opts (borrowed) may be rated: a person's game on the default board and
  * options of its game, with a clock. */

@@ -178,6 +178,7 @@ typedef struct srv_state_view {
   size_t trace_len;
   bool has_result;
   mc_result result;
+  bool aborted;          /* The game was aborted: its result shows no winner and no score. */
   int draw_offer;        /* The seat offering a draw, or -1. */
   int draw_declined;     /* The seat whose draw offer was declined (until the next move), or -1. */
   int takeback_offer;    /* The seat asking to take back its last move, or -1. */

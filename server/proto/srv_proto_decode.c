@@ -444,6 +444,11 @@ static int decode_fields(json_t *root, const msg_spec *spec, srv_cmd *cmd, srv_p
       err->field = "rated";
       return SRV_EBADREQ;
     }
+    /* Against rating farming: a rated clock has a minimum (srv_rating_clock_ok()). */
+    if (cmd->opts.rated && !srv_rating_clock_ok(cmd->opts.initial_ms, cmd->opts.increment_ms)) {
+      err->field = "clock";
+      return SRV_EBADREQ;
+    }
   }
   return 0;
 }

@@ -178,6 +178,9 @@ static void state(srv_jsonw *w, const srv_state_view *v) {
     srv_jsonw_lit(w, ",");
     srv_jsonw_int(w, v->result.score[1]);
     srv_jsonw_lit(w, "]}");
+  } else if (v->aborted) {
+    /* An aborted game (docs/protocol.md): over, with no winner and no score. */
+    srv_jsonw_lit(w, "{\"winner\":null,\"reason\":\"aborted\",\"score\":null}");
   } else {
     srv_jsonw_lit(w, "null");
   }

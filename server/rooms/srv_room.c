@@ -20,6 +20,9 @@ const srv_room_opts *srv_room_opts_of(const srv_room *room) {
 srv_status srv_room_status(const srv_room *room) {
   return room->status;
 }
+bool srv_room_aborted(const srv_room *room) {
+  return room->status == SRV_FINISHED && room->aborted;
+}
 int srv_room_game_no(const srv_room *room) {
   return room->game_no;
 }
@@ -98,7 +101,8 @@ static void record(srv_room *room, srv_record_kind kind, int seat, int house,
                     room->status,
                     room->game_id,
                     kind == SRV_RECORD_GAME_FINISHED && room->rating.known ? &room->rating : NULL,
-                    chat};
+                    chat,
+                    room->status == SRV_FINISHED && room->aborted};
   uint64_t now = rooms->time->now(rooms->time);
   for (int s = 0; s < 2; s++)
     rec.clock_ms[s] = room->opts.clocked ? srv_clock_left(&room->clock, s, now) : 0;

@@ -33,8 +33,9 @@
 typedef struct srv_rooms srv_rooms;
 typedef struct srv_room srv_room;
 
-/* The first move of a clocked game: no clock runs until it is made, and the first mover loses on
- * time (timeout) if it does not come within this long, or within the initial time when shorter. */
+/* The first move of each side in a clocked game: no clock runs for a side until it has made its
+ * first move, and the game is aborted (no result, no rating, no archive) if that move does not come
+ * within this long, or within the initial time when shorter. */
 #define SRV_FIRST_MOVE_MS 30000
 
 typedef struct srv_room_limits {
@@ -98,6 +99,9 @@ typedef struct srv_record {
   /* SRV_RECORD_GAME_FINISHED of a rated game: what it changed in the ratings (NULL: unrated). */
   const srv_rating_change *rating;
   const srv_chat_line *chat; /* SRV_RECORD_CHAT */
+  /* SRV_RECORD_GAME_FINISHED (and a finished room's other records): the game was aborted, it has
+   * no result (the engine's game is not over). */
+  bool aborted;
 } srv_record;
 
 typedef struct srv_recorder {
@@ -172,6 +176,7 @@ typedef struct srv_room_restore {
   int64_t clock_ms[2];       /* Time left (South, North) when clocked. */
   bool has_last;             /* The last move, for the state's "last" (no trace). */
   int last_seat, last_house;
+  bool aborted;              /* SRV_FINISHED: the game was aborted (game not over). */
   const srv_chat_line *chat; /* The room's last chat lines, oldest first (borrowed, copied). */
   size_t n_chat;
 } srv_room_restore;
@@ -279,6 +284,8 @@ int srv_room_resync(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
 const char *srv_room_code(const srv_room *room);
 const srv_room_opts *srv_room_opts_of(const srv_room *room);
 srv_status srv_room_status(const srv_room *room);
+/* Whether the room's finished game was aborted (its engine game is not over). */
+bool srv_room_aborted(const srv_room *room);
 int srv_room_game_no(const srv_room *room); /* 0 while the first game waits, +1 per game. */
 const mc_game *srv_room_game(const srv_room *room);
 const srv_player *srv_room_seat(const srv_room *room, int seat);

@@ -18,14 +18,30 @@ void srv_room__offers_clear(srv_room *room) {
   room->takeback_declined = -1;
 }
 
+bool srv_room__has_moved(const srv_room *room, int seat) {
+  size_t n = mc_game_ply(room->game);
+  for (size_t i = 0; i < n; i++) {
+    if (mc_game_mover(room->game, i) == seat)
+      return true;
+  }
+  return false;
+}
+
+/* Whether both sides have moved in the room's current game: only then can it be lost or rated. */
+static bool both_moved(const srv_room *room) {
+  return srv_room__has_moved(room, MC_SOUTH) && srv_room__has_moved(room, MC_NORTH);
+}
+
 void srv_room__start_turn_clock(srv_room *room) {
   room->first_deadline = 0;
   if (!room->opts.clocked || room->status != SRV_PLAYING)
     return;
   srv_rooms *rooms = room->rooms;
   uint64_t now = rooms->time->now(rooms->time);
-  if (mc_game_ply(room->game) == 0) {
-    /* As on lichess: no clock runs before the first move, which has a deadline of its own. */
+  int turn = mc_game_pos(room->game)->turn;
+  if (!srv_room__has_moved(room, turn)) {
+    /* As on lichess: no clock runs before a side's first move, which has a deadline of its own
+     * (South's at the start, North's after South's first turn). */
     int64_t ms =
         room->opts.initial_ms < SRV_FIRST_MOVE_MS ? room->opts.initial_ms : SRV_FIRST_MOVE_MS;
     srv_clock_stop(&room->clock, now);
@@ -33,12 +49,24 @@ void srv_room__start_turn_clock(srv_room *room) {
     srv_room__arm(room, room->clock_timer, ms);
     return;
   }
-  srv_clock_start(&room->clock, mc_game_pos(room->game)->turn, now);
+  srv_clock_start(&room->clock, turn, now);
   srv_room__arm(room, room->clock_timer, srv_clock_until_flag(&room->clock, now));
+}
+
+/* The address player (borrowed) is connected from now, "" when it has no connection: the first
+ * of its connections. */
+static void addr_of(const srv_player *p, char out[64]) {
+  out[0] = '\0';
+  srv_list *first = p != NULL ? srv_list_first(&p->clients) : NULL;
+  if (first != NULL)
+    snprintf(out, 64, "%s", srv_list_entry(first, srv_client, of_player)->addr);
 }
 
 void srv_room__start_game(srv_room *room) {
   srv_status status = room->status;
+  room->aborted = false;
+  for (int s = 0; s < 2; s++)
+    addr_of(room->seat[s], room->seat_addr[s]);
   room->game_no++;
   room->game_id = room->rooms->next_game_id++;
   room->status = SRV_PLAYING; /* For the record only: set_status() below counts it. */
@@ -64,12 +92,29 @@ static bool rated(const srv_room *room) {
          (int)room->opts.rules.kind < SRV_RATED_GAMES;
 }
 
+/* How much the game that just ended counts (srv_rating_weight()): counted for its pair of players
+ * and, when both sat down from one address, for that address; the lesser weight. */
+static double repeat_weight(srv_room *room, int64_t now_ms) {
+  const srv_player *a = room->seat[0], *b = room->seat[1];
+  char key[96];
+  bool a_first = strcmp(a->id, b->id) < 0;
+  snprintf(key, sizeof key, "pair:%s:%s", a_first ? a->id : b->id, a_first ? b->id : a->id);
+  double w = srv_rating_weight(srv_rating_repeats_add(room->rooms->repeats, key, now_ms));
+  if (room->seat_addr[0][0] != '\0' && strcmp(room->seat_addr[0], room->seat_addr[1]) == 0) {
+    snprintf(key, sizeof key, "addr:%s", room->seat_addr[0]);
+    double wa = srv_rating_weight_addr(srv_rating_repeats_add(room->rooms->repeats, key, now_ms));
+    w = wa < w ? wa : w;
+  }
+  return w;
+}
+
 /* Rates the game that just ended with result from the ratings its players hold (an account's are
  * read at login and kept up to date by every game it ends), and gives them the new ones; the
- * change is recorded with the result. */
+ * change is recorded with the result. A game where a side never moved is not rated; a repeated
+ * game counts less, or not at all (repeat_weight()). */
 static void rate(srv_room *room, const mc_result *result) {
   room->rating.known = false;
-  if (!rated(room) || result->reason == MC_REASON_NONE)
+  if (!rated(room) || result->reason == MC_REASON_NONE || !both_moved(room))
     return;
   int kind = (int)room->opts.rules.kind;
   srv_rating_change *c = &room->rating;
@@ -81,6 +126,13 @@ static void rate(srv_room *room, const mc_result *result) {
     srv_log_error("room", "%s: the ratings cannot be computed", room->code);
     return;
   }
+  double weight = repeat_weight(room, c->ended_ms);
+  if (weight <= 0.0) {
+    srv_log_info("room", "%s: a repeated rated game of the same players: not rated", room->code);
+    return;
+  }
+  if (weight < 1.0)
+    srv_rating_scale(c->before, weight, c->after, c->diff);
   c->known = true;
   for (int s = 0; s < 2; s++)
     room->seat[s]->ratings[kind] = c->after[s];
@@ -95,16 +147,9 @@ void srv_room__unrate(srv_room *room) {
   room->rating.known = false;
 }
 
-void srv_room__finish(srv_room *room, mc_reason reason, mc_winner winner) {
+/* What finish and abort share: the clocks, timers, offers and status of a game that ended. */
+static void ended(srv_room *room) {
   srv_rooms *rooms = room->rooms;
-  if (reason != MC_REASON_NONE) {
-    int rc = mc_game_finish(room->game, reason, winner);
-    if (rc != 0)
-      srv_log_error("room", "%s: mc_game_finish: %s", room->code, mc_strerror(rc));
-  }
-  mc_result result;
-  if (!mc_game_over(room->game, &result))
-    result.reason = MC_REASON_NONE;
   srv_clock_stop(&room->clock, rooms->time->now(rooms->time));
   srv_room__disarm(room, room->clock_timer);
   room->first_deadline = 0;
@@ -113,6 +158,30 @@ void srv_room__finish(srv_room *room, mc_reason reason, mc_winner winner) {
   srv_room__set_status(room, SRV_FINISHED);
   srv_room__presence(room);
   srv_room__arm(room, room->finished_timer, rooms->limits.finished_ms);
+}
+
+void srv_room__abort(srv_room *room) {
+  room->aborted = true;
+  room->rating.known = false;
+  ended(room);
+  srv_room__record(room, SRV_RECORD_GAME_FINISHED, -1, 0);
+  srv_log_debug("room", "%s: game %d aborted", room->code, room->game_no);
+}
+
+void srv_room__finish(srv_room *room, mc_reason reason, mc_winner winner) {
+  if (reason != MC_REASON_NONE && rated(room) && !both_moved(room)) {
+    srv_room__abort(room); /* A rated game nobody started is not lost: no farming of ratings. */
+    return;
+  }
+  if (reason != MC_REASON_NONE) {
+    int rc = mc_game_finish(room->game, reason, winner);
+    if (rc != 0)
+      srv_log_error("room", "%s: mc_game_finish: %s", room->code, mc_strerror(rc));
+  }
+  mc_result result;
+  if (!mc_game_over(room->game, &result))
+    result.reason = MC_REASON_NONE;
+  ended(room);
   srv_metrics_game_finished(room->opts.rules.kind, result.reason);
   rate(room, &result);
   srv_room__record(room, SRV_RECORD_GAME_FINISHED, -1, 0);
@@ -129,13 +198,12 @@ void srv_room__on_clock(void *arg) {
     return;
   uint64_t now = rooms->time->now(rooms->time);
   if (room->first_deadline != 0) {
-    /* Before the first move: the first mover's deadline. */
+    /* Before a side's first move: its deadline. When it passes the game is aborted. */
     if (now < room->first_deadline) {
       srv_room__arm(room, room->clock_timer, (int64_t)(room->first_deadline - now));
       return;
     }
-    int first = mc_game_pos(room->game)->turn;
-    srv_room__finish(room, MC_REASON_TIMEOUT, first == MC_SOUTH ? MC_WIN_NORTH : MC_WIN_SOUTH);
+    srv_room__abort(room);
     srv_room__broadcast(room, NULL, NULL, NULL);
     return;
   }
@@ -269,6 +337,7 @@ int srv_room_rematch(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
     room->prev.rating = room->rating;
     room->prev.clock = room->clock;
     room->prev.batch = room->rooms->batch;
+    room->prev.aborted = room->aborted;
     room->game = game;
     srv_player *south = room->seat[MC_SOUTH];
     room->seat[MC_SOUTH] = room->seat[MC_NORTH];

@@ -7,6 +7,7 @@
 #include "srv_clock.h"
 #include "srv_hash.h"
 #include "srv_list.h"
+#include "srv_rating.h"
 #include "srv_room.h"
 
 /* Room logic runs on srv_time.h (libuv in the server, a fake clock in the tests), never on libuv.
@@ -73,9 +74,15 @@ struct srv_room {
    * declined, the seat asking to take back its last move and the seat whose request was declined
    * (each -1 when none; cleared by the next move, see srv_room__offers_clear()). */
   int draw_declined, takeback_offer, takeback_declined;
-  /* A clocked game before its first move: no clock runs, and the first mover loses on time at
-   * this monotonic time (0: no such deadline). */
+  /* A clocked game where the side to move has not moved yet: no clock runs, and the game is
+   * aborted at this monotonic time (0: no such deadline). */
   uint64_t first_deadline;
+  /* The current game ended aborted (status SRV_FINISHED, the engine's game not over): no result,
+   * no rating, no archive. */
+  bool aborted;
+  /* The address each seat's player connected from when the game started ("": unknown), for the
+   * repeated games of one address (srv_rating_repeats). */
+  char seat_addr[2][64];
   bool rematch[2];
   int last_seat, last_house; /* The last move of the game (last_seat -1: none). */
   mc_step *trace;            /* Its steps, for late joiners and reconnections. */
@@ -93,6 +100,7 @@ struct srv_room {
     srv_rating_change rating;
     srv_clock clock;
     uint64_t batch;
+    bool aborted;
   } prev;
   srv_room_out *out; /* The states owed since the last turn's end, oldest first. */
   size_t n_out, cap_out;
@@ -129,6 +137,9 @@ struct srv_rooms {
   mc_trace *trace; /* Scratch space for one move's steps. */
   srv_room_thinker thinker;
   int computer_games; /* Cap of unfinished games against the computer; 0: off; < 0: none. */
+  /* Rated games by pair of players and by address in the last window (srv_rating.h): how much
+   * the next one counts. In memory only (a restart forgets it); NULL: not counted. */
+  srv_rating_repeats *repeats;
 };
 
 /* ---- srv_rooms.c: the registry --------------------------------------------------------------- */
@@ -233,8 +244,16 @@ void srv_room__offers_clear(srv_room *room);
 void srv_room__unrate(srv_room *room);
 
 /* Ends the game in progress (rating it when it counts). reason MC_REASON_NONE: the board ended it
- * (the engine already knows the result); else an outside reason with winner. */
+ * (the engine already knows the result); else an outside reason with winner. In a rated game an
+ * outside reason before both sides moved aborts it instead (srv_room__abort()). */
 void srv_room__finish(srv_room *room, mc_reason reason, mc_winner winner);
+
+/* Ends the game in progress as aborted: no result, no rating, and storage keeps it out of the
+ * archive. The room is finished (a rematch may follow). */
+void srv_room__abort(srv_room *room);
+
+/* Whether seat has made a move in the room's current game. */
+bool srv_room__has_moved(const srv_room *room, int seat);
 
 /* The timers' callbacks (arg is the room). */
 void srv_room__on_clock(void *arg);

@@ -41,8 +41,13 @@ int srv_room_move(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
 int srv_room__play(srv_room *room, srv_client *c, const srv_req_id *id, int turn, int house) {
   srv_rooms *rooms = room->rooms;
   uint64_t now = rooms->time->now(rooms->time);
-  if (room->opts.clocked && (srv_clock_flagged(&room->clock, now) ||
-                             (room->first_deadline != 0 && now >= room->first_deadline))) {
+  if (room->opts.clocked && room->first_deadline != 0 && now >= room->first_deadline) {
+    /* A first move after its deadline, before the timer fired: the game is aborted. */
+    srv_room__abort(room);
+    srv_room__broadcast(room, NULL, NULL, NULL);
+    return SRV_EOVER;
+  }
+  if (room->opts.clocked && srv_clock_flagged(&room->clock, now)) {
     /* The flag fell before the timer fired: the game is lost on time, not played on. */
     srv_room__finish(room, MC_REASON_TIMEOUT, turn == MC_SOUTH ? MC_WIN_NORTH : MC_WIN_SOUTH);
     srv_room__broadcast(room, NULL, NULL, NULL);
@@ -58,8 +63,10 @@ int srv_room__play(srv_room *room, srv_client *c, const srv_req_id *id, int turn
     return rc == MC_EINVAL ? SRV_EILLEGAL : srv_err_from_engine(rc);
   srv_clock clock = room->clock;
   bool over = mc_game_over(room->game, NULL);
-  if (room->opts.clocked) /* The first move starts the clocks: nothing ran, nothing is added. */
-    srv_clock_moved(&room->clock, over ? -1 : mc_game_pos(room->game)->turn, now);
+  /* A side's first move is free (nothing ran, nothing is added); the side now to move gets its
+   * clock, or before its own first move a deadline (srv_room__start_turn_clock()). */
+  if (room->opts.clocked)
+    srv_clock_moved(&room->clock, -1, now);
   room->first_deadline = 0;
   srv_room__record(room, SRV_RECORD_MOVE, turn, house);
 
@@ -77,8 +84,8 @@ int srv_room__play(srv_room *room, srv_client *c, const srv_req_id *id, int turn
   srv_metrics_move();
   if (over)
     srv_room__finish(room, MC_REASON_NONE, MC_DRAW);
-  else if (room->opts.clocked)
-    srv_room__arm(room, room->clock_timer, srv_clock_until_flag(&room->clock, now));
+  else
+    srv_room__start_turn_clock(room);
   srv_room__presence(room);
   srv_room__moved(room);
   srv_room__broadcast(room, c, id, NULL);

@@ -10,7 +10,7 @@ int srv_rooms_restore(srv_rooms *rooms, const srv_room_restore *r) {
   mc_game *game = r->game;
   if (r->status > SRV_FINISHED || (r->status != SRV_WAITING && game == NULL) ||
       (r->status == SRV_PLAYING && mc_game_over(game, NULL)) ||
-      (r->status == SRV_FINISHED && !mc_game_over(game, NULL))) {
+      (r->status == SRV_FINISHED && mc_game_over(game, NULL) == r->aborted)) {
     mc_game_free(game);
     return SRV_EBADREQ;
   }
@@ -26,6 +26,7 @@ int srv_rooms_restore(srv_rooms *rooms, const srv_room_restore *r) {
   }
   room->game_no = r->game_no;
   room->game_id = r->game_id;
+  room->aborted = r->status == SRV_FINISHED && r->aborted;
   for (int s = 0; s < 2; s++) {
     if (r->seats[s] != NULL)
       srv_room__take_seat(room, s, r->seats[s]);
@@ -94,6 +95,7 @@ static int take_back_rematch(srv_room *room, int err) {
   room->last_house = room->prev.last_house;
   room->rating = room->prev.rating;
   room->clock = room->prev.clock;
+  room->aborted = room->prev.aborted;
   room->trace_len = 0;
   room->first_deadline = 0;
   srv_room__disarm(room, room->clock_timer);
@@ -146,6 +148,7 @@ int srv_rooms_store_lost(srv_rooms *rooms, const char *code, int64_t game_id, in
                  lost_ply);
     if (room->status == SRV_FINISHED)
       srv_room__unrate(room); /* The game is not over after all. */
+    room->aborted = false;
     room->trace_len = 0;
     srv_room__offers_clear(room);
     room->rematch[0] = room->rematch[1] = false;

@@ -56,6 +56,7 @@ static void state_view(const srv_room *room, srv_state_view *v) {
   v->trace = room->trace;
   v->trace_len = room->trace_len;
   v->has_result = room->status == SRV_FINISHED && mc_game_over(room->game, &v->result);
+  v->aborted = room->status == SRV_FINISHED && room->aborted;
   v->draw_offer = room->draw_offer;
   v->draw_declined = room->draw_declined;
   v->takeback_offer = room->takeback_offer;
@@ -69,7 +70,7 @@ static void state_view(const srv_room *room, srv_state_view *v) {
   v->rematch[1] = room->rematch[1];
   v->abandon_seat = room->abandon_seat;
   v->abandon_ms = 0;
-  v->game_id = room->status == SRV_FINISHED ? room->game_id : 0;
+  v->game_id = room->status == SRV_FINISHED && !room->aborted ? room->game_id : 0;
   v->has_rating_change = room->status == SRV_FINISHED && room->rating.known;
   for (int s = 0; s < 2; s++) {
     v->rating_before[s] = room->rating.before[s].rating;

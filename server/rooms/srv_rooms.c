@@ -17,7 +17,9 @@ srv_rooms *srv_rooms_new(srv_time *time, srv_ident *ident, const srv_sink *sink,
   if (rooms == NULL)
     return NULL;
   rooms->trace = malloc(sizeof *rooms->trace);
-  if (rooms->trace == NULL || srv_hash_init(&rooms->by_code, 256) != 0) {
+  rooms->repeats = srv_rating_repeats_new();
+  if (rooms->trace == NULL || rooms->repeats == NULL || srv_hash_init(&rooms->by_code, 256) != 0) {
+    srv_rating_repeats_free(rooms->repeats);
     free(rooms->trace);
     free(rooms);
     return NULL;
@@ -47,6 +49,7 @@ void srv_rooms_free(srv_rooms *rooms) {
     srv_room__destroy(room);
   }
   srv_hash_dispose(&rooms->by_code);
+  srv_rating_repeats_free(rooms->repeats);
   free(rooms->trace);
   free(rooms);
 }

@@ -171,6 +171,9 @@ typedef struct srv_store_game {
   mc_winner winner;
   mc_reason reason;
   int score[2];
+  /* The game was aborted (ended_ms set, reason MC_REASON_NONE, no winner or score): it is no game
+   * of the archive, of a player's list or of a profile (srv_store_game_abort()). */
+  bool aborted;
   /* In a player's list of games (srv_store_player_games_page()), that player's rating after a
    * rated game and how much it changed (rating_known false: not rated, or not for this player). */
   bool rating_known;
@@ -365,6 +368,10 @@ int srv_store_move_add(srv_store *store, int64_t game, const srv_store_move *mov
 /* Records the result of game id (score borrowed: South, North). */
 int srv_store_game_finish(srv_store *store, int64_t game, mc_winner winner, mc_reason reason,
                           const int score[2], int64_t ended_ms);
+
+/* Records that game id was aborted at ended_ms: ended, reason 'aborted', no result nor score. The
+ * row stays (its id and its room's pointer to it), but no list of finished games shows it. */
+int srv_store_game_abort(srv_store *store, int64_t game, int64_t ended_ms);
 
 /* Deletes the players (and their sessions) created and last seen before before_ms (Unix ms) that
  * have no account, never played a game and hold no seat in an open room: guests nobody can come

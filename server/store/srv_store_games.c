@@ -149,3 +149,11 @@ int srv_store_game_finish(srv_store *store, int64_t game, mc_winner winner, mc_r
                                      arg_int(score[0]), arg_int(score[1])),
                           "cannot store a result");
 }
+
+int srv_store_game_abort(srv_store *store, int64_t game, int64_t ended_ms) {
+  if (store == NULL || game <= 0)
+    return SRV_STORE_EINVAL;
+  return srv_store__write(store, srv_store__op(SRV_STORE_OP_GAME_FINISH, "", game, 0),
+                          STMT_GAME_ABORT, STORE_ARGS(arg_int(game), arg_int(ended_ms)),
+                          "cannot store an aborted game");
+}

@@ -69,17 +69,21 @@ int srv_store__row_game(srv_store *store, sqlite3_stmt *s, void *item) {
   g->ended_ms = sqlite3_column_type(s, 16) == SQLITE_NULL ? 0 : sqlite3_column_int64(s, 16);
   g->winner = MC_DRAW;
   g->reason = MC_REASON_NONE;
+  g->aborted = false;
   if (g->ended_ms != 0) {
     char w[16], r[32];
     srv_store__col_text(s, 17, w, sizeof w);
     srv_store__col_text(s, 18, r, sizeof r);
-    if (strcmp(w, "south") == 0)
+    g->aborted = sqlite3_column_type(s, 17) == SQLITE_NULL && strcmp(r, "aborted") == 0;
+    if (g->aborted)
+      w[0] = r[0] = '\0'; /* No result. */
+    else if (strcmp(w, "south") == 0)
       g->winner = MC_WIN_SOUTH;
     else if (strcmp(w, "north") == 0)
       g->winner = MC_WIN_NORTH;
     else if (strcmp(w, "draw") != 0)
       r[0] = '\0';
-    if (mc_reason_parse(r, &g->reason) != 0 || g->reason == MC_REASON_NONE) {
+    if (!g->aborted && (mc_reason_parse(r, &g->reason) != 0 || g->reason == MC_REASON_NONE)) {
       srv_store__set_error(store->error, "%s: game %lld: bad result \"%s\"/\"%s\"", store->path,
                            (long long)g->id, w, r);
       return SRV_STORE_ECORRUPT;

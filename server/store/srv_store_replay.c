@@ -61,7 +61,7 @@ int srv_store_replay(const srv_store_game *g, bool apply_result, mc_game **out,
   /* A result from the board must agree with the stored one; one from outside is applied. */
   mc_result res;
   const char *why = NULL;
-  if (apply_result && g->ended_ms != 0) {
+  if (apply_result && g->ended_ms != 0 && !g->aborted) {
     if (mc_game_over(game, &res)) {
       if (res.reason != g->reason || res.winner != g->winner)
         why = "differs from the result on the board";

@@ -90,6 +90,8 @@ static const char *const stmt_sql[STMT_COUNT] = {
     [STMT_GAME_FINISH] =
         "UPDATE games SET ended_ms = ?2, result = ?3, reason = ?4, score_south = ?5, "
         "score_north = ?6 WHERE id = ?1",
+    [STMT_GAME_ABORT] = "UPDATE games SET ended_ms = ?2, result = NULL, reason = 'aborted', "
+                        "score_south = NULL, score_north = NULL WHERE id = ?1",
     [STMT_MOVE_INSERT] = "INSERT INTO moves (game, ply, seat, house, clock_ms, at_ms) "
                          "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     [STMT_MOVE_TRUNCATE] = "DELETE FROM moves WHERE game = ?1 AND ply >= ?2",
@@ -105,16 +107,19 @@ static const char *const stmt_sql[STMT_COUNT] = {
     [STMT_PLAYER_GAMES] =
         "SELECT " GAME_COLUMNS ", (SELECT count(*) FROM moves WHERE moves.game = games.id) "
         "FROM games WHERE id IN ("
-        "  SELECT id FROM games WHERE south = ?1 AND ended_ms IS NOT NULL "
-        "  UNION SELECT id FROM games WHERE north = ?1 AND ended_ms IS NOT NULL) "
+        "  SELECT id FROM games WHERE south = ?1 AND ended_ms IS NOT NULL AND result IS NOT NULL "
+        "  UNION SELECT id FROM games WHERE north = ?1 AND ended_ms IS NOT NULL AND result IS NOT "
+        "NULL) "
         "ORDER BY id DESC LIMIT ?2",
     [STMT_GAMES_PAGE] =
         "SELECT " GAME_COLUMNS ", (SELECT count(*) FROM moves WHERE moves.game = games.id), "
         "(SELECT rating FROM rating_history h WHERE h.game_id = games.id AND h.player = ?1), "
         "(SELECT diff FROM rating_history h WHERE h.game_id = games.id AND h.player = ?1) "
         "FROM games WHERE id IN ("
-        "  SELECT id FROM games WHERE south = ?1 AND ended_ms IS NOT NULL AND id < ?3 "
-        "  UNION SELECT id FROM games WHERE north = ?1 AND ended_ms IS NOT NULL AND id < ?3) "
+        "  SELECT id FROM games WHERE south = ?1 AND ended_ms IS NOT NULL AND result IS NOT NULL "
+        "AND id < ?3 "
+        "  UNION SELECT id FROM games WHERE north = ?1 AND ended_ms IS NOT NULL AND result IS NOT "
+        "NULL AND id < ?3) "
         "ORDER BY id DESC LIMIT ?2",
     [STMT_BOARD] =
         "SELECT ratings.player, accounts.name, rating, rd, vol, games, wins, losses, draws, "

@@ -19,6 +19,7 @@ typedef struct unsaved_result {
   char room[SRV_CODE_LEN + 1];
   mc_result result;
   int64_t ended_ms;
+  bool aborted; /* No result: the game was aborted. */
   /* A rated game: its kind, its players and what it changed, written again with the result. */
   bool rated;
   mc_kind kind;
@@ -200,6 +201,11 @@ static int rate_game(srv_persist *p, int64_t game, mc_kind kind, const char *con
 }
 
 static int finish_game(srv_persist *p, const srv_record *ev) {
+  if (ev->aborted) {
+    /* Marked aborted, not deleted: recovery finds its room's game, and no list shows it. */
+    int rc = srv_store_game_abort(p->store, ev->game_id, wall_ms(p));
+    return rc < 0 ? store_fail(p, "cannot store the aborted game of room", ev->room, rc) : 0;
+  }
   mc_result res;
   if (!mc_game_over(ev->game, &res))
     return 0;
@@ -303,7 +309,9 @@ static void result_unsaved(srv_persist *p, const srv_record *rec) {
   unsaved_result *u = &p->unsaved[p->n_unsaved++];
   u->game = id;
   snprintf(u->room, sizeof u->room, "%s", rec->room);
-  mc_game_over(rec->game, &u->result);
+  u->aborted = rec->aborted;
+  if (!mc_game_over(rec->game, &u->result))
+    u->result.reason = MC_REASON_NONE;
   u->ended_ms = rec->rating != NULL ? rec->rating->ended_ms : wall_ms(p);
   u->rated = rec->rating != NULL;
   u->kind = rec->opts->rules.kind;
@@ -333,8 +341,9 @@ static void retry_results(srv_persist *p) {
   for (size_t i = 0; i < p->n_unsaved; i++) {
     unsaved_result *u = &p->unsaved[i];
     int score[2] = {u->result.score[0], u->result.score[1]};
-    int rc = srv_store_game_finish(p->store, u->game, u->result.winner, u->result.reason, score,
-                                   u->ended_ms);
+    int rc = u->aborted ? srv_store_game_abort(p->store, u->game, u->ended_ms)
+                        : srv_store_game_finish(p->store, u->game, u->result.winner,
+                                                u->result.reason, score, u->ended_ms);
     if (rc >= 0 && u->rated) {
       const char *players[2] = {u->players[0], u->players[1]};
       rc = rate_game(p, u->game, u->kind, players, &u->rating);

@@ -138,6 +138,7 @@ static int recover_room(recovery *p, srv_store_recovery *rec, const srv_store_ro
     if (opts.clocked && srv_store_clocks(g, rr.clock_ms) != 0)
       rr.clock_ms[0] = rr.clock_ms[1] = opts.initial_ms;
     bool over = mc_game_over(rr.game, NULL);
+    rr.aborted = g->aborted && !over; /* An aborted game stays aborted. */
     if (over && g->ended_ms == 0) {
       /* The last move ended the game but its result is missing: record it now. */
       mc_result res;
@@ -145,7 +146,7 @@ static int recover_room(recovery *p, srv_store_recovery *rec, const srv_store_ro
       int score[2] = {res.score[0], res.score[1]};
       srv_store_game_finish(p->store, g->id, res.winner, res.reason, score, p->time->wall(p->time));
     }
-    rr.status = over ? SRV_FINISHED : SRV_PLAYING;
+    rr.status = over || rr.aborted ? SRV_FINISHED : SRV_PLAYING;
   } else if (rr.status != SRV_WAITING) {
     /* The game's start never became durable, so none of its moves was acknowledged: the same
      * players start it again (it is recorded at its first move). */

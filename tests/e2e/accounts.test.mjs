@@ -5,7 +5,7 @@
 // tests/artifacts/.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useBrowser, createRoom, shot } from './harness.mjs';
+import { useBrowser, createRoom, setSpeed, shot } from './harness.mjs';
 import { tIn, loadLang } from '../../web/i18n.js';
 
 const ctx = useBrowser();
@@ -85,7 +85,19 @@ test('sign up, log in on another device with the seat back, a rated game, profil
   assert.equal(await phone.locator('.board .house.legal').count() > 0 || await bob.locator('.board .house.legal').count() > 0, true);
   await shot(phone, 'account-seat-recovered');
 
-  // Bob resigns: the result shows both ratings after the game, +/-.
+  // Both sides move (a rated game where a side never moved is aborted, not rated), then Bob
+  // resigns: the result shows both ratings after the game, +/-.
+  for (const p of [ana, bob]) await setSpeed(p, 'off');
+  // The side to move plays its first legal house (Ana on her first device), until both moved.
+  const moved = new Set();
+  while (moved.size < 2) {
+    const p = (await bob.locator('.board .house.legal').count()) ? bob : (await ana.locator('.board .house.legal').count()) ? ana : null;
+    if (!p) { await bob.waitForTimeout(50); continue; }
+    const n = await p.locator('.moves .mv:not(.gap)').count();
+    await p.locator('.board .house.legal').first().click();
+    for (const q of [ana, bob]) await q.waitForFunction((n) => document.querySelectorAll('.moves .mv:not(.gap)').length > n, n);
+    moved.add(p);
+  }
   await bob.locator('.actions .btn.danger').click();
   await bob.locator('dialog[open] .btn.danger').click();
   await ana.locator('.overlay.over .rating-change').waitFor();

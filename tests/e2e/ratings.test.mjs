@@ -6,7 +6,7 @@
 // tests/artifacts/ (ratings-*).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useBrowser, createRoom, acceptInvite, shot } from './harness.mjs';
+import { setSpeed, useBrowser, createRoom, acceptInvite, shot } from './harness.mjs';
 import { tIn, loadLang } from '../../web/i18n.js';
 
 const LANG = 'pl';
@@ -127,6 +127,26 @@ async function resign(page) {
   await page.locator('dialog[open] .btn.danger').click();
 }
 
+// Both players make a move, the one to move first (the first legal house): a rated game where a
+// side never moved is aborted, not rated.
+async function bothMove(pages) {
+  // No sowing animation: its hand, left where the 1280 px board had it, would stick out of the
+  // 360 px screenshots that follow.
+  for (const p of pages) await setSpeed(p, 'off');
+  const moved = new Set();
+  while (moved.size < pages.length) {
+    let mover = null;
+    for (const p of pages) if (await p.locator('.board .house.legal').count()) mover = p;
+    if (!mover) { await pages[0].waitForTimeout(50); continue; }
+    const n = await mover.locator('.moves .mv:not(.gap)').count();
+    await mover.locator('.board .house.legal').first().click();
+    for (const p of pages) await p.waitForFunction((n) => document.querySelectorAll('.moves .mv:not(.gap)').length > n, n);
+    // The move's replay (its sowing animation) ends before anything else is looked at.
+    for (const p of pages) await p.waitForFunction(() => !document.querySelector('.status-row.replaying'));
+    moved.add(mover);
+  }
+}
+
 // The rating change of the finished game on page, by player name: {NAME: {after, diff}} as shown
 // (the room gives its creator a seat at random).
 async function shownChange(page) {
@@ -173,7 +193,7 @@ test('guests sign up keeping their game, two rated games rate as Glicko-2 says, 
   await bartek.locator('.account-btn', { hasText: 'Bartek' }).waitFor();
   await shots(ola, 'lobby');
 
-  // 3. A rated Kalah game created by Ola; Bartek resigns. Both are new: 1500 / 350 / 0.06.
+  // 3. A rated Kalah game created by Ola; both move, Bartek resigns. Both are new: 1500 / 350 / 0.06.
   const fresh = { r: 1500, rd: 350, vol: 0.06 };
   let [olaR, bartekR] = rateGame(fresh, fresh, 1);
   await ola.locator('label[for="f-opponent-human"]').click();
@@ -183,6 +203,7 @@ test('guests sign up keeping their game, two rated games rate as Glicko-2 says, 
   await acceptInvite(bartek);
   await ola.locator('.pbar .prating').first().waitFor();
   assert.match(await ola.locator('.room-sub').textContent(), new RegExp(T('room.rated')));
+  await bothMove([ola, bartek]);
   await resign(bartek);
   let seen = await shownChange(ola);
   assert.deepEqual(seen, {
@@ -194,7 +215,7 @@ test('guests sign up keeping their game, two rated games rate as Glicko-2 says, 
   const card = await ola.locator('.overlay.over .over-card').evaluate((el) => ({ full: el.scrollHeight, shown: el.clientHeight }));
   assert.ok(card.full <= card.shown + 1, `the result card shows ${card.shown} of its ${card.full} px`);
 
-  // 4. A second rated game, created by Bartek from the lobby; Ola resigns. Now the two
+  // 4. A second rated game, created by Bartek from the lobby; both move, Ola resigns. Now the two
   // come in with different ratings, so nothing here is symmetric. (Between the games each deviation
   // grows by one period per day away: a few seconds here, 1e-4 of a period, far below the
   // hundredths compared below.)
@@ -206,6 +227,7 @@ test('guests sign up keeping their game, two rated games rate as Glicko-2 says, 
   const rated2 = await createRoom(bartek, { game: 'kalah', visibility: 'private', clock: 3 });
   await ola.goto(ctx.server.base + '/r/' + rated2);
   await acceptInvite(ola);
+  await bothMove([ola, bartek]);
   await resign(ola);
   seen = await shownChange(bartek);
   assert.deepEqual(seen, {

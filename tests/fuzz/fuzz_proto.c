@@ -176,7 +176,7 @@ static void check_world(fuzz_world *f) {
     seen[s]++;
     bool over = mc_game_over(srv_room_game(r), NULL);
     FZ_CHECK(s != SRV_PLAYING || !over);
-    FZ_CHECK(s != SRV_FINISHED || over);
+    FZ_CHECK(s != SRV_FINISHED || over != srv_room_aborted(r)); /* Over, or aborted. */
     FZ_CHECK(s != SRV_PLAYING || (srv_room_seat(r, 0) != NULL && srv_room_seat(r, 1) != NULL));
     FZ_CHECK(srv_room_spectators(r) >= 0);
   }

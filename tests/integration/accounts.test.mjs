@@ -210,6 +210,9 @@ test('delete the account: its game in progress is lost, its games stay anonymise
   const j = await ana.request({ type: 'create', game: 'kalah', seat: 'south', rated: true, clock: { initial_ms: 600000, increment_ms: 0 } });
   await bob.request({ type: 'join', room: j.room });
   await bob.state(j.room, (s) => s.status === 'playing');
+  // Both sides move: a rated game where a side never moved would be aborted, not lost.
+  assert.equal((await ana.request({ type: 'move', room: j.room, house: 1, ply: 0 })).type, 'state');
+  assert.equal((await bob.request({ type: 'move', room: j.room, house: 1, ply: 1 })).type, 'state');
   const wrong = await ana.request({ type: 'delete_account', password: 'nope nope' });
   assert.equal(wrong.code, 'bad_credentials');
   const del = await ana.request({ type: 'delete_account', password: PW });

@@ -250,7 +250,11 @@ function checkState(s) {
     assert.ok(Array.isArray(s.last.trace) && s.last.trace.length > 0, `last.trace in ${where}`);
   }
   assert.ok('result' in s, `result in ${where}`);
-  if (s.status === 'finished') {
+  if (s.status === 'finished' && s.result && s.result.reason === 'aborted') {
+    // The server's addition (docs/protocol.md, "Aborted games"): no winner, no score.
+    assert.equal(s.result.winner, null, `an aborted game has no winner: ${where}`);
+    assert.equal(s.result.score, null, `an aborted game has no score: ${where}`);
+  } else if (s.status === 'finished') {
     assert.ok(s.result, `a finished state has a result: ${where}`);
     assert.ok([...SEATS, 'draw'].includes(s.result.winner), `result.winner in ${where}`);
     assert.ok(REASONS.includes(s.result.reason), `result.reason in ${where}`);
@@ -1152,18 +1156,22 @@ describe('clocks', () => {
 
   test('a flag falls on time with nobody sending anything: timeout', async () => {
     const { a, b, room } = await pair(srv, { clock: { initial_ms: 1500, increment_ms: 0 } });
+    // Each side's first move is free (docs/protocol.md: a side that never moves aborts the
+    // game); from then on South's clock runs out.
     a.send({ type: 'move', room, house: 1, ply: 0 });
     await b.state(room, (x) => x.ply === 1);
+    b.send({ type: 'move', room, house: 1, ply: 1 });
+    await a.state(room, (x) => x.ply === 2);
     const t0 = Date.now();
     for (const c of [a, b]) {
       const s = await c.state(room, (x) => x.status === 'finished', 5000);
       checkState(s);
-      assert.equal(s.result.winner, 'south'); assert.equal(s.result.reason, 'timeout');
-      assert.equal(s.clock.north_ms, 0);
+      assert.equal(s.result.winner, 'north'); assert.equal(s.result.reason, 'timeout');
+      assert.equal(s.clock.south_ms, 0);
       assert.equal(s.clock.running, null);
     }
     assert.ok(Date.now() - t0 < 4000);
-    await b.error({ type: 'move', room, house: 1, ply: 1 }, 'game_over');
+    await a.error({ type: 'move', room, house: 2, ply: 2 }, 'game_over');
     await a.close(); await b.close();
   });
 });

@@ -1,7 +1,7 @@
 // Ratings through the protocol: a rated game changes both players' Glicko-2 ratings however it
-// ends (on the board, by resignation, on time, by abandonment, by agreement), in the batch of its
-// result; the state shows the change, the profile and the leaderboard show the ratings, and a
-// restart keeps them. Quick play in a rated pool needs accounts.
+// ends (on the board, by resignation, on time, by abandonment, by agreement) once both sides have
+// moved, in the batch of its result; the state shows the change, the profile and the leaderboard
+// show the ratings, and a restart keeps them. Quick play in a rated pool needs accounts.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -35,6 +35,22 @@ async function ratedPair(south, north, game = 'kalah', clock = CLOCK) {
   const st = await north.state(j.room, (s) => s.status === 'playing');
   assert.equal(st.rated, true);
   return { room: j.room, state: st };
+}
+
+// Plays the first legal house for whoever is to move until both sides have moved and, when until
+// (a seat) is given, until it is that seat's move; resolves with the last state (still playing).
+async function bothMove(room, seats, first, until = null) {
+  let st = first;
+  const moved = { south: false, north: false };
+  while (st.status === 'playing' && (!moved.south || !moved.north || (until && st.turn !== until))) {
+    const seat = st.turn;
+    const r = await seats[seat].request({ type: 'move', room, house: st.legal[0], ply: st.ply });
+    assert.equal(r.type, 'state', JSON.stringify(r));
+    moved[seat] = true;
+    st = r;
+  }
+  assert.equal(st.status, 'playing');
+  return st;
 }
 
 // Checks a finished state's rating change against the rating arithmetic's direction: the winner
@@ -75,24 +91,28 @@ test('every kind of ending changes the ratings; profile, leaderboard and a resta
     }
     seen.Ana++; seen.Bob++;
 
-    // 2. Resignation (Bob, North, resigns: Ana wins).
-    ({ room } = await ratedPair(ana, bob, 'oware'));
+    // 2. Resignation (Bob, North, resigns: Ana wins), once both sides have moved.
+    ({ room, state } = await ratedPair(ana, bob, 'oware'));
+    await bothMove(room, { south: ana, north: bob }, state);
     let st = await bob.request({ type: 'resign', room });
     assert.equal(st.result.reason, 'resignation');
     const c2 = checkChange(st, 'south');
     assert.equal(c2.south.before, 1500); // Oware has its own rating.
     seen.Ana++; seen.Bob++;
 
-    // 3. On time: a 300 ms clock, South (Ana) to move, never moves.
-    ({ room } = await ratedPair(ana, bob, 'congkak', { initial_ms: 300, increment_ms: 0 }));
-    st = await bob.state(room, (s) => s.status === 'finished', 10000);
+    // 3. On time: the shortest rated clock (15 s + 1 s), both sides move, then South (Ana) never
+    // moves again. From the pair's third game on, a game counts half: the directions stay.
+    ({ room, state } = await ratedPair(ana, bob, 'congkak', { initial_ms: 15000, increment_ms: 1000 }));
+    await bothMove(room, { south: ana, north: bob }, state, 'south');
+    st = await bob.state(room, (s) => s.status === 'finished', 30000);
     assert.equal(st.result.reason, 'timeout');
     assert.equal(st.result.winner, 'north');
     checkChange(st, 'north');
     seen.Ana++; seen.Bob++;
 
-    // 4. Abandonment: Ana (South, to move) leaves; after --abandon-ms Bob wins.
-    ({ room } = await ratedPair(ana, bob, 'congkak'));
+    // 4. Abandonment: both move, then Ana (South, to move) leaves; after --abandon-ms Bob wins.
+    ({ room, state } = await ratedPair(ana, bob, 'congkak'));
+    await bothMove(room, { south: ana, north: bob }, state, 'south');
     await ana.request({ type: 'leave', room });
     st = await bob.state(room, (s) => s.status === 'finished', 10000);
     assert.equal(st.result.reason, 'abandoned');
@@ -100,8 +120,9 @@ test('every kind of ending changes the ratings; profile, leaderboard and a resta
     assert.ok(c4.north.before > 1500); // Bob had won the Congkak game on time.
     seen.Ana++; seen.Bob++;
 
-    // 5. An agreed draw.
-    ({ room } = await ratedPair(bob, ana, 'oware'));
+    // 5. An agreed draw, once both moved.
+    ({ room, state } = await ratedPair(bob, ana, 'oware'));
+    await bothMove(room, { south: bob, north: ana }, state);
     await bob.request({ type: 'draw', room, action: 'offer' });
     st = await ana.request({ type: 'draw', room, action: 'accept' });
     assert.equal(st.result.reason, 'agreement');

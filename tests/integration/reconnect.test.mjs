@@ -54,25 +54,29 @@ test('a flag falls on a short clock with nobody sending anything', async () => {
   const a = await Client.connect(server, { name: 'Ana' });
   const b = await Client.connect(server, { name: 'Bob' });
   const { room, state } = await pair(a, b, { clock: { initial_ms: 400, increment_ms: 0 } });
-  // The first move is free; then North's clock runs out.
+  // Each side's first move is free; then South's clock runs out.
   assert.equal(state.clock.running, null);
   assert.equal(state.first_move.seat, 'south');
   assert.ok(state.first_move.ms <= 400);
   const moved = await a.request({ type: 'move', room, house: 1, ply: 0 });
-  assert.equal(moved.clock.running, 'north');
+  assert.equal(moved.clock.running, null);
   assert.equal(moved.clock.south_ms, 400);
-  assert.equal(moved.first_move, null);
+  assert.equal(moved.first_move.seat, 'north'); // North's own first move has its deadline.
+  const answered = await b.request({ type: 'move', room, house: 1, ply: 1 });
+  assert.equal(answered.clock.running, 'south');
+  assert.equal(answered.clock.north_ms, 400);
+  assert.equal(answered.first_move, null);
   const t0 = Date.now();
   const end = await b.state(room, (s) => s.status === 'finished', 5000);
   assert.ok(Date.now() - t0 < 5000);
-  assert.deepEqual([end.result.winner, end.result.reason], ['south', 'timeout']);
-  assert.equal(end.clock.north_ms, 0);
+  assert.deepEqual([end.result.winner, end.result.reason], ['north', 'timeout']);
+  assert.equal(end.clock.south_ms, 0);
   assert.equal(end.clock.running, null);
   await a.close();
   await b.close();
 });
 
-test('the first mover who never moves loses on time at the first-move deadline', async () => {
+test('the first mover who never moves: the game is aborted at the first-move deadline', async () => {
   const a = await Client.connect(server, { name: 'Ana' });
   const b = await Client.connect(server, { name: 'Bob' });
   const { room, state } = await pair(a, b, { clock: { initial_ms: 700, increment_ms: 0 } });
@@ -80,7 +84,8 @@ test('the first mover who never moves loses on time at the first-move deadline',
   assert.equal(state.clock.running, null);
   assert.ok(state.first_move.ms > 0 && state.first_move.ms <= 700);
   const end = await b.state(room, (s) => s.status === 'finished', 5000);
-  assert.deepEqual([end.result.winner, end.result.reason], ['north', 'timeout']);
+  assert.deepEqual(end.result, { winner: null, reason: 'aborted', score: null });
+  assert.equal(end.game_id, null);
   assert.equal(end.clock.south_ms, 700);
   assert.equal(end.first_move, null);
   const late = await a.request({ type: 'move', room, house: 1, ply: 0 });

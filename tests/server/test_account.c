@@ -4,8 +4,11 @@
  * (Argon2id, about 40 ms each). */
 #include "harness.h"
 
+#include <math.h>
+
 #include "srv_account.h"
 #include "srv_persist.h"
+#include "srv_rating.h"
 #include "srv_store.h"
 #include "store_util.h"
 
@@ -695,6 +698,10 @@ TEST_IMPL(rated_game) {
   json_t *south = json_object_get(json_object_get(st, "players"), "south");
   ASSERT_EQ(json_integer_value(json_object_get(south, "rating")), 1500);
   ASSERT(json_is_true(json_object_get(south, "provisional")));
+  /* Both sides move (a game where one side never moved is aborted, not rated), then North
+   * resigns. */
+  ASSERT_EQ(runf(&e.w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":0}", code), 0);
+  ASSERT_EQ(runf(&e.w, &b, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":1}", code), 0);
   ASSERT_EQ(runf(&e.w, &b, "{\"type\":\"resign\",\"room\":\"%s\"}", code), 0);
   st = last_of(&g, "state");
   json_t *change = json_object_get(st, "rating_change");
@@ -763,6 +770,195 @@ TEST_IMPL(rated_quick_pairs_by_rating) {
   for (int i = 0; i < 4; i++)
     disconnect(&e.w, &p[i]);
   disconnect(&e.w, &c);
+  env_close(&e);
+  rm_tree(e.dir);
+  return 0;
+}
+
+/* ---- Aborted and repeated rated games ------------------------------------------------------- */
+
+#define ASSERT_NEAR_RATING(a, b) ASSERT(fabs((double)(a) - (double)(b)) <= 1e-4)
+
+/* A rated Kalah room, 1+0, made by south (seated South) and joined by north; writes its code. */
+static void rated_room(env *e, tclient *south, tclient *north, char code[8]) {
+  ASSERT_EQ(run(&e->w, south,
+                "{\"type\":\"create\",\"game\":\"kalah\",\"seat\":\"south\",\"rated\":true,"
+                "\"clock\":{\"initial_ms\":60000}}"),
+            0);
+  snprintf(code, 8, "%s", field_s(south, "joined", "room"));
+  ASSERT_EQ(runf(&e->w, north, "{\"type\":\"join\",\"room\":\"%s\"}", code), 0);
+}
+
+/* One rated game where both sides move once (South 1, North 1), then North resigns. */
+static void south_wins(env *e, tclient *south, tclient *north, const char *code) {
+  ASSERT_EQ(runf(&e->w, south, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":0}", code),
+            0);
+  ASSERT_EQ(runf(&e->w, north, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":1}", code),
+            0);
+  ASSERT_EQ(runf(&e->w, north, "{\"type\":\"resign\",\"room\":\"%s\"}", code), 0);
+}
+
+static void rematch(env *e, tclient *a, tclient *b, const char *code) {
+  ASSERT_EQ(runf(&e->w, a, "{\"type\":\"rematch\",\"room\":\"%s\"}", code), 0);
+  ASSERT_EQ(runf(&e->w, b, "{\"type\":\"rematch\",\"room\":\"%s\"}", code), 0);
+  ASSERT_STR_EQ(json_string_value(json_object_get(state_of(a, code), "status")), "playing");
+}
+
+/* The finished games of player p (borrowed) in the store's lists. */
+static size_t listed_games(env *e, const srv_player *p) {
+  srv_store_game_list *list = NULL;
+  ASSERT_EQ(srv_store_player_games(e->store, p->id, 100, &list), 0);
+  size_t n = list->n;
+  srv_store_game_list_free(list);
+  return n;
+}
+
+/* A rated game where one side never moved is aborted, not rated: resigning before both moved,
+ * or the first move's deadline. The aborted games are stored aborted and listed nowhere. */
+TEST_IMPL(rated_game_nobody_started_is_aborted) {
+  env e = {0};
+  env_open(&e, NULL);
+  tclient a, b;
+  hello(&e, &a, "10.0.0.1", NULL, NULL);
+  hello(&e, &b, "10.0.0.2", NULL, NULL);
+  sign_up(&e, &a, "Ana", "correct horse");
+  sign_up(&e, &b, "Bob", "correct horse");
+  char code[8];
+  rated_room(&e, &a, &b, code);
+  /* South moved, North resigns before its first move: aborted. */
+  ASSERT_EQ(runf(&e.w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":0}", code), 0);
+  ASSERT_EQ(runf(&e.w, &b, "{\"type\":\"resign\",\"room\":\"%s\"}", code), 0);
+  json_t *st = state_of(&a, code);
+  ASSERT_STR_EQ(json_string_value(json_object_get(st, "status")), "finished");
+  json_t *res = json_object_get(st, "result");
+  ASSERT_STR_EQ(json_string_value(json_object_get(res, "reason")), "aborted");
+  ASSERT(json_is_null(json_object_get(res, "winner")));
+  ASSERT(json_is_null(json_object_get(st, "rating_change")));
+  ASSERT(json_is_null(json_object_get(st, "game_id")));
+  ASSERT_NEAR_RATING(a.c.player->ratings[MC_KALAH].rating, 1500.0);
+  ASSERT_EQ(a.c.player->ratings[MC_KALAH].games, 0);
+  commit(&e);
+  ASSERT_EQ(raw_int(e.dir, "SELECT count(*) FROM rating_history"), 0);
+  ASSERT_EQ(raw_int(e.dir, "SELECT count(*) FROM ratings WHERE games > 0"), 0);
+  ASSERT_EQ(raw_int(e.dir, "SELECT count(*) FROM games WHERE reason = 'aborted' AND result IS "
+                           "NULL AND score_south IS NULL AND ended_ms IS NOT NULL"),
+            1);
+  ASSERT_EQ(listed_games(&e, a.c.player), 0);
+  srv_store_game *g = NULL;
+  ASSERT_EQ(srv_store_game_get(e.store, 1, &g), 0);
+  ASSERT(g->aborted);
+  ASSERT_EQ(g->n_moves, 1);
+  srv_store_game_free(g);
+
+  /* A rematch (Bob South now), and Bob never makes the first move: aborted at 30 s. */
+  rematch(&e, &a, &b, code);
+  fake_advance(&e.w.time, 30000);
+  res = json_object_get(state_of(&a, code), "result");
+  ASSERT_STR_EQ(json_string_value(json_object_get(res, "reason")), "aborted");
+  commit(&e);
+  ASSERT_EQ(raw_int(e.dir, "SELECT count(*) FROM games WHERE reason = 'aborted'"), 2);
+  ASSERT_EQ(raw_int(e.dir, "SELECT count(*) FROM rating_history"), 0);
+
+  /* The next game, where both move, is rated: Ana South, Bob resigns. */
+  rematch(&e, &a, &b, code);
+  south_wins(&e, &a, &b, code);
+  json_t *change = json_object_get(state_of(&b, code), "rating_change");
+  ASSERT(json_is_object(change));
+  ASSERT_EQ(json_integer_value(json_object_get(json_object_get(change, "south"), "after")), 1662);
+  commit(&e);
+  ASSERT_EQ(raw_int(e.dir, "SELECT count(*) FROM rating_history"), 2);
+  ASSERT_EQ(listed_games(&e, a.c.player), 1);
+  ASSERT_EQ(listed_games(&e, b.c.player), 1);
+  disconnect(&e.w, &a);
+  disconnect(&e.w, &b);
+  env_close(&e);
+  rm_tree(e.dir);
+  return 0;
+}
+
+/* What the room's rating of one more game must be: srv_rating_game() from the players' ratings
+ * now (South wins at the fake wall clock), scaled by weight. */
+static void expect_weighted(env *e, tclient *south, tclient *north, double weight, double out[2]) {
+  srv_store_rating before[2] = {south->c.player->ratings[MC_KALAH],
+                                north->c.player->ratings[MC_KALAH]},
+                   after[2];
+  double diff[2];
+  ASSERT_EQ(
+      srv_rating_game(before, MC_WIN_SOUTH, e->w.time.base.wall(&e->w.time.base), after, diff), 0);
+  srv_rating_scale(before, weight, after, diff);
+  out[0] = after[0].rating;
+  out[1] = after[1].rating;
+}
+
+/* The same pair's rated games in 24 h: the 1st and 2nd count fully, the 3rd to 5th half, the 6th
+ * nothing. The games of players on one address count for that address too (10 fully, then
+ * half). */
+TEST_IMPL(repeated_rated_games_count_less) {
+  env e = {0};
+  env_open(&e, NULL);
+  tclient a, b;
+  hello(&e, &a, "10.0.0.1", NULL, NULL);
+  hello(&e, &b, "10.0.0.2", NULL, NULL);
+  sign_up(&e, &a, "Ana", "correct horse");
+  sign_up(&e, &b, "Bob", "correct horse");
+  char code[8];
+  rated_room(&e, &a, &b, code);
+  const double weights[6] = {1, 1, 0.5, 0.5, 0.5, 0};
+  for (int i = 0; i < 6; i++) {
+    tclient *s = i % 2 == 0 ? &a : &b, *n = i % 2 == 0 ? &b : &a; /* Rematches swap seats. */
+    if (i > 0)
+      rematch(&e, &a, &b, code);
+    double want[2];
+    expect_weighted(&e, s, n, weights[i], want);
+    double was = s->c.player->ratings[MC_KALAH].rating;
+    south_wins(&e, s, n, code);
+    ASSERT_NEAR_RATING(s->c.player->ratings[MC_KALAH].rating, want[0]);
+    ASSERT_NEAR_RATING(n->c.player->ratings[MC_KALAH].rating, want[1]);
+    json_t *change = json_object_get(state_of(&a, code), "rating_change");
+    if (i == 0)
+      ASSERT_NEAR_RATING(s->c.player->ratings[MC_KALAH].rating, 1662.3109);
+    if (i < 5) {
+      ASSERT(json_is_object(change));
+      ASSERT(s->c.player->ratings[MC_KALAH].rating > was);
+    } else {
+      /* The 6th counts for nothing: no change, no history. */
+      ASSERT(json_is_null(change));
+      ASSERT_NEAR_RATING(s->c.player->ratings[MC_KALAH].rating, was);
+    }
+  }
+  commit(&e);
+  ASSERT_EQ(raw_int(e.dir, "SELECT count(*) FROM rating_history"), 10);
+  /* A day later the pair counts fully again. */
+  e.w.time.wall += 86400000; /* The wall clock only: no timer fires. */
+  rematch(&e, &a, &b, code);
+  double want[2];
+  expect_weighted(&e, &a, &b, 1, want); /* Game 7: Ana South. */
+  south_wins(&e, &a, &b, code);
+  ASSERT_NEAR_RATING(a.c.player->ratings[MC_KALAH].rating, want[0]);
+
+  /* One address, six accounts: ten games of ten different pairs count fully, the address's 11th
+   * game counts half though its pair (Pia2-Pia4) is new. */
+  tclient p[6];
+  const char *names[6] = {"Pia0", "Pia1", "Pia2", "Pia3", "Pia4", "Pia5"};
+  for (int i = 0; i < 6; i++) {
+    hello(&e, &p[i], "10.0.0.7", NULL, NULL);
+    sign_up(&e, &p[i], names[i], "correct horse");
+  }
+  int games = 0;
+  for (int i = 0; i < 6 && games < 11; i++) {
+    for (int j = i + 1; j < 6 && games < 11; j++, games++) {
+      rated_room(&e, &p[i], &p[j], code);
+      expect_weighted(&e, &p[i], &p[j], games < 10 ? 1 : 0.5, want);
+      south_wins(&e, &p[i], &p[j], code);
+      ASSERT_NEAR_RATING(p[i].c.player->ratings[MC_KALAH].rating, want[0]);
+      ASSERT_NEAR_RATING(p[j].c.player->ratings[MC_KALAH].rating, want[1]);
+    }
+  }
+  ASSERT_EQ(games, 11);
+  for (int i = 0; i < 6; i++)
+    disconnect(&e.w, &p[i]);
+  disconnect(&e.w, &a);
+  disconnect(&e.w, &b);
   env_close(&e);
   rm_tree(e.dir);
   return 0;

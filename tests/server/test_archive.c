@@ -5,6 +5,7 @@
 #include <jansson.h>
 
 #include "mc_text.h"
+#include "srv_api.h"
 #include "srv_archive.h"
 #include "srv_gameid.h"
 
@@ -258,6 +259,64 @@ TEST_IMPL(player_games) {
   free(text);
   srv_store_game_free(g);
   ASSERT_EQ(srv_store_game_get(s, 999, &g), SRV_STORE_ENOTFOUND);
+  srv_store_close(s);
+  rm_tree(dir);
+  return 0;
+}
+
+/* An aborted game (srv_store_game_abort()) is stored marked, not deleted, and is no game of the
+ * archive: a player's list skips it and GET /api/games/ID answers 404 as for a game in progress,
+ * while a finished game of the same players is served. */
+TEST_IMPL(aborted_game_not_archived) {
+  char dir[256], err[SRV_STORE_ERR_SIZE];
+  tmp_dir(dir, sizeof dir);
+  srv_store *s = NULL;
+  ASSERT_EQ(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), 0);
+  int64_t ids[2];
+  for (int i = 0; i < 2; i++) {
+    srv_store_game g = mk_game("ROOM01", MC_KALAH, mk_seat("pa", "Ana"), mk_seat("pb", "Bo"));
+    g.game_no = i + 1;
+    ASSERT_EQ(srv_store_game_start(s, &g, &ids[i]), 0);
+    mc_game *live = mc_game_new(&g.rules);
+    ASSERT(play_and_store(s, ids[i], live, 0) > 0); /* South's first move only. */
+    mc_game_free(live);
+  }
+  ASSERT_EQ(srv_store_game_abort(s, ids[0], 1795910460000LL), 0);
+  int score[2] = {4, 0};
+  ASSERT_EQ(
+      srv_store_game_finish(s, ids[1], MC_WIN_SOUTH, MC_REASON_RESIGNATION, score, 1795910470000LL),
+      0);
+  ASSERT_EQ(srv_store_commit(s), 0);
+  srv_store_game *g = NULL;
+  ASSERT_EQ(srv_store_game_get(s, ids[0], &g), 0);
+  ASSERT(g->aborted);
+  ASSERT_EQ(g->ended_ms, 1795910460000LL);
+  ASSERT_EQ(g->reason, MC_REASON_NONE);
+  ASSERT_EQ(g->n_moves, 1);
+  srv_store_game_free(g);
+  srv_store_game_list *list = NULL;
+  ASSERT_EQ(srv_store_player_games(s, "pa", 20, &list), 0);
+  ASSERT_EQ(list->n, 1);
+  ASSERT_EQ(list->games[0].id, ids[1]);
+  srv_store_game_list_free(list);
+
+  srv_api *api = srv_api_new(s);
+  ASSERT_NOT_NULL(api);
+  char uri[64], id[SRV_GAMEID_LEN + 1];
+  const char *type = NULL;
+  char *body = NULL;
+  srv_gameid_format(ids[0], id);
+  snprintf(uri, sizeof uri, "/api/games/%s", id);
+  ASSERT_EQ(srv_api_get(api, uri, NULL, &body, &type), 404);
+  free(body);
+  snprintf(uri, sizeof uri, "/api/games/%s.txt", id);
+  ASSERT_EQ(srv_api_get(api, uri, NULL, &body, &type), 404);
+  free(body);
+  srv_gameid_format(ids[1], id);
+  snprintf(uri, sizeof uri, "/api/games/%s", id);
+  ASSERT_EQ(srv_api_get(api, uri, NULL, &body, &type), 200);
+  free(body);
+  srv_api_free(api);
   srv_store_close(s);
   rm_tree(dir);
   return 0;

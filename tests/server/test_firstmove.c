@@ -54,23 +54,48 @@ TEST_IMPL(no_clock_before_the_first_move) {
   ASSERT_EQ(json_integer_value(json_object_get(first_move(&s), "ms")), 1);
   ASSERT_EQ(clock_ms(&s, "south"), 180000);
   ASSERT_EQ(move(&w, &a, 1, 0), 0);
-  /* The first move cost nothing and added nothing; North's clock runs from now. */
+  /* The first move cost nothing and added nothing; North's own first move has its deadline now,
+   * and no clock runs meanwhile. */
   ASSERT_EQ(clock_ms(&b, "south"), 180000);
   ASSERT_EQ(clock_ms(&b, "north"), 180000);
-  ASSERT_STR_EQ(path_s(&b, "state", "clock", "running"), "north");
-  ASSERT(json_is_null(first_move(&b)));
+  ASSERT(clock_stopped(&b));
+  ASSERT_STR_EQ(path_s(&b, "state", "first_move", "seat"), "north");
+  ASSERT_EQ(json_integer_value(json_object_get(first_move(&b), "ms")), 30000);
   fake_advance(&w.time, 5000);
   ASSERT_EQ(move(&w, &b, 1, 1), 0);
-  ASSERT_EQ(clock_ms(&a, "north"), 177000); /* 180 - 5 + 2 */
+  ASSERT_EQ(clock_ms(&a, "north"), 180000); /* North's first move is free as well. */
   ASSERT_STR_EQ(path_s(&a, "state", "clock", "running"), "south");
+  ASSERT(json_is_null(first_move(&a)));
   fake_advance(&w.time, 1000);
   ASSERT_EQ(move(&w, &a, 2, 2), 0);
-  ASSERT_EQ(clock_ms(&a, "south"), 181000); /* 180 - 1 + 2: from the second move on, Fischer. */
+  ASSERT_EQ(clock_ms(&a, "south"), 181000); /* 180 - 1 + 2: from a side's second move, Fischer. */
+  /* South's house 2 (5 seeds) ends in its store: an extra turn, its clock runs again. */
+  ASSERT_STR_EQ(path_s(&a, "state", "clock", "running"), "south");
+  fake_advance(&w.time, 3000);
+  ASSERT_EQ(clock_ms(&a, "south"), 181000); /* As of the last state, made at the move. */
+  ASSERT_EQ(move(&w, &a, 3, 3), 0);
+  ASSERT_EQ(clock_ms(&a, "south"), 180000); /* 181 - 3 + 2 */
   disconnect(&w, &s);
   disconnect(&w, &a);
   disconnect(&w, &b);
   world_free(&w);
   return 0;
+}
+
+/* An aborted state: finished, a result with no winner and no score, no archive id, nothing
+ * rated. */
+static void assert_aborted(tclient *t) {
+  json_t *st = state_of(t);
+  ASSERT_STR_EQ(field_s(t, "state", "status"), "finished");
+  json_t *res = json_object_get(st, "result");
+  ASSERT(json_is_object(res));
+  ASSERT_STR_EQ(json_string_value(json_object_get(res, "reason")), "aborted");
+  ASSERT(json_is_null(json_object_get(res, "winner")));
+  ASSERT(json_is_null(json_object_get(res, "score")));
+  ASSERT(json_is_null(json_object_get(st, "game_id")));
+  ASSERT(json_is_null(json_object_get(st, "rating_change")));
+  ASSERT(json_is_null(json_object_get(st, "turn")));
+  ASSERT(json_is_null(first_move(t)));
 }
 
 TEST_IMPL(first_move_deadline) {
@@ -83,26 +108,26 @@ TEST_IMPL(first_move_deadline) {
   fake_advance(&w.time, 9999);
   ASSERT_STR_EQ(field_s(&a, "state", "status"), "playing");
   fake_advance(&w.time, 1);
-  /* South never moved: it loses on time, with nobody sending anything. */
-  ASSERT_STR_EQ(field_s(&b, "state", "status"), "finished");
-  ASSERT_STR_EQ(path_s(&b, "state", "result", "reason"), "timeout");
-  ASSERT_STR_EQ(path_s(&b, "state", "result", "winner"), "north");
-  ASSERT(json_is_null(first_move(&b)));
+  /* South never moved: the game is aborted, with nobody sending anything. Nobody lost. */
+  assert_aborted(&b);
+  assert_aborted(&a);
   ASSERT_EQ(clock_ms(&b, "south"), 10000); /* Its clock never ran. */
   ASSERT_EQ(move(&w, &a, 1, 0), SRV_EOVER);
+  ASSERT_EQ(runf(&w, &a, "{\"type\":\"resign\",\"room\":\"%s\"}", room), SRV_EOVER);
 
-  /* The rematch starts again without a clock, the new South (Bob) with its own deadline. */
+  /* A rematch works as after a finished game: the new South (Bob) with its own deadline. */
   ASSERT_EQ(runf(&w, &a, "{\"type\":\"rematch\",\"room\":\"%s\"}", room), 0);
   ASSERT_EQ(runf(&w, &b, "{\"type\":\"rematch\",\"room\":\"%s\"}", room), 0);
   ASSERT_STR_EQ(field_s(&a, "state", "status"), "playing");
+  ASSERT(json_is_null(json_object_get(state_of(&a), "result")));
+  ASSERT_EQ(json_integer_value(json_object_get(state_of(&a), "game_no")), 2);
   ASSERT(clock_stopped(&a));
   ASSERT_STR_EQ(path_s(&a, "state", "first_move", "seat"), "south");
   ASSERT_EQ(json_integer_value(json_object_get(first_move(&a), "ms")), 10000);
-  /* A first move that reaches the server after the deadline, before the timer ran, loses. */
+  /* A first move that reaches the server after the deadline, before the timer ran: aborted. */
   w.time.now += 10000;
   ASSERT_EQ(move(&w, &b, 1, 0), SRV_EOVER);
-  ASSERT_STR_EQ(path_s(&a, "state", "result", "reason"), "timeout");
-  ASSERT_STR_EQ(path_s(&a, "state", "result", "winner"), "north"); /* Ana, North now. */
+  assert_aborted(&a);
   disconnect(&w, &a);
   disconnect(&w, &b);
   world_free(&w);
@@ -113,6 +138,41 @@ TEST_IMPL(first_move_deadline) {
   ASSERT(json_is_null(first_move(&a)));
   fake_advance(&w.time, 3600000);
   ASSERT_STR_EQ(field_s(&a, "state", "status"), "playing");
+  disconnect(&w, &a);
+  disconnect(&w, &b);
+  world_free(&w);
+  return 0;
+}
+
+/* The second side's first move has its deadline too: South moved, North never does. */
+TEST_IMPL(second_first_move_deadline) {
+  world w;
+  world_init(&w, NULL);
+  tclient a, b;
+  /* 1+0: the deadline is 30 s. South thinks 20 s (free), then North's 30 s start. */
+  start_pair(&w, &a, &b, ",\"clock\":{\"initial_ms\":60000}");
+  fake_advance(&w.time, 20000);
+  ASSERT_EQ(move(&w, &a, 3, 0), 0); /* Kalah house 3: four seeds, the last in the store. */
+  /* An extra turn: South has moved, so its clock runs now, and North has no deadline yet. */
+  ASSERT_STR_EQ(field_s(&a, "state", "turn"), "south");
+  ASSERT_STR_EQ(path_s(&a, "state", "clock", "running"), "south");
+  ASSERT(json_is_null(first_move(&a)));
+  fake_advance(&w.time, 2000);
+  ASSERT_EQ(move(&w, &a, 1, 1), 0);
+  ASSERT_EQ(clock_ms(&b, "south"), 58000);
+  ASSERT_STR_EQ(path_s(&b, "state", "first_move", "seat"), "north");
+  ASSERT_EQ(json_integer_value(json_object_get(first_move(&b), "ms")), 30000);
+  ASSERT(clock_stopped(&b));
+  fake_advance(&w.time, 29999);
+  ASSERT_STR_EQ(field_s(&b, "state", "status"), "playing");
+  ASSERT_EQ(clock_ms(&b, "north"), 60000);
+  fake_advance(&w.time, 1);
+  /* North never moved: aborted, not a win for South on time. */
+  assert_aborted(&a);
+  assert_aborted(&b);
+  ASSERT_EQ(clock_ms(&b, "north"), 60000);
+  ASSERT_EQ(clock_ms(&b, "south"), 58000);
+  ASSERT_EQ(move(&w, &b, 1, 2), SRV_EOVER);
   disconnect(&w, &a);
   disconnect(&w, &b);
   world_free(&w);

@@ -119,7 +119,9 @@ static void lost_batch(void) {
   ASSERT_EQ(count_of(&a, "error"), 0);
   ASSERT_EQ(field_i(&b, "state", "ply"), 1);
   ASSERT_STR_EQ(field_s(&b, "state", "turn"), "north");
-  ASSERT_STR_EQ(path_s(&b, "state", "clock", "running"), "north");
+  /* North has not moved yet: no clock runs, its first move has a deadline of its own. */
+  ASSERT(json_is_null(json_object_get(json_object_get(last_of(&b, "state"), "clock"), "running")));
+  ASSERT_STR_EQ(path_s(&b, "state", "first_move", "seat"), "north");
   ASSERT_EQ(field_i(&a, "state", "ply"), 1);
   end_turn(&e); /* The room is recorded again. */
   ASSERT_EQ(stored_moves(&e, 1), 1);
@@ -161,11 +163,11 @@ TEST_IMPL(recovery) {
   ASSERT_STR_EQ(field_s(&a, "joined", "room"), room);
   ASSERT_EQ(field_i(&a, "state", "ply"), 2);
   ASSERT_STR_EQ(path_s(&a, "state", "last", "seat"), "north");
-  /* South's clock: 60 s, its first move free (no clock ran, nothing added); North's: 2 s spent,
-   * 1 s increment. The downtime of the restart is not charged. */
+  /* Both clocks: 60 s, each side's first move free (no clock ran, nothing added; North thought
+   * 2 s). The downtime of the restart is not charged. */
   json_t *clock = json_object_get(last_of(&a, "state"), "clock");
   ASSERT_EQ(json_integer_value(json_object_get(clock, "south_ms")), 60000);
-  ASSERT_EQ(json_integer_value(json_object_get(clock, "north_ms")), 59000);
+  ASSERT_EQ(json_integer_value(json_object_get(clock, "north_ms")), 60000);
   reconnect_as(&e.w, &b, (srv_player *)srv_room_seat(r, 1));
   ASSERT_EQ(runf(&e.w, &b, "{\"type\":\"resign\",\"room\":\"%s\"}", room), 0);
   end_turn(&e);
@@ -577,6 +579,67 @@ TEST_IMPL(guests_stored_when_seated) {
   ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM players WHERE id IN ('00000000000000a2', "
                          "'00000000000000a3')"),
             2);
+  disconnect(&e.w, &a);
+  disconnect(&e.w, &b);
+  env_close(&e);
+  rm_tree(dir);
+  return 0;
+}
+
+/* A game aborted before a restart stays aborted after it: its room comes back finished with the
+ * aborted result (no winner, no archive id), the stored game is marked aborted, and a rematch
+ * follows as after any finished game. */
+TEST_IMPL(aborted_game_recovered) {
+  tmp_dir(dir, sizeof dir);
+  env e;
+  env_open(&e);
+  tclient a, b;
+  connect_as(&e.w, &a, "Ana");
+  connect_as(&e.w, &b, "Bob");
+  ASSERT_EQ(runf(&e.w, &a,
+                 "{\"type\":\"create\",\"game\":\"kalah\",\"seat\":\"south\","
+                 "\"clock\":{\"initial_ms\":60000}}"),
+            0);
+  snprintf(room, sizeof room, "%s", field_s(&a, "joined", "room"));
+  ASSERT_EQ(runf(&e.w, &b, "{\"type\":\"join\",\"room\":\"%s\"}", room), 0);
+  ASSERT_EQ(runf(&e.w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":0}", room), 0);
+  /* North never moves: aborted after 30 s, committed at the end of the timer's turn. */
+  fake_advance(&e.w.time, 30000);
+  ASSERT_STR_EQ(path_s(&a, "state", "result", "reason"), "aborted");
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM games WHERE reason = 'aborted' AND result IS NULL "
+                         "AND ended_ms IS NOT NULL"),
+            1);
+  srv_store_game_list *list = NULL;
+  ASSERT_EQ(srv_store_player_games(e.store, a.c.player->id, 20, &list), 0);
+  ASSERT_EQ(list->n, 0); /* Listed nowhere. */
+  srv_store_game_list_free(list);
+  disconnect(&e.w, &a);
+  disconnect(&e.w, &b);
+  env_close(&e);
+
+  env_open(&e);
+  srv_room *r = srv_rooms_find(e.w.rooms, room);
+  ASSERT_NOT_NULL(r);
+  ASSERT_EQ(srv_room_status(r), SRV_FINISHED);
+  ASSERT(srv_room_aborted(r));
+  ASSERT(!mc_game_over(srv_room_game(r), NULL));
+  ASSERT_EQ(mc_game_ply(srv_room_game(r)), 1);
+  ASSERT_EQ(srv_room_seat(r, 0)->active_rooms, 0);
+  reconnect_as(&e.w, &a, (srv_player *)srv_room_seat(r, 0));
+  reconnect_as(&e.w, &b, (srv_player *)srv_room_seat(r, 1));
+  ASSERT_STR_EQ(field_s(&a, "state", "status"), "finished");
+  ASSERT_STR_EQ(path_s(&a, "state", "result", "reason"), "aborted");
+  ASSERT(json_is_null(json_object_get(json_object_get(last_of(&a, "state"), "result"), "winner")));
+  ASSERT(json_is_null(json_object_get(last_of(&a, "state"), "game_id")));
+  /* A rematch: Bob South, a new game (id 2) with its own deadline. */
+  ASSERT_EQ(runf(&e.w, &a, "{\"type\":\"rematch\",\"room\":\"%s\"}", room), 0);
+  ASSERT_EQ(runf(&e.w, &b, "{\"type\":\"rematch\",\"room\":\"%s\"}", room), 0);
+  ASSERT_STR_EQ(field_s(&a, "state", "status"), "playing");
+  ASSERT_EQ(field_i(&a, "state", "game_no"), 2);
+  ASSERT(!srv_room_aborted(r));
+  ASSERT_STR_EQ(path_s(&a, "state", "first_move", "seat"), "south");
+  end_turn(&e);
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM games"), 2);
   disconnect(&e.w, &a);
   disconnect(&e.w, &b);
   env_close(&e);

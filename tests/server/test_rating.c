@@ -1,9 +1,13 @@
 /* Ratings: Glicko-2 against the worked example of Glickman's paper, the policy of one rated game
  * (srv_rating.h), and quick pairing's choice among the candidates of a pool (srv_pairing.h). */
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 
+#include "srv_error.h"
 #include "srv_glicko.h"
 #include "srv_pairing.h"
+#include "srv_proto.h"
 #include "srv_rating.h"
 #include "task.h"
 
@@ -191,5 +195,97 @@ TEST_IMPL(pairing_choice) {
   /* The range stops at 500 however long one waits. */
   srv_pair_candidate capped[] = {{2100, 10000000}, {1550, 0}};
   ASSERT_EQ(srv_pair_choose(1500, capped, 2), 1);
+  return 0;
+}
+
+/* Rated clocks: at least a minute, or 15 s with 1 s per move; the decoder refuses a shorter clock
+ * for a rated room with bad_request on "clock". */
+TEST_IMPL(rated_clock_minimum) {
+  ASSERT(srv_rating_clock_ok(60000, 0));
+  ASSERT(!srv_rating_clock_ok(59999, 0));
+  ASSERT(srv_rating_clock_ok(15000, 1000));
+  ASSERT(!srv_rating_clock_ok(14999, 1000));
+  ASSERT(!srv_rating_clock_ok(15000, 999));
+  ASSERT(!srv_rating_clock_ok(100, 0));
+  ASSERT(!srv_rating_clock_ok(0, 60000));
+  srv_cmd cmd;
+  srv_proto_error perr;
+  const char *farm = "{\"type\":\"create\",\"game\":\"kalah\",\"rated\":true,"
+                     "\"clock\":{\"initial_ms\":100,\"increment_ms\":0}}";
+  ASSERT_EQ(srv_proto_decode(farm, strlen(farm), &cmd, &perr), SRV_EBADREQ);
+  ASSERT_STR_EQ(perr.field, "clock");
+  const char *quick = "{\"type\":\"quick\",\"game\":\"oware\",\"rated\":true,"
+                      "\"clock\":{\"initial_ms\":30000,\"increment_ms\":0}}";
+  ASSERT_EQ(srv_proto_decode(quick, strlen(quick), &cmd, &perr), SRV_EBADREQ);
+  ASSERT_STR_EQ(perr.field, "clock");
+  /* The same clock unrated is fine; 1+0 and 15+1 s rated are fine. */
+  const char *casual = "{\"type\":\"create\",\"game\":\"kalah\","
+                       "\"clock\":{\"initial_ms\":100,\"increment_ms\":0}}";
+  ASSERT_EQ(srv_proto_decode(casual, strlen(casual), &cmd, &perr), 0);
+  const char *bullet = "{\"type\":\"create\",\"game\":\"kalah\",\"rated\":true,"
+                       "\"clock\":{\"initial_ms\":60000}}";
+  ASSERT_EQ(srv_proto_decode(bullet, strlen(bullet), &cmd, &perr), 0);
+  const char *inc = "{\"type\":\"create\",\"game\":\"kalah\",\"rated\":true,"
+                    "\"clock\":{\"initial_ms\":15000,\"increment_ms\":1000}}";
+  ASSERT_EQ(srv_proto_decode(inc, strlen(inc), &cmd, &perr), 0);
+  return 0;
+}
+
+/* Repeated games count less, then not at all: the first two of a key in its window fully, the
+ * 3rd to 5th half, from the 6th nothing; a new window starts 24 h after the first game. */
+TEST_IMPL(repeated_games_count_less) {
+  ASSERT_NEAR(srv_rating_weight(0), 1, 0);
+  ASSERT_NEAR(srv_rating_weight(1), 1, 0);
+  ASSERT_NEAR(srv_rating_weight(2), 0.5, 0);
+  ASSERT_NEAR(srv_rating_weight(4), 0.5, 0);
+  ASSERT_NEAR(srv_rating_weight(5), 0, 0);
+  ASSERT_NEAR(srv_rating_weight(50), 0, 0);
+  ASSERT_NEAR(srv_rating_weight_addr(9), 1, 0);
+  ASSERT_NEAR(srv_rating_weight_addr(10), 0.5, 0);
+  ASSERT_NEAR(srv_rating_weight_addr(19), 0.5, 0);
+  ASSERT_NEAR(srv_rating_weight_addr(20), 0, 0);
+  srv_rating_repeats *t = srv_rating_repeats_new();
+  ASSERT_NOT_NULL(t);
+  for (int i = 0; i < 6; i++)
+    ASSERT_EQ(srv_rating_repeats_add(t, "pair:a:b", 1000 + i * 1000), i);
+  ASSERT_EQ(srv_rating_repeats_add(t, "pair:a:c", 9000), 0); /* Another pair: its own count. */
+  /* 24 h after the pair's first game (at 1000) its window starts again. */
+  ASSERT_EQ(srv_rating_repeats_add(t, "pair:a:b", 1000 + 86400000 - 1), 6);
+  ASSERT_EQ(srv_rating_repeats_add(t, "pair:a:b", 1000 + 86400000), 0);
+  ASSERT_EQ(srv_rating_repeats_add(t, "pair:a:b", 1000 + 86400000 + 1), 1);
+  srv_rating_repeats_free(t);
+
+  /* Bounded: when full, the key whose window started first is forgotten. */
+  t = srv_rating_repeats_new();
+  char key[32];
+  for (int i = 0; i <= SRV_RATING_REPEAT_KEYS; i++) {
+    snprintf(key, sizeof key, "k%d", i);
+    ASSERT_EQ(srv_rating_repeats_add(t, key, 1000 + i), 0);
+  }
+  ASSERT_EQ(srv_rating_repeats_add(t, "k1", 900000), 1); /* Kept. */
+  ASSERT_EQ(srv_rating_repeats_add(t, "k0", 900000), 0); /* Forgotten. */
+  srv_rating_repeats_free(t);
+  ASSERT_EQ(srv_rating_repeats_add(NULL, "k", 0), 0);
+
+  /* Half a game between new players, South wins (game_between_new_players: 1662.3109 / 290.3190 /
+   * 0.0599997): 1500 + 162.3109 / 2 = 1581.15545, RD 350 - 59.6810 / 2 = 320.1595, volatility
+   * 0.06 - 0.0000003 / 2; the counts are the game's. */
+  srv_store_rating before[2] = {fresh(), fresh()}, after[2];
+  double diff[2];
+  ASSERT_EQ(srv_rating_game(before, MC_WIN_SOUTH, 1000, after, diff), 0);
+  srv_rating_scale(before, 0.5, after, diff);
+  ASSERT_NEAR(after[0].rating, 1581.15545, 1e-4);
+  ASSERT_NEAR(after[1].rating, 1418.84455, 1e-4);
+  ASSERT_NEAR(after[0].rd, 320.1595, 1e-4);
+  ASSERT_NEAR(after[0].vol, 0.05999985, 1e-7);
+  ASSERT_NEAR(diff[0], 81.15545, 1e-4);
+  ASSERT_NEAR(diff[1], -81.15545, 1e-4);
+  ASSERT(after[0].games == 1 && after[0].wins == 1 && after[1].losses == 1);
+  /* Weight 0: nothing moves. */
+  ASSERT_EQ(srv_rating_game(before, MC_WIN_SOUTH, 1000, after, diff), 0);
+  srv_rating_scale(before, 0, after, diff);
+  ASSERT_NEAR(after[0].rating, 1500, 0);
+  ASSERT_NEAR(after[0].rd, 350, 0);
+  ASSERT_NEAR(diff[0], 0, 0);
   return 0;
 }

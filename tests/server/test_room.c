@@ -226,15 +226,20 @@ TEST_IMPL(clocks) {
   ASSERT_EQ(runf(&w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":0}", room), 0);
   ASSERT_EQ(clock_ms(&a, "south"), 1000); /* The first move: nothing ran, nothing added. */
   ASSERT_EQ(clock_ms(&a, "north"), 1000);
-  ASSERT_STR_EQ(path_s(&a, "state", "clock", "running"), "north");
+  /* North's first move has its own deadline: no clock runs yet. */
+  ASSERT(json_is_null(json_object_get(json_object_get(state_of(&a), "clock"), "running")));
+  fake_advance(&w.time, 300);
+  ASSERT_EQ(runf(&w, &b, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":1}", room), 0);
+  ASSERT_EQ(clock_ms(&a, "north"), 1000); /* Free as well. */
+  ASSERT_STR_EQ(path_s(&a, "state", "clock", "running"), "south");
   fake_advance(&w.time, 999);
   ASSERT_STR_EQ(status_of(&a), "playing");
   /* The flag falls with nobody sending anything. */
   fake_advance(&w.time, 1);
   ASSERT_STR_EQ(status_of(&a), "finished");
   ASSERT_STR_EQ(path_s(&b, "state", "result", "reason"), "timeout");
-  ASSERT_STR_EQ(path_s(&b, "state", "result", "winner"), "south");
-  ASSERT_EQ(clock_ms(&b, "north"), 0);
+  ASSERT_STR_EQ(path_s(&b, "state", "result", "winner"), "north");
+  ASSERT_EQ(clock_ms(&b, "south"), 0);
   ASSERT(json_is_null(json_object_get(json_object_get(state_of(&b), "clock"), "running")));
   disconnect(&w, &a);
   disconnect(&w, &b);
@@ -244,11 +249,12 @@ TEST_IMPL(clocks) {
   world_init(&w, NULL);
   room = start_pair(&w, &a, &b, ",\"clock\":{\"initial_ms\":1000}");
   ASSERT_EQ(runf(&w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":0}", room), 0);
+  ASSERT_EQ(runf(&w, &b, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":1}", room), 0);
   w.time.now += 1500; /* Time passes without the timer firing. */
-  ASSERT_EQ(runf(&w, &b, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":1}", room),
+  ASSERT_EQ(runf(&w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":2,\"ply\":2}", room),
             SRV_EOVER);
   ASSERT_STR_EQ(path_s(&b, "state", "result", "reason"), "timeout");
-  ASSERT_STR_EQ(path_s(&b, "state", "result", "winner"), "south");
+  ASSERT_STR_EQ(path_s(&b, "state", "result", "winner"), "north");
   disconnect(&w, &a);
   disconnect(&w, &b);
   world_free(&w);

@@ -187,10 +187,12 @@ TEST_IMPL(clocks_give_no_time_back) {
   start_pair(&w, &a, &b, ",\"clock\":{\"initial_ms\":60000,\"increment_ms\":1000}");
   ASSERT_EQ(move(&w, &a, 1, 0), 0); /* The first move is free. */
   fake_advance(&w.time, 5000);
-  ASSERT_EQ(move(&w, &b, 3, 1), 0); /* Extra turn: 60 - 5 + 1 = 56 s, North again. */
+  /* North's first move is free too (5 s before it, on its deadline): 60 s; an extra turn. */
+  ASSERT_EQ(move(&w, &b, 3, 1), 0);
+  ASSERT_EQ(clock_ms(&a, "north"), 60000);
   fake_advance(&w.time, 4000);
-  ASSERT_EQ(move(&w, &b, 1, 2), 0); /* 56 - 4 + 1 = 53 s. */
-  ASSERT_EQ(clock_ms(&a, "north"), 53000);
+  ASSERT_EQ(move(&w, &b, 1, 2), 0); /* 60 - 4 + 1 = 57 s. */
+  ASSERT_EQ(clock_ms(&a, "north"), 57000);
   fake_advance(&w.time, 2000);
   ASSERT_EQ(move(&w, &a, 2, 3), 0); /* South 2 (5 seeds, South 3..6 and the store): extra turn. */
   ASSERT_EQ(clock_ms(&a, "south"), 59000);
@@ -200,13 +202,13 @@ TEST_IMPL(clocks_give_no_time_back) {
   ASSERT_EQ(takeback(&w, &a, "accept"), 0);
   ASSERT_EQ(ply_of(&a), 2);
   ASSERT_STR_EQ(field_s(&a, "state", "turn"), "north");
-  /* Nobody gets time back: South keeps what it has (59 - 3), North's clock runs from 53 s. */
+  /* Nobody gets time back: South keeps what it has (59 - 3), North's clock runs from 57 s. */
   ASSERT_EQ(clock_ms(&a, "south"), 56000);
-  ASSERT_EQ(clock_ms(&a, "north"), 53000);
+  ASSERT_EQ(clock_ms(&a, "north"), 57000);
   ASSERT_STR_EQ(path_s(&a, "state", "clock", "running"), "north");
   fake_advance(&w.time, 1000);
   ASSERT_EQ(move(&w, &b, 1, 2), 0);
-  ASSERT_EQ(clock_ms(&a, "north"), 53000); /* 53 - 1 + 1 */
+  ASSERT_EQ(clock_ms(&a, "north"), 57000); /* 57 - 1 + 1 */
 
   /* Back to the first position: no clock runs, the first mover's deadline starts again, and a
    * side with no move left starts from its initial time again. */
@@ -265,14 +267,14 @@ TEST_IMPL(stored_and_recovered) {
   start_pair(&e.w, &a, &b, ",\"clock\":{\"initial_ms\":60000,\"increment_ms\":1000}");
   ASSERT_EQ(move(&e.w, &a, 1, 0), 0);
   fake_advance(&e.w.time, 5000);
-  ASSERT_EQ(move(&e.w, &b, 3, 1), 0); /* North: 56 s. */
-  ASSERT_EQ(move(&e.w, &b, 1, 2), 0); /* North: 57 s. */
+  ASSERT_EQ(move(&e.w, &b, 3, 1), 0); /* North: 60 s (its first move is free). */
+  ASSERT_EQ(move(&e.w, &b, 1, 2), 0); /* North: 61 s. */
   fake_advance(&e.w.time, 2000);
   ASSERT_EQ(move(&e.w, &a, 3, 3), 0); /* South: 60 - 2 + 1 = 59 s; North to move. */
   srv_turn_end(&e.turn);
   ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM moves"), 4);
   fake_advance(&e.w.time, 4000);
-  /* South takes back its move of ply 3 while North thinks (4 s gone from North's 57). */
+  /* South takes back its move of ply 3 while North thinks (4 s gone from North's 61). */
   ASSERT_EQ(takeback(&e.w, &a, "offer"), 0);
   ASSERT_EQ(takeback(&e.w, &b, "accept"), 0);
   srv_turn_end(&e.turn);
@@ -280,9 +282,9 @@ TEST_IMPL(stored_and_recovered) {
   ASSERT_EQ(raw_int(dir, "SELECT max(ply) FROM moves"), 2);
   /* Each side's last remaining move holds its time at the takeback. */
   ASSERT_EQ(raw_int(dir, "SELECT clock_ms FROM moves WHERE ply = 0"), 59000);
-  ASSERT_EQ(raw_int(dir, "SELECT clock_ms FROM moves WHERE ply = 2"), 53000);
+  ASSERT_EQ(raw_int(dir, "SELECT clock_ms FROM moves WHERE ply = 2"), 57000);
   ASSERT_EQ(clock_ms(&a, "south"), 59000);
-  ASSERT_EQ(clock_ms(&a, "north"), 53000);
+  ASSERT_EQ(clock_ms(&a, "north"), 57000);
   /* The next move takes ply 3 again. */
   ASSERT_EQ(move(&e.w, &a, 4, 3), 0);
   srv_turn_end(&e.turn);
@@ -307,7 +309,7 @@ TEST_IMPL(stored_and_recovered) {
   ASSERT_STR_EQ(path_s(&a2, "state", "last", "seat"), "north");
   ASSERT_EQ(json_array_size(json_object_get(state_of(&a2), "moves")), 3);
   ASSERT_EQ(clock_ms(&a2, "south"), 60000);
-  ASSERT_EQ(clock_ms(&a2, "north"), 53000);
+  ASSERT_EQ(clock_ms(&a2, "north"), 57000);
   disconnect(&e.w, &a2);
   env_close(&e);
   rm_tree(dir);
