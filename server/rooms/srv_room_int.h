@@ -22,6 +22,8 @@ typedef struct srv_member {
   srv_list in_room;   /* room->members */
   srv_list in_client; /* client->rooms */
   uint64_t since;     /* rooms->out_seq when it came in: it gets the states owed after that. */
+  uint64_t shown;     /* rooms->out_seq when its last full state was made: that state showed
+                       * every state owed until then, which it is not sent again. */
 } srv_member;
 
 /* What a room owes since its storage batch was handed over (srv_room_send.c). Rooms describe what
