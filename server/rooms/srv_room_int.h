@@ -131,6 +131,7 @@ struct srv_rooms {
   mc_trace *trace; /* Scratch space for one move's steps. */
   srv_room_thinker thinker;
   int computer_games; /* Cap of unfinished games against the computer; 0: off; < 0: none. */
+  int computer_per_player, computer_per_addr; /* The same per person and address; 0: none. */
 };
 
 /* ---- srv_rooms.c: the registry --------------------------------------------------------------- */
@@ -254,9 +255,10 @@ void srv_room__chat_free(srv_room *room);
 
 /* ---- srv_room_computer.c: the computer's seat ---------------------------------------------- */
 
-/* Refuses a new game against the computer beyond the cap: 0, SRV_EUNSUPPORTED (off) or
+/* Refuses c a new game against the computer beyond the caps: 0, SRV_EUNSUPPORTED (off),
+ * SRV_ECOMPUTERGAMES (c's player or address has its share) or
  * SRV_ESERVERFULL. */
-int srv_room__computer_admit(srv_rooms *rooms);
+int srv_room__computer_admit(srv_rooms *rooms, const srv_client *c);
 
 /* Seats the computer at opts.level in the free seat of a waiting room and starts the game. Returns
  * 0 or SRV_ENOMEM / SRV_EINTERNAL (nothing changed). */

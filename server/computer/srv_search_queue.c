@@ -1,0 +1,13 @@
+/* The budget policy shared by the search queues (see srv_search_queue.h). */
+#include "srv_search_queue.h"
+
+long srv_search_budget(long ms, int waiting, int workers, long target_ms, long floor_ms) {
+  if (workers < 1)
+    workers = 1;
+  if (waiting < 0)
+    waiting = 0;
+  long share = target_ms * workers / (waiting + workers);
+  if (share < floor_ms)
+    share = floor_ms;
+  return share < ms ? share : ms;
+}
