@@ -10,6 +10,9 @@
 #include "srv_list.h"
 #include "srv_log.h"
 
+/* The moving average of the overhead: each job weighs 1/OVERHEAD_WEIGHT. */
+#define OVERHEAD_WEIGHT 8
+
 /* Transposition table of each slot's search context, by lane. */
 static const size_t TT_BYTES[SRV_SEARCH_LANES] = {1u << 20, 16u << 20};
 
@@ -47,6 +50,7 @@ typedef struct lane {
   slot *slots;
   int nslots;
   long target, floor, last_budget;
+  double overhead; /* What a search costs beside its own time, in ms: a moving average. */
 } lane;
 
 struct pool {
@@ -89,6 +93,12 @@ static void after(void *arg, bool cancelled) {
   if (s->timer != NULL)
     p->time->timer_stop(s->timer);
   l->nrunning--;
+  if (!j->cancelled && !cancelled && j->answer.rc == 0) {
+    /* The hand-over to the worker and back, the loop's delays included: each job of a long lane
+     * costs it, so the budget leaves room for it. */
+    double o = (double)(now_ms(p) - j->started) - (double)j->answer.res.time_ms;
+    l->overhead += ((o > 0 ? o : 0) - l->overhead) / OVERHEAD_WEIGHT;
+  }
   if (!j->cancelled) {
     if (cancelled)
       j->answer.rc = SRV_EINTERNAL;
@@ -111,7 +121,8 @@ static void pump(pool *p, srv_search_lane which) {
     srv_search_job *j = srv_list_entry(srv_list_first(&l->waiting), srv_search_job, link);
     srv_list_remove(&j->link);
     l->nwaiting--;
-    j->budget = srv_search_budget(j->ms, l->nwaiting, l->nslots, l->target, l->floor);
+    j->budget =
+        srv_search_budget(j->ms, l->nwaiting, l->nslots, l->target, l->floor, (long)l->overhead);
     j->started = now_ms(p);
     j->slot = s;
     s->job = j;
@@ -139,7 +150,8 @@ static void hurry(pool *p, lane *l) {
     srv_search_job *j = s->job;
     if (j == NULL || j->cancelled)
       continue;
-    long b = srv_search_budget(j->ms, l->nwaiting, l->nslots, l->target, l->floor);
+    long b =
+        srv_search_budget(j->ms, l->nwaiting, l->nslots, l->target, l->floor, (long)l->overhead);
     if (b >= j->budget)
       continue;
     j->budget = b;

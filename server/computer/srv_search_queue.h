@@ -74,9 +74,12 @@ typedef struct srv_search_queue {
 } srv_search_queue;
 
 /* The budget policy every implementation applies: a search of a lane with `workers` searches at
- * once, `waiting` more behind it, should answer within about target_ms of being queued: each of
- * the jobs ahead and the search itself get target_ms * workers / (waiting + workers), never more
- * than ms nor less than floor_ms (the least time a search is worth). */
-long srv_search_budget(long ms, int waiting, int workers, long target_ms, long floor_ms);
+ * once, `waiting` more behind it, should answer within about target_ms of being queued, so each
+ * of the jobs ahead and the search itself get target_ms * workers / (waiting + workers), less
+ * overhead_ms (what a job costs beside its search: the hand-over to a worker and back, as the
+ * queue measures it), never more than ms nor less than floor_ms (the least time a search is
+ * worth). */
+long srv_search_budget(long ms, int waiting, int workers, long target_ms, long floor_ms,
+                       long overhead_ms);
 
 #endif
