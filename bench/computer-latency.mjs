@@ -1,13 +1,18 @@
-// People's moves while the computer thinks (docs/computer.md, "Server"): the round trip of a move
-// in a game between two people (request sent -> its state back; the players wait --think ms between moves), alone and then while N games
-// against the computer at level 6 keep the computer's searches busy (their person answers at
-// once, so the searches never stop). Prints p50, p99 and the maximum of each phase, and the
-// computer's moves played meanwhile.
+// The computer under load (docs/computer.md, "Server"): for each load of N games against level 6
+// at once (10, 50 and 200 by default), whose person answers at once so that their searches never
+// stop, the computer's reply time at every level (a few probe games a level, also answering at
+// once: the person's move sent -> the computer's move received) and the round trip of a move in a
+// few games between two people meanwhile (request sent -> its state back; they wait --think ms
+// between moves). Prints p50, p99 and the maximum of each, and the load average before and after.
+// A program that prints figures, not a test: nothing here passes or fails.
 //
-//   node bench/computer-latency.mjs [--server BIN] [--games 50] [--moves 300] [--threads T]
-//                                   [--ms 1000] [--think 30]
+//   node bench/computer-latency.mjs [--server BIN] [--loads 10,50,200] [--seconds 30]
+//                                   [--probes 2] [--pairs 3] [--threads T] [--ms 1000]
+//                                   [--reply-ms R] [--think 30] [--probe-think 300]
 //
-// BIN defaults to build-rel/bin/mancala-server. Uses the `ws` package of tests/ (npm ci there).
+// BIN defaults to build-rel/bin/mancala-server (cmake -B build-rel -DCMAKE_BUILD_TYPE=Release).
+// Every connection comes from 127.0.0.1, so the per-address and per-person caps of games against
+// the computer are lifted for the run. Uses the `ws` package of tests/ (npm ci there).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -24,17 +29,26 @@ const arg = (name, def) => {
   return i > 0 ? process.argv[i + 1] : def;
 };
 const BIN = arg('server', path.resolve(here, '../build-rel/bin/mancala-server'));
-const GAMES = Number(arg('games', 50));
-const MOVES = Number(arg('moves', 300));
+const LOADS = arg('loads', '10,50,200').split(',').map(Number);
+const SECONDS = Number(arg('seconds', 30));
+const PROBES = Number(arg('probes', 2));
+const PAIRS = Number(arg('pairs', 3));
 const MS = Number(arg('ms', 1000));
 const THREADS = arg('threads', '0');
-const THINK = Number(arg('think', 30)); // ms between a people's game's moves
+const REPLY = arg('reply-ms', null);
+const THINK = Number(arg('think', 30));
+const PROBE_THINK = Number(arg('probe-think', 300)); // ms a probe game's person waits before moving
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 function start() {
   const data = fs.mkdtempSync(path.join(os.tmpdir(), 'mancala-cl-'));
-  const child = spawn(BIN, ['--port', '0', '--bind', '127.0.0.1', '--data', data, '--sync', 'normal',
-    '--rate', '100000', '--burst', '100000', '--computer-ms', String(MS), '--computer-threads', THREADS],
-  { stdio: ['ignore', 'ignore', 'pipe'] });
+  const args = ['--port', '0', '--bind', '127.0.0.1', '--data', data, '--sync', 'normal',
+    '--rate', '100000', '--burst', '100000', '--max-per-ip', '100000', '--players-per-ip', '1000000',
+    '--rooms-per-ip', '10000000', '--public-rooms-per-ip', '10000000',
+    '--computer-games-per-player', '1000000', '--computer-games-per-ip', '1000000',
+    '--computer-ms', String(MS), '--computer-threads', THREADS];
+  if (REPLY) args.push('--computer-reply-ms', REPLY);
+  const child = spawn(BIN, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
   return new Promise((resolve, reject) => {
     child.stderr.on('data', (d) => {
@@ -66,76 +80,102 @@ class C {
 }
 
 const pct = (a, p) => { const s = [...a].sort((x, y) => x - y); return s[Math.min(s.length - 1, Math.floor(p * s.length))]; };
+const fmt = (x) => (x === undefined ? '-' : x >= 100 ? x.toFixed(0) : x.toFixed(1));
 
-// Plays people's games (new ones as they end) until MOVES round trips are measured.
-async function people(url) {
-  const a = await C.open(url, 'Ana'), b = await C.open(url, 'Bo');
-  const rtt = [];
-  while (rtt.length < MOVES) {
-    const j = await a.req({ type: 'create', game: 'kalah', seat: 'south', visibility: 'private' });
-    const room = j.room;
-    const got = new Promise((r) => { b.on = (m) => { if (m.type === 'state' && m.status === 'playing') r(m); }; });
-    await b.req({ type: 'join', room });
-    let st = await got;
-    b.on = null;
-    while (st.status === 'playing' && rtt.length < MOVES) {
-      const mover = st.turn === 'south' ? a : b;
-      await new Promise((r) => setTimeout(r, THINK));
-      const t0 = process.hrtime.bigint();
-      st = await mover.req({ type: 'move', room, house: st.legal[Math.floor(Math.random() * st.legal.length)], ply: st.ply });
-      rtt.push(Number(process.hrtime.bigint() - t0) / 1e6);
-      if (st.type !== 'state') throw new Error(JSON.stringify(st));
+// A person playing the computer at level, answering at once (South: moves first), new games as
+// games end. Records the time from each of its moves to the computer's next move, while on.
+async function opponent(url, name, level, rec, think = 0) {
+  const c = await C.open(url, name);
+  let room = null, sent = null, movedAt = -1;
+  // The reply is taken in the message handler itself: the game's first state may come in the
+  // same read as the reply, before an awaiting caller would resume.
+  const play = () => new Promise((resolve) => {
+    const id = c.n++;
+    c.wait.set(id, (j) => {
+      if (j.type !== 'joined') throw new Error(JSON.stringify(j));
+      room = j.room;
+      movedAt = -1;
+      resolve();
+    });
+    c.ws.send(JSON.stringify({ type: 'create', game: 'kalah', opponent: 'computer', level, seat: 'south', id }));
+  });
+  c.on = (m) => {
+    if (m.type !== 'state' || m.room !== room || rec.stop) return;
+    // The computer's first move after the person's last one: the reply.
+    if (sent !== null && m.last && m.last.seat === 'north') {
+      if (rec.on) rec.times.push(Number(process.hrtime.bigint() - sent) / 1e6);
+      sent = null;
     }
-  }
-  a.ws.close(); b.ws.close();
-  return rtt;
+    if (m.status === 'finished') { sent = null; play(); return; }
+    // The person's turn (also its extra turn): it moves at once, once a ply.
+    if (m.status === 'playing' && m.turn === 'south' && m.ply > movedAt) {
+      movedAt = m.ply;
+      const move = () => {
+        if (rec.stop) return;
+        sent = process.hrtime.bigint();
+        c.ws.send(JSON.stringify({ type: 'move', room, house: m.legal[Math.floor(Math.random() * m.legal.length)], ply: m.ply }));
+      };
+      if (think > 0) setTimeout(move, think); else move();
+    }
+  };
+  await play();
+  return c;
 }
 
-// N people each playing the computer at level 6, answering at once, new games as games end.
-async function computerLoad(url, n) {
-  const counter = { computer: 0, stop: false };
-  const players = [];
-  for (let i = 0; i < n; i++) {
-    const c = await C.open(url, 'P' + i);
-    const play = async () => {
-      const j = await c.req({ type: 'create', game: 'kalah', opponent: 'computer', level: 6, seat: 'north' });
-      c.room = j.room;
-    };
-    c.on = (m) => {
-      if (m.type !== 'state' || m.room !== c.room || counter.stop) return;
-      if (m.last && m.last.seat === 'south') counter.computer++;
-      if (m.status === 'finished') { play(); return; }
-      if (m.status === 'playing' && m.turn === 'north') c.ws.send(JSON.stringify({ type: 'move', room: c.room, house: m.legal[0], ply: m.ply }));
-    };
-    await play();
-    players.push(c);
-  }
-  return { counter, close: () => { counter.stop = true; for (const c of players) c.ws.close(); } };
+// Two people playing each other: the round trip of each move, while on.
+async function pair(url, i, rec) {
+  const a = await C.open(url, 'A' + i), b = await C.open(url, 'B' + i);
+  (async () => {
+    while (!rec.stop) {
+      const j = await a.req({ type: 'create', game: 'kalah', seat: 'south', visibility: 'private' });
+      const got = new Promise((r) => { b.on = (m) => { if (m.type === 'state' && m.status === 'playing') r(m); }; });
+      await b.req({ type: 'join', room: j.room });
+      let st = await got;
+      b.on = null;
+      while (st.status === 'playing' && !rec.stop) {
+        const mover = st.turn === 'south' ? a : b;
+        await sleep(THINK);
+        const t0 = process.hrtime.bigint();
+        st = await mover.req({ type: 'move', room: j.room, house: st.legal[Math.floor(Math.random() * st.legal.length)], ply: st.ply });
+        if (rec.on) rec.times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+        if (st.type !== 'state') throw new Error(JSON.stringify(st));
+      }
+    }
+  })();
+  return [a, b];
 }
 
-const line = (name, a) => `| ${name} | ${a.length} | ${pct(a, 0.5).toFixed(2)} | ${pct(a, 0.99).toFixed(2)} | ${Math.max(...a).toFixed(2)} |`;
+const load = () => os.loadavg().map((x) => x.toFixed(1)).join(' ');
 
-const srv = await start();
-try {
-  const base = await people(srv.url);
-  const load = await computerLoad(srv.url, GAMES);
-  await new Promise((r) => setTimeout(r, 2000)); // Every search under way.
-  const t0 = Date.now();
-  const c0 = load.counter.computer;
-  const busy = await people(srv.url);
-  const secs = (Date.now() - t0) / 1000;
-  const computerMoves = load.counter.computer - c0;
-  load.close();
-  console.log(`server ${BIN}, --computer-ms ${MS}, --computer-threads ${THREADS}, ${os.cpus().length} CPUs, load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
-  console.log('');
-  console.log('| phase | moves | p50 ms | p99 ms | max ms |');
-  console.log('| --- | --- | --- | --- | --- |');
-  console.log(line('people only', base));
-  console.log(line(`people while ${GAMES} level-6 games think`, busy));
-  console.log('');
-  console.log(`computer moves during the second phase: ${computerMoves} in ${secs.toFixed(1)} s`);
-} finally {
-  srv.child.kill('SIGTERM');
-  await new Promise((r) => srv.child.once('exit', r));
-  fs.rmSync(srv.data, { recursive: true, force: true });
+console.log(`server ${BIN}, --computer-ms ${MS}, --computer-threads ${THREADS}${REPLY ? `, --computer-reply-ms ${REPLY}` : ''}, ${os.cpus().length} CPUs; ${SECONDS} s measured a load, ${PROBES} probe games a level (${PROBE_THINK} ms before each move), ${PAIRS} pairs of people (${THINK} ms between moves)`);
+console.log('');
+console.log('| games at level 6 | load average before / after | level | replies | p50 ms | p99 ms | max ms |');
+console.log('| --- | --- | --- | --- | --- | --- | --- |');
+for (const n of LOADS) {
+  const before = load();
+  const srv = await start();
+  const conns = [];
+  const recs = {};
+  try {
+    for (let level = 1; level <= 6; level++) recs[level] = { times: [], on: false, stop: false };
+    const people = { times: [], on: false, stop: false };
+    for (let i = 0; i < n; i++) conns.push(await opponent(srv.url, 'L' + i, 6, recs[6]));
+    for (let level = 1; level <= 5; level++)
+      for (let i = 0; i < PROBES; i++) conns.push(await opponent(srv.url, `P${level}-${i}`, level, recs[level], PROBE_THINK));
+    for (let i = 0; i < PAIRS; i++) conns.push(...await pair(srv.url, i, people));
+    await sleep(3000); // Every game under way.
+    const all = [...Object.values(recs), people];
+    for (const r of all) r.on = true;
+    await sleep(SECONDS * 1000);
+    for (const r of all) { r.on = false; r.stop = true; }
+    const after = load();
+    const row = (what, a) => `| ${n} | ${before} / ${after} | ${what} | ${a.length} | ${fmt(pct(a, 0.5))} | ${fmt(pct(a, 0.99))} | ${fmt(a.length ? Math.max(...a) : undefined)} |`;
+    for (let level = 1; level <= 6; level++) console.log(row(`computer, level ${level}`, recs[level].times));
+    console.log(row('people\'s move round trip', people.times));
+  } finally {
+    for (const c of conns) c.ws.close();
+    srv.child.kill('SIGTERM');
+    await new Promise((r) => srv.child.once('exit', r));
+    fs.rmSync(srv.data, { recursive: true, force: true });
+  }
 }

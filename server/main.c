@@ -21,6 +21,7 @@
 #include "srv_proto.h"
 #include "srv_recover.h"
 #include "srv_room.h"
+#include "srv_search_pool.h"
 #include "srv_store.h"
 #include "srv_time_uv.h"
 #include "srv_turn.h"
@@ -48,6 +49,7 @@ static struct app {
   srv_work work;
   srv_accounts *accounts;
   srv_computer *computer;
+  srv_search_queue *searches; /* The computer's searches (srv_search_pool.h). */
 } app;
 
 /* The gauges of /healthz and /metrics that the network layer does not own. */
@@ -70,6 +72,9 @@ static void on_stopped(void *arg) {
   a->myrooms = NULL;
   srv_rooms_free(a->rooms);
   a->rooms = NULL;
+  srv_computer_close(a->computer); /* Its timers; searches in flight end on their own. */
+  if (a->searches != NULL)
+    srv_search_pool_close(a->searches);
   uv_close((uv_handle_t *)&a->sigint, NULL);
   uv_close((uv_handle_t *)&a->sigterm, NULL);
   srv_net_free(a->net);
@@ -98,26 +103,45 @@ static void on_signal(uv_signal_t *h, int signum) {
   srv_net_stop(app.net, on_stopped, &app);
 }
 
-/* The computer's thinker, its threads sized to the machine (uv's pool grown to hold them). */
+/* Shares of the fast lane's time: levels 3-4 answer within about this long whatever the load,
+ * and a search there gets at least FAST_FLOOR_MS. A deep search gets at least DEEP_FLOOR_MS. */
+#define FAST_TARGET_MS 60
+#define FAST_FLOOR_MS 1
+#define DEEP_FLOOR_MS 5
+
+/* The computer's thinker and its search queue, the deep lane's threads sized to the machine, one
+ * fast one more per four (uv's pool grown to hold them beside the password hashing). */
 static int start_computer(const srv_config *cfg) {
   int threads = cfg->computer_threads;
   if (threads == 0) {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     threads = cpus > 2 ? (int)cpus - 1 : 1;
   }
-  if (threads > 4 && getenv("UV_THREADPOOL_SIZE") == NULL) {
+  int fast = 1 + threads / 4;
+  if (getenv("UV_THREADPOOL_SIZE") == NULL) {
     char n[16];
-    snprintf(n, sizeof n, "%d", threads);
+    snprintf(n, sizeof n, "%d", threads + fast + 4);
     setenv("UV_THREADPOOL_SIZE", n, 0); /* Read by libuv at its first queued work. */
   }
-  srv_computer_config cc = {cfg->computer_ms, threads, cfg->data};
-  if ((app.computer = srv_computer_new(&app.loop, app.rooms, &cc)) == NULL) {
+  srv_work_init_uv(&app.work, &app.loop);
+  srv_search_pool_config pc = {.workers = {fast, threads},
+                               .target_ms = {FAST_TARGET_MS, cfg->computer_reply_ms},
+                               .floor_ms = {FAST_FLOOR_MS, DEEP_FLOOR_MS},
+                               .data_dir = cfg->data};
+  srv_computer_config cc = {cfg->computer_ms};
+  if ((app.searches = srv_search_pool_new(&app.work, &app.time, &pc)) == NULL ||
+      (app.computer = srv_computer_new(app.rooms, app.searches, &app.time, &cc)) == NULL) {
     srv_log_error("main", "out of memory");
     return 1;
   }
   srv_rooms_set_computer_games(app.rooms, cfg->computer_max_games);
-  srv_log_info("main", "computer: %d search%s at once, %d ms a move at level 6, at most %d games",
-               threads, threads == 1 ? "" : "es", cfg->computer_ms, cfg->computer_max_games);
+  srv_rooms_set_computer_shares(app.rooms, cfg->computer_games_per_player,
+                                cfg->computer_games_per_ip);
+  srv_log_info("main",
+               "computer: %d deep search%s at once and %d fast, %d ms a move at level 6 (cut to "
+               "answer within %d ms under load), at most %d games (%d a person, %d an address)",
+               threads, threads == 1 ? "" : "es", fast, cfg->computer_ms, cfg->computer_reply_ms,
+               cfg->computer_max_games, cfg->computer_games_per_player, cfg->computer_games_per_ip);
   return 0;
 }
 
@@ -221,7 +245,7 @@ int main(int argc, char **argv) {
   app.dispatch.players_per_addr = cfg.players_per_ip;
   srv_lobby_set_limit(app.lobby, cfg.watchers_per_ip);
   /* Accounts hash passwords on libuv's thread pool; their results come back to this loop. */
-  srv_work_init_uv(&app.work, &app.loop);
+  srv_work_init_uv(&app.work, &app.loop); /* Again when the computer did: the same table. */
   srv_accounts_config acfg;
   srv_accounts_config_init(&acfg);
   acfg.attempts_per_name = cfg.login_attempts;
@@ -256,6 +280,7 @@ int main(int argc, char **argv) {
   uv_run(&app.loop, UV_RUN_DEFAULT);
 
   srv_computer_free(app.computer); /* Its searches ended with the rooms, before uv_run returned. */
+  srv_search_pool_free(app.searches);
   /* Every password job has had its done call (uv_run() waits for them), applying nothing. */
   srv_accounts_free(app.accounts);
   srv_persist_free(app.persist);

@@ -334,6 +334,7 @@ export default {
   'err.too_many_rooms': 'You are playing in too many rooms at once.',
   'err.too_many_connections': 'Too many connections. Try again later.',
   'err.server_full': 'The server is full. Try again later.',
+  'err.too_many_computer_games': 'You already have too many unfinished games against the computer. Finish or resign one first.',
   'err.out_of_memory': 'The server is overloaded. Try again later.',
   'err.internal': 'Something went wrong on the server.',
   'err.storage': 'The server could not save the move. Try again.',

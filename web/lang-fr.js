@@ -334,6 +334,7 @@ export default {
   'err.too_many_rooms': 'Vous jouez dans trop de salles à la fois.',
   'err.too_many_connections': 'Trop de connexions. Réessayez plus tard.',
   'err.server_full': 'Le serveur est plein. Réessayez plus tard.',
+  'err.too_many_computer_games': 'Vous avez déjà trop de parties en cours contre l’ordinateur. Terminez-en ou abandonnez-en une d’abord.',
   'err.out_of_memory': 'Le serveur est surchargé. Réessayez plus tard.',
   'err.internal': 'Un problème est survenu sur le serveur.',
   'err.storage': 'Le serveur n’a pas pu enregistrer le coup. Réessayez.',

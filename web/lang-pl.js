@@ -334,6 +334,7 @@ export default {
   'err.too_many_rooms': 'Grasz w zbyt wielu pokojach naraz.',
   'err.too_many_connections': 'Zbyt wiele połączeń. Spróbuj później.',
   'err.server_full': 'Serwer jest pełny. Spróbuj później.',
+  'err.too_many_computer_games': 'Masz już zbyt wiele niedokończonych gier z komputerem. Najpierw dokończ albo poddaj jedną z nich.',
   'err.out_of_memory': 'Serwer jest przeciążony. Spróbuj później.',
   'err.internal': 'Coś poszło nie tak na serwerze.',
   'err.storage': 'Serwer nie zapisał ruchu. Spróbuj ponownie.',

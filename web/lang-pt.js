@@ -334,6 +334,7 @@ export default {
   'err.too_many_rooms': 'Você está jogando em salas demais ao mesmo tempo.',
   'err.too_many_connections': 'Conexões demais. Tente mais tarde.',
   'err.server_full': 'O servidor está cheio. Tente mais tarde.',
+  'err.too_many_computer_games': 'Você já tem partidas demais em andamento contra o computador. Termine ou abandone uma primeiro.',
   'err.out_of_memory': 'O servidor está sobrecarregado. Tente mais tarde.',
   'err.internal': 'Algo deu errado no servidor.',
   'err.storage': 'O servidor não conseguiu salvar a jogada. Tente de novo.',

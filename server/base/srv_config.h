@@ -35,14 +35,17 @@ typedef struct srv_config {
   int computer_ms;         /* The computer's time a move at level 6, every level's cap. */
   int computer_threads;    /* The computer's searches at once; 0: CPUs - 1, at least 1. */
   int computer_max_games;  /* Unfinished games against the computer; 0: no computer. */
-  int rate;                /* Messages per second a connection may send on average. */
-  int burst;               /* Messages a connection may send at once. */
-  int send_queue;          /* Outgoing messages queued per connection before it is dropped. */
-  int send_queue_kib;      /* Outgoing bytes (KiB) queued per connection before it is dropped. */
-  char trust_proxy[512];   /* Proxies whose X-Forwarded-For names the client (srv_addr.h). */
-  int login_attempts;      /* Failed logins of one name per window (srv_account.h). */
-  int login_attempts_ip;   /* Password checks and sign-ups from one address per window. */
-  int login_window_s;      /* The window of both. */
+  int computer_games_per_player; /* Of those, one person's. */
+  int computer_games_per_ip;     /* Of those, created from one client address. */
+  int computer_reply_ms;         /* The reply time levels 5-6 aim at under load. */
+  int rate;                      /* Messages per second a connection may send on average. */
+  int burst;                     /* Messages a connection may send at once. */
+  int send_queue;                /* Outgoing messages queued per connection before it is dropped. */
+  int send_queue_kib;    /* Outgoing bytes (KiB) queued per connection before it is dropped. */
+  char trust_proxy[512]; /* Proxies whose X-Forwarded-For names the client (srv_addr.h). */
+  int login_attempts;    /* Failed logins of one name per window (srv_account.h). */
+  int login_attempts_ip; /* Password checks and sign-ups from one address per window. */
+  int login_window_s;    /* The window of both. */
 } srv_config;
 
 /* Fills *cfg with the defaults. */

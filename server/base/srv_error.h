@@ -28,6 +28,9 @@
   X(NOTOVER, "not_finished", "The game is still going on.")                                        \
   X(UNSUPPORTED, "unsupported", "This server does not support that yet.")                          \
   X(ROOMS, "too_many_rooms", "Too many unfinished rooms for you or your address.")                 \
+  X(COMPUTERGAMES, "too_many_computer_games",                                                      \
+    "Too many unfinished games against the computer for you or your address: finish or resign "    \
+    "one first.")                                                                                  \
   X(CONNS, "too_many_connections", "Too many connections: try again later.")                       \
   X(WATCHERS, "too_many_watchers", "Too many lobby watchers from your address.")                   \
   X(SERVERFULL, "server_full", "The server cannot take more rooms right now.")                     \

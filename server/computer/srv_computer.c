@@ -1,124 +1,115 @@
-/* The computer's searches on the libuv thread pool (see srv_computer.h). */
+/* The computer's searches, fair across games (see srv_computer.h). */
 #include "srv_computer.h"
 
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "mc_egtb.h"
 #include "mc_error.h"
-#include "mc_search.h"
+#include "srv_error.h"
+#include "srv_hash.h"
 #include "srv_list.h"
 #include "srv_log.h"
 #include "srv_rand.h"
 
-/* Transposition table of each search context. */
-#define TT_BYTES (16u << 20)
 /* A clocked computer spends at most this share of what its clock has left on a move, and keeps
  * this much in reserve for the way back to the loop. */
 #define CLOCK_SHARE 20
 #define CLOCK_RESERVE_MS 300
+/* A loop search's cap: levels 1-2 take a few hundredths of this (docs/computer.md). */
+#define LOOP_CAP_MS 5
+/* The loop's search context: small, levels 1-2 look two moves ahead at most. */
+#define LOOP_TT_BYTES (256u << 10)
 
-typedef struct job {
-  uv_work_t req;
+/* A room's wish for the computer's move at one position: at most one a room. */
+typedef struct want {
   srv_computer *owner;
-  srv_room *room; /* NULL once detached: the result is dropped. */
+  srv_room *room;
   int game_no;
   size_t ply;
-  mc_game *game; /* The copy the worker searches (owned). */
   int level;
   long ms;
   uint64_t seed;
-  atomic_bool cancel;
-  mc_search *search; /* A context of the pool while running. */
-  bool running;
-  int rc;
-  mc_search_result res;
-  srv_list link; /* owner->waiting or owner->running. */
-} job;
+  srv_search_job *job; /* In the queue; NULL for a loop search (then in owner->soon). */
+  srv_list soon;
+  srv_hash_node hnode; /* owner->by_room */
+} want;
 
 struct srv_computer {
-  uv_loop_t *loop;
   srv_rooms *rooms;
+  srv_search_queue *queue;
+  srv_time *time;
   srv_computer_config cfg;
-  mc_egtb *egtb;
-  mc_search **pool; /* Free contexts: npool of them. */
-  int npool;
-  srv_list waiting, running;
-  int nwaiting, nrunning;
+  srv_hash by_room;
+  srv_list soon; /* Loop searches, in the order they were asked for. */
+  int nsoon;
+  srv_timer *soon_timer; /* Runs them in a callback of their own. */
+  mc_search *loop_search;
 };
 
-static void job_free(job *j) {
-  mc_game_free(j->game);
-  free(j);
+static bool want_is(const srv_hash_node *n, const void *key) {
+  return srv_hash_entry(n, want, hnode)->room == key;
 }
 
-static job *find(srv_computer *c, const srv_room *room) {
-  srv_list *lists[2] = {&c->running, &c->waiting};
-  for (int i = 0; i < 2; i++) {
-    srv_list_foreach (it, lists[i]) {
-      job *j = srv_list_entry(it, job, link);
-      if (j->room == room)
-        return j;
-    }
+static want *find(srv_computer *c, const srv_room *room) {
+  srv_hash_node *n = srv_hash_find(&c->by_room, srv_hash_ptr(room), want_is, room);
+  return n != NULL ? srv_hash_entry(n, want, hnode) : NULL;
+}
+
+static void forget(srv_computer *c, want *w) {
+  srv_hash_remove(&c->by_room, &w->hnode);
+  if (w->job == NULL) {
+    srv_list_remove(&w->soon);
+    c->nsoon--;
   }
-  return NULL;
+  free(w);
 }
 
-/* Detaches j from its room: a running search is cancelled (its callback frees it), a waiting one
- * is freed now. */
-static void detach(srv_computer *c, job *j) {
-  j->room = NULL;
-  if (j->running) {
-    atomic_store(&j->cancel, true);
-    return;
-  }
-  srv_list_remove(&j->link);
-  c->nwaiting--;
-  job_free(j);
+/* The room no longer wants w's answer. */
+static void drop(srv_computer *c, want *w) {
+  if (w->job != NULL)
+    c->queue->cancel(c->queue, w->job);
+  forget(c, w);
 }
 
-static void work(uv_work_t *req) {
-  job *j = req->data;
-  j->rc = mc_search_game(j->search, j->game, j->level, j->ms, j->seed, &j->cancel, &j->res);
-}
-
-static void pump(srv_computer *c);
-
-static void after(uv_work_t *req, int status) {
-  job *j = req->data;
-  srv_computer *c = j->owner;
-  srv_list_remove(&j->link);
-  c->nrunning--;
-  c->pool[c->npool++] = j->search;
-  srv_room *room = j->room;
-  if (room != NULL && status == 0 && j->rc == 0) {
-    srv_room_computer_move(room, j->game_no, j->ply, j->res.move);
-  } else if (room != NULL) {
+static void play(srv_room *room, int game_no, size_t ply, int rc, int move) {
+  if (rc == 0)
+    srv_room_computer_move(room, game_no, ply, move);
+  else
     srv_log_error("computer", "%s: the search failed: %s", srv_room_code(room),
-                  status != 0 ? uv_strerror(status) : mc_strerror(j->rc));
-  }
-  job_free(j);
-  pump(c);
+                  rc <= SRV_E_BASE_ ? srv_err_code(rc) : mc_strerror(rc));
 }
 
-static void pump(srv_computer *c) {
-  while (c->npool > 0 && !srv_list_empty(&c->waiting)) {
-    job *j = srv_list_entry(srv_list_first(&c->waiting), job, link);
-    srv_list_remove(&j->link);
-    c->nwaiting--;
-    j->search = c->pool[--c->npool];
-    j->running = true;
-    j->req.data = j;
-    int rc = uv_queue_work(c->loop, &j->req, work, after);
-    if (rc != 0) {
-      srv_log_error("computer", "uv_queue_work: %s", uv_strerror(rc));
-      c->pool[c->npool++] = j->search;
-      job_free(j);
-      continue;
-    }
-    srv_list_push_back(&c->running, &j->link);
-    c->nrunning++;
+static void on_answer(void *arg, const srv_search_answer *a) {
+  want *w = arg;
+  srv_room *room = w->room;
+  const int game_no = w->game_no;
+  const size_t ply = w->ply;
+  w->job = NULL; /* Done: nothing to cancel. */
+  srv_hash_remove(&w->owner->by_room, &w->hnode);
+  free(w);
+  play(room, game_no, ply, a->rc, a->res.move); /* May ask again (an extra turn). */
+}
+
+/* The loop searches asked for so far; those asked for meanwhile wait for the next callback. */
+static void on_soon(void *arg) {
+  srv_computer *c = arg;
+  srv_list batch;
+  srv_list_init(&batch);
+  while (!srv_list_empty(&c->soon)) {
+    srv_list *it = srv_list_first(&c->soon);
+    srv_list_remove(it);
+    srv_list_push_back(&batch, it);
+  }
+  while (!srv_list_empty(&batch)) {
+    want *w = srv_list_entry(srv_list_first(&batch), want, soon);
+    srv_room *room = w->room;
+    const int game_no = w->game_no;
+    const size_t ply = w->ply;
+    mc_search_result res;
+    int rc =
+        mc_search_game(c->loop_search, srv_room_game(room), w->level, w->ms, w->seed, NULL, &res);
+    forget(c, w);
+    play(room, game_no, ply, rc, res.move); /* May drop or add others: the lists stay sound. */
   }
 }
 
@@ -127,105 +118,111 @@ static void think(void *ud, srv_room *room) {
   const mc_game *game = srv_room_game(room);
   const size_t ply = mc_game_ply(game);
   const int game_no = srv_room_game_no(room);
-  job *old = find(c, room);
+  want *old = find(c, room);
   if (old != NULL) {
     if (old->game_no == game_no && old->ply == ply)
-      return; /* Already thinking about this position. */
-    detach(c, old);
+      return; /* Already asked for this position: its place in line stays. */
+    drop(c, old);
   }
   const int seat = mc_game_pos(game)->turn;
-  job *j = calloc(1, sizeof *j);
-  if (j == NULL || (j->game = mc_game_copy(game)) == NULL) {
-    free(j);
+  want *w = calloc(1, sizeof *w);
+  if (w == NULL) {
     srv_log_error("computer", "%s: out of memory: the computer cannot move", srv_room_code(room));
     return;
   }
-  j->owner = c;
-  j->room = room;
-  j->game_no = game_no;
-  j->ply = ply;
-  j->level = srv_room_computer_level(room, seat);
-  j->ms = c->cfg.ms;
+  w->owner = c;
+  w->room = room;
+  w->game_no = game_no;
+  w->ply = ply;
+  w->level = srv_room_computer_level(room, seat);
+  w->ms = c->cfg.ms;
   int64_t left = srv_room_clock_left(room, seat);
   if (left >= 0) {
     int64_t share = (left - CLOCK_RESERVE_MS) / CLOCK_SHARE;
     if (share < 10)
       share = 10;
-    if (share < j->ms)
-      j->ms = (long)share;
+    if (share < w->ms)
+      w->ms = (long)share;
   }
-  if (srv_rand_bytes(&j->seed, sizeof j->seed) != 0)
-    j->seed = ply * UINT64_C(0x9E3779B97F4A7C15);
-  atomic_init(&j->cancel, false);
-  srv_list_push_back(&c->waiting, &j->link);
-  c->nwaiting++;
-  pump(c);
+  if (srv_rand_bytes(&w->seed, sizeof w->seed) != 0)
+    w->seed = ply * UINT64_C(0x9E3779B97F4A7C15);
+  srv_hash_insert(&c->by_room, &w->hnode, srv_hash_ptr(room));
+  if (w->level <= SRV_COMPUTER_LOOP_LEVEL) {
+    if (w->ms > LOOP_CAP_MS)
+      w->ms = LOOP_CAP_MS;
+    srv_list_push_back(&c->soon, &w->soon);
+    c->nsoon++;
+    if (c->soon_timer != NULL)
+      c->time->timer_start(c->soon_timer, 0);
+    return;
+  }
+  srv_search_req req = {game, w->level, w->ms, w->seed,
+                        w->level <= SRV_COMPUTER_FAST_LEVEL ? SRV_SEARCH_FAST : SRV_SEARCH_DEEP};
+  int rc = c->queue->submit(c->queue, &req, on_answer, w, &w->job);
+  if (rc != 0) {
+    srv_log_error("computer", "%s: the computer cannot move: %s", srv_room_code(room),
+                  srv_err_code(rc));
+    w->job = NULL;
+    srv_hash_remove(&c->by_room, &w->hnode);
+    free(w);
+  }
 }
 
 static void stop(void *ud, srv_room *room) {
   srv_computer *c = ud;
-  job *j = find(c, room);
-  if (j != NULL)
-    detach(c, j);
+  want *w = find(c, room);
+  if (w != NULL)
+    drop(c, w);
 }
 
-srv_computer *srv_computer_new(uv_loop_t *loop, srv_rooms *rooms, const srv_computer_config *cfg) {
+srv_computer *srv_computer_new(srv_rooms *rooms, srv_search_queue *queue, srv_time *time,
+                               const srv_computer_config *cfg) {
   srv_computer *c = calloc(1, sizeof *c);
   if (c == NULL)
     return NULL;
-  c->loop = loop;
   c->rooms = rooms;
+  c->queue = queue;
+  c->time = time;
   c->cfg = *cfg;
-  c->cfg.data_dir = NULL;
-  if (c->cfg.threads < 1)
-    c->cfg.threads = 1;
-  srv_list_init(&c->waiting);
-  srv_list_init(&c->running);
-  c->egtb = mc_egtb_new();
-  c->pool = calloc((size_t)c->cfg.threads, sizeof *c->pool);
-  if (c->egtb == NULL || c->pool == NULL) {
-    srv_computer_free(c);
+  srv_list_init(&c->soon);
+  mc_search_config sc = {.tt_bytes = LOOP_TT_BYTES};
+  if (srv_hash_init(&c->by_room, 64) != 0) {
+    free(c);
     return NULL;
   }
-  if (cfg->data_dir != NULL) {
-    mc_egtb_options opts = {.dir = cfg->data_dir};
-    int rc = mc_egtb_load_defaults(c->egtb, &opts);
-    if (rc != 0)
-      srv_log_info("computer",
-                   "endgame tables: %d loaded from %s (%s for the others; `mancala egtb build "
-                   "--dir %s` builds them)",
-                   mc_egtb_count(c->egtb), cfg->data_dir, mc_strerror(rc), cfg->data_dir);
-    else
-      srv_log_info("computer", "endgame tables: %d loaded from %s", mc_egtb_count(c->egtb),
-                   cfg->data_dir);
-  }
-  mc_search_config sc = {.tt_bytes = TT_BYTES, .egtb = c->egtb};
-  for (int i = 0; i < c->cfg.threads; i++) {
-    if ((c->pool[i] = mc_search_new(&sc)) == NULL) {
-      srv_computer_free(c);
-      return NULL;
-    }
-    c->npool++;
+  c->soon_timer = srv_timer_new(time, on_soon, c);
+  c->loop_search = mc_search_new(&sc);
+  if (c->soon_timer == NULL || c->loop_search == NULL) {
+    srv_computer_free(c);
+    return NULL;
   }
   srv_room_thinker t = {think, stop, c};
   srv_rooms_set_thinker(rooms, &t);
   return c;
 }
 
+void srv_computer_close(srv_computer *c) {
+  if (c == NULL)
+    return;
+  c->time->timer_free(c->soon_timer);
+  c->soon_timer = NULL;
+}
+
 void srv_computer_free(srv_computer *c) {
   if (c == NULL)
     return;
-  srv_list_foreach_safe (it, &c->waiting)
-    job_free(srv_list_entry(it, job, link));
-  if (c->pool != NULL)
-    for (int i = 0; i < c->npool; i++)
-      mc_search_free(c->pool[i]);
-  free(c->pool);
-  mc_egtb_free(c->egtb);
+  srv_hash_node *n;
+  while ((n = srv_hash_first(&c->by_room)) != NULL) {
+    want *w = srv_hash_entry(n, want, hnode);
+    drop(c, w);
+  }
+  srv_hash_dispose(&c->by_room);
+  if (c->soon_timer != NULL)
+    c->time->timer_free(c->soon_timer);
+  mc_search_free(c->loop_search);
   free(c);
 }
 
-void srv_computer_counts(const srv_computer *c, int *running, int *waiting) {
-  *running = c->nrunning;
-  *waiting = c->nwaiting;
+int srv_computer_loop_waiting(const srv_computer *c) {
+  return c->nsoon;
 }

@@ -1,42 +1,49 @@
-/* The computer's searches: the thinker of the rooms (srv_room_thinker), on the libuv thread pool.
+/* The computer's searches: the thinker of the rooms (srv_room_thinker), fair across games.
  *
- * When a room tells it that the computer is to move, it copies the room's game (the position and
- * the history the repetition rule needs) into a job, on the loop thread; a worker thread searches
- * the copy with a search context of its own (mc_search_game()) and never sees a room. Back on the
- * loop thread, the after-work callback plays the move through srv_room_computer_move(), which
- * checks that the room still plays the same game at the same ply; a job whose room stopped
- * wanting it (game over, room closed, the position changed) was cancelled and detached, and its
- * result is dropped. The loop thread is the only one that touches rooms and jobs' links.
- *
- * At most `threads` searches run at once; the others wait in a FIFO queue, whose length is bounded
- * by the rooms' cap of games against the computer (one job a room at most). A search gets the
- * lesser of `ms` and a share of its clock (docs/computer.md).
+ * When a room tells it that the computer is to move, it asks for that position's move: a game
+ * has at most one search asked for (a newer position replaces the older search, which is
+ * cancelled), so games take turns in the order they asked, and none gets a second search ahead
+ * of another's first. Where the search runs depends on its level:
+ *   - levels 1-2 on the loop thread itself, in a callback of their own (a search there costs at
+ *     most a few hundredths of a millisecond: docs/computer.md), never behind any queue;
+ *   - levels 3-4 in the search queue's fast lane, 5-6 in its deep lane (srv_search_queue.h), where
+ *     a long lane cuts the budget of a deep search rather than make games wait.
+ * The answer is played through srv_room_computer_move(), which checks that the room still plays
+ * the same game at the same ply; a room that stopped wanting it (game over, resigned, closed, the
+ * position changed) has had its search cancelled. The loop thread is the only one that touches
+ * rooms. A search gets the lesser of `ms` and a share of its clock (docs/computer.md).
  */
 #ifndef SRV_COMPUTER_H
 #define SRV_COMPUTER_H
 
-#include <uv.h>
-
 #include "srv_room.h"
+#include "srv_search_queue.h"
+#include "srv_time.h"
+
+/* Levels up to this one are searched on the loop thread. */
+#define SRV_COMPUTER_LOOP_LEVEL 2
+/* Levels up to this one go to the fast lane; above it, the deep lane. */
+#define SRV_COMPUTER_FAST_LEVEL 4
 
 typedef struct srv_computer srv_computer;
 
 typedef struct srv_computer_config {
-  int ms;               /* Level 6's budget a move, and every level's cap. */
-  int threads;          /* Searches at once (1..). */
-  const char *data_dir; /* Where the endgame tables are (borrowed); NULL: none. */
+  int ms; /* Level 6's budget a move, and every level's cap. */
 } srv_computer_config;
 
-/* Returns a new thinker for rooms on loop (both borrowed; they must outlive it), or NULL when
- * memory runs out. It loads the endgame tables found in cfg->data_dir (none built here: `mancala
- * egtb build` builds them) and sets itself as the rooms' thinker. */
-srv_computer *srv_computer_new(uv_loop_t *loop, srv_rooms *rooms, const srv_computer_config *cfg);
+/* Returns a new thinker for rooms, searching through queue and deferring its loop searches on
+ * time (all borrowed; they must outlive it), or NULL when memory runs out. It sets itself as the
+ * rooms' thinker. */
+srv_computer *srv_computer_new(srv_rooms *rooms, srv_search_queue *queue, srv_time *time,
+                               const srv_computer_config *cfg);
 
-/* Frees it. Every job must be over: call after uv_run() returned (the rooms' shutdown cancels the
- * searches; the loop runs until their callbacks are done). NULL is allowed. */
+/* Frees its timer: call on the loop thread while the loop runs, after the rooms are gone. */
+void srv_computer_close(srv_computer *c);
+
+/* Frees it. The rooms must be gone (their shutdown cancelled every search). NULL is allowed. */
 void srv_computer_free(srv_computer *c);
 
-/* Searches running and waiting now. */
-void srv_computer_counts(const srv_computer *c, int *running, int *waiting);
+/* Games waiting for a search on the loop thread (levels 1-2) now. */
+int srv_computer_loop_waiting(const srv_computer *c);
 
 #endif

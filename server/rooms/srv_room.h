@@ -144,6 +144,11 @@ void srv_rooms_set_thinker(srv_rooms *rooms, const srv_room_thinker *thinker);
  * SRV_ESERVERFULL); 0: the computer is off (SRV_EUNSUPPORTED). The default is no cap. */
 void srv_rooms_set_computer_games(srv_rooms *rooms, int max);
 
+/* Caps unfinished games against the computer of one player (the person seated in them) at
+ * per_player and of one client address (the address that created them) at per_addr; one more is
+ * refused with SRV_ECOMPUTERGAMES. 0: no cap (the default). */
+void srv_rooms_set_computer_shares(srv_rooms *rooms, int per_player, int per_addr);
+
 /* Whether games against the computer are on: a thinker is set and the cap is not 0. */
 bool srv_rooms_computer_on(const srv_rooms *rooms);
 

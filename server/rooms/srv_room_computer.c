@@ -25,6 +25,11 @@ void srv_rooms_set_computer_games(srv_rooms *rooms, int max) {
   rooms->computer_games = max;
 }
 
+void srv_rooms_set_computer_shares(srv_rooms *rooms, int per_player, int per_addr) {
+  rooms->computer_per_player = per_player;
+  rooms->computer_per_addr = per_addr;
+}
+
 bool srv_rooms_computer_on(const srv_rooms *rooms) {
   return rooms->thinker.think != NULL && rooms->computer_games != 0;
 }
@@ -66,17 +71,23 @@ int srv_room_computer_move(srv_room *room, int game_no, size_t ply, int house) {
   return rc;
 }
 
-int srv_room__computer_admit(srv_rooms *rooms) {
+int srv_room__computer_admit(srv_rooms *rooms, const srv_client *c) {
   if (!srv_rooms_computer_on(rooms))
     return SRV_EUNSUPPORTED;
-  if (rooms->computer_games < 0)
-    return 0;
-  int n = 0;
+  int n = 0, mine = 0, here = 0;
   srv_list_foreach (it, &rooms->order) {
     const srv_room *r = srv_list_entry(it, srv_room, order);
-    n += r->opts.opponent == SRV_OPP_COMPUTER && r->status != SRV_FINISHED;
+    if (r->opts.opponent != SRV_OPP_COMPUTER || r->status == SRV_FINISHED)
+      continue;
+    n++;
+    mine += c->player != NULL && (r->seat[0] == c->player || r->seat[1] == c->player);
+    here += c->peer != NULL && r->peer == c->peer;
   }
-  return n < rooms->computer_games ? 0 : SRV_ESERVERFULL;
+  /* One's own share first: it is the one the person can do something about. */
+  if ((rooms->computer_per_player > 0 && mine >= rooms->computer_per_player) ||
+      (rooms->computer_per_addr > 0 && here >= rooms->computer_per_addr))
+    return SRV_ECOMPUTERGAMES;
+  return rooms->computer_games < 0 || n < rooms->computer_games ? 0 : SRV_ESERVERFULL;
 }
 
 int srv_room__seat_computer(srv_room *room) {

@@ -23,6 +23,8 @@ typedef struct srv_member {
   srv_list in_room;   /* room->members */
   srv_list in_client; /* client->rooms */
   uint64_t since;     /* rooms->out_seq when it came in: it gets the states owed after that. */
+  uint64_t shown;     /* rooms->out_seq when its last full state was made: that state showed
+                       * every state owed until then, which it is not sent again. */
 } srv_member;
 
 /* What a room owes since its storage batch was handed over (srv_room_send.c). Rooms describe what
@@ -140,6 +142,7 @@ struct srv_rooms {
   /* Rated games by pair of players and by address in the last window (srv_rating.h): how much
    * the next one counts. In memory only (a restart forgets it); NULL: not counted. */
   srv_rating_repeats *repeats;
+  int computer_per_player, computer_per_addr; /* The same per person and address; 0: none. */
 };
 
 /* ---- srv_rooms.c: the registry --------------------------------------------------------------- */
@@ -271,9 +274,10 @@ void srv_room__chat_free(srv_room *room);
 
 /* ---- srv_room_computer.c: the computer's seat ---------------------------------------------- */
 
-/* Refuses a new game against the computer beyond the cap: 0, SRV_EUNSUPPORTED (off) or
+/* Refuses c a new game against the computer beyond the caps: 0, SRV_EUNSUPPORTED (off),
+ * SRV_ECOMPUTERGAMES (c's player or address has its share) or
  * SRV_ESERVERFULL. */
-int srv_room__computer_admit(srv_rooms *rooms);
+int srv_room__computer_admit(srv_rooms *rooms, const srv_client *c);
 
 /* Seats the computer at opts.level in the free seat of a waiting room and starts the game. Returns
  * 0 or SRV_ENOMEM / SRV_EINTERNAL (nothing changed). */

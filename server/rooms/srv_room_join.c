@@ -89,7 +89,7 @@ static bool address_may_create(const srv_rooms *rooms, const srv_client *c,
 int srv_room_create(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
   const bool computer = cmd->opts.opponent == SRV_OPP_COMPUTER;
   int rc;
-  if (computer && (rc = srv_room__computer_admit(rooms)) != 0)
+  if (computer && (rc = srv_room__computer_admit(rooms, c)) != 0)
     return rc;
   if (cmd->opts.rated && !c->player->account)
     return SRV_EACCOUNTREQ;

@@ -239,6 +239,11 @@ static void deliver(srv_room *room, srv_room_out *e) {
     srv_event ev = {.type = SRV_EV_STATE, .u.state = &v};
     ev.id = e->id.kind != SRV_ID_NONE ? &e->id : NULL;
     srv_room__send(room->rooms, e->to, &ev);
+    /* Made from the room now, it shows the plies owed after it too (a move of this turn after a
+     * join): sent again after it, they would go back in time. */
+    srv_member *m = srv_room__member(room, e->to);
+    if (m != NULL)
+      m->shown = room->rooms->out_seq;
     return;
   }
   srv_state_view *v = &e->v;
@@ -254,7 +259,7 @@ static void deliver(srv_room *room, srv_room_out *e) {
   srv_list_foreach (it, &room->members) {
     srv_member *m = srv_list_entry(it, srv_member, in_room);
     srv_client *c = m->client;
-    if (c == e->skip || m->since >= e->seq)
+    if (c == e->skip || m->since >= e->seq || (m->shown >= e->seq && c != e->requester))
       continue;
     int you = srv_room__you(room, c);
     if (!made[you]) {

@@ -1,7 +1,8 @@
 // Games against the computer through the protocol: whole games at every level for each game, the
 // computer's seat as the state shows it, its answers to a draw offer and a rematch, a resignation
-// while it thinks, the cap on games, the option that turns it off, and a restart in the middle
-// of a game (the computer moves again in the resumed game).
+// while it thinks, the cap on games and the shares of a person and an address, the option that
+// turns it off, and a restart in the middle of a game (the computer moves again in the resumed
+// game).
 //
 // The person plays a legal house drawn from a fixed sequence (not always the first, so that
 // games differ); every state's ply goes up by one, each move by the seat the state said was to
@@ -261,6 +262,29 @@ test('--computer-max-games caps the games; 0 turns the computer off', async () =
     const r = await c.request({ type: 'create', game: 'kalah', opponent: 'computer', level: 3 });
     assert.equal(r.type, 'error');
     assert.equal(r.code, 'unsupported');
+  } finally {
+    assert.deepEqual(await server.stop(), { code: 0, signal: null });
+  }
+});
+
+test('a person and an address each have a share of the computer: too_many_computer_games', async () => {
+  const server = await startServer([...FAST, '--computer-games-per-player', '1', '--computer-games-per-ip', '2']);
+  try {
+    const a = await Client.connect(server, { name: 'Ana' });
+    const { room } = await newGame(a, { game: 'kalah', level: 1 });
+    const refused = await a.request({ type: 'quick', game: 'oware', opponent: 'computer', level: 1 });
+    assert.equal(refused.type, 'error');
+    assert.equal(refused.code, 'too_many_computer_games');
+    assert.match(refused.message, /computer/);
+    // Another person of the same address (every test client is 127.0.0.1): one more, then none.
+    const b = await Client.connect(server, { name: 'Bo' });
+    await newGame(b, { game: 'kalah', level: 2 });
+    const c = await Client.connect(server, { name: 'Cy' });
+    assert.equal((await c.request({ type: 'create', game: 'kalah', opponent: 'computer' })).code, 'too_many_computer_games');
+    // A game between people is not concerned; a resigned game gives its place back.
+    assert.equal((await c.request({ type: 'create', game: 'kalah' })).type, 'joined');
+    await a.request({ type: 'resign', room }, WAIT);
+    assert.equal((await a.request({ type: 'create', game: 'kalah', opponent: 'computer', level: 1 }, WAIT)).type, 'joined');
   } finally {
     assert.deepEqual(await server.stop(), { code: 0, signal: null });
   }

@@ -1,0 +1,300 @@
+/* The in-process search queue on worker threads (see srv_search_pool.h). */
+#include "srv_search_pool.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "mc_egtb.h"
+#include "mc_error.h"
+#include "srv_error.h"
+#include "srv_list.h"
+#include "srv_log.h"
+
+/* The moving average of the overhead: each job weighs 1/OVERHEAD_WEIGHT. */
+#define OVERHEAD_WEIGHT 8
+
+/* Transposition table of each slot's search context, by lane. */
+static const size_t TT_BYTES[SRV_SEARCH_LANES] = {1u << 20, 16u << 20};
+
+typedef struct pool pool;
+typedef struct slot slot;
+
+struct srv_search_job {
+  pool *owner;
+  srv_search_lane lane;
+  mc_game *game; /* The copy the worker searches (owned). */
+  int level;
+  long ms; /* As asked. */
+  uint64_t seed;
+  srv_search_done_fn done;
+  void *arg;
+  slot *slot;       /* While running. */
+  bool cancelled;   /* Loop side: the answer is dropped. */
+  atomic_bool stop; /* Raised to end the search early (a cancel or a cut). */
+  uint64_t started; /* Loop time it started. */
+  long budget;      /* Its time now (cut at most). */
+  srv_search_answer answer;
+  srv_list link; /* Its lane's waiting list. */
+};
+
+struct slot {
+  pool *owner;
+  mc_search *search;
+  srv_search_job *job; /* Running here, or NULL. */
+  srv_timer *timer;    /* Raises the job's stop flag at a cut deadline. */
+};
+
+typedef struct lane {
+  srv_list waiting;
+  int nwaiting, nrunning;
+  slot *slots;
+  int nslots;
+  long target, floor, last_budget;
+  double overhead; /* What a search costs beside its own time, in ms: a moving average. */
+} lane;
+
+struct pool {
+  srv_search_queue q; /* First: a srv_search_queue * is a pool *. */
+  srv_work *work;
+  srv_time *time;
+  mc_egtb *egtb;
+  lane lanes[SRV_SEARCH_LANES];
+  uint64_t done, cut;
+};
+
+static void job_free(srv_search_job *j) {
+  mc_game_free(j->game);
+  free(j);
+}
+
+static uint64_t now_ms(pool *p) {
+  return p->time->now(p->time);
+}
+
+/* ---- The worker thread: the job's copy, the slot's context, nothing else -------------------- */
+
+static void work(void *arg) {
+  srv_search_job *j = arg;
+  j->answer.rc = mc_search_game(j->slot->search, j->game, j->level, j->budget, j->seed, &j->stop,
+                                &j->answer.res);
+}
+
+/* ---- The loop thread ----------------------------------------------------------------------- */
+
+static void pump(pool *p, srv_search_lane which);
+
+static void after(void *arg, bool cancelled) {
+  srv_search_job *j = arg;
+  pool *p = j->owner;
+  const srv_search_lane which = j->lane;
+  lane *l = &p->lanes[which];
+  slot *s = j->slot;
+  s->job = NULL;
+  if (s->timer != NULL)
+    p->time->timer_stop(s->timer);
+  l->nrunning--;
+  if (!j->cancelled && !cancelled && j->answer.rc == 0) {
+    /* The hand-over to the worker and back, the loop's delays included: each job of a long lane
+     * costs it, so the budget leaves room for it. */
+    double o = (double)(now_ms(p) - j->started) - (double)j->answer.res.time_ms;
+    l->overhead += ((o > 0 ? o : 0) - l->overhead) / OVERHEAD_WEIGHT;
+  }
+  if (!j->cancelled) {
+    if (cancelled)
+      j->answer.rc = SRV_EINTERNAL;
+    j->answer.budget_ms = j->budget;
+    j->answer.cut = j->budget < j->ms;
+    p->done++;
+    p->cut += j->answer.cut;
+    j->done(j->arg, &j->answer); /* May submit: the free slot is taken by pump() there. */
+  }
+  job_free(j);
+  pump(p, which);
+}
+
+static void pump(pool *p, srv_search_lane which) {
+  lane *l = &p->lanes[which];
+  for (int i = 0; i < l->nslots && !srv_list_empty(&l->waiting); i++) {
+    slot *s = &l->slots[i];
+    if (s->job != NULL)
+      continue;
+    srv_search_job *j = srv_list_entry(srv_list_first(&l->waiting), srv_search_job, link);
+    srv_list_remove(&j->link);
+    l->nwaiting--;
+    j->budget =
+        srv_search_budget(j->ms, l->nwaiting, l->nslots, l->target, l->floor, (long)l->overhead);
+    j->started = now_ms(p);
+    j->slot = s;
+    s->job = j;
+    l->nrunning++;
+    int rc = p->work->queue(p->work, work, after, j);
+    if (rc != 0) {
+      /* Nothing queued: the job waits at the head for the next pump. */
+      srv_log_error("computer", "cannot queue a search: %s", srv_err_code(rc));
+      s->job = NULL;
+      j->slot = NULL;
+      l->nrunning--;
+      srv_list_push_front(&l->waiting, &j->link);
+      l->nwaiting++;
+      return;
+    }
+    l->last_budget = j->budget;
+  }
+}
+
+/* Cuts the budgets of l's running searches to what its length now allows. */
+static void hurry(pool *p, lane *l) {
+  uint64_t now = now_ms(p);
+  for (int i = 0; i < l->nslots; i++) {
+    slot *s = &l->slots[i];
+    srv_search_job *j = s->job;
+    if (j == NULL || j->cancelled)
+      continue;
+    long b =
+        srv_search_budget(j->ms, l->nwaiting, l->nslots, l->target, l->floor, (long)l->overhead);
+    if (b >= j->budget)
+      continue;
+    j->budget = b;
+    uint64_t spent = now - j->started;
+    if (spent >= (uint64_t)b || s->timer == NULL)
+      atomic_store(&j->stop, true);
+    else
+      p->time->timer_start(s->timer, (uint64_t)b - spent);
+  }
+}
+
+static void on_cut(void *arg) {
+  slot *s = arg;
+  if (s->job != NULL)
+    atomic_store(&s->job->stop, true);
+}
+
+static int submit(srv_search_queue *q, const srv_search_req *req, srv_search_done_fn done,
+                  void *arg, srv_search_job **out) {
+  pool *p = (pool *)q;
+  if (req->lane < 0 || req->lane >= SRV_SEARCH_LANES || done == NULL)
+    return SRV_EINTERNAL;
+  srv_search_job *j = calloc(1, sizeof *j);
+  if (j == NULL || (j->game = mc_game_copy(req->game)) == NULL) {
+    free(j);
+    return SRV_ENOMEM;
+  }
+  j->owner = p;
+  j->lane = req->lane;
+  j->level = req->level;
+  j->ms = req->ms > 0 ? req->ms : 1;
+  j->seed = req->seed;
+  j->done = done;
+  j->arg = arg;
+  atomic_init(&j->stop, false);
+  lane *l = &p->lanes[req->lane];
+  srv_list_push_back(&l->waiting, &j->link);
+  l->nwaiting++;
+  *out = j;
+  pump(p, req->lane);
+  hurry(p, l);
+  return 0;
+}
+
+static void cancel(srv_search_queue *q, srv_search_job *j) {
+  pool *p = (pool *)q;
+  if (j->slot != NULL) {
+    j->cancelled = true;
+    atomic_store(&j->stop, true); /* Its done call frees it. */
+    return;
+  }
+  srv_list_remove(&j->link);
+  p->lanes[j->lane].nwaiting--;
+  job_free(j);
+}
+
+static void stats(const srv_search_queue *q, srv_search_stats *out) {
+  const pool *p = (const pool *)q;
+  for (int i = 0; i < SRV_SEARCH_LANES; i++) {
+    out->running[i] = p->lanes[i].nrunning;
+    out->waiting[i] = p->lanes[i].nwaiting;
+    out->workers[i] = p->lanes[i].nslots;
+    out->last_budget_ms[i] = p->lanes[i].last_budget;
+  }
+  out->done = p->done;
+  out->cut = p->cut;
+}
+
+srv_search_queue *srv_search_pool_new(srv_work *work, srv_time *time,
+                                      const srv_search_pool_config *cfg) {
+  pool *p = calloc(1, sizeof *p);
+  if (p == NULL)
+    return NULL;
+  p->q = (srv_search_queue){submit, cancel, stats, p};
+  p->work = work;
+  p->time = time;
+  for (int i = 0; i < SRV_SEARCH_LANES; i++)
+    srv_list_init(&p->lanes[i].waiting);
+  if ((p->egtb = mc_egtb_new()) == NULL) {
+    srv_search_pool_free(&p->q);
+    return NULL;
+  }
+  if (cfg->data_dir != NULL) {
+    mc_egtb_options opts = {.dir = cfg->data_dir};
+    int rc = mc_egtb_load_defaults(p->egtb, &opts);
+    if (rc != 0)
+      srv_log_info("computer",
+                   "endgame tables: %d loaded from %s (%s for the others; `mancala egtb build "
+                   "--dir %s` builds them)",
+                   mc_egtb_count(p->egtb), cfg->data_dir, mc_strerror(rc), cfg->data_dir);
+    else
+      srv_log_info("computer", "endgame tables: %d loaded from %s", mc_egtb_count(p->egtb),
+                   cfg->data_dir);
+  }
+  for (int i = 0; i < SRV_SEARCH_LANES; i++) {
+    lane *l = &p->lanes[i];
+    int n = cfg->workers[i] > 0 ? cfg->workers[i] : 1;
+    l->target = cfg->target_ms[i];
+    l->floor = cfg->floor_ms[i];
+    if ((l->slots = calloc((size_t)n, sizeof *l->slots)) == NULL) {
+      srv_search_pool_free(&p->q);
+      return NULL;
+    }
+    l->nslots = n;
+    mc_search_config sc = {.tt_bytes = TT_BYTES[i], .egtb = p->egtb};
+    for (int k = 0; k < n; k++) {
+      slot *s = &l->slots[k];
+      s->owner = p;
+      s->search = mc_search_new(&sc);
+      s->timer = srv_timer_new(time, on_cut, s);
+      if (s->search == NULL || s->timer == NULL) {
+        srv_search_pool_free(&p->q);
+        return NULL;
+      }
+    }
+  }
+  return &p->q;
+}
+
+void srv_search_pool_close(srv_search_queue *q) {
+  pool *p = (pool *)q;
+  for (int i = 0; i < SRV_SEARCH_LANES; i++)
+    for (int k = 0; k < p->lanes[i].nslots; k++) {
+      p->time->timer_free(p->lanes[i].slots[k].timer);
+      p->lanes[i].slots[k].timer = NULL;
+    }
+}
+
+void srv_search_pool_free(srv_search_queue *q) {
+  if (q == NULL)
+    return;
+  pool *p = (pool *)q;
+  for (int i = 0; i < SRV_SEARCH_LANES; i++) {
+    lane *l = &p->lanes[i];
+    srv_list_foreach_safe (it, &l->waiting)
+      job_free(srv_list_entry(it, srv_search_job, link));
+    for (int k = 0; k < l->nslots; k++) {
+      if (l->slots[k].timer != NULL)
+        p->time->timer_free(l->slots[k].timer);
+      mc_search_free(l->slots[k].search);
+    }
+    free(l->slots);
+  }
+  mc_egtb_free(p->egtb);
+  free(p);
+}

@@ -1,0 +1,38 @@
+/* The in-process search queue (srv_search_queue.h): each lane runs at most its number of searches
+ * at once on worker threads (srv_work.h: libuv's pool in the server, a worker the test drives in
+ * the unit tests), the others wait in order. One search context (and transposition table) per
+ * worker slot; the endgame tables are loaded once and shared read-only.
+ *
+ * A search's budget is set when it starts, from its lane's length then (srv_search_budget()), and
+ * cut again while it runs when more jobs queue up behind it: a timer (srv_time.h) raises its stop
+ * flag at the new deadline, and the move it found so far is the answer.
+ */
+#ifndef SRV_SEARCH_POOL_H
+#define SRV_SEARCH_POOL_H
+
+#include "srv_search_queue.h"
+#include "srv_time.h"
+#include "srv_work.h"
+
+typedef struct srv_search_pool_config {
+  int workers[SRV_SEARCH_LANES];    /* Searches at once per lane (at least 1). */
+  long target_ms[SRV_SEARCH_LANES]; /* The reply time a lane aims at under load. */
+  long floor_ms[SRV_SEARCH_LANES];  /* The least time a search of the lane is given. */
+  const char *data_dir;             /* Where the endgame tables are (borrowed); NULL: none. */
+} srv_search_pool_config;
+
+/* Returns a new pool queueing its searches on work and its timers on time (both borrowed; they
+ * must outlive it), or NULL when memory runs out. It loads the endgame tables found in
+ * cfg->data_dir (none are built here: `mancala egtb build` builds them). */
+srv_search_queue *srv_search_pool_new(srv_work *work, srv_time *time,
+                                      const srv_search_pool_config *cfg);
+
+/* Frees the pool's timers: call on the loop thread while the loop still runs, once nothing will
+ * be submitted any more (the rooms are gone). Searches in flight finish and are freed by their
+ * done calls; no budget is cut after this. */
+void srv_search_pool_close(srv_search_queue *q);
+
+/* Frees the pool. Every job must be over (after uv_run() returned). NULL is allowed. */
+void srv_search_pool_free(srv_search_queue *q);
+
+#endif
