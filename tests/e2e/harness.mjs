@@ -21,6 +21,11 @@ export function startServer({ port = 0 } = {}) {
   const bin = process.env.MANCALA_SERVER;
   if (!bin) throw new Error('MANCALA_SERVER is not set: the path of the mancala-server binary');
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--web', WEB];
+  // Every page of a suite comes from 127.0.0.1, and a test may open many games against the
+  // computer one after the other: the per-player and per-address caps (3 and 12 unfinished games)
+  // would refuse them.
+  if (!bin.endsWith('.mjs') && !bin.endsWith('.js'))
+    args.push('--computer-games-per-player', '1000', '--computer-games-per-ip', '100000');
   // A fresh data directory per server, removed when it stops.
   const data = fs.mkdtempSync(path.join(os.tmpdir(), 'mancala-e2e-data-'));
   const env = { ...process.env, MANCALA_DATA: data };
