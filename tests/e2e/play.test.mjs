@@ -42,10 +42,17 @@ test('a click or a key plays at once during the replay of the other move, and th
   const done = { click: 0, key: 0 };
   const played = new Set(); // The pages whose side has moved: a side's clock runs from its first move.
   for (let i = 0; i < 60 && (!done.click || !done.key); i++) {
-    // The side to move (its bar is marked) plays its first playable house.
-    const aTurn = await a.locator('.pbar.near.turn').count();
-    const [mover, watcher] = aTurn ? [a, b] : [b, a];
-    await mover.locator('.board .house.legal').first().waitFor();
+    // The side to move plays its first playable house: the page that shows playable houses (only
+    // the side to move does; a page still replaying the other's move may not know yet whose turn
+    // it is, so neither page's turn marker is read before one of them can play).
+    let mover = null;
+    for (let t = 0; t < 600 && !mover; t++) {
+      if (await a.locator('.board .house.legal').count()) mover = a;
+      else if (await b.locator('.board .house.legal').count()) mover = b;
+      else await a.waitForTimeout(50);
+    }
+    assert.ok(mover, 'one side can play within 30 s');
+    const watcher = mover === a ? b : a;
     const before = await moveCount(watcher);
     await mover.locator('.board .house.legal').first().click();
     played.add(mover);
