@@ -207,11 +207,11 @@ for (const [width, height] of [[360, 640], [1280, 800]]) {
       if (el) el.click();
       setTimeout(() => { obs.disconnect(); res(null); }, 15000);
     }));
-    // 2.86 s (REPLAY_MS at Slow), and room for a stall of a machine shared with other tests.
-    if (d !== null) {
-      t.diagnostic(`a replay at Slow ran to its end in ${Math.round(d)} ms`);
-      assert.ok(d < 3600, `a replay of ${Math.round(d)} ms at Slow`);
-    }
+    // The replay's budget (REPLAY_MS, about 2.9 s at Slow) is the web unit tests' (replayUnit());
+    // here only that it ends by itself: wall time on a machine shared with other tests is a figure,
+    // not an assertion.
+    assert.ok(d !== null, 'a replay at Slow ran to its end');
+    t.diagnostic(`a replay at Slow ran to its end in ${Math.round(d)} ms`);
     ctx.noProblems(p);
   });
 }
