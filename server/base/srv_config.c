@@ -47,6 +47,9 @@ static const opt options[] = {
             "TCP port for HTTP and WebSocket; 0 picks a free port"),
     STR_OPT("bind", "MANCALA_BIND", bind, "0.0.0.0", "address to listen on"),
     STR_OPT("data", "MANCALA_DATA", data, "./data", "directory for durable storage"),
+    STR_OPT(
+        "store", "MANCALA_STORE", store, "",
+        "PostgreSQL database for durable storage instead of --data (postgresql://USER@HOST/DB)"),
     STR_OPT("sync", "MANCALA_SYNC", sync, "full",
             "full: an acknowledged move survives a power loss; normal: a process crash only"),
     INT_OPT("data-max-kib", "MANCALA_DATA_MAX_KIB", data_max_kib, 0, 2147483647, 0,
@@ -292,7 +295,8 @@ void srv_config_log(const srv_config *cfg) {
     if (o->type == OPT_INT)
       n += (size_t)snprintf(line + n, sizeof line - n, "%s%s=%d", n ? " " : "", o->flag,
                             *(const int *)base);
-    else if (o->type == OPT_STR && strcmp(o->flag, "web") != 0 && strcmp(o->flag, "data") != 0)
+    else if (o->type == OPT_STR && strcmp(o->flag, "web") != 0 && strcmp(o->flag, "data") != 0 &&
+             strcmp(o->flag, "store") != 0) /* A URL may hold a password: the store logs its own. */
       n += (size_t)snprintf(line + n, sizeof line - n, "%s%s=%s", n ? " " : "", o->flag, base);
   }
   srv_log_info("config", "%s", line);

@@ -13,6 +13,7 @@ typedef struct srv_config {
   int port;                /* TCP port; 0 picks a free one. */
   char bind[64];           /* Address to listen on. */
   char data[1024];         /* Directory for durable storage (srv_store.h). */
+  char store[1024];        /* A PostgreSQL URL instead of data; "": SQLite in data. */
   char sync[16];           /* full or normal: SQLite's synchronous setting. */
   int data_max_kib;        /* Size quota of the database in KiB; 0: none. */
   char web[1024];          /* Directory of the web client's static files. */

@@ -58,7 +58,7 @@ enum {
 };
 
 /* The schema version this code creates and migrates to (PRAGMA user_version). */
-#define SRV_STORE_SCHEMA_VERSION 7
+#define SRV_STORE_SCHEMA_VERSION 8
 
 /* The database file inside the data directory. */
 #define SRV_STORE_FILE "mancala.db"
@@ -249,7 +249,11 @@ typedef struct srv_store_bad_row {
 /* Fills *config with the defaults (synchronous FULL, busy timeout 1000 ms, no quota). */
 void srv_store_config_init(srv_store_config *config);
 
-/* Opens (creating when missing) the directory dir and the database SRV_STORE_FILE in it, turns on
+/* Opens a PostgreSQL database when dir is a URL (srv_store_is_url()): its schema is created or
+ * migrated (one description of the tables for both backends), config's sync and quota do not apply
+ * (PostgreSQL's synchronous_commit decides), and the reads of the returned store see only what is
+ * committed. Otherwise:
+ * Opens (creating when missing) the directory dir and the database SRV_STORE_FILE in it, turns on
  * the directory lock, WAL and the synchronous setting of config (borrowed; NULL: defaults), checks
  * the schema and applies the pending migrations in one transaction. On success *out is a new
  * store (free with srv_store_close()) and 0 is returned. On error *out is NULL, a negative code is
@@ -275,7 +279,18 @@ const char *srv_store_last_error(const srv_store *store);
 /* Returns a static English sentence for a SRV_STORE_E* code. Never NULL. */
 const char *srv_store_strerror(int err);
 
-/* Returns the database file path (borrowed, valid while store lives). */
+/* Whether location names a PostgreSQL database (postgresql://... or postgres://...) rather than a
+ * data directory; srv_store_open() takes either. */
+bool srv_store_is_url(const char *location);
+
+/* The backend's name: "sqlite" or "postgresql". */
+const char *srv_store_backend(const srv_store *store);
+
+/* Whether the store can write now: SQLite always; PostgreSQL while its write connection is up. */
+bool srv_store_connected(const srv_store *store);
+
+/* Returns the database file path, or PostgreSQL's URL without its password (borrowed, valid while
+ * store lives). */
 const char *srv_store_path(const srv_store *store);
 
 /* The files under the store. Before every batch, every commit and every read the store checks
@@ -403,6 +418,29 @@ bool srv_store_pending(const srv_store *store);
  * cost the batch): the rooms must take those moves back and must not send their states. */
 int srv_store_commit(srv_store *store);
 
+/* The commit's callback (srv_store_commit_async()): rc as srv_store_commit() returns it, with
+ * srv_store_failed() valid during the call. */
+typedef void (*srv_store_commit_cb)(void *arg, int rc);
+
+struct uv_loop_s;
+
+/* Commits the open batch as srv_store_commit() does, without waiting for it: cb(arg, rc) runs on
+ * loop's thread when the outcome is known. SQLite commits at once and calls cb before returning;
+ * PostgreSQL sends the batch and calls cb when COMMIT's result arrives, the loop serving
+ * meanwhile; writes made in between form the next batch. One batch at a time: not while
+ * srv_store_commit_busy(). Returns 0 when cb was or will be called, else a negative code. A store
+ * committed this way is bound to loop: close it before the loop, then let the loop run once more
+ * (its handles close). */
+int srv_store_commit_async(srv_store *store, struct uv_loop_s *loop, srv_store_commit_cb cb,
+                           void *arg);
+
+/* Waits (blocking the thread) for the outcome of the batch handed to srv_store_commit_async(), and
+ * runs its callback; returns at once when none is in flight. For a stop. */
+void srv_store_commit_wait(srv_store *store);
+
+/* Whether a batch handed to srv_store_commit_async() awaits its outcome. */
+bool srv_store_commit_busy(const srv_store *store);
+
 /* Rolls back the open batch; its writes are listed by srv_store_failed(). */
 void srv_store_rollback(srv_store *store);
 
@@ -503,6 +541,19 @@ typedef struct srv_store_rating_point {
  * *points (free() it) with their count in *n. */
 int srv_store_rating_history(srv_store *store, const char *player, mc_kind kind, int limit,
                              srv_store_rating_point **points, size_t *n);
+
+/* ---- Moving a site from SQLite to PostgreSQL ---------------------------------------------- */
+
+/* Told after each table: how many rows from had, how many were new to the target (copied). */
+typedef void (*srv_store_copy_report)(void *ud, const char *table, long rows, long copied);
+
+/* Copies everything of the SQLite store from (games, moves, rooms, players, sessions, accounts,
+ * ratings and their history, chat, the key of the public game ids: old ids keep working) into the
+ * PostgreSQL store to, in one transaction: a row to already holds (by its key) is kept, so a
+ * second run copies nothing. A target that holds games under another key is refused
+ * (SRV_STORE_ECONFLICT: another site's database). report (NULL allowed) is told each table's
+ * figures. Returns 0 or a negative code with to's error set. */
+int srv_store_copy(srv_store *from, srv_store *to, srv_store_copy_report report, void *ud);
 
 /* ---- Replay --------------------------------------------------------------------------------- */
 
