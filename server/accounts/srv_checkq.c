@@ -118,6 +118,8 @@ int srv_checkq_add(srv_checkq *q, srv_checkq_item *item, const char *addr, srv_c
   lane_state *l = &q->lanes[lane];
   checkq_addr *longest = NULL;
   if (l->waiting >= q->cfg.waiting) {
+    if (evicted == NULL) /* Nobody to answer the one that would give way. */
+      return SRV_EBUSY;
     /* Full: the address with the most waiting (then the heaviest) gives way, if it keeps at
      * least as many as the newcomer will have, or one fewer and it is heavier. */
     int mine = x ? x->nwaiting : 0;

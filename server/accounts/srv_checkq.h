@@ -62,10 +62,10 @@ void srv_checkq_free(srv_checkq *q);
 
 /* Queues item (not in the queue) for the address key addr (borrowed) in lane, the address's
  * weight being weight (its recent attempts; it replaces the address's earlier one). Returns 0 when
- * it was queued: then *evicted (when not NULL) is another address's waiting item that gave way for
- * it (it is out of the queue: answer it busy), or NULL. Returns SRV_EBUSY when the address already
- * has per_addr checks in the lane, or the lane is full and nobody gives way, and SRV_ENOMEM; then
- * nothing changed. */
+ * it was queued: then *evicted is another address's waiting item that gave way for it (it is out
+ * of the queue: answer it busy), or NULL. Returns SRV_EBUSY when the address already has per_addr
+ * checks in the lane, or the lane is full and nobody gives way (nobody does when evicted is NULL),
+ * and SRV_ENOMEM; then nothing changed. */
 int srv_checkq_add(srv_checkq *q, srv_checkq_item *item, const char *addr, srv_checkq_lane lane,
                    unsigned weight, srv_checkq_item **evicted);
 

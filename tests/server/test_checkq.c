@@ -144,3 +144,19 @@ TEST_IMPL(session_lane) {
   srv_checkq_free(q); /* With items still in it: they are the caller's. */
   return 0;
 }
+
+/* A caller that cannot answer an item that gives way (evicted NULL) is refused when the lane is
+ * full, and nothing gives way. */
+TEST_IMPL(no_eviction_without_an_answer) {
+  srv_checkq *q = make(2, 1, 1, 4);
+  srv_checkq_item a1, a2, b1, *out = &a1;
+  ASSERT_EQ(add(q, &a1, "A", 9, NULL), 0);
+  ASSERT(srv_checkq_next(q) == &a1);
+  ASSERT_EQ(add(q, &a2, "A", 9, NULL), 0);
+  ASSERT_EQ(add(q, &b1, "B", 0, NULL), SRV_EBUSY);
+  ASSERT(a2.queue != NULL);
+  ASSERT_EQ(add(q, &b1, "B", 0, &out), 0);
+  ASSERT(out == &a2);
+  srv_checkq_free(q);
+  return 0;
+}
