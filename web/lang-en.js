@@ -367,6 +367,8 @@ export default {
   'account.welcome_back_games': '{n, plural, one {Welcome back, {name}. Your game in progress is back.} other {Welcome back, {name}. Your # games in progress are back.}}',
   'account.created': 'Your account {name} is ready.',
   'account.retry_in': '{n, plural, one {Too many attempts. Try again in # minute.} other {Too many attempts. Try again in # minutes.}}',
+  'account.retry_in_s': '{n, plural, one {Too many attempts. Try again in # second.} other {Too many attempts. Try again in # seconds.}}',
+  'account.busy_server': 'Many people are logging in right now. Try again in a moment.',
   'account.logged_out': 'You are logged out. You play as a guest on this device.',
   'account.logged_out_all': 'You are logged out on every device.',
   'account.signed_out.logout': 'You logged out in another tab. You play as a guest here.',

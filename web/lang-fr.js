@@ -367,6 +367,8 @@ export default {
   'account.welcome_back_games': '{n, plural, one {Bon retour, {name}. Votre partie en cours est de retour.} other {Bon retour, {name}. Vos # parties en cours sont de retour.}}',
   'account.created': 'Votre compte {name} est prêt.',
   'account.retry_in': '{n, plural, one {Trop d’essais. Réessayez dans # minute.} other {Trop d’essais. Réessayez dans # minutes.}}',
+  'account.retry_in_s': '{n, plural, one {Trop d’essais. Réessayez dans # seconde.} other {Trop d’essais. Réessayez dans # secondes.}}',
+  'account.busy_server': 'Beaucoup de connexions en ce moment. Réessayez dans un instant.',
   'account.logged_out': 'Vous êtes déconnecté. Vous jouez en invité sur cet appareil.',
   'account.logged_out_all': 'Vous êtes déconnecté sur tous vos appareils.',
   'account.signed_out.logout': 'Vous vous êtes déconnecté dans un autre onglet. Vous jouez ici en invité.',

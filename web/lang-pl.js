@@ -367,6 +367,8 @@ export default {
   'account.welcome_back_games': '{n, plural, one {Witaj z powrotem, {name}. Twoja trwająca partia wróciła.} few {Witaj z powrotem, {name}. Twoje # trwające partie wróciły.} many {Witaj z powrotem, {name}. Twoich # trwających partii wróciło.} other {Witaj z powrotem, {name}. Twoje # trwającej partii wróciło.}}',
   'account.created': 'Twoje konto {name} jest gotowe.',
   'account.retry_in': '{n, plural, one {Za dużo prób. Spróbuj ponownie za # minutę.} few {Za dużo prób. Spróbuj ponownie za # minuty.} many {Za dużo prób. Spróbuj ponownie za # minut.} other {Za dużo prób. Spróbuj ponownie za # minuty.}}',
+  'account.retry_in_s': '{n, plural, one {Za dużo prób. Spróbuj ponownie za # sekundę.} few {Za dużo prób. Spróbuj ponownie za # sekundy.} many {Za dużo prób. Spróbuj ponownie za # sekund.} other {Za dużo prób. Spróbuj ponownie za # sekundy.}}',
+  'account.busy_server': 'Wiele osób loguje się w tej chwili. Spróbuj za chwilę.',
   'account.logged_out': 'Wylogowano. Na tym urządzeniu grasz jako gość.',
   'account.logged_out_all': 'Wylogowano na wszystkich urządzeniach.',
   'account.signed_out.logout': 'Wylogowano cię w innej karcie. Tutaj grasz jako gość.',

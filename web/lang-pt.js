@@ -367,6 +367,8 @@ export default {
   'account.welcome_back_games': '{n, plural, one {Bem-vindo de volta, {name}. Sua partida em andamento voltou.} other {Bem-vindo de volta, {name}. Suas # partidas em andamento voltaram.}}',
   'account.created': 'Sua conta {name} está pronta.',
   'account.retry_in': '{n, plural, one {Tentativas demais. Tente de novo em # minuto.} other {Tentativas demais. Tente de novo em # minutos.}}',
+  'account.retry_in_s': '{n, plural, one {Tentativas demais. Tente de novo em # segundo.} other {Tentativas demais. Tente de novo em # segundos.}}',
+  'account.busy_server': 'Muita gente entrando agora. Tente de novo em instantes.',
   'account.logged_out': 'Você saiu da conta. Neste aparelho você joga como convidado.',
   'account.logged_out_all': 'Você saiu da conta em todos os aparelhos.',
   'account.signed_out.logout': 'Você saiu da conta em outra aba. Aqui você joga como convidado.',

@@ -117,9 +117,11 @@ static const opt options[] = {
             "reverse proxies whose X-Forwarded-For names the client: addresses and CIDR blocks, "
             "comma-separated, or none (name yours, as nginx's set_real_ip_from)"),
     INT_OPT("login-attempts", "MANCALA_LOGIN_ATTEMPTS", login_attempts, 1, 1000000, 5,
-            "failed logins of one account name per --login-window-s, then too_many_attempts"),
+            "logins of one account name per --login-window-s from devices without a session of "
+            "it, then each waits (1 s, doubling up to 60 s)"),
     INT_OPT("login-attempts-ip", "MANCALA_LOGIN_ATTEMPTS_IP", login_attempts_ip, 1, 1000000, 30,
-            "logins, sign-ups and password checks from one address per --login-window-s"),
+            "logins and sign-ups from one address (IPv6: its /48) per --login-window-s, then "
+            "each waits (1 s, doubling up to 60 s)"),
     INT_OPT("login-window-s", "MANCALA_LOGIN_WINDOW_S", login_window_s, 1, 86400, 600,
             "the window of both login limits, in seconds"),
     {"help", NULL, OPT_HELP, 0, 0, 0, 0, 0, NULL, "print this help and exit"},
