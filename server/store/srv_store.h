@@ -434,6 +434,11 @@ struct uv_loop_s;
 int srv_store_commit_async(srv_store *store, struct uv_loop_s *loop, srv_store_commit_cb cb,
                            void *arg);
 
+/* Binds store to loop before its first commit: a network database's connection is watched from
+ * now on, so that its loss is seen (srv_store_connected()) and the connection made again while
+ * nothing is written. SQLite: nothing to do. Returns 0 or a negative code. */
+int srv_store_watch(srv_store *store, struct uv_loop_s *loop);
+
 /* Waits (blocking the thread) for the outcome of the batch handed to srv_store_commit_async(), and
  * runs its callback; returns at once when none is in flight. For a stop. */
 void srv_store_commit_wait(srv_store *store);

@@ -137,6 +137,12 @@ int srv_store_commit_async(srv_store *store, struct uv_loop_s *loop, srv_store_c
   return 0;
 }
 
+int srv_store_watch(srv_store *store, struct uv_loop_s *loop) {
+  if (store == NULL || loop == NULL)
+    return SRV_STORE_EINVAL;
+  return store->pg != NULL ? srv_store__pg_watch(store, loop) : 0;
+}
+
 void srv_store_commit_wait(srv_store *store) {
   if (store != NULL && store->pg != NULL)
     srv_store__pg_commit_wait(store);

@@ -318,6 +318,7 @@ int srv_store__pg_commit(srv_store *store);
 int srv_store__pg_commit_async(srv_store *store, struct uv_loop_s *loop, srv_store_commit_cb cb,
                                void *arg);
 bool srv_store__pg_busy(const srv_store *store);
+int srv_store__pg_watch(srv_store *store, struct uv_loop_s *loop);
 void srv_store__pg_commit_wait(srv_store *store);
 /* Whether the write connection is up. */
 bool srv_store__pg_up(const srv_store *store);

@@ -31,6 +31,7 @@
 #include <time.h>
 #include <uv.h>
 
+#include "srv_log.h"
 #include "srv_time_uv.h" /* SRV_OWN_TAG */
 
 /* Statements PostgreSQL alone runs, numbered after the shared ones. */
@@ -85,6 +86,9 @@ static const char *pg_dialect(srv_store__stmt id) {
  * connection is given up (a server that stopped answering), in ms. */
 #define PG_FLIGHT_MS 10000
 #define PG_CONNECT_S "5"
+/* How long a batch waits for a connection being made before it is refused: the rooms take it
+ * back and record themselves again, and a database that is down must not make that a busy loop. */
+#define PG_HOLD_MS 250
 /* Between two attempts to make the write connection again, in ms. */
 #define PG_RETRY_MS 1000
 /* A batch's parameters at most (the largest statement has 17). */
@@ -160,8 +164,11 @@ struct srv_store_pg {
   uv_loop_t *loop;
   pg_poll *poll; /* On the write connection's socket (poll_fd), while it is open. */
   int poll_fd;
+  pg_timer *hold; /* A batch waiting for the connection (PG_HOLD_MS) before it is refused. */
+  bool holding;
   pg_timer *timer; /* The flight's and the connection's time limit, and the retries. */
   uint64_t retry_at;
+  uint64_t connect_t0; /* When the connection being made was started (ns). */
   srv_store_commit_cb cb;
   void *cb_arg;
 };
@@ -573,6 +580,8 @@ static void doubt_add(srv_store_pg *pg, int old_pid) {
   pg->doubts[pg->n_doubts++] = (pg_doubt){pg->flight_seq, ops, pg->flight.n_ops, old_pid};
 }
 
+static int poll_watch(srv_store *store, int events);
+
 /* The outcome of the batch in flight is known (rc 0: committed): the store's books, as SQLite's
  * commit keeps them (srv_store_batch.c), then the callback. */
 static void flight_end(srv_store *store, int rc) {
@@ -603,8 +612,10 @@ static void flight_end(srv_store *store, int rc) {
   }
   pg->doubts_sent = 0;
   batch_clear(&pg->flight);
-  if (pg->poll != NULL)
-    uv_poll_stop(&pg->poll->h); /* Idle: the loop may end. */
+  /* Idle: the socket is still watched (not keeping the loop alive), so that a database that goes
+   * away is noticed before the next commit needs it (/healthz). */
+  if (pg->poll != NULL && pg->state == PG_READY && poll_watch(store, UV_READABLE) != 0)
+    writer_drop(pg);
   if (store->n_failed > 0) {
     if (rc == 0)
       rc = SRV_STORE_EIO; /* A write of it was lost before the commit (no memory). */
@@ -621,6 +632,10 @@ static void flight_end(srv_store *store, int rc) {
 /* The connection broke or timed out with the batch in flight: in doubt, reported lost. */
 static void flight_broken(srv_store *store, int err, bool timed_out) {
   srv_store_pg *pg = store->pg;
+  srv_log_warn("store",
+               "%s: the connection broke with a batch in flight (%s): it is reported lost, "
+               "and undone by the next commit if it went in",
+               store->path, timed_out ? "no answer" : "closed");
   doubt_add(pg, timed_out && pg->w ? PQbackendPID(pg->w) : 0);
   writer_drop(pg);
   pg->retry_at = 0; /* Try again at once. */
@@ -666,11 +681,12 @@ static int poll_watch(srv_store *store, int events) {
     pg->poll->store = store;
     pg->poll_fd = fd;
   }
-  /* A flight keeps the loop alive (a stop waits for its outcome); a connection being made not. */
-  if (pg->state == PG_CONNECTING)
-    uv_unref((uv_handle_t *)&pg->poll->h);
-  else
+  /* A flight keeps the loop alive (a stop waits for its outcome); an idle or a connecting socket
+   * not. */
+  if (pg->state == PG_FLIGHT)
     uv_ref((uv_handle_t *)&pg->poll->h);
+  else
+    uv_unref((uv_handle_t *)&pg->poll->h);
   return uv_poll_start(&pg->poll->h, events, on_poll) == 0 ? 0 : SRV_STORE_EIO;
 }
 
@@ -695,6 +711,16 @@ static void on_poll(uv_poll_t *h, int status, int events) {
     connect_step(store);
     return;
   }
+  if (pg->state == PG_READY) {
+    /* Idle and readable: the server closed the connection (a shutdown, a crash), or a notice. */
+    if (status < 0 || PQconsumeInput(pg->w) == 0 || PQstatus(pg->w) == CONNECTION_BAD) {
+      pg_fail(store, SRV_STORE_EIO, "the connection broke", PQerrorMessage(pg->w));
+      srv_log_warn("store", "%s", store->error);
+      writer_drop(pg);
+      pg->retry_at = 0;
+    }
+    return;
+  }
   if (pg->state != PG_FLIGHT)
     return;
   if (status < 0) {
@@ -715,14 +741,16 @@ static void connect_step(srv_store *store) {
   srv_store_pg *pg = store->pg;
   PostgresPollingStatusType st = PQconnectPoll(pg->w);
   if (st == PGRES_POLLING_OK) {
-    poll_drop(pg);
-    if (writer_setup(store) != 0)
+    if (writer_setup(store) != 0 || poll_watch(store, UV_READABLE) != 0)
       writer_drop(pg);
+    else
+      srv_log_info("store", "%s: connected again", store->path);
     return;
   }
   if (st == PGRES_POLLING_FAILED ||
       poll_watch(store, st == PGRES_POLLING_READING ? UV_READABLE : UV_WRITABLE) != 0) {
     pg_fail(store, SRV_STORE_EIO, "cannot connect", PQerrorMessage(pg->w));
+    srv_log_warn("store", "%s (trying again every second)", store->error);
     writer_drop(pg);
     pg->retry_at = now_ms() + PG_RETRY_MS;
   }
@@ -740,7 +768,7 @@ static void connect_start_async(srv_store *store) {
     return;
   }
   pg->state = PG_CONNECTING;
-  pg->flight_t0 = now_ns();
+  pg->connect_t0 = now_ns();
   if (poll_watch(store, UV_WRITABLE) != 0)
     writer_drop(pg);
 }
@@ -751,10 +779,11 @@ static void on_timer(uv_timer_t *t) {
   srv_store *store = ((pg_timer *)t)->store;
   srv_store_pg *pg = store->pg;
   uint64_t waited_ms = (now_ns() - pg->flight_t0) / 1000000u;
+  uint64_t connecting_ms = (now_ns() - pg->connect_t0) / 1000000u;
   if (pg->state == PG_FLIGHT && waited_ms > PG_FLIGHT_MS)
     flight_broken(store, pg_fail(store, SRV_STORE_EIO, "commit failed", "no answer within 10 s"),
                   true);
-  else if (pg->state == PG_CONNECTING && waited_ms > PG_FLIGHT_MS)
+  else if (pg->state == PG_CONNECTING && connecting_ms > PG_FLIGHT_MS)
     writer_drop(pg);
   if (pg->state == PG_DOWN)
     connect_start_async(store);
@@ -776,6 +805,14 @@ static int attach(srv_store *store, uv_loop_t *loop) {
   }
   pg->timer->h.data = SRV_OWN_TAG;
   pg->timer->store = store;
+  pg->hold = malloc(sizeof *pg->hold);
+  if (pg->hold == NULL || uv_timer_init(loop, &pg->hold->h) != 0) {
+    free(pg->hold);
+    pg->hold = NULL;
+    return SRV_STORE_ENOMEM;
+  }
+  pg->hold->h.data = SRV_OWN_TAG;
+  pg->hold->store = store;
   uv_timer_start(&pg->timer->h, on_timer, 1000, 1000);
   uv_unref((uv_handle_t *)&pg->timer->h); /* It never keeps the loop alive by itself. */
   pg->loop = loop;
@@ -784,7 +821,7 @@ static int attach(srv_store *store, uv_loop_t *loop) {
 
 /* Hands the batch being built over: into flight, sent. Returns 0, or a negative code when it
  * could not be sent (the connection is down: the batch is lost, reported by flight_end()). */
-static int flight_start(srv_store *store) {
+static void flight_take(srv_store *store) {
   srv_store_pg *pg = store->pg;
   pg_batch t = pg->flight;
   pg->flight = pg->build;
@@ -800,6 +837,12 @@ static int flight_start(srv_store *store) {
   store->n_ops = 0;
   pg->flight_failed = false;
   pg->flight_t0 = now_ns();
+}
+
+/* Sends the batch taken into flight (flight_take()). Returns 0 (its outcome comes later), or a
+ * negative code when it could not be sent (the connection is down: report it lost). */
+static int flight_send_taken(srv_store *store) {
+  srv_store_pg *pg = store->pg;
   if (pg->state != PG_READY)
     return pg_fail(store, SRV_STORE_EIO, "commit refused",
                    "no connection to PostgreSQL (trying again every second)");
@@ -814,10 +857,31 @@ static int flight_start(srv_store *store) {
   return 0;
 }
 
+static int flight_start(srv_store *store) {
+  flight_take(store);
+  return flight_send_taken(store);
+}
+
+/* Sends the batch taken into flight (its outcome comes to pg->cb). */
+static void flight_go(srv_store *store) {
+  int rc = flight_send_taken(store);
+  if (rc != 0)
+    flight_end(store, rc);
+  else
+    flight_pump(store);
+}
+
+/* A held batch's time is up: sent if the connection is back, else refused (flight_start()). */
+static void on_hold(uv_timer_t *t) {
+  srv_store *store = ((pg_timer *)t)->store;
+  store->pg->holding = false;
+  flight_go(store);
+}
+
 int srv_store__pg_commit_async(srv_store *store, uv_loop_t *loop, srv_store_commit_cb cb,
                                void *arg) {
   srv_store_pg *pg = store->pg;
-  if (pg->state == PG_FLIGHT || pg->cb != NULL)
+  if (pg->state == PG_FLIGHT || pg->cb != NULL || pg->holding)
     return SRV_STORE_EINVAL;
   int rc = attach(store, loop);
   if (rc != 0)
@@ -831,17 +895,27 @@ int srv_store__pg_commit_async(srv_store *store, uv_loop_t *loop, srv_store_comm
   }
   if (pg->state == PG_DOWN)
     connect_start_async(store);
-  rc = flight_start(store);
-  if (rc != 0) {
-    flight_end(store, rc);
+  flight_take(store); /* Writes from now on form the next batch, whatever happens to this one. */
+  if (pg->state != PG_READY) {
+    /* Down: the batch waits a little for the connection being made, then goes or is refused. */
+    pg->holding = true;
+    uv_timer_start(&pg->hold->h, on_hold, PG_HOLD_MS, 0);
     return 0;
   }
-  flight_pump(store);
+  flight_go(store);
   return 0;
 }
 
+int srv_store__pg_watch(srv_store *store, uv_loop_t *loop) {
+  srv_store_pg *pg = store->pg;
+  int rc = attach(store, loop);
+  if (rc == 0 && pg->state == PG_READY && poll_watch(store, UV_READABLE) != 0)
+    writer_drop(pg); /* Made again by the timer. */
+  return rc;
+}
+
 bool srv_store__pg_busy(const srv_store *store) {
-  return store->pg->state == PG_FLIGHT;
+  return store->pg->state == PG_FLIGHT || store->pg->holding;
 }
 
 /* Waits (blocking) for the batch in flight's outcome, up to PG_FLIGHT_MS. */
@@ -872,6 +946,18 @@ static void flight_wait(srv_store *store) {
 }
 
 void srv_store__pg_commit_wait(srv_store *store) {
+  srv_store_pg *pg = store->pg;
+  if (pg->holding) { /* A stop: the held batch goes now, on a connection made now if need be. */
+    uv_timer_stop(&pg->hold->h);
+    pg->holding = false;
+    if (pg->state != PG_READY)
+      writer_connect_blocking(store);
+    int rc = flight_send_taken(store);
+    if (rc != 0) {
+      flight_end(store, rc);
+      return;
+    }
+  }
   flight_wait(store);
 }
 
@@ -909,8 +995,22 @@ int srv_store__pg_exec(srv_store *store, srv_store__stmt id, const srv_store__va
   return batch_add(&store->pg->build, (int)id, args, n) == 0 ? SQLITE_OK : SQLITE_NOMEM;
 }
 
+static int each_once(srv_store *store, srv_store__stmt id, const srv_store__val *args, size_t n,
+                     srv_store__row row, void *ctx, const char *what, bool *broken);
+
 int srv_store__pg_each(srv_store *store, srv_store__stmt id, const srv_store__val *args, size_t n,
                        srv_store__row row, void *ctx, const char *what) {
+  /* A connection that broke since its last use (PostgreSQL restarted) is made again once. */
+  bool broken = false;
+  int rc = each_once(store, id, args, n, row, ctx, what, &broken);
+  if (broken)
+    rc = each_once(store, id, args, n, row, ctx, what, &broken);
+  return rc;
+}
+
+static int each_once(srv_store *store, srv_store__stmt id, const srv_store__val *args, size_t n,
+                     srv_store__row row, void *ctx, const char *what, bool *broken) {
+  *broken = false;
   srv_store_pg *pg = store->pg;
   int rc = reader_ready(store);
   if (rc != 0)
@@ -923,8 +1023,10 @@ int srv_store__pg_each(srv_store *store, srv_store__stmt id, const srv_store__va
     if (!ok)
       rc = pg_fail(store, res ? result_err(res) : SRV_STORE_EIO, what, PQerrorMessage(pg->r));
     PQclear(res);
-    if (!ok)
+    if (!ok) {
+      *broken = PQstatus(pg->r) != CONNECTION_OK;
       return rc;
+    }
     pg->r_prepared[id] = true;
   }
   pg_batch one = {0};
@@ -948,8 +1050,7 @@ int srv_store__pg_each(srv_store *store, srv_store__stmt id, const srv_store__va
   if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
     rc = pg_fail(store, res ? result_err(res) : SRV_STORE_EIO, what, PQerrorMessage(pg->r));
     PQclear(res);
-    if (PQstatus(pg->r) != CONNECTION_OK)
-      memset(pg->r_prepared, 0, sizeof pg->r_prepared);
+    *broken = PQstatus(pg->r) != CONNECTION_OK;
     return rc;
   }
   int count = 0, err = 0;
@@ -1137,12 +1238,16 @@ void srv_store__pg_close(srv_store *store) {
   srv_store_pg *pg = store->pg;
   if (pg == NULL)
     return;
-  /* A batch still in flight: its outcome first (nothing of it was acknowledged). */
-  flight_wait(store);
+  /* A batch still in flight or held: its outcome first (nothing of it was acknowledged). */
+  srv_store__pg_commit_wait(store);
   writer_drop(pg);
   if (pg->timer != NULL) {
     uv_timer_stop(&pg->timer->h);
     uv_close((uv_handle_t *)&pg->timer->h, poll_close_cb);
+  }
+  if (pg->hold != NULL) {
+    uv_timer_stop(&pg->hold->h);
+    uv_close((uv_handle_t *)&pg->hold->h, poll_close_cb);
   }
   if (pg->r != NULL)
     PQfinish(pg->r);
