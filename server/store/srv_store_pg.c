@@ -503,8 +503,12 @@ static int flight_send(srv_store *store) {
   pg_stmt begin = {STMT_BEGIN, 0, 0}, commit = {STMT_COMMIT, 0, 0};
   bool ok = true;
   if (pg->need_rollback) {
-    pg_stmt rollback = {STMT_ROLLBACK, 0, 0};
-    ok = send_stmt(pg, &undo, &rollback, expect);
+    /* After a failed batch: its transaction ended, and its statements forgotten (which of them
+     * were prepared before the failure is not worth knowing: all are prepared again). */
+    ok = PQsendQueryParams(pg->w, "ROLLBACK", 0, NULL, NULL, NULL, NULL, 0) &&
+         PQsendQueryParams(pg->w, "DEALLOCATE ALL", 0, NULL, NULL, NULL, NULL, 0);
+    *expect += 2;
+    memset(pg->prepared, 0, sizeof pg->prepared);
     pg->need_rollback = false;
   }
   ok = ok && send_stmt(pg, &undo, &begin, expect);
@@ -546,8 +550,6 @@ static int flight_read(srv_store *store) {
       pg->flight_failed = true;
       pg->flight_err = result_err(res);
       snprintf(pg->flight_msg, sizeof pg->flight_msg, "%s", PQresultErrorMessage(res));
-      /* A statement that failed to prepare is prepared again next time. */
-      memset(pg->prepared, 0, sizeof pg->prepared);
     }
     PQclear(res);
   }
