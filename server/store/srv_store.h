@@ -388,6 +388,16 @@ int srv_store_game_finish(srv_store *store, int64_t game, mc_winner winner, mc_r
  * row stays (its id and its room's pointer to it), but no list of finished games shows it. */
 int srv_store_game_abort(srv_store *store, int64_t game, int64_t ended_ms);
 
+/* Claims game id for this store's writer (a node taking a room over, the cluster): the game's
+ * owner epoch is raised at once (a round trip, not in the batch) and written into *epoch. From
+ * then on every batch of this store that writes that game checks, under a lock of the game's row,
+ * that the epoch is still the one claimed, and the batch is refused whole (its commit returns
+ * SRV_STORE_ECONFLICT, srv_store_failed() lists its writes) once another writer has claimed the
+ * game since: a fencing token, so that a writer that lost the game during a pause can never
+ * commit a move of it. PostgreSQL only: a SQLite store has one writer
+ * (the directory lock) and answers SRV_STORE_EINVAL. SRV_STORE_ENOTFOUND for an unknown game. */
+int srv_store_game_claim(srv_store *store, int64_t game, int64_t *epoch);
+
 /* Deletes the players (and their sessions) created and last seen before before_ms (Unix ms) that
  * have no account, never played a game and hold no seat in an open room: guests nobody can come
  * back as usefully. Returns how many

@@ -161,3 +161,9 @@ int srv_store_game_abort(srv_store *store, int64_t game, int64_t ended_ms) {
                           STMT_GAME_ABORT, STORE_ARGS(arg_int(game), arg_int(ended_ms)),
                           "cannot store an aborted game");
 }
+
+int srv_store_game_claim(srv_store *store, int64_t game, int64_t *epoch) {
+  if (store == NULL || epoch == NULL || game <= 0 || store->pg == NULL || store->reader)
+    return SRV_STORE_EINVAL;
+  return srv_store__pg_claim(store, game, epoch);
+}

@@ -322,6 +322,8 @@ int srv_store__pg_watch(srv_store *store, struct uv_loop_s *loop);
 void srv_store__pg_commit_wait(srv_store *store);
 /* Whether the write connection is up. */
 bool srv_store__pg_up(const srv_store *store);
+/* srv_store_game_claim() on PostgreSQL. */
+int srv_store__pg_claim(srv_store *store, int64_t game, int64_t *epoch);
 /* The read connection (a PGconn), connected, or NULL with the error set (srv_store_copy.c). */
 struct pg_conn *srv_store__pg_reader(srv_store *store);
 /* The id of a game started with id given (0: the next one). */

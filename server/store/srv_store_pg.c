@@ -44,6 +44,8 @@ enum {
   PGS_UNDO_FINISH,       /* a result it stored */
   PGS_UNDO_RATED,        /* and the rating history of it, */
   PGS_TERMINATE,         /* and the backend that may still hold it (a connection timed out). */
+  PGS_FENCE,             /* A claimed game is still this writer's (its owner epoch). */
+  PGS_CLAIM,             /* A game claimed: its owner epoch raised. */
   PGS_COUNT
 };
 
@@ -65,6 +67,9 @@ static const char *const pg_only[PGS_COUNT - STMT_COUNT] = {
         "score_north = NULL WHERE id = $1 AND " IF_MARKED,
     [PGS_UNDO_RATED - STMT_COUNT] = "DELETE FROM rating_history WHERE game_id = $1 AND " IF_MARKED,
     [PGS_TERMINATE - STMT_COUNT] = "SELECT pg_terminate_backend($1, 5000)",
+    [PGS_FENCE - STMT_COUNT] = "SELECT mancala_fence($1, $2)",
+    [PGS_CLAIM - STMT_COUNT] =
+        "UPDATE games SET owner_epoch = owner_epoch + 1 WHERE id = $1 RETURNING owner_epoch",
 };
 
 /* PostgreSQL's words where SQLite's differ. */
@@ -160,6 +165,10 @@ struct srv_store_pg {
   size_t n_doubts;
   size_t doubts_sent; /* How many of them the batch in flight undoes. */
   int64_t next_id;    /* The id of the next game started without one. */
+  struct pg_claim {   /* The games this writer claimed, with their owner epoch. */
+    int64_t game, epoch;
+  } * claims;
+  size_t n_claims, cap_claims;
   /* On the loop. */
   uv_loop_t *loop;
   pg_poll *poll; /* On the write connection's socket (poll_fd), while it is open. */
@@ -201,7 +210,7 @@ static int result_err(const PGresult *res) {
   const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
   if (state == NULL)
     return SRV_STORE_EIO;
-  if (strncmp(state, "23", 2) == 0)
+  if (strncmp(state, "23", 2) == 0 || strcmp(state, "40001") == 0) /* A constraint, the fence. */
     return SRV_STORE_ECONFLICT;
   if (strcmp(state, "53100") == 0)
     return SRV_STORE_EFULL;
@@ -515,6 +524,24 @@ static int flight_send(srv_store *store) {
   /* The undo first, then the writes, then the mark (the last statement of undo). */
   for (size_t i = 0; ok && i + 1 < undo.n; i++)
     ok = send_stmt(pg, &undo, &undo.stmts[i], expect);
+  /* The fence: a claimed game this batch writes must still be this writer's, checked under a
+   * lock of its row (a claim by another writer waits for this transaction, or refuses it). */
+  for (size_t i = 0; ok && i < pg->flight.n_ops; i++) {
+    const srv_store_op *op = &pg->flight.ops[i];
+    int64_t epoch = -1;
+    for (size_t c = 0; c < pg->n_claims; c++)
+      if (pg->claims[c].game == op->game)
+        epoch = pg->claims[c].epoch;
+    bool first = true; /* Once a game a batch. */
+    for (size_t j = 0; j < i; j++)
+      first = first && pg->flight.ops[j].game != op->game;
+    if (op->game > 0 && epoch >= 0 && first) {
+      pg_batch fence = {0};
+      ok = batch_add(&fence, PGS_FENCE, STORE_ARGS(arg_int(op->game), arg_int(epoch))) == 0 &&
+           send_stmt(pg, &fence, &fence.stmts[0], expect);
+      batch_free(&fence);
+    }
+  }
   for (size_t i = 0; ok && i < pg->flight.n; i++)
     ok = send_stmt(pg, &pg->flight, &pg->flight.stmts[i], expect);
   ok = ok && send_stmt(pg, &undo, &undo.stmts[undo.n - 1], expect) &&
@@ -1134,6 +1161,15 @@ static int pg_migrate(srv_store *store) {
       rc = SRV_STORE_ENOMEM;
     if (rc == 0)
       rc = run(store, sql, "cannot create the tables");
+    /* PostgreSQL's own: the fence of the owner epochs (schema 8), raising serialization_failure. */
+    if (rc == 0)
+      rc = run(store,
+               "CREATE OR REPLACE FUNCTION mancala_fence(g BIGINT, e BIGINT) RETURNS VOID "
+               "LANGUAGE plpgsql AS $$ BEGIN "
+               "IF (SELECT owner_epoch FROM games WHERE id = g FOR SHARE) IS DISTINCT FROM e THEN "
+               "RAISE EXCEPTION 'game % is run by a newer owner (this writer holds epoch %)', g, e "
+               "USING ERRCODE = '40001'; END IF; END $$",
+               "cannot create the fence");
     char v[160];
     snprintf(v, sizeof v,
              version == 0 ? "CREATE TABLE mancala_schema (version INTEGER NOT NULL); "
@@ -1224,6 +1260,35 @@ int srv_store__pg_open_reader(const srv_store *main, srv_store *store) {
   return rc == 0 ? reader_ready(store) : rc;
 }
 
+/* Reads the epoch of a claim's RETURNING. */
+static int row_epoch(srv_store *store, const srv_store__cols *c, void *item) {
+  (void)store;
+  *(int64_t *)item = srv_store__pg_int(c, 0);
+  return 0;
+}
+
+int srv_store__pg_claim(srv_store *store, int64_t game, int64_t *epoch) {
+  srv_store_pg *pg = store->pg;
+  int64_t e = 0;
+  int rc = srv_store__pg_each(store, (srv_store__stmt)PGS_CLAIM, STORE_ARGS(arg_int(game)),
+                              row_epoch, &e, "cannot claim a game");
+  if (rc == 0)
+    return SRV_STORE_ENOTFOUND;
+  if (rc < 0)
+    return rc;
+  size_t i = 0;
+  while (i < pg->n_claims && pg->claims[i].game != game)
+    i++;
+  if (i == pg->n_claims) {
+    if (srv_store__grow((void **)&pg->claims, &pg->cap_claims, i + 1, sizeof *pg->claims) != 0)
+      return SRV_STORE_ENOMEM;
+    pg->n_claims++;
+  }
+  pg->claims[i] = (struct pg_claim){game, e};
+  *epoch = e;
+  return 0;
+}
+
 struct pg_conn *srv_store__pg_reader(srv_store *store) {
   return reader_ready(store) == 0 ? store->pg->r : NULL;
 }
@@ -1259,6 +1324,7 @@ void srv_store__pg_close(srv_store *store) {
   batch_free(&pg->flight);
   doubts_done(pg, pg->n_doubts);
   free(pg->doubts);
+  free(pg->claims);
   free(pg->conninfo);
   free(pg);
   store->pg = NULL;

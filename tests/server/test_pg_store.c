@@ -327,6 +327,58 @@ TEST_IMPL(failed_batch_reports_every_write) {
   return 0;
 }
 
+TEST_IMPL(fencing) {
+  char db[64], url[256], err[SRV_STORE_ERR_SIZE];
+  fresh_db(db, sizeof db, url, sizeof url, 0);
+  /* Two writers on one database, as two nodes of a cluster. */
+  srv_store *a = NULL, *b = NULL;
+  ASSERT_EQ(srv_store_open(url, NULL, &a, err), 0);
+  ASSERT_EQ(srv_store_open(url, NULL, &b, err), 0);
+  put_player(a, "pa", "Ana", 1);
+  srv_store_game g = mk_game("RE", MC_KALAH, mk_seat("pa", "Ana"), mk_seat("", "Computer"));
+  srv_store_room r = mk_room("RE", SRV_STORE_STATUS_PLAYING, &g);
+  int64_t id = 0, ea = 0, eb = 0;
+  g.id = 5;
+  ASSERT_EQ(srv_store_room_put(a, &r), 0);
+  ASSERT_EQ(srv_store_game_start(a, &g, &id), 0);
+  ASSERT_EQ(srv_store_commit(a), 0);
+  ASSERT_EQ(srv_store_game_claim(a, id, &ea), 0);
+  ASSERT_EQ(ea, 1);
+  ASSERT_EQ(srv_store_game_claim(a, 999, &ea), SRV_STORE_ENOTFOUND);
+  srv_store_move m0 = {.ply = 0, .seat = 0, .house = 3, .clock_ms = -1, .at_ms = 1};
+  ASSERT_EQ(srv_store_move_add(a, id, &m0), 0);
+  ASSERT_EQ(srv_store_commit(a), 0);
+  /* B takes the game over: A's next batch that writes it is refused whole. */
+  ASSERT_EQ(srv_store_game_claim(b, id, &eb), 0);
+  ASSERT_EQ(eb, 2);
+  srv_store_move m1 = {.ply = 1, .seat = 0, .house = 1, .clock_ms = -1, .at_ms = 2};
+  put_player(a, "pz", "Zed", 9);
+  ASSERT_EQ(srv_store_move_add(a, id, &m1), 0);
+  ASSERT_EQ(srv_store_commit(a), SRV_STORE_ECONFLICT);
+  size_t n = 0;
+  ASSERT(srv_store_failed(a, &n) != NULL);
+  ASSERT_EQ(n, 3); /* The player, its session and the move. */
+  ASSERT_EQ(count(db, "SELECT count(*) FROM moves"), 1);
+  ASSERT_EQ(count(db, "SELECT count(*) FROM players WHERE id = 'pz'"), 0);
+  /* B, the owner now, writes it. */
+  ASSERT_EQ(srv_store_move_add(b, id, &m1), 0);
+  ASSERT_EQ(srv_store_commit(b), 0);
+  ASSERT_EQ(count(db, "SELECT count(*) FROM moves"), 2);
+  ASSERT_EQ(count(db, "SELECT owner_epoch FROM games WHERE id = 5"), 2);
+  /* SQLite has one writer (its directory lock): nothing to claim. */
+  char dir[256];
+  tmp_dir(dir, sizeof dir);
+  srv_store *lite = NULL;
+  ASSERT_EQ(open_store(dir, SRV_STORE_SYNC_NORMAL, &lite, err), 0);
+  ASSERT_EQ(srv_store_game_claim(lite, 1, &ea), SRV_STORE_EINVAL);
+  srv_store_close(lite);
+  rm_tree(dir);
+  srv_store_close(a);
+  srv_store_close(b);
+  drop_db(db);
+  return 0;
+}
+
 /* ---- On a loop, through a proxy that loses an answer ------------------------------------- */
 
 /* A TCP proxy on 127.0.0.1 between the store and PostgreSQL, in a child process: SIGUSR1 makes it
