@@ -197,16 +197,10 @@ int main(int argc, char **argv) {
   srv_sink sink = {0};
   if (app.net != NULL)
     srv_net_sink(app.net, &sink);
-  srv_room_limits limits = {cfg.abandon_ms,
-                            cfg.idle_room_ms,
-                            cfg.finished_room_ms,
-                            cfg.rooms_per_player,
-                            cfg.max_rooms,
-                            cfg.waiting_room_ms,
-                            cfg.rooms_per_ip,
-                            cfg.public_rooms_per_ip,
-                            cfg.rate,
-                            cfg.burst};
+  srv_room_limits limits = {
+      cfg.abandon_ms, cfg.idle_room_ms,    cfg.finished_room_ms, cfg.rooms_per_player,
+      cfg.max_rooms,  cfg.waiting_room_ms, cfg.rooms_per_ip,     cfg.public_rooms_per_ip,
+      cfg.rate,       cfg.burst,           cfg.move_deadline_ms};
   app.rooms = app.net && app.ident ? srv_rooms_new(&app.time, app.ident, &sink, &limits) : NULL;
   app.lobby = app.rooms ? srv_lobby_new(app.rooms, &app.time, &sink) : NULL;
   app.myrooms = app.rooms ? srv_myrooms_new(app.rooms, &sink) : NULL;

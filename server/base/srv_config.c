@@ -57,6 +57,9 @@ static const opt options[] = {
      "info", "error, warn, info or debug"},
     INT_OPT("abandon-ms", "MANCALA_ABANDON_MS", abandon_ms, 100, 86400000, 60000,
             "an absent player loses after this long on their own turn"),
+    INT_OPT("move-deadline-ms", "MANCALA_MOVE_DEADLINE_MS", move_deadline_ms, 0, 86400000, 300000,
+            "in an untimed game between people, the side to move loses by abandonment after this "
+            "long without moving (0: never)"),
     INT_OPT("idle-room-ms", "MANCALA_IDLE_ROOM_MS", idle_room_ms, 100, 86400000, 600000,
             "a room nobody is in is closed after this long"),
     INT_OPT("finished-room-ms", "MANCALA_FINISHED_ROOM_MS", finished_room_ms, 100, 86400000, 600000,

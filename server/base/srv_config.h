@@ -18,6 +18,7 @@ typedef struct srv_config {
   char web[1024];          /* Directory of the web client's static files. */
   srv_log_level log_level; /* Log threshold. */
   int abandon_ms;          /* Abandonment countdown of an absent player on their turn. */
+  int move_deadline_ms;    /* An untimed game's time a move before abandonment (0: none). */
   int idle_room_ms;        /* A room nobody is in is closed after this long. */
   int finished_room_ms;    /* A finished room is kept this long for a rematch. */
   int ping_s;              /* Idle seconds before a WebSocket ping. */

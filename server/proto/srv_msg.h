@@ -188,6 +188,10 @@ typedef struct srv_state_view {
   bool rematch[2];       /* Which seats asked for a rematch. */
   int abandon_seat;      /* The absent seat whose abandonment countdown runs, or -1. */
   int64_t abandon_ms;
+  /* An untimed game's move deadline runs: the seat to move and the time it has left. */
+  bool has_move_deadline;
+  int move_deadline_seat;
+  int64_t move_deadline_ms;
   int64_t game_id; /* The archive id of a finished game, 0: none. */
   bool with_moves; /* A full state: the game's moves too (join, resume, resync). */
   /* A rated game that ended and changed the ratings: each seat's rating before and after. */

@@ -270,6 +270,16 @@ static void state(srv_jsonw *w, const srv_state_view *v) {
   } else {
     srv_jsonw_lit(w, "null");
   }
+  srv_jsonw_lit(w, ",\"move_deadline\":");
+  if (v->has_move_deadline) {
+    srv_jsonw_lit(w, "{\"seat\":");
+    seat_or_null(w, v->move_deadline_seat);
+    srv_jsonw_lit(w, ",\"ms\":");
+    srv_jsonw_int(w, v->move_deadline_ms);
+    srv_jsonw_lit(w, "}");
+  } else {
+    srv_jsonw_lit(w, "null");
+  }
   srv_jsonw_lit(w, "}");
 }
 

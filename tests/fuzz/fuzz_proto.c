@@ -203,7 +203,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fz_in in = {data, size};
   srv_log_set_level(SRV_LOG_QUIET); /* Refused records log on every run. */
   memset(&f, 0, sizeof f);
-  srv_room_limits limits = {5000, 20000, 30000, 3, 24, 8000, 6, 3, 0, 0};
+  srv_room_limits limits = {5000, 20000, 30000, 3, 24, 8000, 6, 3, 0, 0, 0};
   world_init(&f.w, &limits);
   srv_recorder rec = {record, &f};
   srv_rooms_set_recorder(f.w.rooms, &rec);
