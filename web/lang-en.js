@@ -302,6 +302,7 @@ export default {
   'takeback.done': '{n, plural, one {# move taken back.} other {# moves taken back.}}',
   'draw.declined': '{name} declined your draw offer.',
   'room.first_move': 'first move within {s} s',
+  'room.move_deadline': 'move within {s} s or lose',
   'status.clocks_wait': 'Each clock starts after its side’s first move.',
   'chat.spectator': 'spectator',
   'chat.settings': 'Chat settings',

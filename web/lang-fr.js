@@ -302,6 +302,7 @@ export default {
   'takeback.done': '{n, plural, one {# coup repris.} other {# coups repris.}}',
   'draw.declined': '{name} a refusé votre proposition de nulle.',
   'room.first_move': 'premier coup dans {s} s',
+  'room.move_deadline': 'jouer dans {s} s ou perdre',
   'status.clocks_wait': 'Chaque pendule démarre après le premier coup de son camp.',
   'chat.spectator': 'spectateur',
   'chat.settings': 'Réglages de la discussion',

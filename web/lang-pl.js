@@ -302,6 +302,7 @@ export default {
   'takeback.done': '{n, plural, one {Cofnięto # ruch.} few {Cofnięto # ruchy.} many {Cofnięto # ruchów.} other {Cofnięto # ruchu.}}',
   'draw.declined': '{name}: odrzuca twoją propozycję remisu.',
   'room.first_move': 'pierwszy ruch w ciągu {s} s',
+  'room.move_deadline': 'ruch w ciągu {s} s albo przegrana',
   'status.clocks_wait': 'Zegar każdej strony rusza po jej pierwszym ruchu.',
   'chat.spectator': 'widz',
   'chat.settings': 'Ustawienia czatu',

@@ -302,6 +302,7 @@ export default {
   'takeback.done': '{n, plural, =0 {# jogadas voltadas.} one {# jogada voltada.} other {# jogadas voltadas.}}',
   'draw.declined': '{name} recusou sua proposta de empate.',
   'room.first_move': 'primeira jogada em até {s} s',
+  'room.move_deadline': 'jogue em até {s} s ou perca',
   'status.clocks_wait': 'Cada relógio começa após a primeira jogada do seu lado.',
   'chat.spectator': 'espectador',
   'chat.settings': 'Configurações do bate-papo',

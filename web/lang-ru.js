@@ -302,6 +302,7 @@ export default {
   'takeback.done': '{n, plural, one {Возвращён # ход.} few {Возвращено # хода.} many {Возвращено # ходов.} other {Возвращено # хода.}}',
   'draw.declined': '{name} отклоняет ваше предложение ничьей.',
   'room.first_move': 'первый ход в течение {s} с',
+  'room.move_deadline': 'ход в течение {s} с, иначе поражение',
   'status.clocks_wait': 'Часы каждой стороны пойдут после её первого хода.',
   'chat.spectator': 'зритель',
   'chat.settings': 'Настройки чата',

@@ -20,6 +20,9 @@ import { emptyMoves, nextMoves, moveEvents } from './moves.js';
 import * as sound from './sound.js';
 import { setTitle, alertHidden, clearAlert, notifySupported, notifyOn, toggleNotify } from './alerts.js';
 
+// An untimed game's move deadline (state.move_deadline) shows when this many seconds are left.
+const MOVE_DEADLINE_SHOW_S = 60;
+
 function reducedMotion() {
   return typeof matchMedia === 'function' && matchMedia('(prefers-reduced-motion: reduce)').matches;
 }
@@ -536,7 +539,9 @@ export class RoomView {
         // that the name keeps its width.
         h('span', { class: 'pnote' },
           h('span', { class: 'abandon', dataset: { seat }, hidden: !(s.abandon && s.abandon.seat === seat) }),
-          h('span', { class: 'first-move', dataset: { seat }, hidden: !(s.status === 'playing' && s.first_move && s.first_move.seat === seat) }))),
+          h('span', { class: 'first-move', dataset: { seat }, hidden: !(s.status === 'playing' && s.first_move && s.first_move.seat === seat) }),
+          // An untimed game's move deadline: shown by tickClocks() once it is running out.
+          h('span', { class: 'move-deadline', dataset: { seat }, hidden: true }))),
       turn ? h('span', { class: 'turn-pill' }, t('room.to_move')) : null,
       h('span', { class: 'clock', dataset: { seat }, hidden: !s.clock }, '')]);
   }
@@ -591,6 +596,13 @@ export class RoomView {
     if (s.first_move && typeof s.first_move.ms === 'number') {
       const f = el.nearBar.querySelector('.first-move:not([hidden])') || el.farBar.querySelector('.first-move:not([hidden])');
       if (f) f.textContent = t('room.first_move', { s: Math.max(0, Math.ceil((s.first_move.ms - (performance.now() - this.latestAt)) / 1000)) });
+    }
+    for (const d of [el.nearBar, el.farBar].map((b) => b.querySelector('.move-deadline')).filter(Boolean)) {
+      const m = s.move_deadline;
+      const left = m && typeof m.ms === 'number' && s.status === 'playing' && m.seat === d.dataset.seat
+        ? Math.max(0, Math.ceil((m.ms - (performance.now() - this.latestAt)) / 1000)) : null;
+      d.hidden = left === null || left > MOVE_DEADLINE_SHOW_S;
+      if (!d.hidden) d.textContent = t('room.move_deadline', { s: left });
     }
     if (!s.clock) return;
     for (const seat of ['south', 'north']) {
