@@ -238,6 +238,7 @@ int main(int argc, char **argv) {
   app.dispatch.time = &app.time;
   app.dispatch.players_per_addr = cfg.players_per_ip;
   srv_lobby_set_limit(app.lobby, cfg.watchers_per_ip);
+  srv_lobby_set_per_game(app.lobby, cfg.lobby_rooms);
   /* Accounts hash passwords on libuv's thread pool; their results come back to this loop. */
   srv_work_init_uv(&app.work, &app.loop); /* Again when the computer did: the same table. */
   srv_accounts_config acfg;

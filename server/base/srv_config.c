@@ -82,6 +82,8 @@ static const opt options[] = {
             32, "of those, public rooms (all one address can list in the lobby)"),
     INT_OPT("watchers-per-ip", "MANCALA_WATCHERS_PER_IP", watchers_per_ip, 1, 1000000, 32,
             "connections of one client address that watch the lobby"),
+    INT_OPT("lobby-rooms", "MANCALA_LOBBY_ROOMS", lobby_rooms, 1, 100000, 50,
+            "rooms of each game a lobby list shows (the newest; the others are counted)"),
     INT_OPT("players-per-ip", "MANCALA_PLAYERS_PER_IP", players_per_ip, 1, 1000000, 60,
             "new players (hello without a known token) one client address may make a minute, "
             "as many at once"),

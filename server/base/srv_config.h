@@ -30,6 +30,7 @@ typedef struct srv_config {
   int rooms_per_ip;        /* Unfinished rooms created from one client address. */
   int public_rooms_per_ip; /* Public unfinished rooms created from one client address. */
   int watchers_per_ip;     /* Lobby watchers of one client address. */
+  int lobby_rooms;         /* Rooms of each game a lobby list shows (the newest). */
   int players_per_ip;      /* New identities a minute (and at once) from one client address. */
   int waiting_room_ms;     /* A waiting room nobody is in is closed after this long. */
   int max_rooms;           /* Rooms in memory at once. */
