@@ -35,6 +35,7 @@ export default {
   'lobby.live': 'live',
   'lobby.loading': 'Loading rooms…',
   'lobby.no_rooms': 'No public rooms right now. Create one or use quick play!',
+  'lobby.more_rooms': '…and {n} more: the newest rooms of each game are shown.',
   'lobby.recent': 'My recent games',
   'lobby.no_recent': 'Your games will appear here.',
   'recent.win': 'Won',

@@ -35,6 +35,7 @@ export default {
   'lobby.live': 'en direct',
   'lobby.loading': 'Chargement des salles…',
   'lobby.no_rooms': 'Aucune salle publique pour l’instant. Créez-en une ou lancez une partie rapide !',
+  'lobby.more_rooms': '…et {n} de plus : les salles les plus récentes de chaque jeu sont affichées.',
   'lobby.recent': 'Mes parties récentes',
   'lobby.no_recent': 'Vos parties apparaîtront ici.',
   'recent.win': 'Gagnée',

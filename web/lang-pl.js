@@ -35,6 +35,7 @@ export default {
   'lobby.live': 'na żywo',
   'lobby.loading': 'Wczytywanie pokoi…',
   'lobby.no_rooms': 'Nie ma teraz publicznych pokoi. Utwórz własny albo zagraj szybką grę!',
+  'lobby.more_rooms': '…i {n} więcej: widać najnowsze pokoje każdej gry.',
   'lobby.recent': 'Moje ostatnie gry',
   'lobby.no_recent': 'Tu pojawią się twoje gry.',
   'recent.win': 'Wygrana',

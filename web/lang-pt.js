@@ -35,6 +35,7 @@ export default {
   'lobby.live': 'ao vivo',
   'lobby.loading': 'Carregando as salas…',
   'lobby.no_rooms': 'Não há salas públicas agora. Crie uma ou use o jogo rápido!',
+  'lobby.more_rooms': '…e mais {n}: são mostradas as salas mais recentes de cada jogo.',
   'lobby.recent': 'Minhas partidas recentes',
   'lobby.no_recent': 'Suas partidas vão aparecer aqui.',
   'recent.win': 'Vitória',

@@ -10,6 +10,7 @@
 // Normal speed (the other speeds in proportion; instant with prefers-reduced-motion unless the
 // player picks a speed). The replay never holds the game: the clocks count from the newest state, and the
 // player's playable houses take a click or a key at once, which ends the replay and plays.
+import { LobbyList } from './lobbylist.js';
 import { h, append, clear, toast, confirmDialog, promptDialog, fmtClock, clockLabel, storage, store, icon } from './ui.js';
 import { t, onLang } from './i18n.js';
 import { conn } from './net.js';
@@ -808,8 +809,15 @@ export class RoomView {
   watchPools(on) {
     if (on === !!this.poolWatch) return;
     if (on) {
-      this.poolWatch = conn.on('lobby', (m) => { if (Array.isArray(m.pools)) { this.pools = m.pools; this.renderSeekCount(); } });
-      conn.send({ type: 'lobby' });
+      const list = new LobbyList();
+      const onList = (m) => {
+        const r = list.apply(m);
+        if (r === 'resync') conn.send({ type: 'lobby', changes: true });
+        else if (r && Array.isArray(m.pools)) { this.pools = list.pools; this.renderSeekCount(); }
+      };
+      const offs = [conn.on('lobby', onList), conn.on('lobby_changes', onList)];
+      this.poolWatch = () => offs.forEach((f) => f());
+      conn.send({ type: 'lobby', changes: true });
     } else {
       this.poolWatch();
       this.poolWatch = null;
