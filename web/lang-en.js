@@ -191,6 +191,7 @@ export default {
   'reason.timeout': 'On time.',
   'reason.agreement': 'By agreement.',
   'reason.abandoned': 'The opponent left the game.',
+  'reason.abandoned_you': 'You did not move in time.',
   'reason.aborted': 'The game ended before both sides had moved: nobody won, and nothing is rated.',
 
   'board.side_near': 'your side',

@@ -191,6 +191,7 @@ export default {
   'reason.timeout': 'Au temps.',
   'reason.agreement': 'D’un commun accord.',
   'reason.abandoned': 'L’adversaire a quitté la partie.',
+  'reason.abandoned_you': 'Vous n’avez pas joué à temps.',
   'reason.aborted': 'La partie s’est arrêtée avant que les deux camps aient joué : personne ne gagne, rien n’est classé.',
 
   'board.side_near': 'votre camp',

@@ -191,6 +191,7 @@ export default {
   'reason.timeout': 'Na czas.',
   'reason.agreement': 'Za zgodą obu stron.',
   'reason.abandoned': 'Przeciwnik opuścił grę.',
+  'reason.abandoned_you': 'Nie wykonano ruchu na czas.',
   'reason.aborted': 'Gra skończyła się, zanim obie strony wykonały ruch: nikt nie wygrał, ranking się nie zmienia.',
 
   'board.side_near': 'twoja strona',

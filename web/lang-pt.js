@@ -191,6 +191,7 @@ export default {
   'reason.timeout': 'Por tempo.',
   'reason.agreement': 'Por acordo.',
   'reason.abandoned': 'O adversário abandonou a partida.',
+  'reason.abandoned_you': 'Você não jogou a tempo.',
   'reason.aborted': 'A partida terminou antes de os dois lados jogarem: ninguém ganhou e nada conta para o rating.',
 
   'board.side_near': 'seu lado',

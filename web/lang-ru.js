@@ -191,6 +191,7 @@ export default {
   'reason.timeout': 'По времени.',
   'reason.agreement': 'По соглашению.',
   'reason.abandoned': 'Соперник покинул игру.',
+  'reason.abandoned_you': 'Вы не сделали ход вовремя.',
   'reason.aborted': 'Игра закончилась до того, как обе стороны сделали ход: никто не выиграл, рейтинг не меняется.',
 
   'board.side_near': 'ваша сторона',

@@ -311,13 +311,22 @@ export class RoomView {
     return events ? t('announce.move_events', { name, house: last.house, events }) : t('announce.move', { name, house: last.house });
   }
 
+  // Why the game ended, from the reader's side: a player who lost by abandonment left, or did not
+  // move before an untimed game's move deadline, and is not told that its opponent left.
+  reasonText(s) {
+    const r = s.result;
+    const seat = s.you === 'south' || s.you === 'north' ? s.you : null;
+    if (r.reason === 'abandoned' && seat && r.winner && r.winner !== seat && r.winner !== 'draw') return t('reason.abandoned_you');
+    return t('reason.' + r.reason) !== 'reason.' + r.reason ? t('reason.' + r.reason) : r.reason;
+  }
+
   resultText(s) {
     const r = s.result;
     if (r.reason === 'aborted') return t('result.aborted') + '. ' + t('reason.aborted');
     const seat = s.you === 'south' || s.you === 'north' ? s.you : null;
     const head = r.winner === 'draw' ? t('result.draw') : seat ? t(r.winner === seat ? 'result.you_won' : 'result.you_lost') : t('result.wins', { name: this.seatName(r.winner) });
     const score = Array.isArray(r.score) ? r.score.join(' : ') : '';
-    return t('announce.result', { result: head, score, reason: t('reason.' + r.reason) });
+    return t('announce.result', { result: head, score, reason: this.reasonText(s) });
   }
 
   // Tells the player something that happened: a toast, and the live region for screen readers.
@@ -781,7 +790,7 @@ export class RoomView {
         h('div', { class: 'result-head' },
           h('div', { class: 'trophy', 'aria-hidden': 'true' }, icon(cls === 'win' ? 'trophy' : cls === 'draw' ? 'scale' : 'seed')),
           h('div', {}, h('h2', {}, head),
-            h('p', { class: 'reason' }, t('reason.' + r.reason) !== 'reason.' + r.reason ? t('reason.' + r.reason) : r.reason))),
+            h('p', { class: 'reason' }, this.reasonText(s)))),
         aborted ? null : h('div', { class: 'final-score' },
           h('span', { class: 'fs south' }, h('b', {}, String(score[0])), h('small', {}, this.seatName('south'))),
           h('span', { class: 'fs-sep' }, ':'),
