@@ -128,7 +128,8 @@ static void templated(fuzz_world *f, int who, int kind, fz_in *in) {
     n = snprintf(buf, sizeof buf, "{\"type\":\"leave\",\"room\":\"%s\"}", code);
     break;
   case 5:
-    n = snprintf(buf, sizeof buf, "{\"type\":\"lobby\",\"watch\":%s}", b & 1 ? "false" : "true");
+    n = snprintf(buf, sizeof buf, "{\"type\":\"lobby\",\"watch\":%s,\"changes\":%s}",
+                 b & 1 ? "false" : "true", b & 2 ? "true" : "false");
     break;
   case 6:
   case 7:
