@@ -284,16 +284,10 @@ int main(int argc, char **argv) {
   srv_sink sink = {0};
   if (app.net != NULL)
     srv_net_sink(app.net, &sink);
-  srv_room_limits limits = {cfg.abandon_ms,
-                            cfg.idle_room_ms,
-                            cfg.finished_room_ms,
-                            cfg.rooms_per_player,
-                            cfg.max_rooms,
-                            cfg.waiting_room_ms,
-                            cfg.rooms_per_ip,
-                            cfg.public_rooms_per_ip,
-                            cfg.rate,
-                            cfg.burst};
+  srv_room_limits limits = {
+      cfg.abandon_ms, cfg.idle_room_ms,    cfg.finished_room_ms, cfg.rooms_per_player,
+      cfg.max_rooms,  cfg.waiting_room_ms, cfg.rooms_per_ip,     cfg.public_rooms_per_ip,
+      cfg.rate,       cfg.burst,           cfg.move_deadline_ms};
   app.rooms = app.net && app.ident ? srv_rooms_new(&app.time, app.ident, &sink, &limits) : NULL;
   app.lobby = app.rooms ? srv_lobby_new(app.rooms, &app.time, &sink) : NULL;
   app.myrooms = app.rooms ? srv_myrooms_new(app.rooms, &sink) : NULL;
@@ -339,6 +333,7 @@ int main(int argc, char **argv) {
   app.dispatch.time = &app.time;
   app.dispatch.players_per_addr = cfg.players_per_ip;
   srv_lobby_set_limit(app.lobby, cfg.watchers_per_ip);
+  srv_lobby_set_per_game(app.lobby, cfg.lobby_rooms);
   /* Accounts hash passwords on libuv's thread pool; their results come back to this loop. */
   srv_work_init_uv(&app.work, &app.loop); /* Again when the computer did: the same table. */
   srv_accounts_config acfg;

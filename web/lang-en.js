@@ -35,6 +35,7 @@ export default {
   'lobby.live': 'live',
   'lobby.loading': 'Loading rooms…',
   'lobby.no_rooms': 'No public rooms right now. Create one or use quick play!',
+  'lobby.more_rooms': '…and {n} more: the newest rooms of each game are shown.',
   'lobby.recent': 'My recent games',
   'lobby.no_recent': 'Your games will appear here.',
   'recent.win': 'Won',
@@ -190,6 +191,7 @@ export default {
   'reason.timeout': 'On time.',
   'reason.agreement': 'By agreement.',
   'reason.abandoned': 'The opponent left the game.',
+  'reason.abandoned_you': 'You did not move in time.',
   'reason.aborted': 'The game ended before both sides had moved: nobody won, and nothing is rated.',
 
   'board.side_near': 'your side',
@@ -302,6 +304,7 @@ export default {
   'takeback.done': '{n, plural, one {# move taken back.} other {# moves taken back.}}',
   'draw.declined': '{name} declined your draw offer.',
   'room.first_move': 'first move within {s} s',
+  'room.move_deadline': 'move within {s} s or lose',
   'status.clocks_wait': 'Each clock starts after its side’s first move.',
   'chat.spectator': 'spectator',
   'chat.settings': 'Chat settings',

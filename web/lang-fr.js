@@ -35,6 +35,7 @@ export default {
   'lobby.live': 'en direct',
   'lobby.loading': 'Chargement des salles…',
   'lobby.no_rooms': 'Aucune salle publique pour l’instant. Créez-en une ou lancez une partie rapide !',
+  'lobby.more_rooms': '…et {n} de plus : les salles les plus récentes de chaque jeu sont affichées.',
   'lobby.recent': 'Mes parties récentes',
   'lobby.no_recent': 'Vos parties apparaîtront ici.',
   'recent.win': 'Gagnée',
@@ -190,6 +191,7 @@ export default {
   'reason.timeout': 'Au temps.',
   'reason.agreement': 'D’un commun accord.',
   'reason.abandoned': 'L’adversaire a quitté la partie.',
+  'reason.abandoned_you': 'Vous n’avez pas joué à temps.',
   'reason.aborted': 'La partie s’est arrêtée avant que les deux camps aient joué : personne ne gagne, rien n’est classé.',
 
   'board.side_near': 'votre camp',
@@ -302,6 +304,7 @@ export default {
   'takeback.done': '{n, plural, one {# coup repris.} other {# coups repris.}}',
   'draw.declined': '{name} a refusé votre proposition de nulle.',
   'room.first_move': 'premier coup dans {s} s',
+  'room.move_deadline': 'jouer dans {s} s ou perdre',
   'status.clocks_wait': 'Chaque pendule démarre après le premier coup de son camp.',
   'chat.spectator': 'spectateur',
   'chat.settings': 'Réglages de la discussion',

@@ -35,6 +35,7 @@ export default {
   'lobby.live': 'na żywo',
   'lobby.loading': 'Wczytywanie pokoi…',
   'lobby.no_rooms': 'Nie ma teraz publicznych pokoi. Utwórz własny albo zagraj szybką grę!',
+  'lobby.more_rooms': '…i {n} więcej: widać najnowsze pokoje każdej gry.',
   'lobby.recent': 'Moje ostatnie gry',
   'lobby.no_recent': 'Tu pojawią się twoje gry.',
   'recent.win': 'Wygrana',
@@ -190,6 +191,7 @@ export default {
   'reason.timeout': 'Na czas.',
   'reason.agreement': 'Za zgodą obu stron.',
   'reason.abandoned': 'Przeciwnik opuścił grę.',
+  'reason.abandoned_you': 'Nie wykonano ruchu na czas.',
   'reason.aborted': 'Gra skończyła się, zanim obie strony wykonały ruch: nikt nie wygrał, ranking się nie zmienia.',
 
   'board.side_near': 'twoja strona',
@@ -302,6 +304,7 @@ export default {
   'takeback.done': '{n, plural, one {Cofnięto # ruch.} few {Cofnięto # ruchy.} many {Cofnięto # ruchów.} other {Cofnięto # ruchu.}}',
   'draw.declined': '{name}: odrzuca twoją propozycję remisu.',
   'room.first_move': 'pierwszy ruch w ciągu {s} s',
+  'room.move_deadline': 'ruch w ciągu {s} s albo przegrana',
   'status.clocks_wait': 'Zegar każdej strony rusza po jej pierwszym ruchu.',
   'chat.spectator': 'widz',
   'chat.settings': 'Ustawienia czatu',

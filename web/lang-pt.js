@@ -35,6 +35,7 @@ export default {
   'lobby.live': 'ao vivo',
   'lobby.loading': 'Carregando as salas…',
   'lobby.no_rooms': 'Não há salas públicas agora. Crie uma ou use o jogo rápido!',
+  'lobby.more_rooms': '…e mais {n}: são mostradas as salas mais recentes de cada jogo.',
   'lobby.recent': 'Minhas partidas recentes',
   'lobby.no_recent': 'Suas partidas vão aparecer aqui.',
   'recent.win': 'Vitória',
@@ -190,6 +191,7 @@ export default {
   'reason.timeout': 'Por tempo.',
   'reason.agreement': 'Por acordo.',
   'reason.abandoned': 'O adversário abandonou a partida.',
+  'reason.abandoned_you': 'Você não jogou a tempo.',
   'reason.aborted': 'A partida terminou antes de os dois lados jogarem: ninguém ganhou e nada conta para o rating.',
 
   'board.side_near': 'seu lado',
@@ -302,6 +304,7 @@ export default {
   'takeback.done': '{n, plural, =0 {# jogadas voltadas.} one {# jogada voltada.} other {# jogadas voltadas.}}',
   'draw.declined': '{name} recusou sua proposta de empate.',
   'room.first_move': 'primeira jogada em até {s} s',
+  'room.move_deadline': 'jogue em até {s} s ou perca',
   'status.clocks_wait': 'Cada relógio começa após a primeira jogada do seu lado.',
   'chat.spectator': 'espectador',
   'chat.settings': 'Configurações do bate-papo',

@@ -35,6 +35,7 @@ export default {
   'lobby.live': 'в эфире',
   'lobby.loading': 'Загрузка комнат…',
   'lobby.no_rooms': 'Сейчас нет открытых комнат. Создайте свою или начните быструю игру!',
+  'lobby.more_rooms': '…и ещё {n}: показаны самые новые комнаты каждой игры.',
   'lobby.recent': 'Мои недавние игры',
   'lobby.no_recent': 'Здесь появятся ваши игры.',
   'recent.win': 'Победа',
@@ -190,6 +191,7 @@ export default {
   'reason.timeout': 'По времени.',
   'reason.agreement': 'По соглашению.',
   'reason.abandoned': 'Соперник покинул игру.',
+  'reason.abandoned_you': 'Вы не сделали ход вовремя.',
   'reason.aborted': 'Игра закончилась до того, как обе стороны сделали ход: никто не выиграл, рейтинг не меняется.',
 
   'board.side_near': 'ваша сторона',
@@ -302,6 +304,7 @@ export default {
   'takeback.done': '{n, plural, one {Возвращён # ход.} few {Возвращено # хода.} many {Возвращено # ходов.} other {Возвращено # хода.}}',
   'draw.declined': '{name} отклоняет ваше предложение ничьей.',
   'room.first_move': 'первый ход в течение {s} с',
+  'room.move_deadline': 'ход в течение {s} с, иначе поражение',
   'status.clocks_wait': 'Часы каждой стороны пойдут после её первого хода.',
   'chat.spectator': 'зритель',
   'chat.settings': 'Настройки чата',

@@ -60,6 +60,9 @@ static const opt options[] = {
      "info", "error, warn, info or debug"},
     INT_OPT("abandon-ms", "MANCALA_ABANDON_MS", abandon_ms, 100, 86400000, 60000,
             "an absent player loses after this long on their own turn"),
+    INT_OPT("move-deadline-ms", "MANCALA_MOVE_DEADLINE_MS", move_deadline_ms, 0, 86400000, 300000,
+            "in an untimed game between people, the side to move loses by abandonment after this "
+            "long without moving (0: never)"),
     INT_OPT("idle-room-ms", "MANCALA_IDLE_ROOM_MS", idle_room_ms, 100, 86400000, 600000,
             "a room nobody is in is closed after this long"),
     INT_OPT("finished-room-ms", "MANCALA_FINISHED_ROOM_MS", finished_room_ms, 100, 86400000, 600000,
@@ -82,6 +85,8 @@ static const opt options[] = {
             32, "of those, public rooms (all one address can list in the lobby)"),
     INT_OPT("watchers-per-ip", "MANCALA_WATCHERS_PER_IP", watchers_per_ip, 1, 1000000, 32,
             "connections of one client address that watch the lobby"),
+    INT_OPT("lobby-rooms", "MANCALA_LOBBY_ROOMS", lobby_rooms, 1, 100000, 50,
+            "rooms of each game a lobby list shows (the newest; the others are counted)"),
     INT_OPT("players-per-ip", "MANCALA_PLAYERS_PER_IP", players_per_ip, 1, 1000000, 60,
             "new players (hello without a known token) one client address may make a minute, "
             "as many at once"),

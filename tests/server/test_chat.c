@@ -141,7 +141,7 @@ TEST_IMPL(history_bounds) {
 TEST_IMPL(room_rate_per_voice) {
   world w;
   /* Each voice: 10 lines a second, 30 at once. */
-  srv_room_limits limits = {60000, 600000, 600000, 10, 1000, 0, 0, 0, 10, 30};
+  srv_room_limits limits = {60000, 600000, 600000, 10, 1000, 0, 0, 0, 10, 30, 0};
   world_init(&w, &limits);
   tclient a, b, s[40];
   start_pair(&w, &a, &b);
