@@ -12,6 +12,11 @@
 //   node bench/bench.mjs profile       instructions per move under callgrind, and where they go
 //                                      (--mode pair: Kalah, two players a room; local: Kalah
 //                                      and Oware, one; both, the default: all three)
+//   node bench/bench.mjs store         (e) storage backends: 100 players two a room, closed loop,
+//                                      SQLite --sync normal and full beside PostgreSQL 15 (a
+//                                      throwaway one, tests/pg.sh, synchronous_commit on): server
+//                                      CPU per move, PostgreSQL's own CPU per move, p99; then
+//                                      10,000 players thinking 1-3 s on PostgreSQL: p99
 //   node bench/bench.mjs all           a, b, c and d in one run
 //
 // Options: --seconds S (measured window of a, b and d), --build DIR (default build-bench),
@@ -55,7 +60,7 @@ const SWEEP_PLAYERS = opt('--sweep-players', '100,500,1000,2000,5000,10000').spl
 const NOFILE = 65536;
 const MAX_CONNECTIONS = 60000;
 const WITH_PEER = !flag('--no-peer');
-const known = ['closed', 'think', 'idle', 'sweep', 'profile', 'all'];
+const known = ['closed', 'think', 'idle', 'sweep', 'profile', 'store', 'all'];
 if (!known.includes(what) || !(SECONDS > 0) || !(ROUNDS >= 1) || !['normal', 'full'].includes(SYNC) ||
   !['pair', 'local', 'both'].includes(MODE)) {
   console.error(`usage: node bench/bench.mjs ${known.join('|')} [--seconds S] [--build DIR] [--peer DIR] ` +
@@ -178,15 +183,15 @@ const tmpData = (prefix) => fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 // Our server, Release build, --sync sync, the per-address limits raised for thousands of
 // connections, players and rooms from one address (and the rate limit out of the way of a closed
 // loop).
-function startOurs(sync, { wrap = [], timeoutMs } = {}) {
+function startOurs(sync, { wrap = [], timeoutMs, store } = {}) {
   const data = tmpData('mancala-bench-');
-  const args = ['--port', '0', '--bind', '127.0.0.1', '--data', data, '--sync', sync,
+  const args = ['--port', '0', '--bind', '127.0.0.1', '--data', data, '--sync', sync, ...(store ? ['--store', store()] : []),
     '--rate', '1000000', '--burst', '1000000', '--max-per-ip', '1000000',
     '--players-per-ip', '1000000', '--rooms-per-ip', '10000000', '--public-rooms-per-ip', '10000000',
     '--watchers-per-ip', '1000000',
     '--max-connections', String(MAX_CONNECTIONS), '--rooms-per-player', '10'];
   const [cmd, ...rest] = [...wrap, bin('mancala-server'), ...args];
-  return startProcess(`mancala-server --sync ${sync}`, cmd, rest,
+  return startProcess(store ? 'mancala-server --store postgresql' : `mancala-server --sync ${sync}`, cmd, rest,
     /listening on http:\/\/127\.0\.0\.1:(\d+)\//, { data, timeoutMs });
 }
 
@@ -467,6 +472,88 @@ async function sweep(peerScript) {
   return results;
 }
 
+// (e) The storage backends. A throwaway PostgreSQL 15 (tests/pg.sh) in the build directory, with
+// its defaults (synchronous_commit on, fsync on); every run a fresh database in it. Besides the
+// server's CPU per move, PostgreSQL's own: the CPU time of all its processes over the run (from
+// /proc), divided by the moves.
+async function stores() {
+  const dir = path.join(BUILD, 'postgres');
+  const pgsh = path.join(top, 'tests', 'pg.sh');
+  const url = execFileSync('sh', [pgsh, 'start', dir, 'auto'], { encoding: 'utf8' }).trim();
+  const port = url.match(/:(\d+)\//)[1];
+  let n = 0;
+  const fresh = () => {
+    const db = `bench_${process.pid}_${n++}`;
+    execFileSync('/usr/lib/postgresql/15/bin/psql', ['-h', '127.0.0.1', '-p', port, '-U', 'postgres', '-qtA',
+      '-c', `CREATE DATABASE ${db} OWNER mancala`, 'postgres']);
+    return `postgresql://mancala@127.0.0.1:${port}/${db}`;
+  };
+  const pgPids = () => {
+    const master = Number(fs.readFileSync(path.join(dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const kids = fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
+      try { return Number(fs.readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ')[1]) === master; } catch { return false; }
+    });
+    return [master, ...kids.map(Number)];
+  };
+  const ticks = () => pgPids().reduce((t, p) => {
+    try {
+      const f = fs.readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ');
+      return t + Number(f[11]) + Number(f[12]);
+    } catch { return t; }
+  }, 0);
+  const HZ = 100; // USER_HZ on Linux
+  try {
+    const secs = Math.max(5, Math.round(SECONDS / ROUNDS));
+    const args = ['--players', '100', '--warmup', '3', '--duration', String(secs), '--mode', 'pair'];
+    const pgRuns = [];
+    const pgStart = () => startOurs('full', { store: fresh });
+    const entries = [['normal', () => startOurs('normal'), args], ['full', () => startOurs('full'), args],
+      ['postgresql', pgStart, args]];
+    // PostgreSQL's CPU over each of its runs: sampled around loadgen.
+    const runs = new Map(entries.map(([k]) => [k, []]));
+    for (let round = 0; round < ROUNDS; round++) {
+      for (let i = 0; i < entries.length; i++) {
+        const [key, start, a] = entries[(i + round) % entries.length];
+        runs.get(key).push(await withServer(start, async (srv) => {
+          const t0 = ticks();
+          const r = await loadgen(srv, a);
+          if (key === 'postgresql') pgRuns.push({ cpu_s: (ticks() - t0) / HZ, moves: r.moves, total_s: r.window_s });
+          return r;
+        }));
+      }
+    }
+    const agg = new Map([...runs].map(([key, rs]) => [key, {
+      label: rs[0].label, rs, rate: sum(rs, (r) => r.moves) / sum(rs, (r) => r.window_s), cpm: cpuPerMove(rs),
+      p50: median(rs.map((r) => r.rtt_ms.p50)), p99: median(rs.map((r) => r.rtt_ms.p99)),
+      cpu: sum(rs, (r) => r.server?.cpu_pct ?? 0) / rs.length, own: sum(rs, (r) => r.loadgen.cpu_pct) / rs.length,
+      errors: rs.map(errorsOf).filter((e) => e !== '0').join('; ') || '0',
+    }]));
+    console.log(`### (e) Storage: 100 players, two a room, closed loop; SQLite beside PostgreSQL 15 (${ROUNDS} rounds of ${secs} s per server)\n`);
+    closedTable(agg);
+    // PostgreSQL's processes ran over more than loadgen's window (warm-up, the end): their CPU is
+    // divided by all the moves of the run, an upper bound of its cost per move.
+    const pgCpu = sum(pgRuns, (r) => r.cpu_s);
+    const pgMoves = sum(agg.get('postgresql').rs, (r) => r.moves);
+    console.log(`PostgreSQL's own processes: ${f1((1e6 * pgCpu) / pgMoves)} µs of CPU per move measured (over each whole run, warm-up included).\n`);
+    table(['ratio', 'measured', 'per round', 'target'], [
+      ratioRow(agg, 'ours on PostgreSQL / ours on SQLite full, server CPU per move', 'postgresql', 'full', { cpu: true, target: 'at most 1.5' }),
+      ratioRow(agg, 'ours on PostgreSQL / ours on SQLite normal, server CPU per move', 'postgresql', 'normal', { cpu: true }),
+      ratioRow(agg, 'ours on SQLite full / normal, server CPU per move', 'full', 'normal', { cpu: true }),
+    ]);
+    printNotes();
+    const targs = ['--players', '10000', '--think', '1000-3000', '--ramp', '20', '--warmup', '10',
+      '--ready-timeout', '120', '--duration', String(Math.max(SECONDS, 30))];
+    const r = await withServer(pgStart, (srv) => loadgen(srv, targs));
+    console.log('### (e) 10,000 players thinking 1-3 s between moves, on PostgreSQL\n');
+    table(['server', 'offered/s', 'moves/s', 'of offered', 'RTT p50 ms', 'RTT p99 ms', 'RTT max ms', 'server CPU', 'errors'],
+      [[r.label, f0(r.offered_per_s), f0(r.moves_per_s), `${f1(r.achieved_pct)}%`, f2(r.rtt_ms.p50), f2(r.rtt_ms.p99),
+        f2(r.rtt_ms.max), `${f0(r.server.cpu_pct)}%`, errorsOf(r)]]);
+    printNotes();
+  } finally {
+    execFileSync('sh', [pgsh, 'stop', dir]);
+  }
+}
+
 // Instructions per move: the server under callgrind, instrumentation on only while loadgen plays
 // a fixed number of moves (10 local rooms, closed loop), for Kalah 6x4 (random games last about
 // 45 plies) and Oware 6x4 (about 100): a cost that grows with the game shows as a gap.
@@ -538,3 +625,4 @@ if (what === 'think' || what === 'all') await think(peerScript);
 if (what === 'idle' || what === 'all') await idle(peerScript);
 if (what === 'sweep' || what === 'all') await sweep(peerScript);
 if (what === 'profile') await profile();
+if (what === 'store') await stores();

@@ -152,6 +152,9 @@ static int start_computer(const srv_config *cfg) {
   return 0;
 }
 
+/* How long the server waits at start for a PostgreSQL that does not answer yet, in seconds. */
+#define STORE_WAIT_S 60
+
 /* The storage seam's committer for a store on the loop (srv_persist.h). */
 static void commit_on_loop(void *ud, srv_store *store, srv_commit_done done, void *arg) {
   int rc = srv_store_commit_async(store, ud, done, arg);
@@ -257,7 +260,15 @@ int main(int argc, char **argv) {
                           "give a directory with --data");
     return 2;
   }
-  if ((rc = srv_store_open(cfg.store[0] ? cfg.store : cfg.data, &scfg, &app.store, serr)) != 0) {
+  rc = srv_store_open(cfg.store[0] ? cfg.store : cfg.data, &scfg, &app.store, serr);
+  /* A database server that is not up yet (a container started beside it): waited for a while. */
+  for (int waited = 0; rc == SRV_STORE_EIO && cfg.store[0] && waited < STORE_WAIT_S; waited++) {
+    if (waited == 0)
+      srv_log_warn("main", "%s; waiting up to %d s for the database", serr, STORE_WAIT_S);
+    sleep(1);
+    rc = srv_store_open(cfg.store, &scfg, &app.store, serr);
+  }
+  if (rc != 0) {
     srv_log_error("main", "cannot open the database: %s", serr[0] ? serr : srv_store_strerror(rc));
     return 1;
   }

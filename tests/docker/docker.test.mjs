@@ -29,6 +29,7 @@ const COMPOSE = (process.env.MANCALA_COMPOSE || 'docker-compose').split(' ');
 const IMAGE = 'mancala-online-test:latest';
 const NGINX_IMAGE = 'mancala-online-test-nginx:latest';
 const BUILD_IMAGE = 'mancala-online-test-build:latest';
+const PG_IMAGE = 'mancala-online-test-postgres:latest';
 const VOLUME = `${RUN}-data`;
 const UID = '10001'; // the image's user `mancala` (deploy/Dockerfile)
 
@@ -569,11 +570,89 @@ test('compose with the tls profile: HTTPS, redirect, wss game, X-Forwarded-For f
   assert.equal((await docker('network', 'ls', '-q', '--filter', `label=com.docker.compose.project=${project}`)).trim(), '');
 });
 
+test('compose with the postgres profile: the server stores in PostgreSQL; games survive a restart of both', async (t) => {
+  assert.ok(imageBuilt, 'the image was not built');
+  const net = await freeSubnet();
+  const override = path.join(WORK, 'compose.postgres.yaml');
+  writeFileSync(override, `services:
+  mancala:
+    image: ${IMAGE}
+    restart: "no"
+  postgres:
+    image: ${PG_IMAGE}
+    restart: "no"
+`);
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(MANCALA|COMPOSE)_/.test(k)));
+  const password = `pw-${RUN}`;
+  composeEnv = {
+    ...clean,
+    MANCALA_PUBLISH_SERVER: '127.0.0.1:',
+    MANCALA_SUBNET: `${net}.0/24`,
+    MANCALA_PROXY_IP: `${net}.10`,
+    MANCALA_PG_PASSWORD: password,
+    MANCALA_STORE: `postgresql://mancala:${password}@postgres/mancala`,
+  };
+  composeArgs = ['-p', `${project}pg`, '-f', 'deploy/compose.yaml', '-f', override, '--profile', 'postgres'];
+  const start = Date.now();
+  const before = { [PG_IMAGE]: await imageId(PG_IMAGE) };
+  try {
+    await compose('up', '-d', '--build');
+  } catch (err) {
+    writeFileSync(path.join(WORK, 'compose-postgres-up.log'), err.message);
+    throw err;
+  }
+  t.diagnostic(`compose --profile postgres up --build: ${((Date.now() - start) / 1000).toFixed(0)} s`);
+  await dropReplaced(before);
+  const direct = `http://127.0.0.1:${hostPort(await compose('port', 'mancala', '8080'))}`;
+  const healthy = () => waitFor('the server on PostgreSQL', async () => {
+    const r = await get(`${direct}/healthz`);
+    if (r.status !== 200) throw new Error(`${r.status} ${r.body}`);
+    return JSON.parse(r.body);
+  }, 120000);
+  const h = await healthy();
+  assert.equal(h.storage, 'postgresql', '/healthz names the backend');
+  assert.match(await serviceLog('mancala', 'stderr'), /storage: PostgreSQL at postgresql:\/\/mancala@postgres\/mancala/);
+  assert.doesNotMatch(await serviceLog('mancala', 'stderr'), new RegExp(password), 'the password is never logged');
+
+  // A game played out and one in progress.
+  const ws = `ws://${direct.slice('http://'.length)}/ws`;
+  const a = await Client.connect(ws, { name: 'Ana' });
+  const b = await Client.connect(ws, { name: 'Bob' });
+  const one = await pair(a, b, { houses: 4, seeds: 3 });
+  const moves = [];
+  const end = await play(one.room, { south: a, north: b }, one.state, Infinity, moves);
+  assert.equal(end.status, 'finished');
+  const two = await pair(a, b, { houses: 4, seeds: 3 });
+  const after1 = await play(two.room, { south: a, north: b }, two.state, 1);
+  assert.equal(after1.ply, 1);
+  const token = a.me.token;
+  await Promise.all([a.close(), b.close()]);
+
+  // Both restart (the database first): the archive and the game in progress are there.
+  await compose('restart', 'postgres');
+  await compose('restart', 'mancala');
+  await healthy();
+  const rec = await get(`${direct}/api/games/${end.game_id}`);
+  assert.equal(rec.status, 200, rec.body);
+  assert.deepEqual(JSON.parse(rec.body).moves.map((m) => ({ seat: m.seat, house: m.house })), moves);
+  const back = await Client.connect(ws, { token });
+  assert.equal(back.me.resumed, true);
+  // A player's seats come back with its token: the state of the game in progress, at its ply.
+  const st = await back.next((m) => m.type === 'state' && m.room === two.room);
+  assert.equal(st.ply, 1);
+  assert.equal(st.status, 'playing');
+  await back.close();
+
+  await compose('down', '-v');
+  assert.equal((await docker('ps', '-aq', '--filter', `label=com.docker.compose.project=${project}pg`)).trim(), '');
+  assert.equal((await docker('volume', 'ls', '-q', '--filter', `name=${project}pg_`)).trim(), '');
+});
+
 // On failure, the logs of what is left (run.sh removes it).
 after(async () => {
   for (const c of openClients) c.ws.terminate();
   if (!composeArgs) return;
-  for (const service of ['mancala', 'nginx']) {
+  for (const service of ['mancala', 'nginx', 'postgres']) {
     const text = await Promise.all([serviceLog(service, 'stdout'), serviceLog(service, 'stderr')])
       .then(([out, err]) => out + err).catch(() => '');
     if (text) writeFileSync(path.join(WORK, `compose-${service}.log`), text);

@@ -539,7 +539,8 @@ TEST_IMPL(guests_stored_when_seated) {
   memset(&a, 0, sizeof a);
   srv_client_init(&a.c, &a);
   ASSERT_EQ(run(&e.w, &a, "{\"type\":\"hello\",\"name\":\"Ana\"}"), 0);
-  end_turn(&e); /* The first commit: the old guest is forgotten. */
+  end_turn(&e); /* The first commit: the old guest is forgotten, */
+  end_turn(&e); /* with the next batch. */
   ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM players WHERE name = 'Ana'"), 0);
   ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM players WHERE id = '00000000000000a1'"), 0);
   ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM sessions WHERE player = '00000000000000a1'"), 0);
@@ -572,8 +573,10 @@ TEST_IMPL(guests_stored_when_seated) {
   /* A day later the young guest is 7 days old, not yet older: kept; a day after that, gone. */
   fake_advance(&e.w.time, (uint64_t)day);
   end_turn(&e);
+  end_turn(&e);
   ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM players WHERE id = '00000000000000a4'"), 1);
   fake_advance(&e.w.time, (uint64_t)day);
+  end_turn(&e);
   end_turn(&e);
   ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM players WHERE id = '00000000000000a4'"), 0);
   ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM players WHERE id IN ('00000000000000a2', "
