@@ -186,62 +186,88 @@ test('PostgreSQL killed -9 and restarted twice during 20 games: refused meanwhil
   }
 });
 
-test('migrate moves a SQLite site to PostgreSQL (games, accounts, ratings, chat, old game ids), and a second run copies nothing', { timeout: 300000 }, async () => {
+test('migrate moves a SQLite site of 1,000 games to PostgreSQL (archives, profiles, ratings, chat, old game ids read the same), and a second run copies nothing', { timeout: 600000 }, async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mancala-migrate-'));
   fs.chmodSync(dir, 0o755);
   const data = path.join(dir, 'data');
   const url = pg('start', dir + '/pg', 'auto');
   let server;
   try {
-    // A site on SQLite: two accounts, a rated game played out with chat, a game against the
-    // computer, a game still being played.
+    // A site on SQLite: 20 accounts in 10 pairs, each pair 100 short games (every other one rated),
+    // a chat line in each room, and one game still being played.
     server = await startServer([], { data });
-    const a = await Client.connect(server, { name: 'Ana' });
-    const b = await Client.connect(server, { name: 'Bob' });
-    assert.equal((await a.request({ type: 'register', name: 'AnaMigrant', password: 'correct horse 1' })).type, 'account');
-    assert.equal((await b.request({ type: 'register', name: 'BobMigrant', password: 'correct horse 2' })).type, 'account');
-    const { room, state } = await pair(a, b, { rated: true, clock: { initial_ms: 600000, increment_ms: 0 } });
-    await a.request({ type: 'chat', room, text: 'good luck' });
-    const end = (await playOut(room, { south: a, north: b }, state)).state;
-    assert.equal(end.status, 'finished');
-    const id = end.game_id;
-    assert.match(id, /^[0-9a-f]{16}$/);
-    const { room: room2 } = await pair(a, b);
-    const st = await a.request({ type: 'move', room: room2, house: 1, ply: 0 });
-    assert.equal(st.type, 'state');
-    const before = {
-      game: await (await fetch(`${server.http}/api/games/${id}`)).json(),
-      text: await (await fetch(`${server.http}/api/games/${id}.txt`)).text(),
-      ana: await (await fetch(`${server.http}/api/players/AnaMigrant`)).json(),
-      bob: await (await fetch(`${server.http}/api/players/BobMigrant`)).json(),
+    const pairs = [];
+    for (let p = 0; p < 10; p++) {
+      const a = await Client.connect(server, { name: `A${p}` });
+      const b = await Client.connect(server, { name: `B${p}` });
+      assert.equal((await a.request({ type: 'register', name: `Mover${p}a`, password: 'correct horse 1' })).type, 'account');
+      assert.equal((await b.request({ type: 'register', name: `Mover${p}b`, password: 'correct horse 2' })).type, 'account');
+      pairs.push([a, b]);
+    }
+    const ids = [];
+    const games = async ([a, b], n) => {
+      for (let g = 0; g < n; g++) {
+        // Rated games are played on the standard board; the others on a short one.
+        const fields = g % 2 ? { rated: true, clock: { initial_ms: 600000, increment_ms: 0 } } : { houses: 4, seeds: 2 };
+        const { room, state } = await pair(a, b, fields);
+        if (g % 10 === 0) await a.request({ type: 'chat', room, text: `game ${g}` });
+        const end = (await playOut(room, { south: a, north: b }, state)).state;
+        assert.equal(end.status, 'finished');
+        ids.push(end.game_id);
+        await a.request({ type: 'leave', room });
+        await b.request({ type: 'leave', room });
+      }
     };
-    a.close();
-    b.close();
+    await Promise.all(pairs.map((p) => games(p, 100)));
+    assert.equal(ids.length, 1000);
+    const [a0, b0] = pairs[0];
+    const { room: open } = await pair(a0, b0);
+    const st = await a0.request({ type: 'move', room: open, house: 1, ply: 0 });
+    assert.equal(st.type, 'state');
+    const read = async () => {
+      const out = { games: [], profiles: [] };
+      for (const id of ids) out.games.push(await (await fetch(`${server.http}/api/games/${id}`)).json());
+      for (let p = 0; p < 10; p++) {
+        for (const side of ['a', 'b']) out.profiles.push(await (await fetch(`${server.http}/api/players/Mover${p}${side}`)).json());
+      }
+      out.board = await (await fetch(`${server.http}/api/leaderboard/kalah`)).json();
+      return out;
+    };
+    const before = await read();
+    assert.ok(before.profiles.some((p) => p.ratings && JSON.stringify(p.ratings).includes('"games":')), 'ratings were made');
+    for (const [a, b] of pairs) await Promise.all([a.close(), b.close()]);
     assert.deepEqual(await server.stop(), { code: 0, signal: null });
 
     // The move, twice.
+    let t0 = Date.now();
     const first = execFileSync(BIN, ['migrate', '--from', data, '--to', url], { encoding: 'utf8' });
-    assert.match(first, /games\s+\d+ rows,\s+2 copied/, first);
-    assert.match(first, /accounts\s+2 rows,\s+2 copied/, first);
+    t.diagnostic(`migrate: ${Date.now() - t0} ms\n${first}`);
+    assert.match(first, /games\s+1001 rows,\s+1001 copied/, first);
+    assert.match(first, /accounts\s+20 rows,\s+20 copied/, first);
     assert.match(first, /done: \d+ rows copied/, first);
+    t0 = Date.now();
     const second = execFileSync(BIN, ['migrate', '--from', data, '--to', url], { encoding: 'utf8' });
+    t.diagnostic(`second run: ${Date.now() - t0} ms`);
     assert.match(second, /nothing new to copy/, second);
-    assert.doesNotMatch(second, /[1-9]\d* copied/, second);
+    assert.doesNotMatch(second, / [1-9]\d* copied/, second);
 
-    // The site on PostgreSQL reads the same: the archive under the old public id, the profiles,
-    // and the game in progress goes on.
+    // The site on PostgreSQL reads the same: every archive under its old public id, every
+    // profile, the leaderboard; an account logs in; the game in progress goes on.
     server = await startServer(['--store', url]);
-    const after = {
-      game: await (await fetch(`${server.http}/api/games/${id}`)).json(),
-      text: await (await fetch(`${server.http}/api/games/${id}.txt`)).text(),
-      ana: await (await fetch(`${server.http}/api/players/AnaMigrant`)).json(),
-      bob: await (await fetch(`${server.http}/api/players/BobMigrant`)).json(),
-    };
-    assert.deepEqual(after, before);
-    const a2 = await Client.connect(server, { name: 'Guest' });
-    const w = await a2.request({ type: 'login', name: 'AnaMigrant', password: 'correct horse 1' });
-    assert.equal(w.type, 'welcome', 'the account logs in on PostgreSQL');
-    a2.close();
+    const after = await read();
+    assert.deepEqual(after.games, before.games);
+    assert.deepEqual(after.profiles, before.profiles);
+    assert.deepEqual(after.board, before.board);
+    const g = await Client.connect(server, { name: 'Guest' });
+    assert.equal((await g.request({ type: 'login', name: 'Mover0a', password: 'correct horse 1' })).type, 'welcome');
+    g.close();
+    // The session token of before (sessions moved too) gives the seat back.
+    const back = await Client.connect(server, { token: a0.me.token });
+    assert.equal(back.me.resumed, true);
+    const st2 = await back.next((m) => m.type === 'state' && m.room === open);
+    assert.equal(st2.ply, 1);
+    assert.equal((await back.request({ type: 'chat', room: open, text: 'still here' })).type, 'chat');
+    back.close();
     assert.deepEqual(await server.stop(), { code: 0, signal: null });
   } finally {
     if (server && server.child.exitCode === null) server.child.kill('SIGKILL');
