@@ -151,9 +151,11 @@ static int set_value(srv_config *cfg, const opt *o, const char *value, const cha
     return 0;
   }
   case OPT_STR:
-    if (value[0] == '\0' || strlen(value) >= o->size) {
-      fprintf(err, "mancala-server: %s: the value must have 1..%zu characters\n", origin,
-              o->size - 1);
+    /* An option that is off by default (--store: "") may be set empty (compose passes
+     * MANCALA_STORE="" when the site stores in SQLite); the others need a value. */
+    if ((value[0] == '\0' && (o->def == NULL || o->def[0] != '\0')) || strlen(value) >= o->size) {
+      fprintf(err, "mancala-server: %s: the value must have %d..%zu characters\n", origin,
+              o->def != NULL && o->def[0] == '\0' ? 0 : 1, o->size - 1);
       return -1;
     }
     memcpy(base, value, strlen(value) + 1);

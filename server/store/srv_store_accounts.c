@@ -82,6 +82,14 @@ int srv_store_account_create(srv_store *store, const srv_store_account *a) {
   if (store == NULL || a == NULL || a->player[0] == '\0' || a->key[0] == '\0' ||
       a->password[0] == '\0')
     return SRV_STORE_EINVAL;
+  /* PostgreSQL learns of a taken name only at the commit, which the conflict would cost whole
+   * (everyone's moves in it): a name or player already in a batch not yet committed is refused
+   * here, as SQLite refuses it at once. */
+  if (store->pg != NULL) {
+    int rc = srv_store__pg_account_pending(store, a->key, a->player);
+    if (rc != 0)
+      return rc;
+  }
   return srv_store__write(
       store, srv_store__op(SRV_STORE_OP_ACCOUNT, a->player, 0, 0), STMT_ACCOUNT_INSERT,
       STORE_ARGS(arg_text(a->player), arg_text(a->name), arg_text(a->key), arg_text(a->password),

@@ -322,6 +322,9 @@ int srv_store__pg_watch(srv_store *store, struct uv_loop_s *loop);
 void srv_store__pg_commit_wait(srv_store *store);
 /* Whether the write connection is up. */
 bool srv_store__pg_up(const srv_store *store);
+/* Notes an account about to join the batch being built: SRV_STORE_ECONFLICT when its key or its
+ * player is in a batch not committed yet (built or in flight), SRV_STORE_ENOMEM, or 0. */
+int srv_store__pg_account_pending(srv_store *store, const char *key, const char *player);
 /* srv_store_game_claim() on PostgreSQL. */
 int srv_store__pg_claim(srv_store *store, int64_t game, int64_t *epoch);
 /* The read connection (a PGconn), connected, or NULL with the error set (srv_store_copy.c). */

@@ -165,7 +165,12 @@ struct srv_store_pg {
   size_t n_doubts;
   size_t doubts_sent; /* How many of them the batch in flight undoes. */
   int64_t next_id;    /* The id of the next game started without one. */
-  struct pg_claim {   /* The games this writer claimed, with their owner epoch. */
+  struct pg_pending { /* Accounts in a batch not committed yet (in_flight: the one sent). */
+    char key[SRV_STORE_KEY_SIZE], player[SRV_STORE_ID_SIZE];
+    bool in_flight;
+  } * pending;
+  size_t n_pending, cap_pending;
+  struct pg_claim { /* The games this writer claimed, with their owner epoch. */
     int64_t game, epoch;
   } * claims;
   size_t n_claims, cap_claims;
@@ -610,6 +615,7 @@ static void doubt_add(srv_store_pg *pg, int old_pid) {
 }
 
 static int poll_watch(srv_store *store, int events);
+static void pending_forget(srv_store_pg *pg, bool in_flight);
 
 /* The outcome of the batch in flight is known (rc 0: committed): the store's books, as SQLite's
  * commit keeps them (srv_store_batch.c), then the callback. */
@@ -641,6 +647,7 @@ static void flight_end(srv_store *store, int rc) {
   }
   pg->doubts_sent = 0;
   batch_clear(&pg->flight);
+  pending_forget(pg, true);
   /* Idle: the socket is still watched (not keeping the loop alive), so that a database that goes
    * away is noticed before the next commit needs it (/healthz). */
   if (pg->poll != NULL && pg->state == PG_READY && poll_watch(store, UV_READABLE) != 0)
@@ -852,6 +859,8 @@ static int attach(srv_store *store, uv_loop_t *loop) {
  * could not be sent (the connection is down: the batch is lost, reported by flight_end()). */
 static void flight_take(srv_store *store) {
   srv_store_pg *pg = store->pg;
+  for (size_t i = 0; i < pg->n_pending; i++)
+    pg->pending[i].in_flight = true;
   pg_batch t = pg->flight;
   pg->flight = pg->build;
   pg->build = t;
@@ -1096,6 +1105,7 @@ static int each_once(srv_store *store, srv_store__stmt id, const srv_store__val 
 
 void srv_store__pg_drop(srv_store *store) {
   batch_clear(&store->pg->build);
+  pending_forget(store->pg, false);
 }
 
 /* ---- Opening ------------------------------------------------------------------------------- */
@@ -1260,6 +1270,34 @@ int srv_store__pg_open_reader(const srv_store *main, srv_store *store) {
   return rc == 0 ? reader_ready(store) : rc;
 }
 
+int srv_store__pg_account_pending(srv_store *store, const char *key, const char *player) {
+  srv_store_pg *pg = store->pg;
+  for (size_t i = 0; i < pg->n_pending; i++)
+    if (strcmp(pg->pending[i].key, key) == 0 || strcmp(pg->pending[i].player, player) == 0) {
+      srv_store__set_error(store->error, "%s: the name or the player has an account on its way",
+                           store->path);
+      return SRV_STORE_ECONFLICT;
+    }
+  if (srv_store__grow((void **)&pg->pending, &pg->cap_pending, pg->n_pending + 1,
+                      sizeof *pg->pending) != 0)
+    return SRV_STORE_ENOMEM;
+  struct pg_pending *p = &pg->pending[pg->n_pending++];
+  snprintf(p->key, sizeof p->key, "%s", key);
+  snprintf(p->player, sizeof p->player, "%s", player);
+  p->in_flight = false;
+  return 0;
+}
+
+/* Forgets the pending accounts of the batch in flight (its outcome is known) or of the one being
+ * built (it was lost before it left). */
+static void pending_forget(srv_store_pg *pg, bool in_flight) {
+  size_t j = 0;
+  for (size_t i = 0; i < pg->n_pending; i++)
+    if (pg->pending[i].in_flight != in_flight)
+      pg->pending[j++] = pg->pending[i];
+  pg->n_pending = j;
+}
+
 /* Reads the epoch of a claim's RETURNING. */
 static int row_epoch(srv_store *store, const srv_store__cols *c, void *item) {
   (void)store;
@@ -1325,6 +1363,7 @@ void srv_store__pg_close(srv_store *store) {
   doubts_done(pg, pg->n_doubts);
   free(pg->doubts);
   free(pg->claims);
+  free(pg->pending);
   free(pg->conninfo);
   free(pg);
   store->pg = NULL;

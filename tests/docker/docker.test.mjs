@@ -603,7 +603,8 @@ test('compose with the postgres profile: the server stores in PostgreSQL; games 
   }
   t.diagnostic(`compose --profile postgres up --build: ${((Date.now() - start) / 1000).toFixed(0)} s`);
   await dropReplaced(before);
-  const direct = `http://127.0.0.1:${hostPort(await compose('port', 'mancala', '8080'))}`;
+  // The host port is picked at each start of the container: read again after a restart.
+  let direct = `http://127.0.0.1:${hostPort(await compose('port', 'mancala', '8080'))}`;
   const healthy = () => waitFor('the server on PostgreSQL', async () => {
     const r = await get(`${direct}/healthz`);
     if (r.status !== 200) throw new Error(`${r.status} ${r.body}`);
@@ -631,11 +632,12 @@ test('compose with the postgres profile: the server stores in PostgreSQL; games 
   // Both restart (the database first): the archive and the game in progress are there.
   await compose('restart', 'postgres');
   await compose('restart', 'mancala');
+  direct = `http://127.0.0.1:${hostPort(await compose('port', 'mancala', '8080'))}`;
   await healthy();
   const rec = await get(`${direct}/api/games/${end.game_id}`);
   assert.equal(rec.status, 200, rec.body);
   assert.deepEqual(JSON.parse(rec.body).moves.map((m) => ({ seat: m.seat, house: m.house })), moves);
-  const back = await Client.connect(ws, { token });
+  const back = await Client.connect(`ws://${direct.slice('http://'.length)}/ws`, { token });
   assert.equal(back.me.resumed, true);
   // A player's seats come back with its token: the state of the game in progress, at its ply.
   const st = await back.next((m) => m.type === 'state' && m.room === two.room);

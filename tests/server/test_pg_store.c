@@ -219,7 +219,13 @@ TEST_IMPL(accounts_and_ratings) {
                          .created_ms = 10,
                          .password_ms = 10};
   ASSERT_EQ(srv_store_account_create(s, &a), 0);
+  /* The same name again before the commit: refused at once, not at the commit (which would cost
+   * the whole batch); the batch commits. */
+  srv_store_account twin = a;
+  snprintf(twin.player, sizeof twin.player, "pb");
+  ASSERT_EQ(srv_store_account_create(s, &twin), SRV_STORE_ECONFLICT);
   ASSERT_EQ(srv_store_commit(s), 0);
+  ASSERT_EQ(count(db, "SELECT count(*) FROM accounts"), 1);
   srv_store_account got;
   ASSERT_EQ(srv_store_account_by_key(s, "ana", &got), 0);
   ASSERT_STR_EQ(got.player, "pa");
