@@ -34,12 +34,16 @@ class Player {
     return new Promise((resolve, reject) => {
       const ws = new WebSocket(server.url, 'mancala.v1');
       this.ws = ws;
+      this.sentPly = null;
       ws.on('error', () => {});
-      ws.on('open', () => ws.send(JSON.stringify({ type: 'hello', name: this.name })));
+      ws.on('open', () => ws.send(JSON.stringify({ type: 'hello', name: this.name, token: this.token })));
       ws.once('close', () => reject(new Error('closed')));
       ws.on('message', (data) => {
         const m = JSON.parse(data.toString());
-        if (m.type === 'welcome') resolve(m);
+        if (m.type === 'welcome') {
+          this.token = m.token;
+          resolve(m);
+        }
         else if (m.type === 'joined' && this.onJoined) this.onJoined(m);
         else if (m.type === 'state') this.onState(m);
         else if (m.type === 'error' && m.code === 'storage_error') {
@@ -69,7 +73,9 @@ class Player {
     this.sentPly = s.ply;
     const house = s.legal[Math.floor(this.rand() * s.legal.length)];
     // A person's pace (so that the games outlast the database's two deaths).
-    setTimeout(() => this.ws.send(JSON.stringify({ type: 'move', room: s.room, house, ply: s.ply })), 100 + Math.floor(this.rand() * 100));
+    const ws = this.ws;
+    setTimeout(() => { if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: 'move', room: s.room, house, ply: s.ply })); },
+      100 + Math.floor(this.rand() * 100));
   }
 }
 
@@ -183,6 +189,73 @@ test('PostgreSQL killed -9 and restarted twice during 20 games: refused meanwhil
       pg('stop', dir + '/pg');
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  }
+});
+
+test('the server killed -9 three times during 20 games on PostgreSQL: nothing acknowledged lost, every game finishes', { timeout: 400000 }, async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mancala-pgkill-'));
+  fs.chmodSync(dir, 0o755);
+  const data = path.join(dir, 'data');
+  const url = pg('start', dir + '/pg', 'auto');
+  let server;
+  try {
+    server = await startServer(['--store', url], { data });
+    const seed = Date.now() % 1000003;
+    t.diagnostic(`seed ${seed}`);
+    const players = [];
+    for (let i = 0; i < 40; i++) {
+      const p = new Player('K' + i, mulberry32(seed + i));
+      await p.connect(server);
+      players.push(p);
+    }
+    const rooms = [];
+    for (let g = 0; g < 20; g++) {
+      const a = players[2 * g], b = players[2 * g + 1];
+      const joined = new Promise((resolve) => { a.onJoined = resolve; });
+      a.ws.send(JSON.stringify({ type: 'create', game: 'kalah', houses: 6, seeds: 4, seat: 'south', visibility: 'private' }));
+      const { room } = await joined;
+      rooms.push(room);
+      b.ws.send(JSON.stringify({ type: 'join', room }));
+    }
+    for (let k = 0; k < 3; k++) {
+      await sleep(700);
+      server.child.kill('SIGKILL');
+      assert.equal((await server.exited).signal, 'SIGKILL');
+      // What every client saw accepted before the kill must still be there after it.
+      const before = new Map();
+      for (const p of players) for (const [key, list] of p.lists) if (!before.has(key) || before.get(key).length < list.length) before.set(key, list.slice());
+      server = await startServer(['--store', url], { data });
+      for (const p of players) {
+        const w = await p.connect(server);
+        assert.equal(w.resumed, true, `${p.name} is known after restart ${k + 1}`);
+      }
+      await sleep(300);
+      for (const [key, seen] of before) {
+        const now = players.map((p) => p.lists.get(key)).filter(Boolean).sort((x, y) => y.length - x.length)[0];
+        assert.ok(now && now.length >= seen.length, `${key}: ${seen.length} moves before kill ${k + 1}, ${now?.length} after`);
+        assert.deepEqual(now.slice(0, seen.length), seen, `${key}: the same moves after kill ${k + 1}`);
+      }
+    }
+    for (let i = 0; i < 900 && rooms.some((r) => !players.some((p) => p.finished.has(r))); i++) await sleep(100);
+    let moves = 0;
+    for (let g = 0; g < 20; g++) {
+      const room = rooms[g];
+      const id = players[2 * g].finished.get(room) ?? players[2 * g + 1].finished.get(room);
+      assert.ok(id, `room ${room} finished`);
+      const seen = [...players[2 * g].lists.entries(), ...players[2 * g + 1].lists.entries()]
+        .filter(([key]) => key.startsWith(room + '#1')).map(([, list]) => list).sort((x, y) => y.length - x.length)[0];
+      const rec = await (await fetch(`${server.http}/api/games/${id}`)).json();
+      assert.deepEqual(rec.moves.map((m) => ({ seat: m.seat, house: m.house })), seen, `room ${room}: archived moves`);
+      moves += seen.length;
+    }
+    t.diagnostic(`${moves} moves in 20 games across 3 kills`);
+    for (const p of players) assert.deepEqual(p.errors, [], `${p.name}: no unexpected error`);
+    for (const p of players) p.ws.close();
+    assert.deepEqual(await server.stop(), { code: 0, signal: null });
+  } finally {
+    if (server && server.child.exitCode === null) server.child.kill('SIGKILL');
+    pg('stop', dir + '/pg');
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 });
 
