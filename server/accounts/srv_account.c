@@ -127,6 +127,9 @@ srv_accounts *srv_accounts_new(srv_rooms *rooms, srv_ident *ident, const srv_sin
     srv_accounts_free(a);
     return NULL;
   }
+  /* A network database's reads of a login leave the loop for the workers (SQLite's stay). */
+  if (work != NULL && srv_reader_use_work(a->reader, work) != 0)
+    srv_log_warn("accounts", "logins read their account on the loop: no connection of their own");
   return a;
 }
 

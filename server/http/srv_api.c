@@ -42,6 +42,10 @@ srv_api *srv_api_new(const srv_store *store) {
   return api;
 }
 
+int srv_api_use_work(srv_api *api, srv_work *work) {
+  return srv_reader_use_work(api->reader, work);
+}
+
 void srv_api_free(srv_api *api) {
   if (api == NULL)
     return;

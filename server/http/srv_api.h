@@ -9,6 +9,7 @@
 #define SRV_API_H
 
 #include "srv_store.h"
+#include "srv_work.h"
 
 typedef struct srv_api srv_api;
 
@@ -18,6 +19,9 @@ srv_api *srv_api_new(const srv_store *store);
 
 /* Closes the reader and frees api (NULL allowed). */
 void srv_api_free(srv_api *api);
+
+/* Reads on work's threads (a network database: srv_reader_use_work()). Returns 0 or SRV_E*. */
+int srv_api_use_work(srv_api *api, srv_work *work);
 
 /* An answer: the HTTP status, a new malloc'd NUL-terminated body (the callee's; NULL when memory
  * ran out) and its static content type. */

@@ -413,6 +413,10 @@ void srv_store_close(srv_store *store) {
   free(store);
 }
 
+bool srv_store_is_network(const srv_store *store) {
+  return store != NULL && store->pg != NULL;
+}
+
 const char *srv_store_backend(const srv_store *store) {
   return store && store->pg ? "postgresql" : "sqlite";
 }

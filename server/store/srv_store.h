@@ -283,6 +283,10 @@ const char *srv_store_strerror(int err);
  * data directory; srv_store_open() takes either. */
 bool srv_store_is_url(const char *location);
 
+/* Whether store's database is reached over the network (PostgreSQL): its reads take a round trip.
+ */
+bool srv_store_is_network(const srv_store *store);
+
 /* The backend's name: "sqlite" or "postgresql". */
 const char *srv_store_backend(const srv_store *store);
 
