@@ -14,6 +14,7 @@
 
 #include "harness.h"
 #include "srv_hints.h"
+#include "srv_pool.h"
 #include "srv_search_pool.h"
 
 /* ---- A worker the test drives (as in test_search.c) ----------------------------------------- */
@@ -310,6 +311,35 @@ TEST_IMPL(asker_leaves) {
   ASSERT_EQ(srv_hints_pending(e.h), 1);
   disconnect(&e.w, &a);
   ASSERT_EQ(srv_hints_pending(e.h), 0);
+  env_close(&e);
+  return 0;
+}
+
+/* Quick play never sits anyone in a room with hints (its players did not ask for them), and such
+ * a room is counted in no pool. */
+TEST_IMPL(quick_play_keeps_out) {
+  env e;
+  env_open(&e, 4);
+  tclient a, b;
+  connect_as(&e.w, &a, "Ana");
+  connect_as(&e.w, &b, "Bo");
+  ASSERT_EQ(run(&e.w, &a, "{\"type\":\"create\",\"game\":\"kalah\",\"hints\":true}"), 0);
+  char with[8];
+  snprintf(with, sizeof with, "%s", code_of(&a));
+  srv_room_opts o = *srv_room_opts_of(srv_rooms_find(e.w.rooms, with));
+  ASSERT(o.hints);
+  ASSERT_EQ(srv_pool_of(&o), -1);
+  o.hints = false;
+  ASSERT(srv_pool_of(&o) >= 0); /* The same room without hints is the untimed Kalah pool's. */
+  /* Bo's quick play in that pool makes a room of its own and waits there. */
+  ASSERT_EQ(run(&e.w, &b, "{\"type\":\"quick\",\"game\":\"kalah\",\"hints\":true}"), 0);
+  ASSERT(strcmp(code_of(&b), with) != 0);
+  srv_room *quick = srv_rooms_find(e.w.rooms, code_of(&b));
+  ASSERT_EQ(srv_room_status(quick), SRV_WAITING);
+  ASSERT(!srv_room_opts_of(quick)->hints); /* quick ignores "hints". */
+  ASSERT_EQ(srv_room_status(srv_rooms_find(e.w.rooms, with)), SRV_WAITING);
+  disconnect(&e.w, &a);
+  disconnect(&e.w, &b);
   env_close(&e);
   return 0;
 }
