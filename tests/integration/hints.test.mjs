@@ -10,6 +10,9 @@
 // South +2. House 1 first sows into house 2 (not empty: no capture) and hands North the move. So
 // the hint is house 2, value +2, exact.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { test } from 'node:test';
 import { Client, pair, startServer } from './harness.mjs';
 
@@ -128,5 +131,34 @@ test('the allowance: past it too_many_hints with retry_after_ms; local games hav
   } finally {
     const r = await server.stop();
     assert.equal(r.code, 0, server.log);
+  }
+});
+
+test('a casual room with hints keeps them over a restart; its hint answers again', async () => {
+  const data = fs.mkdtempSync(path.join(os.tmpdir(), 'mancala-hints-'));
+  try {
+    let server = await startServer([], { data });
+    let ana = await Client.connect(server, { name: 'Ana' });
+    let bob = await Client.connect(server, { name: 'Bob' });
+    const { room, state } = await pair(ana, bob, { ...TINY, hints: true });
+    assert.equal(state.hints, true);
+    const tokens = [ana.me.token, bob.me.token];
+    assert.deepEqual(await server.stop(), { code: 0, signal: null });
+    server = await startServer([], { data });
+    try {
+      ana = await Client.connect(server, { name: 'Ana', token: tokens[0] });
+      assert.equal(ana.me.resumed, true);
+      const back = await ana.state(room);
+      assert.equal(back.status, 'playing');
+      assert.equal(back.hints, true, 'the option came back from storage');
+      const h = await ana.request({ type: 'hint', room }, 60000);
+      assert.equal(h.type, 'hint', JSON.stringify(h));
+      assert.deepEqual([h.house, h.value, h.exact], [2, 2, true]);
+      ana.close();
+    } finally {
+      assert.deepEqual(await server.stop(), { code: 0, signal: null });
+    }
+  } finally {
+    fs.rmSync(data, { recursive: true, force: true });
   }
 });

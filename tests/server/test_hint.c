@@ -16,6 +16,7 @@
 #include "srv_hints.h"
 #include "srv_pool.h"
 #include "srv_search_pool.h"
+#include "srv_settings.h"
 
 /* ---- A worker the test drives (as in test_search.c) ----------------------------------------- */
 
@@ -341,5 +342,29 @@ TEST_IMPL(quick_play_keeps_out) {
   disconnect(&e.w, &a);
   disconnect(&e.w, &b);
   env_close(&e);
+  return 0;
+}
+
+/* Durable storage keeps a room's hints in its settings text: written only when set (another
+ * room's text is as before, and a server without hints reads it, ignoring the key), read back. */
+TEST_IMPL(settings_keep_hints) {
+  srv_room_opts o;
+  memset(&o, 0, sizeof o);
+  ASSERT_EQ(mc_rules_init(&o.rules, MC_KALAH), 0);
+  o.level = 1;
+  char *plain = srv_settings_format(&o);
+  ASSERT_NOT_NULL(plain);
+  ASSERT(strstr(plain, "hints") == NULL);
+  srv_room_opts back;
+  ASSERT_EQ(srv_settings_parse(plain, &back), 0);
+  ASSERT(!back.hints);
+  o.hints = true;
+  char *with = srv_settings_format(&o);
+  ASSERT_NOT_NULL(with);
+  ASSERT(strstr(with, ",\"hints\":true}") != NULL);
+  ASSERT_EQ(srv_settings_parse(with, &back), 0);
+  ASSERT(back.hints);
+  free(plain);
+  free(with);
   return 0;
 }
