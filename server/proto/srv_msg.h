@@ -174,6 +174,7 @@ typedef struct srv_state_view {
   int nlegal;
   srv_status status;
   int game_no; /* 1 for the first game of the room, +1 per rematch. */
+  bool hints;  /* Its players may ask for hints (the room allows them, the server gives them). */
   int you;     /* MC_SOUTH, MC_NORTH, SRV_SEAT_BOTH or SRV_SEAT_SPECTATOR. */
   srv_seat_view seats[2];
   int spectators;

@@ -202,7 +202,7 @@ static void state(srv_jsonw *w, const srv_state_view *v) {
   srv_jsonw_lit(w, ",\"rated\":");
   srv_jsonw_bool(w, v->opts->rated);
   srv_jsonw_lit(w, ",\"hints\":");
-  srv_jsonw_bool(w, srv_room_opts_hints(v->opts));
+  srv_jsonw_bool(w, v->hints);
   srv_jsonw_lit(w, ",\"rating_change\":");
   if (v->has_rating_change) {
     for (int s = 0; s < 2; s++) {

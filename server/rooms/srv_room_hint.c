@@ -130,6 +130,12 @@ void srv_room_hint_answer(srv_room *room, uint64_t token, int rc, int house, int
   free(h);
 }
 
+bool srv_room__hints_on(const srv_room *room) {
+  const srv_rooms *rooms = room->rooms;
+  return srv_room_opts_hints(&room->opts) && rooms->hinter.ask != NULL &&
+         rooms->hints_per_minute > 0;
+}
+
 void srv_room__hints_forget(srv_room *room, const srv_client *c) {
   for (int s = 0; s < 2; s++) {
     hint_req *h = room->hint[s];

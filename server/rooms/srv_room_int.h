@@ -314,6 +314,10 @@ void srv_room__computer_rematch(srv_room *room);
 
 /* ---- srv_room_hint.c: hints ----------------------------------------------------------------- */
 
+/* Whether room's players may ask for hints: the room allows them (srv_room_opts_hints()) and
+ * the server gives them (a hinter, an allowance). */
+bool srv_room__hints_on(const srv_room *room);
+
 /* Forgets the hint requests of c in room (NULL: every one), cancelling their searches: c left, or
  * the room is going. */
 void srv_room__hints_forget(srv_room *room, const srv_client *c);

@@ -162,3 +162,19 @@ test('a casual room with hints keeps them over a restart; its hint answers again
     fs.rmSync(data, { recursive: true, force: true });
   }
 });
+
+test('--hints-per-minute 0: no hints anywhere, and the states say so', async () => {
+  const server = await startServer(['--hints-per-minute', '0']);
+  try {
+    const c = await Client.connect(server, { name: 'Ana' });
+    const joined = await c.request({ type: 'create', ...TINY, opponent: 'local' });
+    const st = await c.state(joined.room);
+    assert.equal(st.hints, false);
+    const e = await c.request({ type: 'hint', room: joined.room });
+    assert.deepEqual([e.type, e.code], ['error', 'unsupported']);
+    c.close();
+  } finally {
+    const r = await server.stop();
+    assert.equal(r.code, 0, server.log);
+  }
+});
