@@ -49,7 +49,8 @@ static void on_answer(void *arg, const srv_search_answer *a) {
   if (a->rc != 0)
     srv_room_hint_answer(room, token, a->rc, 0, 0, false, 0);
   else
-    srv_room_hint_answer(room, token, 0, a->res.best, a->res.value, a->res.exact, a->res.depth);
+    srv_room_hint_answer(room, token, 0, a->res.best > 0 ? a->res.best : a->res.move, a->res.value,
+                         a->res.exact, a->res.depth);
 }
 
 static int ask(void *ud, srv_room *room, uint64_t token) {

@@ -5,7 +5,8 @@
  * most rooms->hints_per_minute a minute (a token bucket: that many at once, then one every
  * 60 / N seconds); past it the asker gets too_many_hints with retry_after_ms. The answer comes
  * when the search is done, to the asker alone, if the room still plays the position asked
- * about; otherwise the asker gets stale (the position moved on: a move, a takeback, the end). */
+ * about (the same game, ply and position); otherwise the asker gets stale (the position moved on:
+ * a move, a takeback, the end). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,7 @@ typedef struct srv_room_hint_req {
   int seat;           /* The side to move when it asked (the hint is for it). */
   int game_no;
   size_t ply;
+  mc_pos pos; /* The position asked about: a takeback and other moves may reach the same ply. */
   uint64_t token;
 } hint_req;
 
@@ -86,6 +88,7 @@ int srv_room_hint(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
   h->seat = seat;
   h->game_no = room->game_no;
   h->ply = ply;
+  h->pos = *mc_game_pos(room->game);
   h->token = ++rooms->hint_token;
   room->hint[seat] = h;
   rc = rooms->hinter.ask(rooms->hinter.ud, room, h->token);
@@ -109,11 +112,13 @@ void srv_room_hint_answer(srv_room *room, uint64_t token, int rc, int house, int
   hint_req *h = room->hint[seat];
   room->hint[seat] = NULL;
   if (rc != 0) {
-    srv_log_error("hint", "%s: the search failed: %s", room->code,
-                  rc <= SRV_E_BASE_ ? srv_err_code(rc) : "engine error");
-    send_error(room, h->client, rc <= SRV_E_BASE_ ? rc : SRV_EINTERNAL, &h->id, 0);
+    /* A server code, or the engine's (MC_E*, small negatives) mapped to one. */
+    int err = rc > SRV_E_BASE_ && rc < SRV_E_END_ ? rc : srv_err_from_engine(rc);
+    srv_log_error("hint", "%s: the search failed (%d): %s", room->code, rc, srv_err_code(err));
+    send_error(room, h->client, err, &h->id, 0);
   } else if (room->status != SRV_PLAYING || room->game_no != h->game_no ||
-             mc_game_ply(room->game) != h->ply) {
+             mc_game_ply(room->game) != h->ply ||
+             memcmp(mc_game_pos(room->game), &h->pos, sizeof h->pos) != 0) {
     send_error(room, h->client, SRV_ESTALE, &h->id, 0);
   } else {
     srv_event ev = {.type = SRV_EV_HINT, .id = &h->id};

@@ -368,3 +368,29 @@ TEST_IMPL(settings_keep_hints) {
   free(with);
   return 0;
 }
+
+/* The same ply is not the same position: asked at ply 1 after South's house 1, then taken back
+ * and South plays house 2 instead (ply 1 again, South to move after its extra turn): stale. */
+TEST_IMPL(same_ply_other_position) {
+  env e;
+  env_open(&e, 4);
+  tclient a;
+  connect_as(&e.w, &a, "Ana");
+  ASSERT_EQ(run(&e.w, &a, "{\"type\":\"create\"," TINY ",\"opponent\":\"local\"}"), 0);
+  char code[8];
+  snprintf(code, sizeof code, "%s", code_of(&a));
+  ASSERT_EQ(runf(&e.w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":0}", code), 0);
+  ASSERT_EQ(runf(&e.w, &a, "{\"type\":\"hint\",\"id\":1,\"room\":\"%s\",\"ply\":1}", code), 0);
+  ASSERT_EQ(runf(&e.w, &a, "{\"type\":\"takeback\",\"room\":\"%s\",\"action\":\"offer\"}", code),
+            0);
+  ASSERT_EQ(runf(&e.w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":2,\"ply\":0}", code), 0);
+  ASSERT_EQ(mc_game_ply(srv_room_game(srv_rooms_find(e.w.rooms, code))), 1);
+  tclient_clear(&a);
+  fw_run(&e.fw, 0);
+  ASSERT_EQ(hint_of(&a), NULL);
+  ASSERT_STR_EQ(field_s(&a, "error", "code"), "stale");
+  ASSERT_EQ(field_i(&a, "error", "id"), 1);
+  disconnect(&e.w, &a);
+  env_close(&e);
+  return 0;
+}
