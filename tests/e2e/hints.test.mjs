@@ -7,12 +7,24 @@
 // South to move: house 2 ends in the store (an extra turn) and house 1 then captures, South +2.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
 import { useBrowser, createRoom, acceptInvite, shot } from './harness.mjs';
 
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const ctx = useBrowser();
 
+// axe-core's serious, moderate and critical violations on the page (as e2e/axe.test.mjs).
+async function violations(p) {
+  await p.addScriptTag({ path: AXE });
+  return p.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.filter((v) => ['serious', 'moderate', 'critical'].includes(v.impact))
+      .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
+  });
+}
+
 test('the Hint button against the computer, with the keyboard: house 2 rings, value +2 proven', async () => {
-  const page = await ctx.page();
+  const page = await ctx.page({ bypassCSP: true });
   const sent = [];
   page.on('websocket', (ws) => ws.on('framesent', (f) => { try { sent.push(JSON.parse(f.payload)); } catch { /* not JSON */ } }));
   await page.goto(ctx.server.base + '/');
@@ -42,6 +54,7 @@ test('the Hint button against the computer, with the keyboard: house 2 rings, va
   const ask = sent.find((m) => m.type === 'hint');
   assert.equal(ask.ply, 0);
   await shot(page, 'hint-computer');
+  assert.deepEqual(await violations(page), [], 'the room with its hint shown');
   // Playing the house: the position changes, the ring and the note go.
   await hinted.click();
   await page.waitForFunction(() => !document.querySelector('.board .pit.hinted') && !document.querySelector('.offer.hint-note'));
