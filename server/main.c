@@ -14,6 +14,7 @@
 #include "srv_config.h"
 #include "srv_dispatch.h"
 #include "srv_gameid.h"
+#include "srv_hints.h"
 #include "srv_ident.h"
 #include "srv_lobby.h"
 #include "srv_log.h"
@@ -50,6 +51,7 @@ static struct app {
   srv_work work;
   srv_accounts *accounts;
   srv_computer *computer;
+  srv_hints *hints;
   srv_search_queue *searches; /* The computer's searches (srv_search_pool.h). */
 } app;
 
@@ -136,8 +138,10 @@ static int start_computer(const srv_config *cfg) {
                                .floor_ms = {FAST_FLOOR_MS, DEEP_FLOOR_MS},
                                .data_dir = cfg->data};
   srv_computer_config cc = {cfg->computer_ms};
+  srv_hints_config hc = {cfg->hint_ms, cfg->hints_per_minute};
   if ((app.searches = srv_search_pool_new(&app.work, &app.time, &pc)) == NULL ||
-      (app.computer = srv_computer_new(app.rooms, app.searches, &app.time, &cc)) == NULL) {
+      (app.computer = srv_computer_new(app.rooms, app.searches, &app.time, &cc)) == NULL ||
+      (app.hints = srv_hints_new(app.rooms, app.searches, &hc)) == NULL) {
     srv_log_error("main", "out of memory");
     return 1;
   }
@@ -383,6 +387,7 @@ int main(int argc, char **argv) {
   uv_run(&app.loop, UV_RUN_DEFAULT);
 
   srv_computer_free(app.computer); /* Its searches ended with the rooms, before uv_run returned. */
+  srv_hints_free(app.hints);       /* So did the hints'. */
   srv_search_pool_free(app.searches);
   /* Every password job has had its done call (uv_run() waits for them), applying nothing. */
   srv_accounts_free(app.accounts);

@@ -205,6 +205,20 @@ export class Board {
     }
   }
 
+  // Marks the pit suggested by a hint (a pit index, or null for none): a ring and the house's
+  // label says so to a screen reader.
+  markHint(pit) {
+    if (this.mini) return;
+    for (let k = 0; k < this.els.length; k++) {
+      const on = k === pit;
+      const el = this.els[k];
+      if (el.classList.contains('hinted') === on) continue;
+      el.classList.toggle('hinted', on);
+      if (on) el.setAttribute('aria-description', t('hint.marked'));
+      else el.removeAttribute('aria-description');
+    }
+  }
+
   markLast(last) {
     for (const el of this.els) el.classList.remove('last-from', 'last-to');
     if (!last) return;

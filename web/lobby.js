@@ -263,6 +263,13 @@ export class LobbyView {
       if (f.rated) F.append(h('p', { class: 'field-hint' }, t('create.rated_hint')));
     }
     const rated = canRate && f.rated;
+    // Hints: a casual room between people may allow them (the computer and one screen always do).
+    if (f.opponent === 'human' && !rated) {
+      F.append(h('label', { class: 'check hints-check' }, h('input', { type: 'checkbox', name: 'hints', checked: !!f.hints, onchange: (e) => {
+        f.hints = e.target.checked; save();
+      } }), h('span', {}, t('create.hints'))));
+      F.append(h('p', { class: 'field-hint' }, t('create.hints_hint')));
+    }
     if (rated) for (const el of F.querySelectorAll('select[name=houses], select[name=seeds], .opts input, .opts select, input[name=clock][value="0"]')) el.disabled = true;
     const opponents = [['human', t('opp.human')], ['local', t('opp.local')]];
     if (conn.features && (conn.features.computer || conn.features.ai)) opponents.push(['computer', t('opp.computer')]);
@@ -310,6 +317,7 @@ export class LobbyView {
     const msg = { type: 'create', game: f.game, houses: f.houses, seeds: f.seeds, options, clock: this.clockValue(), opponent: f.opponent };
     if (f.opponent === 'human') msg.visibility = f.visibility; else msg.visibility = 'private';
     if (f.opponent === 'human' && f.rated && conn.account) msg.rated = true;
+    else if (f.opponent === 'human' && f.hints) msg.hints = true;
     if (f.opponent !== 'local') msg.seat = f.seat;
     if (f.opponent === 'computer') msg.level = f.level;
     this.enter(msg);
@@ -359,7 +367,7 @@ export class LobbyView {
       box.append(h('div', { class: 'room-row' + (r.rated ? ' rated' : '') },
         h('span', { class: 'rr-game ' + r.game }, gameTitle(r.game)),
         h('span', { class: 'rr-info' },
-          h('b', {}, names.join(' – ') || '—', r.rated ? h('span', { class: 'tag rated' }, t('room.rated')) : null, ratings.length ? h('span', { class: 'rr-ratings' }, ' ' + ratings.join(' – ')) : null),
+          h('b', {}, names.join(' – ') || '—', r.rated ? h('span', { class: 'tag rated' }, t('room.rated')) : null, r.hints ? h('span', { class: 'tag hints' }, t('room.hints_tag')) : null, ratings.length ? h('span', { class: 'rr-ratings' }, ' ' + ratings.join(' – ')) : null),
           h('small', {}, [t('room.board_size', { m: r.houses, n: r.seeds }), clockLabel(r.clock), optionsText(r.game, r.options)].filter(Boolean).join(' · '))),
         h('span', { class: 'rr-status ' + r.status }, t('status.' + r.status + '_short')),
         h('a', { class: 'btn small ' + (waiting ? 'primary' : 'ghost'), href: '/r/' + r.code, 'data-link': '', dataset: { role: waiting ? 'player' : 'spectator' },

@@ -5,6 +5,9 @@
 // reader can hide the spectators' lines, mute the opponent or turn chat off (mc.chat, this browser).
 // Takeback: at one screen at once, between people on request (the other side accepts or declines);
 // a declined draw offer or takeback request is shown to the one who asked.
+// Hint: where the state's `hints` says the room gives them (against the computer, at one screen,
+// casual rooms made with hints), the side to move may ask the server for the best house: the
+// answer rings that house on the board and says its value, until the position changes.
 //
 // A move arriving is replayed on the board from its trace, in at most REPLAY_MS (board.js) at
 // Normal speed (the other speeds in proportion; instant with prefers-reduced-motion unless the
@@ -14,7 +17,7 @@ import { LobbyList } from './lobbylist.js';
 import { h, append, clear, toast, confirmDialog, promptDialog, fmtClock, clockLabel, storage, store, icon } from './ui.js';
 import { t, onLang } from './i18n.js';
 import { conn } from './net.js';
-import { Board, burntSet, replayUnit, SPEEDS } from './board.js';
+import { Board, burntSet, replayUnit, SPEEDS, pitIndex } from './board.js';
 import { errorText, rememberGame, gameTitle, playerName, seekOf, forgetSeek, navigate, optionsText, localName, setLocalName, moveItem, movesEventsText } from './common.js';
 import { roomRules } from './rules.js';
 import { emptyMoves, nextMoves, moveEvents } from './moves.js';
@@ -41,6 +44,8 @@ export class RoomView {
     this.log = emptyMoves(); // the move list (moves.js)
     this.resyncing = false; // a resync was asked for and its full state has not come yet
     this.pending = null;   // {house, ply} of a move sent and not yet answered
+    this.hint = null;      // the server's last hint frame for this room (shown while its ply is current)
+    this.hinting = false;  // a hint was asked for and its answer has not come yet
     this.drawFrame = null;
     this.role = storage('mc.role.' + this.code, null);
     this.invite = invite && !this.role;
@@ -445,7 +450,8 @@ export class RoomView {
     this.bottom = bottom;
     E.title.textContent = gameTitle(s.game) + ' · ' + t('room.board_size', { m: s.houses, n: s.seeds });
     const c = s.clock && s.clock.initial_ms !== undefined ? clockLabel(s.clock) : null;
-    E.sub.textContent = [optionsText(s.game, s.options), c, this.isLocal(s) ? t('opp.local') : (s.players && ['south', 'north'].some((x) => s.players[x] && s.players[x].computer)) ? t('opp.computer') : t(s.visibility === 'private' ? 'create.private' : s.visibility === 'public' ? 'create.public' : ''), s.rated ? t('room.rated') : t('room.casual')]
+    E.sub.textContent = [optionsText(s.game, s.options), c, this.isLocal(s) ? t('opp.local') : (s.players && ['south', 'north'].some((x) => s.players[x] && s.players[x].computer)) ? t('opp.computer') : t(s.visibility === 'private' ? 'create.private' : s.visibility === 'public' ? 'create.public' : ''), s.rated ? t('room.rated') : t('room.casual'),
+      s.hints === true && !this.isLocal(s) && !(s.players && ['south', 'north'].some((x) => s.players[x] && s.players[x].computer)) ? t('room.hints_tag') : '']
       .filter((x) => x && x.length).join(' · ');
     E.watching.hidden = !(this.latest && this.latest.you === 'spectator');
     // Your-turn notifications are for a player with one side.
@@ -711,8 +717,23 @@ export class RoomView {
       if (human) {
         E.actions.append(h('button', { class: 'btn small', type: 'button', disabled: !!offer, onclick: () => this.draw('offer') }, t('room.offer_draw')));
       }
+      if (s.hints === true) {
+        const mine = (seat && s.turn === seat) || s.you === 'both';
+        E.actions.append(h('button', { class: 'btn small hint-btn', type: 'button', dataset: { action: 'hint' },
+          disabled: !mine || this.hinting || !!this.currentHint(s), 'aria-busy': this.hinting ? 'true' : null,
+          title: t('hint.title'), onclick: () => this.askHint() }, this.hinting ? t('hint.thinking') : t('room.hint')));
+      }
       E.actions.append(h('button', { class: 'btn small danger', type: 'button', onclick: () => this.resign() }, t('room.resign')));
+      const hint = this.currentHint(s);
+      if (hint) {
+        const v = (hint.value > 0 ? '+' : hint.value < 0 ? '\u2212' : '') + String(Math.abs(hint.value));
+        note(t('hint.best', { house: hint.house }) + ' ' + t(hint.exact ? 'hint.value_exact' : 'hint.value_estimate', { v }));
+        E.offer.lastChild.classList.add('hint-note');
+        E.offer.lastChild.setAttribute('role', 'status');
+      }
     }
+    const shownHint = this.currentHint(s);
+    if (this.board) this.board.markHint(shownHint ? pitIndex(shownHint.seat, shownHint.house, s.houses) : null);
     E.offer.hidden = !E.offer.childElementCount;
     if (s.status === 'finished' && player) {
       E.actions.append(this.rematchButton(s));
@@ -1028,6 +1049,35 @@ export class RoomView {
   hasMove(seat) {
     const { list, complete } = this.log;
     return list.some((m) => m && m.seat === seat) || (!complete && (this.latest?.ply ?? 0) > 0);
+  }
+
+  // The hint shown now: the last one, while the game is at the position it was for.
+  currentHint(s = this.latest) {
+    const x = this.hint;
+    return x && s && s.status === 'playing' && x.ply === s.ply && (x.game_no === undefined || x.game_no === s.game_no) && x.seat === s.turn ? x : null;
+  }
+
+  async askHint() {
+    const s = this.latest;
+    if (!s || this.hinting) return;
+    this.hinting = true;
+    this.renderActions();
+    try {
+      const r = await conn.request({ type: 'hint', room: this.code, ply: s.ply }, 15000);
+      if (r && r.type === 'hint') {
+        this.hint = r;
+        if (!this.currentHint()) toast(t('hint.stale'));
+      } else if (r === null) toast(t('err.timeout'), 'error');
+    } catch (e) {
+      if (e.code === 'too_many_hints') toast(t('hint.wait', { s: Math.max(1, Math.ceil((e.retry_after_ms || 1000) / 1000)) }), 'error');
+      else if (e.code === 'stale') toast(t('hint.stale'));
+      else toast(errorText(e), 'error');
+    } finally {
+      this.hinting = false;
+      this.renderActions();
+      const btn = this.el && this.el.actions.querySelector('[data-action=hint]');
+      if (btn && document.activeElement === document.body) btn.focus({ preventScroll: true });
+    }
   }
 
   takeback(action) {

@@ -108,6 +108,10 @@ static const opt options[] = {
     INT_OPT("computer-reply-ms", "MANCALA_COMPUTER_REPLY_MS", computer_reply_ms, 50, 600000, 2000,
             "the reply time levels 5-6 aim at under load: their time a move is cut when many "
             "games wait, so that each waits about this long at most"),
+    INT_OPT("hints-per-minute", "MANCALA_HINTS_PER_MINUTE", hints_per_minute, 0, 600, 4,
+            "hints one player may ask for in a room a minute, and at once (0: no hints)"),
+    INT_OPT("hint-ms", "MANCALA_HINT_MS", hint_ms, 1, 60000, 250,
+            "the most a hint's search may take (the fast lane cuts it under load)"),
     INT_OPT("rate", "MANCALA_RATE", rate, 1, 1000000, 10,
             "messages per second per connection, on average"),
     INT_OPT("burst", "MANCALA_BURST", burst, 1, 1000000, 30, "messages per connection at once"),

@@ -44,6 +44,9 @@
   X(CREDENTIALS, "bad_credentials", "Wrong name or password.")                                     \
   X(ATTEMPTS, "too_many_attempts", "Too many attempts: wait before trying again.")                 \
   X(BUSY, "busy", "The server is busy with an earlier request: try again.")                        \
+  X(HINTSOFF, "hints_not_allowed", "This room does not allow hints.")                              \
+  X(HINTSRATED, "hints_rated", "There are no hints in rated games.")                               \
+  X(HINTS, "too_many_hints", "You have used your hints for now: wait before asking again.")        \
   X(NOMEM, "out_of_memory", "The server ran out of memory.")                                       \
   X(STORAGE, "storage_error", "The server could not store that; nothing changed. Try again.")      \
   X(INTERNAL, "internal", "Internal server error.")

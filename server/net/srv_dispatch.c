@@ -29,6 +29,7 @@ ROOM_HANDLER(rematch)
 ROOM_HANDLER(chat)
 ROOM_HANDLER(resync)
 ROOM_HANDLER(takeback)
+ROOM_HANDLER(hint)
 #undef ROOM_HANDLER
 
 static int on_lobby(srv_dispatch *d, srv_client *c, const srv_cmd *cmd) {
@@ -74,6 +75,7 @@ static const handler handlers[SRV_CMD_COUNT] = {
     [SRV_CMD_DELETE_ACCOUNT] = on_delete_account,
     [SRV_CMD_TAKEBACK] = on_takeback,
     [SRV_CMD_MY_ROOMS] = on_my_rooms,
+    [SRV_CMD_HINT] = on_hint,
 };
 
 void srv_dispatch_error(srv_dispatch *d, srv_client *c, int err, const srv_req_id *id,

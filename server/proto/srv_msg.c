@@ -27,3 +27,7 @@ int srv_name_index(const char *const *names, const char *s, size_t len) {
   }
   return -1;
 }
+
+bool srv_room_opts_hints(const srv_room_opts *opts) {
+  return !opts->rated && (opts->opponent != SRV_OPP_HUMAN || opts->hints);
+}

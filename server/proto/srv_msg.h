@@ -73,7 +73,14 @@ typedef struct srv_room_opts {
   srv_opponent opponent;
   int level;
   bool rated; /* The game counts for the ratings (srv_rating.h says which may). */
+  /* A casual room between people allows hints (create's "hints"); games against the computer
+   * and local games always do, rated ones never (srv_room_hints_allowed()). */
+  bool hints;
 } srv_room_opts;
+
+/* Whether a room made with opts gives hints: never a rated one; a game against the computer and
+ * a local game always; a casual room between people when it was made with "hints". */
+bool srv_room_opts_hints(const srv_room_opts *opts);
 
 typedef enum srv_cmd_type {
   SRV_CMD_HELLO = 0,
@@ -96,6 +103,7 @@ typedef enum srv_cmd_type {
   SRV_CMD_DELETE_ACCOUNT,
   SRV_CMD_TAKEBACK,
   SRV_CMD_MY_ROOMS,
+  SRV_CMD_HINT,
   SRV_CMD_COUNT
 } srv_cmd_type;
 
@@ -118,7 +126,7 @@ typedef struct srv_cmd {
   char room[SRV_CODE_LEN + 1]; /* join, leave, move...: upper case; "" when not a valid code */
   srv_role role;               /* join */
   int house;                   /* move: 1..m (checked against the room's board later) */
-  bool has_ply;                /* move */
+  bool has_ply;                /* move, hint (optional there) */
   long long ply;               /* move */
   srv_draw_action action;      /* draw, takeback */
   char text[SRV_CHAT_SIZE];    /* chat: 1..300 characters, cleaned (srv_text.h) */
@@ -166,6 +174,7 @@ typedef struct srv_state_view {
   int nlegal;
   srv_status status;
   int game_no; /* 1 for the first game of the room, +1 per rematch. */
+  bool hints;  /* Its players may ask for hints (the room allows them, the server gives them). */
   int you;     /* MC_SOUTH, MC_NORTH, SRV_SEAT_BOTH or SRV_SEAT_SPECTATOR. */
   srv_seat_view seats[2];
   int spectators;
@@ -252,7 +261,8 @@ typedef enum srv_event_type {
   SRV_EV_ACCOUNT,
   SRV_EV_CHAT_HISTORY,
   SRV_EV_MY_ROOMS,
-  SRV_EV_LOBBY_CHANGES
+  SRV_EV_LOBBY_CHANGES,
+  SRV_EV_HINT
 } srv_event_type;
 
 /* An event for one connection. Pointers are borrowed for the duration of the send call. */
@@ -332,6 +342,16 @@ typedef struct srv_event {
     struct {
       const char *reason;
     } bye;
+    struct {
+      const char *room;
+      long ply; /* The position it is for: the room's game game_no at this ply. */
+      int game_no;
+      int seat;   /* The side to move, for which it is. */
+      int house;  /* The best move found, 1..m. */
+      int value;  /* Its value for that side, in hundredths of a seed (mc_eval.h). */
+      bool exact; /* value is proven (the solver or the endgame tables). */
+      int depth;  /* The depth the search finished (0 when exact from the tables at once). */
+    } hint;
   } u;
 } srv_event;
 

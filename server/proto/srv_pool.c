@@ -22,9 +22,10 @@ int srv_pool_get(int i, srv_pool_view *out) {
 int srv_pool_of(const srv_room_opts *opts) {
   const mc_rules *r = &opts->rules;
   mc_rules d;
-  /* A rated room waits for rated players only: it is in no casual pool. */
+  /* A rated room waits for rated players only: it is in no casual pool; nor is a room with hints
+   * (quick play's rooms have none: its players did not ask for them). */
   if (opts->visibility != SRV_PUBLIC || opts->opponent != SRV_OPP_HUMAN || opts->rated ||
-      mc_rules_init(&d, r->kind) != 0)
+      opts->hints || mc_rules_init(&d, r->kind) != 0)
     return -1;
   if (r->houses != d.houses || r->seeds != d.seeds || r->empty_capture != d.empty_capture ||
       r->grand_slam != d.grand_slam || r->lap_capture != d.lap_capture || r->match != d.match ||

@@ -33,7 +33,7 @@ typedef struct field_spec {
   store_fn store;
 } field_spec;
 
-#define MAX_FIELDS 10
+#define MAX_FIELDS 11
 
 typedef struct msg_spec {
   const char *type;
@@ -280,6 +280,12 @@ static int store_rated(srv_cmd *cmd, json_t *v, const char **field) {
   return 0;
 }
 
+static int store_hints(srv_cmd *cmd, json_t *v, const char **field) {
+  (void)field;
+  cmd->opts.hints = json_is_true(v);
+  return 0;
+}
+
 /* A password: any string of 1..128 characters without NUL is one (a login tries it); a new one
  * needs SRV_PASSWORD_MIN characters (weak_password). Never trimmed: spaces count. */
 static int copy_password(json_t *v, char *out, long min, int short_err) {
@@ -325,8 +331,8 @@ static int store_text(srv_cmd *cmd, json_t *v, const char **field) {
       {"seeds", J_INTEGER, 0, store_seeds}, {"options", J_OBJECT, 0, store_options},               \
       {"visibility", J_STRING, 0, store_visibility}, {"seat", J_STRING, 0, store_seat},            \
       {"clock", J_OBJECT_OR_NULL, 0, store_clock}, {"opponent", J_STRING, 0, store_opponent},      \
-      {"level", J_INTEGER, 0, store_level}, {                                                      \
-    "rated", J_BOOL, 0, store_rated                                                                \
+      {"level", J_INTEGER, 0, store_level}, {"rated", J_BOOL, 0, store_rated}, {                   \
+    "hints", J_BOOL, 0, store_hints                                                                \
   }
 #define ROOM_FIELD                                                                                 \
   { "room", J_STRING, 1, store_room }
@@ -366,6 +372,7 @@ static const msg_spec messages[] = {
     {"delete_account", SRV_CMD_DELETE_ACCOUNT, {{"password", J_STRING, 1, store_password}}},
     {"takeback", SRV_CMD_TAKEBACK, {ROOM_FIELD, {"action", J_STRING, 1, store_action}}},
     {"my_rooms", SRV_CMD_MY_ROOMS, {{"watch", J_BOOL, 0, store_watch}}},
+    {"hint", SRV_CMD_HINT, {ROOM_FIELD, {"ply", J_INTEGER, 0, store_ply}}},
 };
 
 #define N_MESSAGES (sizeof messages / sizeof messages[0])
@@ -457,6 +464,14 @@ static int decode_fields(json_t *root, const msg_spec *spec, srv_cmd *cmd, srv_p
       err->field = "clock";
       return SRV_EBADREQ;
     }
+    /* Hints are a casual room's option: never in a rated game. Quick play's rooms have none
+     * (the computer and local games have hints anyway). */
+    if (cmd->opts.hints && cmd->opts.rated) {
+      err->field = "hints";
+      return SRV_EBADREQ;
+    }
+    if (cmd->type == SRV_CMD_QUICK)
+      cmd->opts.hints = false;
   }
   return 0;
 }

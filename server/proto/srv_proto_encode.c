@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mc_eval.h"
 #include "srv_error.h"
 #include "srv_jsonw.h"
 #include "srv_names.h"
@@ -200,6 +201,8 @@ static void state(srv_jsonw *w, const srv_state_view *v) {
     srv_jsonw_lit(w, "null");
   srv_jsonw_lit(w, ",\"rated\":");
   srv_jsonw_bool(w, v->opts->rated);
+  srv_jsonw_lit(w, ",\"hints\":");
+  srv_jsonw_bool(w, v->hints);
   srv_jsonw_lit(w, ",\"rating_change\":");
   if (v->has_rating_change) {
     for (int s = 0; s < 2; s++) {
@@ -333,6 +336,9 @@ static void lobby_entry(srv_jsonw *w, const srv_lobby_entry *e) {
   srv_jsonw_int(w, e->spectators);
   srv_jsonw_lit(w, ",\"rated\":");
   srv_jsonw_bool(w, e->opts->rated);
+  if (e->opts->hints) {
+    srv_jsonw_lit(w, ",\"hints\":true");
+  }
   srv_jsonw_lit(w, ",\"ratings\":{\"south\":");
   rating_or_null(w, e->seats[0], e->opts->rules.kind);
   srv_jsonw_lit(w, ",\"north\":");
@@ -633,11 +639,9 @@ static json_t *account_json(bool *failed, const srv_player *p) {
 }
 
 static json_t *cold_tree(const srv_event *ev, bool *failed) {
-  static const char *const types[] = {[SRV_EV_WELCOME] = "welcome",
-                                      [SRV_EV_LEFT] = "left",
-                                      [SRV_EV_CLOSED] = "closed",
-                                      [SRV_EV_BYE] = "bye",
-                                      [SRV_EV_ACCOUNT] = "account"};
+  static const char *const types[] = {
+      [SRV_EV_WELCOME] = "welcome", [SRV_EV_LEFT] = "left",       [SRV_EV_CLOSED] = "closed",
+      [SRV_EV_BYE] = "bye",         [SRV_EV_ACCOUNT] = "account", [SRV_EV_HINT] = "hint"};
   json_t *o = json_object();
   put(failed, o, "type", json_string(types[ev->type]));
   if (ev->id != NULL && ev->id->kind == SRV_ID_INT)
@@ -686,6 +690,20 @@ static json_t *cold_tree(const srv_event *ev, bool *failed) {
   case SRV_EV_BYE:
     put(failed, o, "reason", json_string(ev->u.bye.reason));
     break;
+  case SRV_EV_HINT: {
+    /* The value in seeds: a whole number when it is one, else to the hundredth. */
+    int v = ev->u.hint.value;
+    put(failed, o, "room", json_string(ev->u.hint.room));
+    put(failed, o, "ply", json_integer(ev->u.hint.ply));
+    put(failed, o, "game_no", json_integer(ev->u.hint.game_no));
+    put(failed, o, "seat", json_string(srv_name_of(srv_you_names, ev->u.hint.seat)));
+    put(failed, o, "house", json_integer(ev->u.hint.house));
+    put(failed, o, "value",
+        v % MC_SEED == 0 ? json_integer(v / MC_SEED) : json_real((double)v / MC_SEED));
+    put(failed, o, "exact", json_boolean(ev->u.hint.exact));
+    put(failed, o, "depth", json_integer(ev->u.hint.depth));
+    break;
+  }
   default:
     *failed = true;
     break;
@@ -696,7 +714,7 @@ static json_t *cold_tree(const srv_event *ev, bool *failed) {
 static srv_frame *cold(const srv_event *ev) {
   bool failed = false;
   json_t *o = cold_tree(ev, &failed);
-  char *text = failed ? NULL : json_dumps(o, JSON_COMPACT);
+  char *text = failed ? NULL : json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(10));
   json_decref(o);
   if (text == NULL)
     return NULL;
@@ -726,6 +744,7 @@ srv_frame *srv_proto_encode(const srv_event *ev) {
   case SRV_EV_CLOSED:
   case SRV_EV_BYE:
   case SRV_EV_ACCOUNT:
+  case SRV_EV_HINT:
     return cold(ev);
   }
   return NULL;

@@ -38,6 +38,8 @@ char *srv_settings_format(const srv_room_opts *o) {
   srv_jsonw_int(&w, o->level);
   srv_jsonw_lit(&w, ",\"rated\":");
   srv_jsonw_bool(&w, o->rated);
+  if (o->hints)
+    srv_jsonw_lit(&w, ",\"hints\":true"); /* Only when set: other rooms' text is as before. */
   srv_jsonw_lit(&w, "}");
   srv_jsonw_raw(&w, "", 1); /* The NUL: the caller gets a C string. */
   if (w.failed) {
@@ -51,14 +53,14 @@ int srv_settings_parse(const char *text, srv_room_opts *o) {
   json_error_t jerr;
   json_t *j = json_loads(text, 0, &jerr);
   const char *rules, *vis, *seat, *opp;
-  int clocked = 0, level = 0, rated = 0;
+  int clocked = 0, level = 0, rated = 0, hints = 0;
   json_int_t initial = 0, increment = 0;
   int rc = SRV_EBADREQ;
   memset(o, 0, sizeof *o);
-  if (j != NULL &&
-      json_unpack(j, "{s:s,s:s,s:s,s:b,s:I,s:I,s:s,s:i,s?b}", "rules", &rules, "visibility", &vis,
-                  "seat", &seat, "clocked", &clocked, "initial_ms", &initial, "increment_ms",
-                  &increment, "opponent", &opp, "level", &level, "rated", &rated) == 0) {
+  if (j != NULL && json_unpack(j, "{s:s,s:s,s:s,s:b,s:I,s:I,s:s,s:i,s?b,s?b}", "rules", &rules,
+                               "visibility", &vis, "seat", &seat, "clocked", &clocked, "initial_ms",
+                               &initial, "increment_ms", &increment, "opponent", &opp, "level",
+                               &level, "rated", &rated, "hints", &hints) == 0) {
     mc_text_error terr;
     int v = srv_name_index(srv_visibility_names, vis, strlen(vis)),
         s = srv_name_index(srv_seat_choice_names, seat, strlen(seat)),
@@ -73,6 +75,7 @@ int srv_settings_parse(const char *text, srv_room_opts *o) {
       o->increment_ms = increment;
       o->level = level;
       o->rated = rated != 0; /* Absent before schema 4: not rated. */
+      o->hints = hints != 0; /* Absent: no hints (written only when set). */
       rc = 0;
     }
   }

@@ -5,7 +5,9 @@
  *    "clocked":true,"initial_ms":300000,"increment_ms":2000,"opponent":"human","level":1,
  *    "rated":false}
  *
- * "rated" came with schema 4; a room stored before reads as not rated.
+ * "rated" came with schema 4; a room stored before reads as not rated. "hints":true (a casual
+ * room that gives hints) is written only when set, so other rooms' text is unchanged and an older
+ * server reads it (ignoring the key).
  * "rules" is the engine's text form of the rules (mc_rules_format()), the other names are the
  * protocol's (srv_msg.h).
  */

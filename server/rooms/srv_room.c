@@ -271,6 +271,7 @@ void srv_room__destroy(srv_room *room) {
   count_for_peer(room, -1);
   srv_peer_unref(room->peer);
   srv_room__computer_check(room, true);
+  srv_room__hints_forget(room, NULL);
   srv_room__free_seat(room, 0);
   srv_room__free_seat(room, 1);
   t->timer_free(room->clock_timer);
@@ -326,6 +327,7 @@ int srv_room__add_member(srv_room *room, srv_client *c) {
 
 void srv_room__remove_member(srv_member *m) {
   srv_room__forget_client(m->room, m->client);
+  srv_room__hints_forget(m->room, m->client);
   srv_list_remove(&m->in_room);
   srv_list_remove(&m->in_client);
   free(m);

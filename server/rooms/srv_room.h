@@ -170,6 +170,31 @@ int64_t srv_room_clock_left(const srv_room *room, int seat);
  * when the room moved on (nothing changed), or the move's error (nothing changed). */
 int srv_room_computer_move(srv_room *room, int game_no, size_t ply, int house);
 
+/* ---- Hints (srv_room_hint.c; srv_hints.h runs their searches) ------------------------------ */
+
+/* Asked (synchronously, on the loop) for the best move of room's position for the side to move:
+ * ask queues a search of it named by token and returns 0 (srv_room_hint_answer() follows with
+ * that token, on the loop, later, never within the call) or an SRV_E* code (nothing queued);
+ * cancel drops the search of token, whose answer then never comes. Neither may call back into
+ * the rooms. */
+typedef struct srv_room_hinter {
+  int (*ask)(void *ud, srv_room *room, uint64_t token);
+  void (*cancel)(void *ud, srv_room *room, uint64_t token);
+  void *ud;
+} srv_room_hinter;
+
+/* Sets (or with NULL clears: hint is then SRV_EUNSUPPORTED) the hinter, copied, and how many
+ * hints a seat of a room may ask for in a minute (a bucket of per_minute at once, refilled at
+ * per_minute a minute; 0: no hints). */
+void srv_rooms_set_hinter(srv_rooms *rooms, const srv_room_hinter *hinter, int per_minute);
+
+/* The answer to the hint search of token in room: rc 0 with the best house, its value for the
+ * side to move (hundredths of a seed), whether it is exact and the depth searched, or an SRV_E*
+ * / MC_E* code. The asker gets it when the room still plays the position it asked about (else
+ * stale); nothing when it left. Unknown tokens are ignored. */
+void srv_room_hint_answer(srv_room *room, uint64_t token, int rc, int house, int value, bool exact,
+                          int depth);
+
 /* ---- Recovery ------------------------------------------------------------------------------- */
 
 /* A room as durable storage gives it back after a restart (srv_rooms_restore()). */
@@ -284,6 +309,9 @@ int srv_room_chat(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
 /* Takes back moves: in a local room the last move at once; between people on request, answered
  * by the other side (docs/protocol.md, "takeback"). */
 int srv_room_takeback(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
+/* The best move of the position for the asking seat, when it is to move, from a search
+ * (docs/protocol.md, "hint"): answered later by a hint frame, or an error now. */
+int srv_room_hint(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
 /* The full state again (the game's moves included) to c, answering its request. */
 int srv_room_resync(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd);
 

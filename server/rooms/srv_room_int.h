@@ -122,6 +122,11 @@ struct srv_room {
   size_t chat_bytes;
   double chat_tokens[3];
   uint64_t chat_refill[3];
+  /* Hints (srv_room_hint.c): each seat's request waiting for its search (NULL: none), and each
+   * seat's allowance, a token bucket (rooms->hints_per_minute). */
+  struct srv_room_hint_req *hint[2];
+  double hint_tokens[2];
+  uint64_t hint_refill[2];
   srv_hash_node hnode; /* rooms->by_code */
   srv_list order;      /* rooms->order: creation order, the lobby's and quick pairing's. */
 };
@@ -149,6 +154,9 @@ struct srv_rooms {
    * the next one counts. In memory only (a restart forgets it); NULL: not counted. */
   srv_rating_repeats *repeats;
   int computer_per_player, computer_per_addr; /* The same per person and address; 0: none. */
+  srv_room_hinter hinter;                     /* Runs the hints' searches (ask NULL: no hints). */
+  int hints_per_minute; /* Each seat's hints a minute (and at once); 0: none. */
+  uint64_t hint_token;  /* The last token given to a hint search. */
 };
 
 /* ---- srv_rooms.c: the registry --------------------------------------------------------------- */
@@ -303,6 +311,16 @@ bool srv_room__computer_takes_draw(const srv_room *room, int seat);
 
 /* Marks the computer's seats as asking for a rematch. */
 void srv_room__computer_rematch(srv_room *room);
+
+/* ---- srv_room_hint.c: hints ----------------------------------------------------------------- */
+
+/* Whether room's players may ask for hints: the room allows them (srv_room_opts_hints()) and
+ * the server gives them (a hinter, an allowance). */
+bool srv_room__hints_on(const srv_room *room);
+
+/* Forgets the hint requests of c in room (NULL: every one), cancelling their searches: c left, or
+ * the room is going. */
+void srv_room__hints_forget(srv_room *room, const srv_client *c);
 
 /* ---- srv_room_move.c: moves ------------------------------------------------------------------ */
 

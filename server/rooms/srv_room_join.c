@@ -139,7 +139,7 @@ static bool same_table(const srv_room_opts *a, const srv_room_opts *b) {
          x->empty_capture == y->empty_capture && x->grand_slam == y->grand_slam &&
          x->lap_capture == y->lap_capture && x->match == y->match && a->clocked == b->clocked &&
          (!a->clocked || (a->initial_ms == b->initial_ms && a->increment_ms == b->increment_ms)) &&
-         a->rated == b->rated;
+         a->rated == b->rated && a->hints == b->hints;
 }
 
 /* A room quick pairing may use: public, for two people, waiting, same table. */

@@ -33,6 +33,7 @@ static void state_view(const srv_room *room, srv_state_view *v) {
   v->game = room->game;
   v->status = room->status;
   v->game_no = room->game_no;
+  v->hints = srv_room__hints_on(room);
   for (int s = 0; s < 2; s++) {
     v->seats[s].player = room->seat[s];
     v->seats[s].computer = srv_room_computer_level(room, s) > 0;
