@@ -76,7 +76,7 @@ static void play(srv_room *room, int game_no, size_t ply, int rc, int move) {
     srv_room_computer_move(room, game_no, ply, move);
   else
     srv_log_error("computer", "%s: the search failed: %s", srv_room_code(room),
-                  rc <= SRV_E_BASE_ ? srv_err_code(rc) : mc_strerror(rc));
+                  rc > SRV_E_BASE_ && rc < SRV_E_END_ ? srv_err_code(rc) : mc_strerror(rc));
 }
 
 static void on_answer(void *arg, const srv_search_answer *a) {
