@@ -88,6 +88,45 @@ function mulberry32(a) {
   };
 }
 
+// 40 players (name prefix, seeded moves) in 20 private Kalah 6x4 rooms, two a room, playing.
+async function twentyGames(server, prefix, seed) {
+  const players = [];
+  for (let i = 0; i < 40; i++) {
+    const p = new Player(prefix + i, mulberry32(seed + i));
+    await p.connect(server);
+    players.push(p);
+  }
+  const rooms = [];
+  for (let g = 0; g < 20; g++) {
+    const a = players[2 * g], b = players[2 * g + 1];
+    const joined = new Promise((resolve) => { a.onJoined = resolve; });
+    a.ws.send(JSON.stringify({ type: 'create', game: 'kalah', houses: 6, seeds: 4, seat: 'south', visibility: 'private' }));
+    const { room } = await joined;
+    rooms.push(room);
+    b.ws.send(JSON.stringify({ type: 'join', room }));
+  }
+  return { players, rooms };
+}
+
+// Every game of twentyGames() finished, and archived with the moves its clients saw accepted;
+// resolves with the number of moves.
+async function archivedAsSeen(server, players, rooms) {
+  let moves = 0;
+  for (let g = 0; g < 20; g++) {
+    const a = players[2 * g], b = players[2 * g + 1];
+    const room = rooms[g];
+    const id = a.finished.get(room) ?? b.finished.get(room);
+    assert.ok(id, `room ${room} finished`);
+    const seen = [...a.lists.entries(), ...b.lists.entries()].filter(([key]) => key.startsWith(room + '#1'))
+      .map(([, list]) => list).sort((x, y) => y.length - x.length)[0];
+    const rec = await (await fetch(`${server.http}/api/games/${id}`)).json();
+    assert.ok(Array.isArray(rec.moves), `room ${room}: game ${id} is archived: ${JSON.stringify(rec)}`);
+    assert.deepEqual(rec.moves.map((m) => ({ seat: m.seat, house: m.house })), seen, `room ${room}: archived moves`);
+    moves += seen.length;
+  }
+  return moves;
+}
+
 // /healthz on a connection of its own (the server may close a kept-alive one after a 503).
 function health(server) {
   return new Promise((resolve, reject) => {
@@ -111,21 +150,7 @@ test('PostgreSQL killed -9 and restarted twice during 20 games: refused meanwhil
     assert.equal(ok.body.storage, 'postgresql', '/healthz names the backend');
     const seed = Date.now() % 1000003;
     t.diagnostic(`seed ${seed}`);
-    const players = [];
-    for (let i = 0; i < 40; i++) {
-      const p = new Player('P' + i, mulberry32(seed + i));
-      await p.connect(server);
-      players.push(p);
-    }
-    const rooms = [];
-    for (let g = 0; g < 20; g++) {
-      const a = players[2 * g], b = players[2 * g + 1];
-      const joined = new Promise((resolve) => { a.onJoined = resolve; });
-      a.ws.send(JSON.stringify({ type: 'create', game: 'kalah', houses: 6, seeds: 4, seat: 'south', visibility: 'private' }));
-      const { room } = await joined;
-      rooms.push(room);
-      b.ws.send(JSON.stringify({ type: 'join', room }));
-    }
+    const { players, rooms } = await twentyGames(server, 'P', seed);
     let refusedDown = 0;
     for (let k = 0; k < 2; k++) {
       await sleep(400);
@@ -157,18 +182,7 @@ test('PostgreSQL killed -9 and restarted twice during 20 games: refused meanwhil
     for (let i = 0; i < 600 && rooms.some((r) => !players.some((p) => p.finished.has(r))); i++) await sleep(100);
     for (const r of rooms) assert.ok(players.some((p) => p.finished.has(r)), `room ${r} finished`);
     // Every move any client saw accepted is in the archive, in order, and nothing else.
-    let moves = 0;
-    for (let g = 0; g < 20; g++) {
-      const a = players[2 * g], b = players[2 * g + 1];
-      const room = rooms[g];
-      const id = a.finished.get(room) ?? b.finished.get(room);
-      const seen = [...a.lists.entries(), ...b.lists.entries()].filter(([key]) => key.startsWith(room + '#1'))
-        .map(([, list]) => list).sort((x, y) => y.length - x.length)[0];
-      const rec = await (await fetch(`${server.http}/api/games/${id}`)).json();
-      assert.ok(Array.isArray(rec.moves), `room ${room}: game ${id} is archived: ${JSON.stringify(rec)}`);
-      assert.deepEqual(rec.moves.map((m) => ({ seat: m.seat, house: m.house })), seen, `room ${room}: archived moves`);
-      moves += seen.length;
-    }
+    const moves = await archivedAsSeen(server, players, rooms);
     t.diagnostic(`${moves} moves in 20 games, ${refusedDown} refused while PostgreSQL was down`);
     for (const p of players) assert.deepEqual(p.errors, [], `${p.name}: no unexpected error`);
     for (const p of players) p.ws.close();
@@ -202,21 +216,7 @@ test('the server killed -9 three times during 20 games on PostgreSQL: nothing ac
     server = await startServer(['--store', url], { data });
     const seed = Date.now() % 1000003;
     t.diagnostic(`seed ${seed}`);
-    const players = [];
-    for (let i = 0; i < 40; i++) {
-      const p = new Player('K' + i, mulberry32(seed + i));
-      await p.connect(server);
-      players.push(p);
-    }
-    const rooms = [];
-    for (let g = 0; g < 20; g++) {
-      const a = players[2 * g], b = players[2 * g + 1];
-      const joined = new Promise((resolve) => { a.onJoined = resolve; });
-      a.ws.send(JSON.stringify({ type: 'create', game: 'kalah', houses: 6, seeds: 4, seat: 'south', visibility: 'private' }));
-      const { room } = await joined;
-      rooms.push(room);
-      b.ws.send(JSON.stringify({ type: 'join', room }));
-    }
+    const { players, rooms } = await twentyGames(server, 'K', seed);
     for (let k = 0; k < 3; k++) {
       await sleep(700);
       server.child.kill('SIGKILL');
@@ -237,17 +237,7 @@ test('the server killed -9 three times during 20 games on PostgreSQL: nothing ac
       }
     }
     for (let i = 0; i < 900 && rooms.some((r) => !players.some((p) => p.finished.has(r))); i++) await sleep(100);
-    let moves = 0;
-    for (let g = 0; g < 20; g++) {
-      const room = rooms[g];
-      const id = players[2 * g].finished.get(room) ?? players[2 * g + 1].finished.get(room);
-      assert.ok(id, `room ${room} finished`);
-      const seen = [...players[2 * g].lists.entries(), ...players[2 * g + 1].lists.entries()]
-        .filter(([key]) => key.startsWith(room + '#1')).map(([, list]) => list).sort((x, y) => y.length - x.length)[0];
-      const rec = await (await fetch(`${server.http}/api/games/${id}`)).json();
-      assert.deepEqual(rec.moves.map((m) => ({ seat: m.seat, house: m.house })), seen, `room ${room}: archived moves`);
-      moves += seen.length;
-    }
+    const moves = await archivedAsSeen(server, players, rooms);
     t.diagnostic(`${moves} moves in 20 games across 3 kills`);
     for (const p of players) assert.deepEqual(p.errors, [], `${p.name}: no unexpected error`);
     for (const p of players) p.ws.close();
