@@ -248,3 +248,35 @@ int runf(world *w, tclient *t, const char *fmt, ...) {
   ASSERT(n > 0 && (size_t)n < sizeof buf);
   return run(w, t, buf);
 }
+
+/* ---- A worker the test drives ---------------------------------------------------------------- */
+
+static int fake_work_queue(srv_work *w, srv_work_fn work, srv_work_done_fn done, void *arg) {
+  fake_work *f = (fake_work *)w;
+  ASSERT(f->n < 64);
+  f->q[f->n++] = (fake_work_item){work, done, arg};
+  f->total++;
+  return 0;
+}
+
+void fake_work_init(fake_work *f, world *w) {
+  memset(f, 0, sizeof *f);
+  f->base.queue = fake_work_queue;
+  f->w = w;
+}
+
+void fake_work_run(fake_work *f, int i) {
+  ASSERT(i < f->n);
+  fake_work_item q = f->q[i];
+  memmove(f->q + i, f->q + i + 1, (size_t)(f->n - i - 1) * sizeof f->q[0]);
+  f->n--;
+  q.work(q.arg);
+  q.done(q.arg, false);
+  if (f->w != NULL)
+    world_turn(f->w);
+}
+
+void fake_work_run_all(fake_work *f) {
+  while (f->n > 0)
+    fake_work_run(f, 0);
+}

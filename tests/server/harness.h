@@ -13,6 +13,7 @@
 #include "srv_proto.h"
 #include "srv_room.h"
 #include "srv_time.h"
+#include "srv_work.h"
 #include "task.h"
 
 /* ---- Fake time ----------------------------------------------------------------------------- */
@@ -86,6 +87,31 @@ void world_close_rooms(world *w);
  * encoded; a test with storage sets its own, srv_turn_end()). run(), connect_as(), reconnect_as(),
  * disconnect() and each timer of fake_advance() end their turn themselves. */
 void world_turn(world *w);
+
+/* ---- A worker the test drives (srv_work.h): work waits until the test runs it ---------------- */
+
+typedef struct fake_work_item {
+  srv_work_fn work;
+  srv_work_done_fn done;
+  void *arg;
+} fake_work_item;
+
+typedef struct fake_work {
+  srv_work base; /* First: a srv_work * is a fake_work *. */
+  fake_work_item q[64];
+  int n;
+  int total; /* Works queued since the start. */
+  world *w;  /* Each done call ends a loop turn of this world (NULL: none). */
+} fake_work;
+
+/* An empty queue whose done calls end turns of w (NULL: none). */
+void fake_work_init(fake_work *f, world *w);
+
+/* Runs the i-th queued work and its done call. */
+void fake_work_run(fake_work *f, int i);
+
+/* Runs every queued work and its done call in order, what they queue meanwhile too. */
+void fake_work_run_all(fake_work *f);
 
 /* Connects t and says hello as a new player named name. */
 void connect_as(world *w, tclient *t, const char *name);

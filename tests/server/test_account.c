@@ -13,42 +13,6 @@
 #include "srv_store.h"
 #include "store_util.h"
 
-/* ---- A worker the test drives ---------------------------------------------------------------- */
-
-typedef struct queued {
-  srv_work_fn work;
-  srv_work_done_fn done;
-  void *arg;
-} queued;
-
-typedef struct fake_work {
-  srv_work base; /* First: a srv_work * is a fake_work *. */
-  queued q[64];
-  int n;
-  int total; /* Works queued since the start: password checks that ran or run. */
-  world *w;  /* Each done call ends a loop turn of this world. */
-} fake_work;
-
-static int fw_queue(srv_work *w, srv_work_fn work, srv_work_done_fn done, void *arg) {
-  fake_work *f = (fake_work *)w;
-  ASSERT(f->n < 64);
-  f->q[f->n++] = (queued){work, done, arg};
-  f->total++;
-  return 0;
-}
-
-/* Runs every queued work and its done call, in order (what is queued meanwhile too). */
-static void fw_run(fake_work *f) {
-  while (f->n > 0) {
-    queued q = f->q[0];
-    memmove(f->q, f->q + 1, (size_t)--f->n * sizeof f->q[0]);
-    q.work(q.arg);
-    q.done(q.arg, false);
-    if (f->w != NULL)
-      world_turn(f->w);
-  }
-}
-
 /* ---- The world with storage and accounts ------------------------------------------------------
  */
 
@@ -75,8 +39,7 @@ static void env_open(env *e, const srv_accounts_config *cfg) {
   e->w.dispatch.store.player = srv_persist_player;
   e->w.dispatch.store.ud = e->persist;
   memset(&e->work, 0, sizeof e->work);
-  e->work.base.queue = fw_queue;
-  e->work.w = &e->w;
+  fake_work_init(&e->work, &e->w);
   e->accounts = srv_accounts_new(e->w.dispatch.rooms, e->w.dispatch.ident, &e->w.dispatch.sink,
                                  e->store, e->persist, &e->work.base, &e->w.time.base, cfg);
   ASSERT_NOT_NULL(e->accounts);
@@ -97,7 +60,7 @@ static void commit(env *e) {
 }
 
 static void env_close(env *e) {
-  fw_run(&e->work);
+  fake_work_run_all(&e->work);
   srv_accounts_free(e->accounts);
   commit(e);
   world_free(&e->w);
@@ -136,7 +99,7 @@ static void sign_up(env *e, tclient *t, const char *name, const char *password) 
                  name, password),
             0);
   ASSERT_EQ(srv_accounts_pending(e->accounts), 1);
-  fw_run(&e->work);
+  fake_work_run_all(&e->work);
   ASSERT_EQ(count_of(t, "account"), before + 1);
 }
 
@@ -177,7 +140,7 @@ TEST_IMPL(register_claims_the_guest) {
             0);
   /* Nothing is answered before the hash is made. */
   ASSERT_NULL(last_of(&a, "account"));
-  fw_run(&e.work);
+  fake_work_run_all(&e.work);
   json_t *acc = last_of(&a, "account");
   ASSERT_NOT_NULL(acc);
   ASSERT_EQ(json_integer_value(json_object_get(acc, "id")), 7);
@@ -245,7 +208,7 @@ TEST_IMPL(register_refusals) {
   /* One job per connection. */
   ASSERT_EQ(run(&e.w, &a, "{\"type\":\"register\",\"name\":\"Mar\",\"password\":\"12345678\"}"),
             SRV_EBUSY);
-  fw_run(&e.work);
+  fake_work_run_all(&e.work);
   ASSERT_NOT_NULL(last_of(&a, "account"));
   ASSERT_STR_EQ(error_code(&b), "name_taken");
   ASSERT(!b.c.player->account);
@@ -256,7 +219,7 @@ TEST_IMPL(register_refusals) {
             SRV_ENAMEINVALID); /* Mixed scripts. */
   ASSERT_EQ(run(&e.w, &b, "{\"type\":\"register\",\"name\":\"M4rta\",\"password\":\"abcdefgh\"}"),
             0);
-  fw_run(&e.work);
+  fake_work_run_all(&e.work);
   ASSERT_NOT_NULL(last_of(&b, "account"));
   ASSERT_EQ(run(&e.w, &b, "{\"type\":\"register\",\"name\":\"marta\",\"password\":\"abcdefgh\"}"),
             SRV_EREGISTERED);
@@ -325,7 +288,7 @@ TEST_IMPL(login_recovers_seats) {
                 "\"password\":\"correct horse\"}"),
             0);
   tclient_clear(&d);
-  fw_run(&e.work);
+  fake_work_run_all(&e.work);
   json_t *w = last_of(&d, "welcome");
   ASSERT_NOT_NULL(w);
   ASSERT_STR_EQ(json_string_value(json_object_get(w, "id")), "l1");
@@ -379,7 +342,7 @@ TEST_IMPL(wrong_password_and_limits) {
     ASSERT_EQ(run(&e.w, &x, "{\"type\":\"login\",\"name\":\"Ana\",\"password\":\"wrong horse\"}"),
               0);
     ASSERT_EQ(srv_accounts_pending(e.accounts), 1);
-    fw_run(&e.work);
+    fake_work_run_all(&e.work);
     ASSERT_STR_EQ(error_code(&x), "bad_credentials");
     ASSERT_STR_EQ(field_s(&x, "error", "request"), "login");
     ASSERT(x.c.player == guest);
@@ -397,7 +360,7 @@ TEST_IMPL(wrong_password_and_limits) {
     tclient_clear(&x);
     ASSERT_EQ(run(&e.w, &x, "{\"type\":\"login\",\"name\":\"Nobody\",\"password\":\"whatever1\"}"),
               0);
-    fw_run(&e.work);
+    fake_work_run_all(&e.work);
     ASSERT_STR_EQ(error_code(&x), "bad_credentials");
   }
   tclient_clear(&x);
@@ -407,7 +370,7 @@ TEST_IMPL(wrong_password_and_limits) {
   tclient y;
   hello(&e, &y, "10.0.0.7", NULL, NULL);
   ASSERT_EQ(run(&e.w, &y, "{\"type\":\"login\",\"name\":\"Else\",\"password\":\"whatever1\"}"), 0);
-  fw_run(&e.work);
+  fake_work_run_all(&e.work);
   ASSERT_STR_EQ(error_code(&y), "bad_credentials");
   tclient_clear(&y);
   ASSERT_EQ(run(&e.w, &y, "{\"type\":\"login\",\"name\":\"Ana\",\"password\":\"correct horse\"}"),
@@ -418,7 +381,7 @@ TEST_IMPL(wrong_password_and_limits) {
   tclient_clear(&y);
   ASSERT_EQ(run(&e.w, &y, "{\"type\":\"login\",\"name\":\"Ana\",\"password\":\"correct horse\"}"),
             0);
-  fw_run(&e.work);
+  fake_work_run_all(&e.work);
   ASSERT_NOT_NULL(last_of(&y, "welcome"));
   ASSERT(y.c.player == a.c.player);
   disconnect(&e.w, &a);
@@ -463,7 +426,7 @@ TEST_IMPL(concurrent_wrong_logins_stop_at_the_allowance) {
     refused++;
   }
   ASSERT_EQ(refused, 15);
-  fw_run(&e.work);
+  fake_work_run_all(&e.work);
   ASSERT_EQ(e.work.total - before, 5); /* Five checks ran, no more. */
   for (int i = 0; i < 5; i++)
     ASSERT_STR_EQ(error_code(&x[i]), "bad_credentials");
@@ -472,7 +435,7 @@ TEST_IMPL(concurrent_wrong_logins_stop_at_the_allowance) {
   login(&e, &x[5], "Ana", "wrong again");
   login(&e, &x[6], "Ana", "wrong again");
   ASSERT_EQ(field_i(&x[6], "error", "retry_after_ms"), 2000);
-  fw_run(&e.work);
+  fake_work_run_all(&e.work);
   ASSERT_STR_EQ(error_code(&x[5]), "bad_credentials");
   ASSERT_EQ(e.work.total - before, 6);
   disconnect(&e.w, &a);
@@ -505,7 +468,7 @@ TEST_IMPL(strangers_do_not_keep_the_owner_out) {
    * keeps trying (t = 0, 0, 0, 1, 3, 7, 15, 23 s). */
   for (int i = 0; i < 3; i++) {
     login(&e, &x, "Ana", "guess");
-    fw_run(&e.work);
+    fake_work_run_all(&e.work);
     ASSERT_STR_EQ(error_code(&x), "bad_credentials");
   }
   static const int waits[] = {1000, 2000, 4000, 8000, 8000};
@@ -515,7 +478,7 @@ TEST_IMPL(strangers_do_not_keep_the_owner_out) {
     ASSERT_EQ(field_i(&x, "error", "retry_after_ms"), waits[i]);
     fake_advance(&e.w.time, (uint64_t)waits[i]);
     login(&e, &x, "Ana", "guess");
-    fw_run(&e.work);
+    fake_work_run_all(&e.work);
     ASSERT_STR_EQ(error_code(&x), "bad_credentials");
   }
   login(&e, &x, "Ana", "guess");
@@ -524,7 +487,7 @@ TEST_IMPL(strangers_do_not_keep_the_owner_out) {
   login(&e, &a, "Ana", "correct horse");
   ASSERT_EQ(srv_accounts_pending(e.accounts), 1);
   ASSERT_EQ(srv_checkq_running(srv_accounts_queue(e.accounts), SRV_CHECKQ_SESSION), 1);
-  fw_run(&e.work);
+  fake_work_run_all(&e.work);
   ASSERT_NOT_NULL(last_of(&a, "welcome"));
   ASSERT(a.c.player == ana);
   /* And a password change, at once; the stranger is still slowed down. */
@@ -533,7 +496,7 @@ TEST_IMPL(strangers_do_not_keep_the_owner_out) {
                 "{\"type\":\"change_password\",\"password\":\"correct horse\","
                 "\"new_password\":\"battery staple\"}"),
             0);
-  fw_run(&e.work);
+  fake_work_run_all(&e.work);
   ASSERT_NOT_NULL(last_of(&a, "account"));
   login(&e, &x, "Ana", "guess");
   ASSERT_STR_EQ(error_code(&x), "too_many_attempts");
@@ -545,10 +508,10 @@ TEST_IMPL(strangers_do_not_keep_the_owner_out) {
   ASSERT_EQ(field_i(&d, "error", "retry_after_ms"), 8000);
   fake_advance(&e.w.time, 8000);
   login(&e, &d, "Ana", "battery staple");
-  fw_run(&e.work);
+  fake_work_run_all(&e.work);
   ASSERT(d.c.player == ana);
   login(&e, &x, "Ana", "guess");
-  fw_run(&e.work);
+  fake_work_run_all(&e.work);
   ASSERT_STR_EQ(error_code(&x), "bad_credentials");
   disconnect(&e.w, &a);
   disconnect(&e.w, &x);
@@ -571,14 +534,14 @@ TEST_IMPL(addresses_slowed_not_locked) {
   hello(&e, &x, "10.0.0.9", NULL, NULL);
   for (int i = 0; i < 3; i++) {
     login(&e, &x, "Nobody", "whatever1");
-    fw_run(&e.work);
+    fake_work_run_all(&e.work);
     ASSERT_STR_EQ(error_code(&x), "bad_credentials");
   }
   login(&e, &x, "Else", "whatever1");
   ASSERT_EQ(field_i(&x, "error", "retry_after_ms"), 1000);
   fake_advance(&e.w.time, 1000);
   login(&e, &x, "Else", "whatever1");
-  fw_run(&e.work);
+  fake_work_run_all(&e.work);
   ASSERT_STR_EQ(error_code(&x), "bad_credentials");
   login(&e, &x, "Else", "whatever1");
   ASSERT_EQ(field_i(&x, "error", "retry_after_ms"), 2000);
@@ -590,7 +553,7 @@ TEST_IMPL(addresses_slowed_not_locked) {
   /* Another address is not slowed by it. */
   hello(&e, &y, "10.0.0.10", NULL, NULL);
   login(&e, &y, "Else", "whatever1");
-  fw_run(&e.work);
+  fake_work_run_all(&e.work);
   ASSERT_STR_EQ(error_code(&y), "bad_credentials");
   /* Two /64s of one /48 share; another /48 does not. */
   hello(&e, &p, "2001:db8:5:1::/64", NULL, NULL);
@@ -598,12 +561,12 @@ TEST_IMPL(addresses_slowed_not_locked) {
   hello(&e, &r, "2001:db8:6:1::/64", NULL, NULL);
   for (int i = 0; i < 3; i++) {
     login(&e, i == 1 ? &q : &p, "Nobody", "whatever1");
-    fw_run(&e.work);
+    fake_work_run_all(&e.work);
   }
   login(&e, &q, "Nobody", "whatever1");
   ASSERT_STR_EQ(error_code(&q), "too_many_attempts");
   login(&e, &r, "Nobody", "whatever1");
-  fw_run(&e.work);
+  fake_work_run_all(&e.work);
   ASSERT_STR_EQ(error_code(&r), "bad_credentials");
   tclient *all[] = {&x, &y, &p, &q, &r};
   for (int i = 0; i < 5; i++)
@@ -638,7 +601,7 @@ TEST_IMPL(flood_does_not_starve_a_real_login) {
     hello(&e, &f[i], addr, NULL, NULL);
     for (int k = 0; k < 3; k++) {
       login(&e, &f[i], "Nobody", "whatever1");
-      fw_run(&e.work);
+      fake_work_run_all(&e.work);
     }
   }
   for (int i = 0; i < 6; i++)
@@ -662,7 +625,7 @@ TEST_IMPL(flood_does_not_starve_a_real_login) {
   /* A flooder that goes while it waits leaves at once. */
   disconnect(&e.w, &f[2]);
   ASSERT_EQ(srv_checkq_waiting(queue, SRV_CHECKQ_STRANGER), 3);
-  fw_run(&e.work);
+  fake_work_run_all(&e.work);
   ASSERT(a.c.player == ana);
   ASSERT_NOT_NULL(last_of(&a, "welcome"));
   ASSERT(r.c.player == ana);
@@ -694,7 +657,7 @@ TEST_IMPL(connection_gone_during_login) {
   ASSERT_EQ(run(&e.w, &x, "{\"type\":\"login\",\"name\":\"Ana\",\"password\":\"correct horse\"}"),
             0);
   disconnect(&e.w, &x);
-  fw_run(&e.work);
+  fake_work_run_all(&e.work);
   ASSERT_EQ(srv_accounts_pending(e.accounts), 0);
   ASSERT_EQ(ana->refs, refs); /* No connection of the login holds it. */
   commit(&e);
@@ -713,7 +676,7 @@ TEST_IMPL(connection_gone_during_login) {
                                 e.persist, &e.work.base, &e.w.time.base, NULL);
   e.w.dispatch.accounts = e.accounts;
   tclient_clear(&a);
-  fw_run(&e.work); /* The detached job is only freed. */
+  fake_work_run_all(&e.work); /* The detached job is only freed. */
   ASSERT_NULL(last_of(&a, "account"));
   ASSERT_NULL(last_of(&a, "error"));
   disconnect(&e.w, &a);
@@ -740,7 +703,7 @@ TEST_IMPL(logout_and_logout_everywhere) {
   hello(&e, &d, "10.0.0.2", NULL, NULL);
   ASSERT_EQ(run(&e.w, &d, "{\"type\":\"login\",\"name\":\"Ana\",\"password\":\"correct horse\"}"),
             0);
-  fw_run(&e.work);
+  fake_work_run_all(&e.work);
   ASSERT(d.c.player == ana);
   char tok_d[SRV_TOKEN_CHARS + 1];
   token_of(&d, tok_d);
@@ -777,7 +740,7 @@ TEST_IMPL(logout_and_logout_everywhere) {
   hello(&e, &t3, "10.0.0.4", NULL, NULL);
   ASSERT_EQ(run(&e.w, &t3, "{\"type\":\"login\",\"name\":\"Ana\",\"password\":\"correct horse\"}"),
             0);
-  fw_run(&e.work);
+  fake_work_run_all(&e.work);
   tclient_clear(&d);
   tclient_clear(&t3);
   ASSERT_EQ(run(&e.w, &t3, "{\"type\":\"logout_all\",\"id\":9}"), 0);
@@ -795,7 +758,7 @@ TEST_IMPL(logout_and_logout_everywhere) {
   /* The password still logs in. */
   ASSERT_EQ(run(&e.w, &g, "{\"type\":\"login\",\"name\":\"Ana\",\"password\":\"correct horse\"}"),
             0);
-  fw_run(&e.work);
+  fake_work_run_all(&e.work);
   ASSERT_STR_EQ(field_s(&g, "welcome", "name"), "Ana");
   ASSERT_STR_EQ(field_s(&g, "welcome", "player"), ana_id);
   ASSERT_NOT_NULL(g.c.player);
@@ -820,7 +783,7 @@ TEST_IMPL(change_password) {
   hello(&e, &d, "10.0.0.2", NULL, NULL);
   ASSERT_EQ(run(&e.w, &d, "{\"type\":\"login\",\"name\":\"Ana\",\"password\":\"correct horse\"}"),
             0);
-  fw_run(&e.work);
+  fake_work_run_all(&e.work);
   ASSERT(d.c.player == ana);
   /* The current password must be right. */
   tclient_clear(&a);
@@ -828,7 +791,7 @@ TEST_IMPL(change_password) {
                 "{\"type\":\"change_password\",\"password\":\"wrong horse\","
                 "\"new_password\":\"battery staple\"}"),
             0);
-  fw_run(&e.work);
+  fake_work_run_all(&e.work);
   ASSERT_STR_EQ(error_code(&a), "bad_credentials");
   tclient_clear(&a);
   tclient_clear(&d);
@@ -836,7 +799,7 @@ TEST_IMPL(change_password) {
                 "{\"type\":\"change_password\",\"id\":5,\"password\":\"correct horse\","
                 "\"new_password\":\"battery staple\"}"),
             0);
-  fw_run(&e.work);
+  fake_work_run_all(&e.work);
   ASSERT_EQ(field_i(&a, "account", "id"), 5);
   ASSERT(a.c.player == ana);
   /* The other device knew the old password: it is logged out. */
@@ -846,11 +809,11 @@ TEST_IMPL(change_password) {
   hello(&e, &x, "10.0.0.3", NULL, NULL);
   ASSERT_EQ(run(&e.w, &x, "{\"type\":\"login\",\"name\":\"Ana\",\"password\":\"correct horse\"}"),
             0);
-  fw_run(&e.work);
+  fake_work_run_all(&e.work);
   ASSERT_STR_EQ(error_code(&x), "bad_credentials");
   ASSERT_EQ(run(&e.w, &x, "{\"type\":\"login\",\"name\":\"Ana\",\"password\":\"battery staple\"}"),
             0);
-  fw_run(&e.work);
+  fake_work_run_all(&e.work);
   ASSERT(x.c.player == ana);
   disconnect(&e.w, &a);
   disconnect(&e.w, &d);
@@ -882,14 +845,14 @@ TEST_IMPL(delete_account) {
   commit(&e);
   /* A wrong password deletes nothing. */
   ASSERT_EQ(run(&e.w, &a, "{\"type\":\"delete_account\",\"password\":\"nope nope\"}"), 0);
-  fw_run(&e.work);
+  fake_work_run_all(&e.work);
   ASSERT_STR_EQ(error_code(&a), "bad_credentials");
   ASSERT(a.c.player->account);
   tclient_clear(&a);
   tclient_clear(&b);
   ASSERT_EQ(run(&e.w, &a, "{\"type\":\"delete_account\",\"id\":4,\"password\":\"correct horse\"}"),
             0);
-  fw_run(&e.work);
+  fake_work_run_all(&e.work);
   json_t *w = last_of(&a, "welcome");
   ASSERT_NOT_NULL(w);
   ASSERT_EQ(json_integer_value(json_object_get(w, "id")), 4);
@@ -918,7 +881,7 @@ TEST_IMPL(delete_account) {
   /* The name is free: someone else may take it. */
   ASSERT_EQ(
       run(&e.w, &b, "{\"type\":\"register\",\"name\":\"ana\",\"password\":\"bobs password\"}"), 0);
-  fw_run(&e.work);
+  fake_work_run_all(&e.work);
   ASSERT_NOT_NULL(last_of(&b, "account"));
   disconnect(&e.w, &a);
   disconnect(&e.w, &b);

@@ -18,39 +18,6 @@
 #include "srv_search_pool.h"
 #include "srv_settings.h"
 
-/* ---- A worker the test drives (as in test_search.c) ----------------------------------------- */
-
-typedef struct queued {
-  srv_work_fn work;
-  srv_work_done_fn done;
-  void *arg;
-} queued;
-
-typedef struct fake_work {
-  srv_work base; /* First: a srv_work * is a fake_work *. */
-  queued q[64];
-  int n;
-  world *w;
-} fake_work;
-
-static int fw_queue(srv_work *w, srv_work_fn work, srv_work_done_fn done, void *arg) {
-  fake_work *f = (fake_work *)w;
-  ASSERT(f->n < 64);
-  f->q[f->n++] = (queued){work, done, arg};
-  return 0;
-}
-
-static void fw_run(fake_work *f, int i) {
-  ASSERT(i < f->n);
-  queued q = f->q[i];
-  memmove(f->q + i, f->q + i + 1, (size_t)(f->n - i - 1) * sizeof f->q[0]);
-  f->n--;
-  q.work(q.arg);
-  q.done(q.arg, false);
-  if (f->w != NULL)
-    world_turn(f->w);
-}
-
 typedef struct env {
   world w;
   fake_work fw;
@@ -63,8 +30,7 @@ typedef struct env {
 static void env_open(env *e, int per_minute) {
   world_init(&e->w, NULL);
   memset(&e->fw, 0, sizeof e->fw);
-  e->fw.base.queue = fw_queue;
-  e->fw.w = &e->w;
+  fake_work_init(&e->fw, &e->w);
   srv_search_pool_config pc = {.workers = {1, 1}, .target_ms = {60, 2000}, .floor_ms = {1, 5}};
   e->q = srv_search_pool_new(&e->fw.base, &e->w.time.base, &pc);
   ASSERT_NOT_NULL(e->q);
@@ -77,7 +43,7 @@ static void env_close(env *e) {
   world_close_rooms(&e->w); /* Cancels every hint the rooms asked for. */
   ASSERT_EQ(srv_hints_pending(e->h), 0);
   while (e->fw.n > 0)
-    fw_run(&e->fw, 0);
+    fake_work_run(&e->fw, 0);
   srv_search_pool_close(e->q);
   srv_hints_free(e->h);
   srv_search_pool_free(e->q);
@@ -125,7 +91,7 @@ TEST_IMPL(computer_game_best_house) {
   ASSERT_EQ(s.running[SRV_SEARCH_FAST], 1);
   ASSERT_EQ(s.running[SRV_SEARCH_DEEP] + s.waiting[SRV_SEARCH_DEEP], 0);
   ASSERT_EQ(srv_hints_pending(e.h), 1);
-  fw_run(&e.fw, 0);
+  fake_work_run(&e.fw, 0);
   json_t *h = hint_of(&a);
   ASSERT_NOT_NULL(h);
   ASSERT_EQ(json_integer_value(json_object_get(h, "id")), 7);
@@ -160,7 +126,7 @@ TEST_IMPL(local_game_north_and_stale) {
   ASSERT_EQ(runf(&e.w, &a, "{\"type\":\"hint\",\"room\":\"%s\"}", code), SRV_EBUSY);
   ASSERT_EQ(runf(&e.w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":0}", code), 0);
   tclient_clear(&a);
-  fw_run(&e.fw, 0);
+  fake_work_run(&e.fw, 0);
   ASSERT_EQ(hint_of(&a), NULL);
   ASSERT_STR_EQ(field_s(&a, "error", "code"), "stale");
   ASSERT_STR_EQ(field_s(&a, "error", "id"), "a");
@@ -171,7 +137,7 @@ TEST_IMPL(local_game_north_and_stale) {
    * its house 2 (1 into its store, 1 to North's house 1) and empty its side: North sweeps 3, 3-1
    * too. Both are North +2: the value is North's, the asker's side, proven. */
   ASSERT_EQ(runf(&e.w, &a, "{\"type\":\"hint\",\"room\":\"%s\",\"ply\":1}", code), 0);
-  fw_run(&e.fw, 0);
+  fake_work_run(&e.fw, 0);
   json_t *h = hint_of(&a);
   ASSERT_NOT_NULL(h);
   ASSERT_STR_EQ(json_string_value(json_object_get(h, "seat")), "north");
@@ -215,7 +181,7 @@ TEST_IMPL(where_refused) {
             0);
   ASSERT_EQ(runf(&e.w, &spy, "{\"type\":\"hint\",\"room\":\"%s\"}", casual), SRV_ENOTPLAYER);
   ASSERT_EQ(runf(&e.w, &a, "{\"type\":\"hint\",\"room\":\"%s\"}", casual), 0);
-  fw_run(&e.fw, 0);
+  fake_work_run(&e.fw, 0);
   ASSERT_EQ(json_integer_value(json_object_get(hint_of(&a), "house")), 2);
   ASSERT_EQ(hint_of(&b), NULL); /* The opponent is not told. */
   ASSERT_EQ(hint_of(&spy), NULL);
@@ -261,7 +227,7 @@ TEST_IMPL(allowance_per_minute) {
   snprintf(code, sizeof code, "%s", code_of(&a));
   for (int i = 0; i < 2; i++) {
     ASSERT_EQ(runf(&e.w, &a, "{\"type\":\"hint\",\"room\":\"%s\"}", code), 0);
-    fw_run(&e.fw, 0);
+    fake_work_run(&e.fw, 0);
   }
   ASSERT_EQ(count_of(&a, "hint"), 2);
   /* The third within the minute: too_many_hints, and when to ask again (half a minute: one hint
@@ -280,7 +246,7 @@ TEST_IMPL(allowance_per_minute) {
   ASSERT(field_i(&a, "error", "retry_after_ms") <= 1001);
   fake_advance(&e.w.time, 1000);
   ASSERT_EQ(runf(&e.w, &a, "{\"type\":\"hint\",\"room\":\"%s\"}", code), 0);
-  fw_run(&e.fw, 0);
+  fake_work_run(&e.fw, 0);
   ASSERT_EQ(count_of(&a, "hint"), 1);
   /* Hints off on this server (no hinter): unsupported. */
   srv_rooms_set_hinter(e.w.rooms, NULL, 0);
@@ -304,7 +270,7 @@ TEST_IMPL(asker_leaves) {
   ASSERT_EQ(runf(&e.w, &a, "{\"type\":\"leave\",\"room\":\"%s\"}", code), 0);
   ASSERT_EQ(srv_hints_pending(e.h), 0);
   while (e.fw.n > 0)
-    fw_run(&e.fw, 0);
+    fake_work_run(&e.fw, 0);
   ASSERT_EQ(hint_of(&a), NULL);
   /* Back in the room, asking again works; then the connection goes while it runs. */
   ASSERT_EQ(runf(&e.w, &a, "{\"type\":\"join\",\"room\":\"%s\"}", code), 0);
@@ -386,7 +352,7 @@ TEST_IMPL(same_ply_other_position) {
   ASSERT_EQ(runf(&e.w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":2,\"ply\":0}", code), 0);
   ASSERT_EQ(mc_game_ply(srv_room_game(srv_rooms_find(e.w.rooms, code))), 1);
   tclient_clear(&a);
-  fw_run(&e.fw, 0);
+  fake_work_run(&e.fw, 0);
   ASSERT_EQ(hint_of(&a), NULL);
   ASSERT_STR_EQ(field_s(&a, "error", "code"), "stale");
   ASSERT_EQ(field_i(&a, "error", "id"), 1);

@@ -13,40 +13,6 @@
 #include "srv_peer.h"
 #include "srv_search_pool.h"
 
-/* ---- A worker the test drives ---------------------------------------------------------------- */
-
-typedef struct queued {
-  srv_work_fn work;
-  srv_work_done_fn done;
-  void *arg;
-} queued;
-
-typedef struct fake_work {
-  srv_work base; /* First: a srv_work * is a fake_work *. */
-  queued q[64];
-  int n;
-  world *w; /* Each done call ends a loop turn of this world (NULL: none). */
-} fake_work;
-
-static int fw_queue(srv_work *w, srv_work_fn work, srv_work_done_fn done, void *arg) {
-  fake_work *f = (fake_work *)w;
-  ASSERT(f->n < 64);
-  f->q[f->n++] = (queued){work, done, arg};
-  return 0;
-}
-
-/* Runs the i-th queued work and its done call. */
-static void fw_run(fake_work *f, int i) {
-  ASSERT(i < f->n);
-  queued q = f->q[i];
-  memmove(f->q + i, f->q + i + 1, (size_t)(f->n - i - 1) * sizeof f->q[0]);
-  f->n--;
-  q.work(q.arg);
-  q.done(q.arg, false);
-  if (f->w != NULL)
-    world_turn(f->w);
-}
-
 /* ---- The world with the computer --------------------------------------------------------------
  */
 
@@ -62,8 +28,7 @@ typedef struct env {
 static void env_open(env *e, long ms, long deep_target) {
   world_init(&e->w, NULL);
   memset(&e->fw, 0, sizeof e->fw);
-  e->fw.base.queue = fw_queue;
-  e->fw.w = &e->w;
+  fake_work_init(&e->fw, &e->w);
   srv_search_pool_config pc = {
       .workers = {1, 1}, .target_ms = {60, deep_target}, .floor_ms = {1, 5}};
   e->q = srv_search_pool_new(&e->fw.base, &e->w.time.base, &pc);
@@ -76,7 +41,7 @@ static void env_open(env *e, long ms, long deep_target) {
 static void env_close(env *e) {
   world_close_rooms(&e->w); /* Cancels every search the rooms asked for. */
   while (e->fw.n > 0)       /* Searches in flight end; their answers are dropped. */
-    fw_run(&e->fw, 0);
+    fake_work_run(&e->fw, 0);
   srv_computer_close(e->c);
   srv_search_pool_close(e->q);
   srv_computer_free(e->c);
@@ -154,7 +119,7 @@ TEST_IMPL(round_robin_one_job_a_game) {
     for (int i = 0; i < 3; i++)
       before[i] = ply_of(room[i]);
     ASSERT_EQ(e.fw.n, 1);
-    fw_run(&e.fw, 0);
+    fake_work_run(&e.fw, 0);
     served[k] = -1;
     for (int i = 0; i < 3; i++)
       if (ply_of(room[i]) == before[i] + 1) {
@@ -210,12 +175,12 @@ TEST_IMPL(shallow_levels_never_wait) {
   ASSERT_EQ(s.running[SRV_SEARCH_FAST], 1);
   ASSERT_EQ(s.waiting[SRV_SEARCH_FAST], 1);
   ASSERT_EQ(e.fw.n, 2);
-  fw_run(&e.fw, 1); /* The fast one: the deep one (index 0) still runs. */
+  fake_work_run(&e.fw, 1); /* The fast one: the deep one (index 0) still runs. */
   ASSERT(ply_of(l3) >= 1);
   ASSERT_EQ(e.fw.n, 2); /* Level 4's, queued at once (or level 3's extra turn, then level 4's). */
   while (ply_of(l4) == 0) {
     ASSERT_EQ(e.fw.n, 2);
-    fw_run(&e.fw, 1);
+    fake_work_run(&e.fw, 1);
   }
   ASSERT_EQ(ply_of(deep), 0);
   ASSERT_EQ(ply_of(deep2), 0);
@@ -266,7 +231,7 @@ TEST_IMPL(budget_cut_when_long) {
   fake_advance(&e.w.time, 199);
   /* Not yet stopped; at 200 ms its stop flag goes up and it answers at once with a legal move. */
   fake_advance(&e.w.time, 1);
-  fw_run(&e.fw, 0);
+  fake_work_run(&e.fw, 0);
   ASSERT_EQ(first.rc, 0);
   ASSERT(first.cut);
   ASSERT_EQ(first.budget_ms, 200);
@@ -291,7 +256,7 @@ TEST_IMPL(budget_cut_when_long) {
     e.q->cancel(e.q, jobs[i]);
   ASSERT_EQ(stats_of(&e).waiting[SRV_SEARCH_DEEP], 0);
   ASSERT_EQ(e.fw.n, 1);
-  fw_run(&e.fw, 0);
+  fake_work_run(&e.fw, 0);
   ASSERT_EQ(stats_of(&e).done, 1);
   ASSERT_EQ(stats_of(&e).running[SRV_SEARCH_DEEP], 0);
   mc_game_free(g);
@@ -314,7 +279,7 @@ TEST_IMPL(resign_while_waiting_or_running) {
   /* A resigns while its search runs: the answer is dropped when it comes. */
   ASSERT_EQ(runf(&e.w, &a, "{\"type\":\"resign\",\"room\":\"%s\"}", srv_room_code(ra)), 0);
   ASSERT_EQ(e.fw.n, 1);
-  fw_run(&e.fw, 0);
+  fake_work_run(&e.fw, 0);
   ASSERT_EQ(ply_of(ra), 0);
   ASSERT_EQ(ply_of(rb), 0);
   ASSERT_EQ(stats_of(&e).done, 0);
