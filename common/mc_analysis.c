@@ -16,17 +16,23 @@ int mc_analyse(mc_search *s, const mc_rules *rules, const uint8_t *moves, size_t
   mc_game *g = mc_game_new(rules);
   if (g == NULL)
     return mc_rules_check(rules) < 0 ? MC_EINVAL : MC_ENOMEM;
-  /* Every position before a ply, and where its repetition window starts. */
+  /* The positions of the game (a swap adds none: it leaves the position as it was), the one
+   * before each ply, and where the repetition window of each starts. */
   mc_pos *pos = malloc((n + 1) * sizeof(*pos));
+  size_t *at = malloc((n + 1) * sizeof(*at));
   size_t *wstart = malloc((n + 1) * sizeof(*wstart));
+  bool *swap_legal = malloc((n + 1) * sizeof(*swap_legal));
   int rc = 0;
-  if (pos == NULL || wstart == NULL) {
+  if (pos == NULL || at == NULL || wstart == NULL || swap_legal == NULL) {
     rc = MC_ENOMEM;
     goto done;
   }
+  size_t npos = 1;
   pos[0] = *mc_game_pos(g);
   wstart[0] = 0;
   for (size_t i = 0; i < n; i++) {
+    at[i] = npos - 1;
+    swap_legal[i] = mc_game_can_swap(g);
     out[i].mover = mc_game_pos(g)->turn;
     out[i].played = moves[i];
     rc = mc_game_play(g, moves[i], NULL);
@@ -37,8 +43,11 @@ int mc_analyse(mc_search *s, const mc_rules *rules, const uint8_t *moves, size_t
         *bad_ply = i;
       goto done;
     }
-    pos[i + 1] = *mc_game_pos(g);
-    wstart[i + 1] = mc__epoch(&pos[i + 1]) == mc__epoch(&pos[i]) ? wstart[i] : i + 1;
+    if (moves[i] == MC_SWAP)
+      continue;
+    pos[npos] = *mc_game_pos(g);
+    wstart[npos] = mc__epoch(&pos[npos]) == mc__epoch(&pos[npos - 1]) ? wstart[npos - 1] : npos;
+    npos++;
   }
   const mc_limits dflt = {200, 0, 0};
   mc_level full;
@@ -48,11 +57,12 @@ int mc_analyse(mc_search *s, const mc_rules *rules, const uint8_t *moves, size_t
       rc = MC_ECANCELED;
       goto done;
     }
+    const size_t k = at[j];
     mc_search_request req = {
         .rules = rules,
-        .pos = &pos[j],
-        .history = rules->kind == MC_KALAH ? NULL : &pos[wstart[j]],
-        .history_len = rules->kind == MC_KALAH ? 0 : j - wstart[j] + 1,
+        .pos = &pos[k],
+        .history = rules->kind == MC_KALAH ? NULL : &pos[wstart[k]],
+        .history_len = rules->kind == MC_KALAH ? 0 : k - wstart[k] + 1,
         .limits = per_ply ? *per_ply : dflt,
         .level = &full,
         .cancel = cancel,
@@ -63,6 +73,15 @@ int mc_analyse(mc_search *s, const mc_rules *rules, const uint8_t *moves, size_t
     if (rc < 0)
       goto done;
     mc_ply_eval *e = &out[j];
+    if (swap_legal[j]) {
+      /* The swap against the best house (mc_search_pie()), both for the second player. */
+      mc_search_result house = r;
+      mc_search_pie(&r);
+      if (e->played == MC_SWAP) {
+        r.moves[0] = (mc_move_value){MC_SWAP, house.exact, true, -house.value};
+        r.nmoves = 1;
+      }
+    }
     e->best = (uint8_t)r.best;
     e->value = r.value;
     e->exact = r.exact;
@@ -84,7 +103,9 @@ int mc_analyse(mc_search *s, const mc_rules *rules, const uint8_t *moves, size_t
   }
 done:
   free(pos);
+  free(at);
   free(wstart);
+  free(swap_legal);
   mc_game_free(g);
   return rc;
 }

@@ -1011,7 +1011,22 @@ int mc_search_game(mc_search *s, const mc_game *game, int level, long time_ms, u
       .seed = seed,
       .cancel = cancel,
   };
-  return mc_search_run(s, &req, out);
+  int rc = mc_search_run(s, &req, out);
+  if (rc == 0 && mc_game_can_swap(game))
+    mc_search_pie(out);
+  return rc;
+}
+
+void mc_search_pie(mc_search_result *r) {
+  /* The position stays and the same side moves after a swap, now played by the other player: the
+   * swapper gets the negation of what the side to move gets. Swap when that is more, i.e. when the
+   * first turn left the first mover ahead. */
+  if (r->value >= 0)
+    return;
+  r->value = -r->value;
+  r->move = r->best = MC_SWAP;
+  r->pv_len = 1;
+  r->pv[0] = MC_SWAP;
 }
 
 bool mc_search_accepts_draw(const mc_search_result *r) {

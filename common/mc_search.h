@@ -94,7 +94,8 @@ typedef struct mc_move_value {
 } mc_move_value;
 
 typedef struct mc_search_result {
-  int move;              /* The move to play, house 1..m: always legal. */
+  int move;              /* The move to play, house 1..m (or MC_SWAP from mc_search_game()):
+                          * always legal. */
   int best;              /* The best move found (move differs when the level's noise chose). */
   int value;             /* Value of best for the side to move (hundredths of a seed). */
   bool exact;            /* value is the perfect-play value. */
@@ -125,10 +126,19 @@ void mc_search_clear(mc_search *s);
 int mc_search_run(mc_search *s, const mc_search_request *req, mc_search_result *out);
 
 /* The computer's move in a game: level 1..6, time_ms the caller's budget (< 0: the level's own,
- * MC_LEVEL_DEFAULT_MS at level 6), seed and cancel as in a request. Returns what mc_search_run()
+ * MC_LEVEL_DEFAULT_MS at level 6), seed and cancel as in a request. Where the pie rule's swap is
+ * legal, out->move may be MC_SWAP (mc_search_pie()). Returns what mc_search_run()
  * returns, MC_EOVER for a finished game, MC_EINVAL for a bad level. */
 int mc_search_game(mc_search *s, const mc_game *game, int level, long time_ms, uint64_t seed,
                    const atomic_bool *cancel, mc_search_result *out);
+
+/* The pie rule's choice after a search of the position where the swap is legal (the second
+ * player to move after the first turn, mc_game_can_swap()): r holds that search of the position
+ * for the side to move. When its value is below 0 (the first turn left the first mover ahead),
+ * r becomes the swap: move, best and pv MC_SWAP, value the negation (for the player who swaps);
+ * otherwise r is unchanged (the best house is better than swapping). mc_search_game() applies it
+ * whenever the swap is legal. */
+void mc_search_pie(mc_search_result *r);
 
 /* Whether the computer should accept a draw offer, given a search of the position from its own
  * side: yes when it cannot do better than a draw (an exact value <= 0), or when its evaluation
