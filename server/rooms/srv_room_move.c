@@ -53,7 +53,8 @@ int srv_room__play(srv_room *room, srv_client *c, const srv_req_id *id, int turn
     srv_room__broadcast(room, NULL, NULL, NULL);
     return SRV_EOVER;
   }
-  if (house > room->opts.rules.houses)
+  const bool swap = house == MC_SWAP;
+  if (house > room->opts.rules.houses && !swap)
     return SRV_EILLEGAL;
 
   /* Play in place, then record the room as it is after the move. Storage does not refuse: a move
@@ -68,6 +69,8 @@ int srv_room__play(srv_room *room, srv_client *c, const srv_req_id *id, int turn
   if (room->opts.clocked)
     srv_clock_moved(&room->clock, -1, now);
   room->first_deadline = 0;
+  if (swap)
+    srv_room__swap_seats(room); /* Recorded with the seats as they are now. */
   srv_room__record(room, SRV_RECORD_MOVE, turn, house);
 
   room->undo_clock = clock;
@@ -81,6 +84,8 @@ int srv_room__play(srv_room *room, srv_client *c, const srv_req_id *id, int turn
   }
   room->takeback_offer = -1; /* A move changes what a takeback would take back. */
   room->takeback_declined = -1;
+  if (swap)
+    srv_room__offers_clear(room); /* Offers name seats, whose players just changed. */
   srv_metrics_move();
   if (over)
     srv_room__finish(room, MC_REASON_NONE, MC_DRAW);
