@@ -348,7 +348,7 @@ static const msg_spec messages[] = {
     {"move",
      SRV_CMD_MOVE,
      {ROOM_FIELD,
-      {"house", J_INTEGER, 0, store_house},
+      {"house", J_INTEGER, 1, store_house},
       {"swap", J_BOOL, 0, store_swap},
       {"ply", J_INTEGER, 1, store_ply}}},
     {"resign", SRV_CMD_RESIGN, {ROOM_FIELD}},
@@ -433,7 +433,10 @@ static int decode_fields(json_t *root, const msg_spec *spec, srv_cmd *cmd, srv_p
     json_t *v = json_object_get(root, f->name);
     /* An explicit null counts as absent, except for the clock where null means "no clock". */
     if (v == NULL || (json_is_null(v) && f->kind != J_OBJECT_OR_NULL)) {
-      if (f->required) {
+      /* A move's house is required unless the move is the pie rule's swap. */
+      bool swap = spec->cmd == SRV_CMD_MOVE && strcmp(f->name, "house") == 0 &&
+                  json_is_true(json_object_get(root, "swap"));
+      if (f->required && !swap) {
         err->field = f->name;
         return SRV_EBADREQ;
       }
@@ -448,14 +451,9 @@ static int decode_fields(json_t *root, const msg_spec *spec, srv_cmd *cmd, srv_p
   }
   err->field = NULL;
   if (cmd->type == SRV_CMD_MOVE) {
-    /* A move is a house or the swap, never both, never neither (house was required before the
-     * swap existed: its absence is still a missing house). */
+    /* A move is a house or the swap (the house is required without the swap), never both. */
     if (cmd->swap && cmd->house != 0) {
       err->field = "swap";
-      return SRV_EBADREQ;
-    }
-    if (!cmd->swap && cmd->house == 0) {
-      err->field = "house";
       return SRV_EBADREQ;
     }
     if (cmd->swap)

@@ -73,7 +73,7 @@ test('two people: the swap is a move, the players change seats with their clocks
   for (const [msg, code, field] of [
     [{ swap: true, house: 2, ply: 2 }, 'bad_request', 'swap'],
     [{ ply: 2 }, 'bad_request', 'house'],
-    [{ swap: 'yes', ply: 2 }, 'bad_request', 'swap'],
+    [{ swap: 'yes', ply: 2 }, 'bad_request', 'house'],
   ]) {
     const e = await b.request({ type: 'move', room, ...msg });
     assert.equal(e.type, 'error', JSON.stringify(e));
