@@ -62,6 +62,8 @@ export function optionRows(game, o = {}, code = lang()) {
     else if (id === 'rounds') rows.push({ id, name: T('opt.rounds'), value: T(o.rounds === 'match' ? 'rounds.match' : 'rounds.single') });
   }
   if (game === 'congkak' && o.rounds === 'match' && o.burn === 'match') rows.push({ id: 'burn', name: T('opt.burn'), value: T('burn.match') });
+  // The pie rule belongs to every game; shown when a room has it (off is the default).
+  if (o.pie) rows.push({ id: 'pie', name: T('opt.pie'), value: yes(true) });
   return rows;
 }
 
@@ -72,7 +74,7 @@ export function roomRules(room, code = lang()) {
   return {
     board: tIn(code, 'rules.board', v),
     options: optionRows(game, o, code),
-    items: ruleIds(game, o).map((id) => ({ id, text: tIn(code, 'rules.' + id, v) })),
+    items: [...ruleIds(game, o), ...(o.pie ? ['pie'] : [])].map((id) => ({ id, text: tIn(code, 'rules.' + id, v) })),
   };
 }
 
