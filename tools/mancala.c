@@ -639,9 +639,14 @@ static int play_game(const match *mt, const mc_game *opening, bool a_south, mc_s
         .seed = mt->seed ^ ((uint64_t)p << 32) ^ (ply++ * 2654435761u) ^ (a_moves ? 0 : 77),
     };
     mc_search_result r;
-    int rc = mc_search_run(a_moves ? sa : sb, &req, &r);
-    if (rc == 0 && mc_game_can_swap(g))
-      mc_search_pie(&r); /* The pie rule: swap when the first turn left the first mover ahead. */
+    /* The pie rule: the first player plans its first turn knowing the other may swap, and the
+     * other swaps when the first turn left the first mover ahead (as mc_search_game()). */
+    int rc = mc_search_pie_first(a_moves ? sa : sb, g, req.level, mt->ms, req.seed, NULL, &r);
+    if (rc == 0) {
+      rc = mc_search_run(a_moves ? sa : sb, &req, &r);
+      if (rc == 0 && mc_game_can_swap(g))
+        mc_search_pie(&r);
+    }
     if (rc < 0 || mc_game_play(g, r.move, NULL) < 0) {
       mc_game_free(g);
       return -10000;

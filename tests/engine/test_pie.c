@@ -246,6 +246,58 @@ static void test_computer_swaps(void) {
   mc_search_free(s);
 }
 
+/* The first player plans its first turn knowing the other may swap: each end of the turn is
+ * worth the worse of the two sides' values.
+ *
+ * Congkak 2x1 (1 1 (0) 1 1 (0)) with pie: South 1 drops its seed in house 2 (1 -> 2): relay, 2
+ * seeds to its store and North's house 1 (1 -> 2): relay, 2 seeds to North's house 2 (1 -> 2)
+ * and, skipping North's store, South's empty house 1: the last seed and North's house 2 facing
+ * it (2 seeds) go to the store: 4 to 0, the game is over: +4. South 2 then 1 ends the turn at
+ * 0 0 (3) 0 1 (0) north (the computer's test above: North's value -2), where the second
+ * player would swap: -2 for the first player. South plays 1.
+ *
+ * Kalah 2x1 with pie: South 2 (again) then 1 ends the game 3 to 1: +2. South 1 ends the turn at
+ * 0 2 (0) 1 1 (0) north, worth +2 to North (above): the first player would get -2 either way.
+ * South plays 2, and after it (its turn goes on) 1. */
+static void test_first_player_plans(void) {
+  mc_search *s = mc_search_new(&(mc_search_config){.tt_bytes = 1u << 20});
+  mc_rules r = mk_rules(MC_CONGKAK, 2, 1);
+  r.pie = true;
+  mc_game *g = mc_game_new(&r);
+  mc_search_result res;
+  CHECK_INT(mc_search_game(s, g, 6, 200, 1, NULL, &res), 0);
+  CHECK_INT(res.move, 1);
+  CHECK_INT(res.value, 4 * MC_SEED);
+  CHECK(res.exact);
+  CHECK_INT(res.nmoves, 2);
+  CHECK(res.moves[1].move == 2 && res.moves[1].value == -2 * MC_SEED);
+  mc_game_free(g);
+
+  mc_rules k = mk_rules(MC_KALAH, 2, 1);
+  k.pie = true;
+  g = mc_game_new(&k);
+  CHECK_INT(mc_search_game(s, g, 6, 200, 1, NULL, &res), 0);
+  CHECK_INT(res.move, 2);
+  CHECK_INT(res.value, 2 * MC_SEED);
+  CHECK(res.moves[0].move == 1 && res.moves[0].value == -2 * MC_SEED);
+  CHECK_INT(mc_game_play(g, 2, NULL), 0);
+  CHECK_INT(mc_search_game(s, g, 1, -1, 1, NULL, &res), 0);
+  CHECK_INT(res.move, 1);
+  CHECK_INT(res.value, 2 * MC_SEED);
+  /* Not its moment: without the rule, or once North has moved. */
+  mc_level lv;
+  mc_level_get(6, &lv);
+  CHECK_INT(mc_search_pie_first(s, g, &lv, 100, 1, NULL, &res), 1);
+  CHECK_INT(mc_game_play(g, 1, NULL), 0);
+  CHECK_INT(mc_search_pie_first(s, g, &lv, 100, 1, NULL, &res), 0); /* The game is over. */
+  mc_game_free(g);
+  mc_rules plain = mk_rules(MC_KALAH, 6, 4);
+  g = mc_game_new(&plain);
+  CHECK_INT(mc_search_pie_first(s, g, &lv, 100, 1, NULL, &res), 0);
+  mc_game_free(g);
+  mc_search_free(s);
+}
+
 /* The analysis of "2 1 swap 2" (the Congkak 2x1 game above): at the swap the best move is the
  * swap, worth +2 seeds to its player, and it was played: nothing lost. */
 static void test_analysis_of_a_swap(void) {
@@ -281,6 +333,7 @@ int main(void) {
   test_no_swap_after_the_end();
   test_swap_text();
   test_computer_swaps();
+  test_first_player_plans();
   test_analysis_of_a_swap();
   return check_exit("pie");
 }
