@@ -467,9 +467,15 @@ static int cmd_hint(int argc, char **argv) {
       .seed = (uint64_t)seed,
   };
   mc_search_result r;
-  rc = s ? mc_search_run(s, &req, &r) : MC_ENOMEM;
+  /* The pie rule: the first player's first turn planned against the swap, or the swap against
+   * the best house. */
+  rc = s ? mc_search_pie_first(s, game, &lv, budget, (uint64_t)seed, NULL, &r) : MC_ENOMEM;
+  if (rc == 0)
+    rc = mc_search_run(s, &req, &r);
+  else if (rc == 1)
+    rc = 0;
   if (rc == 0 && mc_game_can_swap(game))
-    mc_search_pie(&r); /* The swap against the best house. */
+    mc_search_pie(&r);
   if (rc < 0) {
     fprintf(stderr, "mancala: hint: %s\n", mc_strerror(rc));
   } else {
