@@ -992,8 +992,7 @@ int mc_search_run(mc_search *s, const mc_search_request *req, mc_search_result *
 
 /* ---- The pie rule: the first player's first turn ------------------------------------------ */
 
-/* At most this many ends of the first turn are valued; with more, the first player searches as
- * without the rule. */
+/* At most this many positions of the first turn are valued (its ends, and where it is cut). */
 #define PIE_MAX_LEAVES 48
 
 /* The first player's first turn under the pie rule: only South has moved, South is to move, in
@@ -1010,38 +1009,66 @@ static bool pie_first_turn(const mc_game *game) {
   return true;
 }
 
-/* The ends of the first turn reachable from the current position: each a game (owned) and the
- * move from the current position that leads to it. */
+/* The positions where the first turn is valued: its ends, and, where the turn has more lines than
+ * PIE_MAX_LEAVES, positions within it (South to move, cut). Each is a game (owned) and the move
+ * from the current position that leads to it. The turn is opened breadth first, so that every
+ * first move is looked at as deep as the others. */
 typedef struct pie_leaves {
   mc_game *game[PIE_MAX_LEAVES];
   int root[PIE_MAX_LEAVES];
   int n;
-  bool too_many;
+  mc_game *queue[PIE_MAX_LEAVES]; /* Within the turn, to open; a ring of qn from qhead. */
+  int qroot[PIE_MAX_LEAVES];
+  int qhead, qn;
   int err;
 } pie_leaves;
 
-static void pie_collect(pie_leaves *p, const mc_game *g, int root) {
-  uint8_t moves[MC_MAX_HOUSES];
-  int n = mc_game_legal(g, moves);
-  for (int i = 0; i < n && !p->too_many && p->err == 0; i++) {
-    mc_game *c = mc_game_copy(g);
-    int rc = c == NULL ? MC_ENOMEM : mc_game_play(c, moves[i], NULL);
-    if (rc < 0) {
-      mc_game_free(c);
-      p->err = rc;
-      return;
+static void pie_push(pie_leaves *p, mc_game *g, int root, bool within) {
+  if (within) {
+    int at = (p->qhead + p->qn++) % PIE_MAX_LEAVES;
+    p->queue[at] = g;
+    p->qroot[at] = root;
+  } else {
+    p->game[p->n] = g;
+    p->root[p->n++] = root;
+  }
+}
+
+/* Opens the first turn from game (borrowed) into p. */
+static void pie_collect(pie_leaves *p, const mc_game *game) {
+  mc_game *start = mc_game_copy(game);
+  if (start == NULL) {
+    p->err = MC_ENOMEM;
+    return;
+  }
+  pie_push(p, start, 0, true);
+  while (p->qn > 0 && p->err == 0) {
+    mc_game *g = p->queue[p->qhead];
+    const int root = p->qroot[p->qhead];
+    p->qhead = (p->qhead + 1) % PIE_MAX_LEAVES;
+    p->qn--;
+    uint8_t moves[MC_MAX_HOUSES];
+    int n = mc_game_legal(g, moves);
+    if (root != 0 && p->n + p->qn + n > PIE_MAX_LEAVES) {
+      pie_push(p, g, root, false); /* No room to open it: valued as it is. */
+      continue;
     }
-    const int r = root ? root : moves[i];
-    if (pie_first_turn(c)) { /* An extra turn: the turn goes on. */
-      pie_collect(p, c, r);
-      mc_game_free(c);
-    } else if (p->n == PIE_MAX_LEAVES) {
-      mc_game_free(c);
-      p->too_many = true;
-    } else {
-      p->game[p->n] = c;
-      p->root[p->n++] = r;
+    for (int i = 0; i < n && p->err == 0; i++) {
+      mc_game *c = mc_game_copy(g);
+      int rc = c == NULL ? MC_ENOMEM : mc_game_play(c, moves[i], NULL);
+      if (rc < 0) {
+        mc_game_free(c);
+        p->err = rc;
+        break;
+      }
+      pie_push(p, c, root ? root : moves[i], pie_first_turn(c));
     }
+    mc_game_free(g);
+  }
+  while (p->qn > 0) { /* After an error. */
+    mc_game_free(p->queue[p->qhead]);
+    p->qhead = (p->qhead + 1) % PIE_MAX_LEAVES;
+    p->qn--;
   }
 }
 
@@ -1052,10 +1079,8 @@ int mc_search_pie_first(mc_search *s, const mc_game *game, const mc_level *level
   if (!pie_first_turn(game))
     return 0;
   pie_leaves p = {.n = 0};
-  pie_collect(&p, game, 0);
+  pie_collect(&p, game);
   int rc = p.err;
-  if (rc == 0 && (p.too_many || p.n == 0))
-    rc = 1; /* Not planned: a plain search. */
   /* Each end valued within its share of the budget (a fixed depth stays as it is). */
   mc_level lv = *level;
   long total = time_ms >= 0 && (lv.time_ms < 0 || time_ms < lv.time_ms) ? time_ms : lv.time_ms;
@@ -1098,12 +1123,16 @@ int mc_search_pie_first(mc_search *s, const mc_game *game, const mc_level *level
       if (r.depth < out->depth)
         out->depth = r.depth;
       exact = r.exact;
-      /* North to move may swap: the first player gets the worse of the two sides' values. A
-       * Congkak round that ended within the turn leaves no swap: the value as it is. */
-      if (mc_game_can_swap(g))
+      /* North to move may swap: the first player gets the worse of the two sides' values.
+       * Within the turn (cut), -|value| too: the least the first player can make of it (exact
+       * when it is behind there). A Congkak round that ended within the turn leaves no swap: the
+       * value as it is. */
+      if (mc_game_can_swap(g) || pie_first_turn(g)) {
         v = -(r.value < 0 ? -r.value : r.value);
-      else
+        exact = exact && !pie_first_turn(g);
+      } else {
         v = mc_game_pos(g)->turn == MC_SOUTH ? r.value : -r.value;
+      }
     }
     const int m = p.root[i];
     if (!seen[m] || v > best_value[m])

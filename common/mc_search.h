@@ -141,15 +141,16 @@ int mc_search_game(mc_search *s, const mc_game *game, int level, long time_ms, u
 void mc_search_pie(mc_search_result *r);
 
 /* The first player's choice under the pie rule, during its first turn (only South has moved,
- * South to move, round 1): every end of the turn reachable from here (the extra turns played
- * out) is searched within a share of the budget (time_ms as in mc_search_game(), the level's
- * limits; the level's noise is not applied), and each is worth to the first player the worse of
- * the two sides' values there, since the second player may swap: -|value|, or the result when
- * the turn ends the game (a Congkak round ended within it: its value as it is, no swap). The
- * move leading to the best end is chosen. Returns 1 with *out filled (move, best, value for
- * South, exact when every end was proved, moves[] with the best end of each move), 0 when it is
- * not that moment or there are more than 48 ends (then the caller searches as usual), or an
- * error (MC_EINVAL, MC_ENOMEM). mc_search_game() applies it. */
+ * South to move, round 1): the ends of the turn reachable from here (its extra turns played out,
+ * breadth first, at most 48 positions) are searched within a share of the budget (time_ms as in
+ * mc_search_game(), the level's limits; the level's noise is not applied), and each is worth to
+ * the first player the worse of the two sides' values there, since the second player may swap:
+ * -|value|, or the result when the turn ends the game (a Congkak round ended within it: its value
+ * as it is, no swap). Where the turn has more lines than that (Congkak 7x7: millions), positions
+ * within it are valued instead, at -|value| too: the least the first player can make of them.
+ * The move leading to the best is chosen. Returns 1 with *out filled (move, best, value for
+ * South, exact when every end was proved, moves[] with the best of each move), 0 when it is not
+ * that moment, or an error (MC_EINVAL, MC_ENOMEM). mc_search_game() applies it. */
 int mc_search_pie_first(mc_search *s, const mc_game *game, const mc_level *level, long time_ms,
                         uint64_t seed, const atomic_bool *cancel, mc_search_result *out);
 
