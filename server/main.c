@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <uv.h>
@@ -59,13 +60,19 @@ static void gauges(void *ud, srv_metrics_gauges *g) {
   srv_rooms_count(a->rooms, g->rooms);
   g->storage = true;
   srv_store_get_stats(a->store, &g->store);
+  g->backend = srv_store_backend(a->store);
+  g->unreachable = !srv_store_connected(a->store);
+  g->inflight = srv_store_commit_busy(a->store) ? 1 : 0;
 }
 
 static void on_stopped(void *arg) {
   struct app *a = arg;
   /* lws is gone and every connection has left its rooms: end the last turn (its writes become
    * durable), free the rooms, close our handles, and let uv_run() return. */
+  srv_store_commit_wait(
+      a->store); /* A batch in flight (PostgreSQL): its outcome, settled, first. */
   srv_turn_end(&a->turn);
+  srv_store_commit_wait(a->store);
   srv_lobby_free(a->lobby);
   a->lobby = NULL;
   srv_myrooms_free(a->myrooms);
@@ -145,7 +152,79 @@ static int start_computer(const srv_config *cfg) {
   return 0;
 }
 
+/* The storage seam's committer for a store on the loop (srv_persist.h). */
+static void commit_on_loop(void *ud, srv_store *store, srv_commit_done done, void *arg) {
+  int rc = srv_store_commit_async(store, ud, done, arg);
+  if (rc != 0)
+    done(arg, rc);
+}
+
+static void migrate_report(void *ud, const char *table, long rows, long copied) {
+  long *total = ud;
+  *total += copied;
+  printf("  %-15s %8ld rows, %8ld copied, %8ld already there\n", table, rows, copied,
+         rows - copied < 0 ? 0 : rows - copied);
+}
+
+/* mancala-server migrate --from DIR --to postgresql://...: a site's move from SQLite to
+ * PostgreSQL (srv_store_copy()). The server must be stopped (the directory's lock says so). */
+static int migrate_main(int argc, char **argv) {
+  const char *from = NULL, *to = NULL;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--from") == 0 && i + 1 < argc)
+      from = argv[++i];
+    else if (strcmp(argv[i], "--to") == 0 && i + 1 < argc)
+      to = argv[++i];
+    else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      printf("usage: mancala-server migrate --from DIR --to postgresql://USER@HOST/DB\n"
+             "Copies a site's games, accounts, ratings, chat and keys from the SQLite database in\n"
+             "DIR (stop the server first) into PostgreSQL; run twice, it copies nothing again.\n");
+      return 0;
+    } else {
+      fprintf(stderr, "migrate: unknown argument %s (see --help)\n", argv[i]);
+      return 2;
+    }
+  }
+  if (from == NULL || to == NULL || !srv_store_is_url(to) || srv_store_is_url(from)) {
+    fprintf(stderr, "usage: mancala-server migrate --from DIR --to postgresql://USER@HOST/DB\n");
+    return 2;
+  }
+  srv_log_set_level(SRV_LOG_WARN);
+  char err[SRV_STORE_ERR_SIZE] = "";
+  srv_store *src = NULL, *dst = NULL;
+  struct stat st;
+  if (stat(from, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    fprintf(stderr, "migrate: %s is not a data directory\n", from);
+    return 1;
+  }
+  int rc = srv_store_open(from, NULL, &src, err);
+  if (rc != 0) {
+    fprintf(stderr, "migrate: cannot open %s: %s\n", from, err[0] ? err : srv_store_strerror(rc));
+    return 1;
+  }
+  if ((rc = srv_store_open(to, NULL, &dst, err)) != 0) {
+    fprintf(stderr, "migrate: cannot open %s: %s\n", to, err[0] ? err : srv_store_strerror(rc));
+    srv_store_close(src);
+    return 1;
+  }
+  printf("migrate: from %s to %s\n", srv_store_path(src), srv_store_path(dst));
+  long total = 0;
+  rc = srv_store_copy(src, dst, migrate_report, &total);
+  if (rc != 0)
+    fprintf(stderr, "migrate: %s (nothing was copied)\n", srv_store_last_error(dst));
+  else if (total == 0)
+    printf("migrate: done: nothing new to copy (the target already holds everything)\n");
+  else
+    printf("migrate: done: %ld rows copied; start the server with --store %s\n", total,
+           srv_store_path(dst));
+  srv_store_close(dst);
+  srv_store_close(src);
+  return rc == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "migrate") == 0)
+    return migrate_main(argc - 1, argv + 1);
   srv_config cfg;
   srv_config_defaults(&cfg);
   int rc = srv_config_load(&cfg, argc, argv, stderr);
@@ -173,11 +252,19 @@ int main(int argc, char **argv) {
   /* SQLite is used on the loop thread only (the workers hash passwords and search moves). */
   scfg.one_thread = true;
   char serr[SRV_STORE_ERR_SIZE] = "";
-  if ((rc = srv_store_open(cfg.data, &scfg, &app.store, serr)) != 0) {
+  if (cfg.store[0] && !srv_store_is_url(cfg.store)) {
+    srv_log_error("main", "--store takes a PostgreSQL URL (postgresql://USER@HOST/DB); for SQLite "
+                          "give a directory with --data");
+    return 2;
+  }
+  if ((rc = srv_store_open(cfg.store[0] ? cfg.store : cfg.data, &scfg, &app.store, serr)) != 0) {
     srv_log_error("main", "cannot open the database: %s", serr[0] ? serr : srv_store_strerror(rc));
     return 1;
   }
-  srv_log_info("main", "storage: %s (synchronous %s)", srv_store_path(app.store), cfg.sync);
+  if (cfg.store[0])
+    srv_log_info("main", "storage: PostgreSQL at %s", srv_store_path(app.store));
+  else
+    srv_log_info("main", "storage: %s (synchronous %s)", srv_store_path(app.store), cfg.sync);
   unsigned char gamekey[SRV_GAMEID_KEY_LEN];
   if ((rc = srv_store_secret(app.store, "game_id", gamekey, sizeof gamekey)) != 0) {
     srv_log_error("main", "cannot read the key of the public game ids: %s", srv_store_strerror(rc));
@@ -197,16 +284,10 @@ int main(int argc, char **argv) {
   srv_sink sink = {0};
   if (app.net != NULL)
     srv_net_sink(app.net, &sink);
-  srv_room_limits limits = {cfg.abandon_ms,
-                            cfg.idle_room_ms,
-                            cfg.finished_room_ms,
-                            cfg.rooms_per_player,
-                            cfg.max_rooms,
-                            cfg.waiting_room_ms,
-                            cfg.rooms_per_ip,
-                            cfg.public_rooms_per_ip,
-                            cfg.rate,
-                            cfg.burst};
+  srv_room_limits limits = {
+      cfg.abandon_ms, cfg.idle_room_ms,    cfg.finished_room_ms, cfg.rooms_per_player,
+      cfg.max_rooms,  cfg.waiting_room_ms, cfg.rooms_per_ip,     cfg.public_rooms_per_ip,
+      cfg.rate,       cfg.burst,           cfg.move_deadline_ms};
   app.rooms = app.net && app.ident ? srv_rooms_new(&app.time, app.ident, &sink, &limits) : NULL;
   app.lobby = app.rooms ? srv_lobby_new(app.rooms, &app.time, &sink) : NULL;
   app.myrooms = app.rooms ? srv_myrooms_new(app.rooms, &sink) : NULL;
@@ -214,6 +295,14 @@ int main(int argc, char **argv) {
   if (app.rooms == NULL || app.lobby == NULL || app.myrooms == NULL || app.persist == NULL) {
     srv_log_error("main", "out of memory");
     return 1;
+  }
+  /* A network database commits on the loop: the batch goes out, its result comes back later. */
+  if (cfg.store[0]) {
+    srv_persist_set_committer(app.persist, &(srv_committer){commit_on_loop, &app.loop});
+    if ((rc = srv_store_watch(app.store, &app.loop)) != 0) {
+      srv_log_error("main", "cannot watch the database: %s", srv_store_strerror(rc));
+      return 1;
+    }
   }
   srv_recorder recorder = {srv_persist_record, app.persist};
   srv_rooms_set_recorder(app.rooms, &recorder);
@@ -244,6 +333,7 @@ int main(int argc, char **argv) {
   app.dispatch.time = &app.time;
   app.dispatch.players_per_addr = cfg.players_per_ip;
   srv_lobby_set_limit(app.lobby, cfg.watchers_per_ip);
+  srv_lobby_set_per_game(app.lobby, cfg.lobby_rooms);
   /* Accounts hash passwords on libuv's thread pool; their results come back to this loop. */
   srv_work_init_uv(&app.work, &app.loop); /* Again when the computer did: the same table. */
   srv_accounts_config acfg;
@@ -294,6 +384,7 @@ int main(int argc, char **argv) {
     srv_log_error("main", "the last commit failed: %s (nothing acknowledged was in it)",
                   srv_store_strerror(rc));
   srv_store_close(app.store);
+  uv_run(&app.loop, UV_RUN_NOWAIT); /* The store's handles on the loop close (PostgreSQL). */
   srv_proto_encode_cleanup();
   srv_gameid_cleanup();
   rc = uv_loop_close(&app.loop);

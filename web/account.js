@@ -13,11 +13,15 @@ function limits() {
   return { name: l.account_name_chars || [3, 20], password: l.password_chars || [8, 128] };
 }
 
-// The message for a refused account request, with the wait of too_many_attempts in minutes.
+// The message for a refused account request: the wait of too_many_attempts in seconds under a
+// minute (the waits grow from 1 s), in minutes above; busy with a wait is the server's queue of
+// password checks, not this page's last request.
 export function accountError(e) {
   if (e && e.code === 'too_many_attempts' && e.retry_after_ms) {
-    return t('account.retry_in', { n: Math.max(1, Math.ceil(e.retry_after_ms / 60000)) });
+    if (e.retry_after_ms < 60000) return t('account.retry_in_s', { n: Math.max(1, Math.ceil(e.retry_after_ms / 1000)) });
+    return t('account.retry_in', { n: Math.ceil(e.retry_after_ms / 60000) });
   }
+  if (e && e.code === 'busy' && e.retry_after_ms) return t('account.busy_server');
   return errorText(e);
 }
 

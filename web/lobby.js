@@ -6,6 +6,7 @@ import { t, onLang } from './i18n.js';
 import { conn } from './net.js';
 import { errorText, gameTitle, optionsText, recentGames, navigate, playerName, scoreText, rememberSeek } from './common.js';
 import { Board } from './board.js';
+import { LobbyList } from './lobbylist.js';
 
 const CLOCKS = [null, [1, 0], [3, 2], [5, 3], [10, 5], [30, 20], 'custom'];
 // Rated quick play needs a clock: 5 minutes and 3 seconds a move.
@@ -25,10 +26,18 @@ export class LobbyView {
     this.offs = [];
     this.form = storage('mc.create', { game: 'kalah', houses: 6, seeds: 4, options: {}, clock: 0, custom: [5, 3], visibility: 'public', seat: 'random', opponent: 'human', level: 3 });
     this.build();
-    this.offs.push(conn.on('lobby', (m) => {
-      if (Array.isArray(m.rooms)) { this.rooms = m.rooms; this.renderRooms(); }
-      if (Array.isArray(m.pools)) { this.pools = m.pools; this.renderPools(); }
-    }));
+    // The list comes once, then as changes (lobby_changes): a missing revision asks for it again.
+    this.list = new LobbyList();
+    const onList = (m) => {
+      const r = this.list.apply(m);
+      if (r === 'resync') { conn.send({ type: 'lobby', changes: true }); return; }
+      if (!r) return;
+      this.rooms = this.list.list();
+      this.renderRooms();
+      if (Array.isArray(m.pools)) { this.pools = this.list.pools; this.renderPools(); }
+    };
+    this.offs.push(conn.on('lobby', onList));
+    this.offs.push(conn.on('lobby_changes', onList));
     this.offs.push(conn.on('my_rooms', (m) => { if (Array.isArray(m.rooms)) { this.mine = m.rooms; this.renderMine(); } }));
     this.offs.push(conn.on('online', () => { this.watch(); this.renderForm(); this.showComputer(); }));
     this.offs.push(conn.on('me', () => { this.renderAccount(); this.renderForm(); }));
@@ -46,7 +55,7 @@ export class LobbyView {
     if (conn.ready) { conn.send({ type: 'lobby', watch: false }); conn.send({ type: 'my_rooms', watch: false }); }
   }
 
-  watch() { conn.send({ type: 'lobby' }); conn.send({ type: 'my_rooms' }); }
+  watch() { conn.send({ type: 'lobby', changes: true }); conn.send({ type: 'my_rooms' }); }
 
   build() {
     this.cpuButtons = [];
@@ -362,6 +371,9 @@ export class LobbyView {
         h('a', { class: 'btn small ' + (waiting ? 'primary' : 'ghost'), href: '/r/' + r.code, 'data-link': '', dataset: { role: waiting ? 'player' : 'spectator' },
           onclick: () => store('mc.role.' + r.code, waiting ? 'player' : 'spectator') }, t(waiting ? 'lobby.join_btn' : 'lobby.watch'))));
     }
+    // The server lists the newest rooms of each game and counts the others.
+    const hidden = this.list ? this.list.hidden() : 0;
+    if (hidden > 0) box.append(h('p', { class: 'empty-note more-rooms' }, t('lobby.more_rooms', { n: hidden })));
   }
 
   // With the durable archive (welcome.features.storage), finished games come from the server with

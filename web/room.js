@@ -10,6 +10,7 @@
 // Normal speed (the other speeds in proportion; instant with prefers-reduced-motion unless the
 // player picks a speed). The replay never holds the game: the clocks count from the newest state, and the
 // player's playable houses take a click or a key at once, which ends the replay and plays.
+import { LobbyList } from './lobbylist.js';
 import { h, append, clear, toast, confirmDialog, promptDialog, fmtClock, clockLabel, storage, store, icon } from './ui.js';
 import { t, onLang } from './i18n.js';
 import { conn } from './net.js';
@@ -19,6 +20,9 @@ import { roomRules } from './rules.js';
 import { emptyMoves, nextMoves, moveEvents } from './moves.js';
 import * as sound from './sound.js';
 import { setTitle, alertHidden, clearAlert, notifySupported, notifyOn, toggleNotify } from './alerts.js';
+
+// An untimed game's move deadline (state.move_deadline) shows when this many seconds are left.
+const MOVE_DEADLINE_SHOW_S = 60;
 
 function reducedMotion() {
   return typeof matchMedia === 'function' && matchMedia('(prefers-reduced-motion: reduce)').matches;
@@ -312,13 +316,22 @@ export class RoomView {
     return events ? t('announce.move_events', { name, house: last.house, events }) : t('announce.move', { name, house: last.house });
   }
 
+  // Why the game ended, from the reader's side: a player who lost by abandonment left, or did not
+  // move before an untimed game's move deadline, and is not told that its opponent left.
+  reasonText(s) {
+    const r = s.result;
+    const seat = s.you === 'south' || s.you === 'north' ? s.you : null;
+    if (r.reason === 'abandoned' && seat && r.winner && r.winner !== seat && r.winner !== 'draw') return t('reason.abandoned_you');
+    return t('reason.' + r.reason) !== 'reason.' + r.reason ? t('reason.' + r.reason) : r.reason;
+  }
+
   resultText(s) {
     const r = s.result;
     if (r.reason === 'aborted') return t('result.aborted') + '. ' + t('reason.aborted');
     const seat = s.you === 'south' || s.you === 'north' ? s.you : null;
     const head = r.winner === 'draw' ? t('result.draw') : seat ? t(r.winner === seat ? 'result.you_won' : 'result.you_lost') : t('result.wins', { name: this.seatName(r.winner) });
     const score = Array.isArray(r.score) ? r.score.join(' : ') : '';
-    return t('announce.result', { result: head, score, reason: t('reason.' + r.reason) });
+    return t('announce.result', { result: head, score, reason: this.reasonText(s) });
   }
 
   // Tells the player something that happened: a toast, and the live region for screen readers.
@@ -541,7 +554,9 @@ export class RoomView {
         // that the name keeps its width.
         h('span', { class: 'pnote' },
           h('span', { class: 'abandon', dataset: { seat }, hidden: !(s.abandon && s.abandon.seat === seat) }),
-          h('span', { class: 'first-move', dataset: { seat }, hidden: !(s.status === 'playing' && s.first_move && s.first_move.seat === seat) }))),
+          h('span', { class: 'first-move', dataset: { seat }, hidden: !(s.status === 'playing' && s.first_move && s.first_move.seat === seat) }),
+          // An untimed game's move deadline: shown by tickClocks() once it is running out.
+          h('span', { class: 'move-deadline', dataset: { seat }, hidden: true }))),
       turn ? h('span', { class: 'turn-pill' }, t('room.to_move')) : null,
       h('span', { class: 'clock', dataset: { seat }, hidden: !s.clock }, '')]);
   }
@@ -596,6 +611,13 @@ export class RoomView {
     if (s.first_move && typeof s.first_move.ms === 'number') {
       const f = el.nearBar.querySelector('.first-move:not([hidden])') || el.farBar.querySelector('.first-move:not([hidden])');
       if (f) f.textContent = t('room.first_move', { s: Math.max(0, Math.ceil((s.first_move.ms - (performance.now() - this.latestAt)) / 1000)) });
+    }
+    for (const d of [el.nearBar, el.farBar].map((b) => b.querySelector('.move-deadline')).filter(Boolean)) {
+      const m = s.move_deadline;
+      const left = m && typeof m.ms === 'number' && s.status === 'playing' && m.seat === d.dataset.seat
+        ? Math.max(0, Math.ceil((m.ms - (performance.now() - this.latestAt)) / 1000)) : null;
+      d.hidden = left === null || left > MOVE_DEADLINE_SHOW_S;
+      if (!d.hidden) d.textContent = t('room.move_deadline', { s: left });
     }
     if (!s.clock) return;
     for (const seat of ['south', 'north']) {
@@ -783,7 +805,7 @@ export class RoomView {
         h('div', { class: 'result-head' },
           h('div', { class: 'trophy', 'aria-hidden': 'true' }, icon(cls === 'win' ? 'trophy' : cls === 'draw' ? 'scale' : 'seed')),
           h('div', {}, h('h2', {}, head),
-            h('p', { class: 'reason' }, t('reason.' + r.reason) !== 'reason.' + r.reason ? t('reason.' + r.reason) : r.reason))),
+            h('p', { class: 'reason' }, this.reasonText(s)))),
         aborted ? null : h('div', { class: 'final-score' },
           h('span', { class: 'fs south' }, h('b', {}, String(score[0])), h('small', {}, this.seatName('south'))),
           h('span', { class: 'fs-sep' }, ':'),
@@ -811,8 +833,15 @@ export class RoomView {
   watchPools(on) {
     if (on === !!this.poolWatch) return;
     if (on) {
-      this.poolWatch = conn.on('lobby', (m) => { if (Array.isArray(m.pools)) { this.pools = m.pools; this.renderSeekCount(); } });
-      conn.send({ type: 'lobby' });
+      const list = new LobbyList();
+      const onList = (m) => {
+        const r = list.apply(m);
+        if (r === 'resync') conn.send({ type: 'lobby', changes: true });
+        else if (r && Array.isArray(m.pools)) { this.pools = list.pools; this.renderSeekCount(); }
+      };
+      const offs = [conn.on('lobby', onList), conn.on('lobby_changes', onList)];
+      this.poolWatch = () => offs.forEach((f) => f());
+      conn.send({ type: 'lobby', changes: true });
     } else {
       this.poolWatch();
       this.poolWatch = null;

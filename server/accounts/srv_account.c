@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "srv_addr.h"
 #include "srv_attempts.h"
+#include "srv_checkq.h"
 #include "srv_error.h"
 #include "srv_log.h"
 #include "srv_names.h"
@@ -19,7 +21,16 @@
 /* How many keys each limit remembers at most (the least recently tried are forgotten first). */
 #define LIMIT_KEYS 100000
 
+/* What a busy answer suggests: about when the queue will have room again. */
+#define BUSY_RETRY_MS 1000
+
+/* The attempt counters a job counted (given back when its check does not run). */
+enum { COUNTED_NAME = 1, COUNTED_ADDR = 2, COUNTED_DEVICE = 4 };
+
 typedef enum job_kind { JOB_REGISTER, JOB_LOGIN, JOB_CHANGE, JOB_DELETE } job_kind;
+
+/* A session device is known by the first bytes of its token's hash. */
+#define SRV_DEVICE_BYTES 16
 
 /* One password job: everything the worker needs is copied in; the loop thread's pointers (a, c,
  * player) are only read by the done callback. */
@@ -30,6 +41,16 @@ typedef struct job {
   job_kind kind;
   srv_req_id id;
   srv_list link; /* a->jobs */
+  /* Its place in the password-check queue, and the work it runs once its turn comes. */
+  srv_checkq_item item;
+  srv_checkq_lane lane;
+  srv_work_fn work;
+  srv_work_done_fn done;
+  /* What it counted, and when. */
+  unsigned counted;
+  uint64_t counted_ms;
+  char group[64];                        /* The address's group (srv_addr_group()). */
+  char device[2 * SRV_DEVICE_BYTES + 1]; /* The session lane: the device's key. */
   /* In: */
   char password[SRV_PASSWORD_SIZE];
   char new_password[SRV_PASSWORD_SIZE];
@@ -53,7 +74,8 @@ struct srv_accounts {
   srv_work *work;
   srv_time *time;
   srv_accounts_config cfg;
-  srv_attempts *by_name, *by_addr;
+  srv_attempts *by_name, *by_addr, *by_device;
+  srv_checkq *queue;
   srv_list jobs;
   size_t njobs;
 };
@@ -62,7 +84,9 @@ void srv_accounts_config_init(srv_accounts_config *cfg) {
   cfg->attempts_per_name = 5;
   cfg->attempts_per_addr = 30;
   cfg->window_ms = 600000;
-  cfg->max_jobs = 16;
+  cfg->delay_ms = 1000;
+  cfg->max_delay_ms = 60000;
+  srv_checkq_config_init(&cfg->queue);
 }
 
 srv_accounts *srv_accounts_new(srv_rooms *rooms, srv_ident *ident, const srv_sink *sink,
@@ -85,10 +109,21 @@ srv_accounts *srv_accounts_new(srv_rooms *rooms, srv_ident *ident, const srv_sin
   else
     srv_accounts_config_init(&a->cfg);
   srv_list_init(&a->jobs);
-  a->by_name = srv_attempts_new(a->cfg.attempts_per_name, (uint64_t)a->cfg.window_ms, LIMIT_KEYS);
-  a->by_addr = srv_attempts_new(a->cfg.attempts_per_addr, (uint64_t)a->cfg.window_ms, LIMIT_KEYS);
+  srv_attempts_config ac = {.free = a->cfg.attempts_per_name,
+                            .window_ms = (uint64_t)a->cfg.window_ms,
+                            .delay_ms = (uint64_t)a->cfg.delay_ms,
+                            .max_delay_ms = (uint64_t)a->cfg.max_delay_ms,
+                            .max_keys = LIMIT_KEYS};
+  if (a->cfg.window_ms >= 1 && a->cfg.delay_ms >= 1 && a->cfg.max_delay_ms >= 1) {
+    a->by_name = srv_attempts_new(&ac);
+    a->by_device = srv_attempts_new(&ac);
+    ac.free = a->cfg.attempts_per_addr;
+    a->by_addr = srv_attempts_new(&ac);
+  }
+  a->queue = srv_checkq_new(&a->cfg.queue);
   a->reader = srv_reader_new(store);
-  if (a->by_name == NULL || a->by_addr == NULL || a->reader == NULL) {
+  if (a->by_name == NULL || a->by_addr == NULL || a->by_device == NULL || a->queue == NULL ||
+      a->reader == NULL) {
     srv_accounts_free(a);
     return NULL;
   }
@@ -100,6 +135,11 @@ static void job_wipe_free(job *j) {
   free(j);
 }
 
+/* Whether j waits in the queue (its work not yet given to a worker). */
+static bool waiting(const job *j) {
+  return j->item.queue != NULL && !j->item.running;
+}
+
 void srv_accounts_free(srv_accounts *a) {
   if (a == NULL)
     return;
@@ -109,17 +149,28 @@ void srv_accounts_free(srv_accounts *a) {
     if (j->player != NULL)
       srv_ident_unref(a->ident, j->player);
     j->player = NULL;
+    if (waiting(j)) { /* No done call will come: it was never given to a worker. */
+      srv_checkq_remove(a->queue, &j->item);
+      job_wipe_free(j);
+      continue;
+    }
     j->a = NULL;
     j->c = NULL;
   }
+  srv_checkq_free(a->queue);
   srv_reader_free(a->reader);
   srv_attempts_free(a->by_name);
   srv_attempts_free(a->by_addr);
+  srv_attempts_free(a->by_device);
   free(a);
 }
 
 size_t srv_accounts_pending(const srv_accounts *a) {
   return a->njobs;
+}
+
+const srv_checkq *srv_accounts_queue(const srv_accounts *a) {
+  return a->queue;
 }
 
 static job *job_of(srv_accounts *a, const srv_client *c) {
@@ -131,10 +182,23 @@ static job *job_of(srv_accounts *a, const srv_client *c) {
   return NULL;
 }
 
+static void give_back(srv_accounts *a, job *j);
+
 void srv_accounts_client_gone(srv_accounts *a, srv_client *c) {
   job *j = job_of(a, c);
-  if (j != NULL)
-    j->c = NULL;
+  if (j == NULL)
+    return;
+  if (waiting(j)) { /* Its check never ran: it is dropped and counts for nothing. */
+    srv_checkq_remove(a->queue, &j->item);
+    give_back(a, j);
+    srv_list_remove(&j->link);
+    a->njobs--;
+    if (j->player != NULL)
+      srv_ident_unref(a->ident, j->player);
+    job_wipe_free(j);
+    return;
+  }
+  j->c = NULL;
 }
 
 /* ---- Helpers ------------------------------------------------------------------------------- */
@@ -149,28 +213,84 @@ static int storage_fail(srv_accounts *a, const char *what, int rc) {
   return SRV_ESTORAGE;
 }
 
-/* Sends too_many_attempts to c when key must wait in limits (either; the longer wait); returns
- * whether it did. */
-static bool limited(srv_accounts *a, srv_client *c, const srv_cmd *cmd, const char *name_key) {
-  uint64_t now = now_ms(a), wait = srv_attempts_wait(a->by_addr, c->addr, now);
-  if (name_key != NULL && name_key[0] != '\0') {
-    uint64_t w = srv_attempts_wait(a->by_name, name_key, now);
-    if (w > wait)
-      wait = w;
+/* The session device of c: the hex of its token's hash's first bytes. */
+static void device_key(const srv_client *c, char out[2 * SRV_DEVICE_BYTES + 1]) {
+  static const char hex[] = "0123456789abcdef";
+  for (int i = 0; i < SRV_DEVICE_BYTES; i++) {
+    out[2 * i] = hex[c->token_hash[i] >> 4];
+    out[2 * i + 1] = hex[c->token_hash[i] & 15];
   }
-  if (wait == 0)
+  out[2 * SRV_DEVICE_BYTES] = '\0';
+}
+
+/* Whether c holds a session of the account whose name key is key: it is logged in as it. */
+static bool session_of(const srv_client *c, const char *key) {
+  const srv_player *p = c->player;
+  char mine[SRV_NAME_KEY_SIZE];
+  return p != NULL && p->account && !p->deleted && srv_names_key(p->name, mine, sizeof mine) > 0 &&
+         strcmp(mine, key) == 0;
+}
+
+/* Counts j's attempt before its check (c's, for the account name key name_key: NULL for a
+ * sign-up), in j->lane: a session device against itself, a stranger against the name and its
+ * address. When one of them must wait, sends too_many_attempts with retry_after_ms (the longest
+ * wait) to c, counts nothing and returns false. */
+static bool admit(srv_accounts *a, srv_client *c, const srv_cmd *cmd, job *j,
+                  const char *name_key) {
+  uint64_t now = now_ms(a), wait = 0;
+  srv_addr_group(c->addr, j->group, sizeof j->group);
+  if (j->lane == SRV_CHECKQ_SESSION) {
+    device_key(c, j->device);
+    wait = srv_attempts_wait(a->by_device, j->device, now);
+  } else {
+    wait = srv_attempts_wait(a->by_addr, j->group, now);
+    if (name_key != NULL) {
+      uint64_t w = srv_attempts_wait(a->by_name, name_key, now);
+      if (w > wait)
+        wait = w;
+    }
+  }
+  if (wait > 0) {
+    srv_log_info("account", "too many attempts from %s: wait %llu ms", c->addr,
+                 (unsigned long long)wait);
+    srv_send_error(&a->sink, c, SRV_EATTEMPTS, &cmd->id, NULL, srv_proto_cmd_name(cmd->type),
+                   (int64_t)wait);
     return false;
-  srv_log_info("account", "too many attempts from %s: refused for %llu ms", c->addr,
-               (unsigned long long)wait);
-  srv_send_error(&a->sink, c, SRV_EATTEMPTS, &cmd->id, NULL, srv_proto_cmd_name(cmd->type),
-                 (int64_t)wait);
+  }
+  /* Counted now, on the loop thread, before anything else can ask: concurrent requests see it.
+   * A counter out of memory counts nothing; the others still hold. */
+  j->counted_ms = now;
+  if (j->lane == SRV_CHECKQ_SESSION) {
+    if (srv_attempts_add(a->by_device, j->device, now) == 0)
+      j->counted |= COUNTED_DEVICE;
+  } else {
+    if (srv_attempts_add(a->by_addr, j->group, now) == 0)
+      j->counted |= COUNTED_ADDR;
+    if (name_key != NULL && srv_attempts_add(a->by_name, name_key, now) == 0)
+      j->counted |= COUNTED_NAME;
+  }
   return true;
+}
+
+/* j's check did not run: what it counted is given back. */
+static void give_back(srv_accounts *a, job *j) {
+  if (j->counted & COUNTED_NAME)
+    srv_attempts_give_back(a->by_name, j->key, j->counted_ms);
+  if (j->counted & COUNTED_ADDR)
+    srv_attempts_give_back(a->by_addr, j->group, j->counted_ms);
+  if (j->counted & COUNTED_DEVICE)
+    srv_attempts_give_back(a->by_device, j->device, j->counted_ms);
+  j->counted = 0;
+}
+
+static const char *request_of(job_kind kind) {
+  static const char *const requests[] = {"register", "login", "change_password", "delete_account"};
+  return requests[kind];
 }
 
 static void send_error(srv_accounts *a, srv_client *c, int err, const srv_req_id *id,
                        job_kind kind) {
-  static const char *const requests[] = {"register", "login", "change_password", "delete_account"};
-  srv_send_error(&a->sink, c, err, id, NULL, requests[kind], 0);
+  srv_send_error(&a->sink, c, err, id, NULL, request_of(kind), 0);
 }
 
 /* Gives c the identity p (borrowed) with the token whose hash is token_hash (token: sent in the
@@ -234,35 +354,79 @@ static int to_guests(srv_accounts *a, srv_player *p, const uint8_t *only, const 
   return rc;
 }
 
-/* Starts job j (filled by the caller) on the worker. On error j is freed. */
-static int start(srv_accounts *a, job *j, srv_work_fn work, srv_work_done_fn done) {
-  if (a->njobs >= (size_t)a->cfg.max_jobs) {
-    job_wipe_free(j);
-    return SRV_EBUSY;
+/* j leaves the jobs (its work never ran, or its done call came): freed with its reference. */
+static void drop(srv_accounts *a, job *j) {
+  srv_list_remove(&j->link);
+  a->njobs--;
+  if (j->player != NULL)
+    srv_ident_unref(a->ident, j->player);
+  job_wipe_free(j);
+}
+
+/* Gives the workers every job whose turn it is and that may run now (srv_checkq_next()). A job the
+ * worker refuses is answered with the error and dropped. */
+static void pump(srv_accounts *a) {
+  srv_checkq_item *item;
+  while ((item = srv_checkq_next(a->queue)) != NULL) {
+    job *j = srv_list_entry(item, job, item);
+    int rc = a->work->queue(a->work, j->work, j->done, j);
+    if (rc == 0)
+      continue;
+    srv_checkq_remove(a->queue, item);
+    give_back(a, j);
+    if (j->c != NULL)
+      send_error(a, j->c, rc, &j->id, j->kind);
+    drop(a, j);
   }
+}
+
+/* Queues job j (filled and counted by the caller, not in the jobs) for c in the password-check
+ * queue; its work and done run when its turn comes. When the queue has no room for it, or for
+ * another error, c is answered (busy with retry_after_ms) and j freed, its attempts given back;
+ * an older job that gave way for it gets busy too. */
+static void start(srv_accounts *a, srv_client *c, job *j, srv_work_fn work, srv_work_done_fn done) {
   j->a = a;
+  j->work = work;
+  j->done = done;
+  srv_checkq_item *victim = NULL;
+  /* The address's weight in the queue: its checks lately (a session device's: none). */
+  int recent =
+      j->lane == SRV_CHECKQ_STRANGER ? srv_attempts_recent(a->by_addr, j->group, now_ms(a)) : 0;
+  int rc = srv_checkq_add(a->queue, &j->item, j->group, j->lane, (unsigned)recent, &victim);
+  if (rc != 0) {
+    if (rc == SRV_EBUSY)
+      srv_log_info("account", "password checks full for %s: busy", j->group);
+    give_back(a, j);
+    srv_send_error(&a->sink, c, rc, &j->id, NULL, request_of(j->kind),
+                   rc == SRV_EBUSY ? BUSY_RETRY_MS : 0);
+    job_wipe_free(j);
+    return;
+  }
   if (j->player != NULL)
     srv_ident_ref(j->player);
   srv_list_push_back(&a->jobs, &j->link);
   a->njobs++;
-  int rc = a->work->queue(a->work, work, done, j);
-  if (rc != 0) {
-    srv_list_remove(&j->link);
-    a->njobs--;
-    if (j->player != NULL)
-      srv_ident_unref(a->ident, j->player);
-    job_wipe_free(j);
+  if (victim != NULL) {
+    job *v = srv_list_entry(victim, job, item);
+    srv_log_info("account", "password check of %s gave way to %s", v->group, j->group);
+    give_back(a, v);
+    if (v->c != NULL)
+      srv_send_error(&a->sink, v->c, SRV_EBUSY, &v->id, NULL, request_of(v->kind), BUSY_RETRY_MS);
+    drop(a, v);
   }
-  return rc;
+  pump(a);
 }
 
-/* The done callbacks' common start: takes j out of the list. Returns whether its result is to be
- * applied (the accounts are alive, the connection is there, the work ran); otherwise j is freed. */
+/* The done callbacks' common start: takes j out of the jobs and the queue (the next check may
+ * start). Returns whether its result is to be applied (the accounts are alive, the connection is
+ * there, the work ran); otherwise j is freed. */
 static bool finish(job *j, bool cancelled) {
   srv_accounts *a = j->a;
   if (a != NULL) {
     srv_list_remove(&j->link);
     a->njobs--;
+    srv_checkq_remove(a->queue, &j->item);
+    pump(a);
   }
   if (a == NULL || j->c == NULL || cancelled) {
     if (a != NULL && j->player != NULL)
@@ -402,17 +566,18 @@ int srv_account_register(srv_accounts *a, srv_client *c, const srv_cmd *cmd) {
     return SRV_ENAMETAKEN;
   if (rc != SRV_STORE_ENOTFOUND)
     return storage_fail(a, "cannot read an account", rc);
-  if (limited(a, c, cmd, NULL))
-    return 0;
   job *j = new_job(c, cmd, JOB_REGISTER);
   if (j == NULL)
     return SRV_ENOMEM;
+  j->lane = SRV_CHECKQ_STRANGER;
+  if (!admit(a, c, cmd, j, NULL)) {
+    job_wipe_free(j);
+    return 0;
+  }
   snprintf(j->name, sizeof j->name, "%s", name);
   snprintf(j->key, sizeof j->key, "%s", key);
   j->player = p;
-  if ((rc = start(a, j, work_hash, done_register)) != 0)
-    return rc;
-  srv_attempts_add(a->by_addr, c->addr, now_ms(a));
+  start(a, c, j, work_hash, done_register);
   return 0;
 }
 
@@ -439,8 +604,6 @@ static void done_login(void *arg, bool cancelled) {
       err = SRV_ECREDENTIALS;
   }
   srv_pwhash_wipe(acc.password, sizeof acc.password);
-  if (err == SRV_ECREDENTIALS)
-    srv_attempts_add(a->by_name, j->key, now_ms(a));
   srv_player *p = NULL;
   if (err == 0) {
     p = srv_ident_find_id(a->ident, j->account_id);
@@ -463,7 +626,8 @@ static void done_login(void *arg, bool cancelled) {
     job_done(j);
     return;
   }
-  srv_attempts_clear(a->by_name, j->key);
+  if (j->lane == SRV_CHECKQ_STRANGER)
+    srv_attempts_clear(a->by_name, j->key); /* A session device's own count stays. */
   if (j->hashed == 0 &&
       (rc = srv_store_account_password(a->store, p->id, j->hash, a->time->wall(a->time))) < 0)
     storage_fail(a, "cannot store a new password hash", rc); /* The old one still works. */
@@ -499,21 +663,15 @@ static void login_read(void *arg, int rc) {
   a->njobs--;
   srv_client *c = j->c;
   srv_req_id id = j->id;
-  if (c == NULL) { /* Gone while its account was read. */
+  if (c == NULL || rc < 0) { /* Gone while its account was read, or not read: no check. */
+    give_back(a, j);
     job_wipe_free(j);
+    if (c != NULL)
+      srv_send_error(&a->sink, c, storage_fail(a, "cannot read an account", rc), &id, NULL, "login",
+                     0);
     return;
   }
-  if (rc < 0) {
-    job_wipe_free(j);
-    srv_send_error(&a->sink, c, storage_fail(a, "cannot read an account", rc), &id, NULL, "login",
-                   0);
-    return;
-  }
-  if ((rc = start(a, j, work_verify, done_login)) != 0) { /* start() freed j. */
-    srv_send_error(&a->sink, c, rc, &id, NULL, "login", 0);
-    return;
-  }
-  srv_attempts_add(a->by_addr, c->addr, now_ms(a));
+  start(a, c, j, work_verify, done_login);
 }
 
 int srv_account_login(srv_accounts *a, srv_client *c, const srv_cmd *cmd) {
@@ -522,12 +680,17 @@ int srv_account_login(srv_accounts *a, srv_client *c, const srv_cmd *cmd) {
   char key[SRV_NAME_KEY_SIZE];
   if (srv_names_key(cmd->name, key, sizeof key) <= 0)
     return SRV_ECREDENTIALS; /* No account has an empty key. */
-  if (limited(a, c, cmd, key))
-    return 0;
   job *j = new_job(c, cmd, JOB_LOGIN);
   if (j == NULL)
     return SRV_ENOMEM;
   snprintf(j->key, sizeof j->key, "%s", key);
+  /* A device logged in as that account checks its password in the session lane, counted
+   * against itself; anyone else is a stranger, counted against the name and the address. */
+  j->lane = session_of(c, key) ? SRV_CHECKQ_SESSION : SRV_CHECKQ_STRANGER;
+  if (!admit(a, c, cmd, j, key)) {
+    job_wipe_free(j);
+    return 0;
+  }
   /* One of the connection's jobs while its account is read (a connection that goes meanwhile
    * leaves it to be dropped), and then while the password is checked. */
   j->a = a;
@@ -537,6 +700,7 @@ int srv_account_login(srv_accounts *a, srv_client *c, const srv_cmd *cmd) {
   if (rc != 0) {
     srv_list_remove(&j->link);
     a->njobs--;
+    give_back(a, j);
     job_wipe_free(j);
   }
   return rc;
@@ -597,32 +761,33 @@ static int start_checked(srv_accounts *a, srv_client *c, const srv_cmd *cmd, job
   int rc = read_account(a, p, &acc);
   if (rc != 0)
     return rc;
-  if (limited(a, c, cmd, acc.key)) {
+  job *j = new_job(c, cmd, kind);
+  if (j == NULL) {
     srv_pwhash_wipe(acc.password, sizeof acc.password);
+    return SRV_ENOMEM;
+  }
+  /* Only the account's own devices get here: the session lane, counted against this device. */
+  j->lane = SRV_CHECKQ_SESSION;
+  if (!admit(a, c, cmd, j, NULL)) {
+    srv_pwhash_wipe(acc.password, sizeof acc.password);
+    job_wipe_free(j);
     return 0;
   }
-  job *j = new_job(c, cmd, kind);
-  if (j == NULL)
-    return SRV_ENOMEM;
   memcpy(j->stored, acc.password, sizeof j->stored);
   snprintf(j->key, sizeof j->key, "%s", acc.key);
   srv_pwhash_wipe(acc.password, sizeof acc.password);
   j->player = p;
-  if ((rc = start(a, j, work_verify, done)) != 0)
-    return rc;
-  srv_attempts_add(a->by_addr, c->addr, now_ms(a));
+  start(a, c, j, work_verify, done);
   return 0;
 }
 
-/* The done callbacks' common checks for an account's job: the password matched (else the
- * failure counts against the name), the connection is still the account's and its password did
- * not change meanwhile. Returns 0 or the error to send. */
+/* The done callbacks' common checks for an account's job: the password matched (the attempt
+ * was counted against the device when it was made), the connection is still the account's and
+ * its password did not change meanwhile. Returns 0 or the error to send. */
 static int check_done(job *j) {
   srv_accounts *a = j->a;
-  if (j->verified != 0) {
-    srv_attempts_add(a->by_name, j->key, now_ms(a));
+  if (j->verified != 0)
     return SRV_ECREDENTIALS;
-  }
   if (j->c->player != j->player || !j->player->account)
     return SRV_EBUSY;
   srv_store_account acc;

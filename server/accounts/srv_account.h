@@ -13,12 +13,26 @@
  * job's done callback applies the result on the loop thread, checking again what may have changed
  * meanwhile (the name taken by another sign-up, the password changed by another device). A
  * connection that closes while its job is in flight is forgotten by the job: nothing is applied,
- * nothing is sent. One job per connection at a time (busy), and at most max_jobs in the server.
+ * nothing is sent. One job per connection at a time (busy).
  *
- * Limits: failed logins per account name (attempts_per_name in window_ms), and password checks and
- * sign-ups per client address (attempts_per_addr in window_ms); past them a request is refused at
- * once with too_many_attempts and retry_after_ms, before any hashing. A successful login clears
- * its name's failures.
+ * Which checks run, and when: the password-check queue (srv_checkq.h). A device that already holds
+ * a session of the account (change_password, delete_account, a login of the account the
+ * connection is logged in as) goes in the session lane, which has a worker of its own; every other
+ * check (logins, sign-ups) in the strangers' lane. In each lane the addresses (srv_addr_group(): an
+ * IPv4 address, an IPv6 /48) take turns, each with a few checks at most; a lane that is full makes
+ * room for a newcomer at the expense of the address with the most waiting, or answers busy (with
+ * retry_after_ms).
+ *
+ * Limits (OWASP's "device cookies", with the sessions as the devices): nothing ever locks an
+ * account. A stranger's check counts against the account name (logins) and against its address
+ * (logins and sign-ups); a session device's counts against that device only, so strangers' wrong
+ * passwords never slow the owner's devices down. Past its free attempts in the window
+ * (attempts_per_name, attempts_per_addr) a key is slowed down, the wait doubling from delay_ms up
+ * to max_delay_ms (srv_attempts.h); a request that must wait is refused at once with
+ * too_many_attempts and retry_after_ms, before any hashing. Attempts are counted when the request
+ * is accepted, before the hash, on the loop thread: concurrent wrong logins cannot exceed the
+ * allowance. A check that does not run after all (busy, the connection went while it waited, a
+ * storage error) is given back; a successful login clears its name's count.
  *
  * Replies (docs/protocol.md): register and change_password answer with an account frame; login,
  * logout, logout_all and delete_account with the connection's new welcome (then, after a login,
@@ -35,6 +49,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "srv_checkq.h"
 #include "srv_client.h"
 #include "srv_msg.h"
 #include "srv_persist.h"
@@ -46,17 +61,21 @@
 typedef struct srv_accounts srv_accounts;
 
 typedef struct srv_accounts_config {
-  int attempts_per_name; /* Failed logins of one name per window. */
-  int attempts_per_addr; /* Password checks and sign-ups from one address per window. */
+  int attempts_per_name; /* Logins of one name per window before they wait (strangers); also a
+                          * session device's own checks. */
+  int attempts_per_addr; /* Password checks and sign-ups from one address per window before they
+                          * wait. */
   int64_t window_ms;
-  int max_jobs; /* Password hashes queued or running at once in the server. */
+  int64_t delay_ms;     /* The first wait past the free attempts; it doubles with each more. */
+  int64_t max_delay_ms; /* The bound of the waits. */
+  srv_checkq_config queue;
 } srv_accounts_config;
 
 /* The name a deleted account's games and rooms keep. */
 #define SRV_ACCOUNT_DELETED_NAME "[deleted]"
 
-/* Fills *cfg with the defaults: 5 failed logins per name and 30 checks per address in 10 minutes,
- * 16 jobs. */
+/* Fills *cfg with the defaults: 5 logins per name and 30 checks per address in 10 minutes before
+ * waits of 1 s, 2 s, 4 s ... up to 60 s; the queue's defaults (srv_checkq_config_init()). */
 void srv_accounts_config_init(srv_accounts_config *cfg);
 
 /* Returns the accounts over rooms, ident, store, persist, work and time (all borrowed; they must
@@ -75,6 +94,9 @@ void srv_accounts_client_gone(srv_accounts *a, srv_client *c);
 
 /* Jobs queued or running. */
 size_t srv_accounts_pending(const srv_accounts *a);
+
+/* The password-check queue (borrowed; for tests and gauges). */
+const srv_checkq *srv_accounts_queue(const srv_accounts *a);
 
 /* The check of a display name (borrowed) that player p (borrowed; NULL: a new guest) asks for in
  * hello: not reserved (srv_names_display()), and not the name of an account other than p's.

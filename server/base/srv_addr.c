@@ -166,3 +166,29 @@ void srv_addr_key(const char *ip, char *out, size_t size) {
   inet_ntop(AF_INET6, addr, text, sizeof text);
   snprintf(out, size, "%s/64", text);
 }
+
+void srv_addr_group(const char *key, char *out, size_t size) {
+  char ip[INET6_ADDRSTRLEN + 8];
+  size_t len = strcspn(key, "/");
+  int family;
+  uint8_t addr[16];
+  if (len >= sizeof ip) {
+    snprintf(out, size, "%s", key);
+    return;
+  }
+  memcpy(ip, key, len);
+  ip[len] = '\0';
+  if (parse_ip(ip, &family, addr) != 0) {
+    snprintf(out, size, "%s", key);
+    return;
+  }
+  char text[INET6_ADDRSTRLEN];
+  if (family == 4) {
+    inet_ntop(AF_INET, addr, text, sizeof text);
+    snprintf(out, size, "%s", text);
+    return;
+  }
+  memset(addr + 6, 0, 10);
+  inet_ntop(AF_INET6, addr, text, sizeof text);
+  snprintf(out, size, "%s/48", text);
+}

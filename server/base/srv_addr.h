@@ -46,4 +46,11 @@ void srv_addr_client(const srv_addr_list *trusted, const char *peer, const char 
  * otherwise count as millions of addresses. Unparsable text is its own key. */
 void srv_addr_key(const char *ip, char *out, size_t size);
 
+/* Writes into out (size bytes) the wider group a client address or address key (what
+ * srv_addr_key() wrote) belongs to, for what one party must share with its neighbours (the
+ * password-check queue and login limits, srv_account.h): an IPv4 address itself, an IPv6 address
+ * its /48 ("2001:db8:1::/48": a site, often all one subscriber's). Unparsable text is its own
+ * group. */
+void srv_addr_group(const char *key, char *out, size_t size);
+
 #endif

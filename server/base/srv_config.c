@@ -47,6 +47,9 @@ static const opt options[] = {
             "TCP port for HTTP and WebSocket; 0 picks a free port"),
     STR_OPT("bind", "MANCALA_BIND", bind, "0.0.0.0", "address to listen on"),
     STR_OPT("data", "MANCALA_DATA", data, "./data", "directory for durable storage"),
+    STR_OPT(
+        "store", "MANCALA_STORE", store, "",
+        "PostgreSQL database for durable storage instead of --data (postgresql://USER@HOST/DB)"),
     STR_OPT("sync", "MANCALA_SYNC", sync, "full",
             "full: an acknowledged move survives a power loss; normal: a process crash only"),
     INT_OPT("data-max-kib", "MANCALA_DATA_MAX_KIB", data_max_kib, 0, 2147483647, 0,
@@ -57,6 +60,9 @@ static const opt options[] = {
      "info", "error, warn, info or debug"},
     INT_OPT("abandon-ms", "MANCALA_ABANDON_MS", abandon_ms, 100, 86400000, 60000,
             "an absent player loses after this long on their own turn"),
+    INT_OPT("move-deadline-ms", "MANCALA_MOVE_DEADLINE_MS", move_deadline_ms, 0, 86400000, 300000,
+            "in an untimed game between people, the side to move loses by abandonment after this "
+            "long without moving (0: never)"),
     INT_OPT("idle-room-ms", "MANCALA_IDLE_ROOM_MS", idle_room_ms, 100, 86400000, 600000,
             "a room nobody is in is closed after this long"),
     INT_OPT("finished-room-ms", "MANCALA_FINISHED_ROOM_MS", finished_room_ms, 100, 86400000, 600000,
@@ -79,6 +85,8 @@ static const opt options[] = {
             32, "of those, public rooms (all one address can list in the lobby)"),
     INT_OPT("watchers-per-ip", "MANCALA_WATCHERS_PER_IP", watchers_per_ip, 1, 1000000, 32,
             "connections of one client address that watch the lobby"),
+    INT_OPT("lobby-rooms", "MANCALA_LOBBY_ROOMS", lobby_rooms, 1, 100000, 50,
+            "rooms of each game a lobby list shows (the newest; the others are counted)"),
     INT_OPT("players-per-ip", "MANCALA_PLAYERS_PER_IP", players_per_ip, 1, 1000000, 60,
             "new players (hello without a known token) one client address may make a minute, "
             "as many at once"),
@@ -114,9 +122,11 @@ static const opt options[] = {
             "reverse proxies whose X-Forwarded-For names the client: addresses and CIDR blocks, "
             "comma-separated, or none (name yours, as nginx's set_real_ip_from)"),
     INT_OPT("login-attempts", "MANCALA_LOGIN_ATTEMPTS", login_attempts, 1, 1000000, 5,
-            "failed logins of one account name per --login-window-s, then too_many_attempts"),
+            "logins of one account name per --login-window-s from devices without a session of "
+            "it, then each waits (1 s, doubling up to 60 s)"),
     INT_OPT("login-attempts-ip", "MANCALA_LOGIN_ATTEMPTS_IP", login_attempts_ip, 1, 1000000, 30,
-            "logins, sign-ups and password checks from one address per --login-window-s"),
+            "logins and sign-ups from one address (IPv6: its /48) per --login-window-s, then "
+            "each waits (1 s, doubling up to 60 s)"),
     INT_OPT("login-window-s", "MANCALA_LOGIN_WINDOW_S", login_window_s, 1, 86400, 600,
             "the window of both login limits, in seconds"),
     {"help", NULL, OPT_HELP, 0, 0, 0, 0, 0, NULL, "print this help and exit"},
@@ -292,7 +302,8 @@ void srv_config_log(const srv_config *cfg) {
     if (o->type == OPT_INT)
       n += (size_t)snprintf(line + n, sizeof line - n, "%s%s=%d", n ? " " : "", o->flag,
                             *(const int *)base);
-    else if (o->type == OPT_STR && strcmp(o->flag, "web") != 0 && strcmp(o->flag, "data") != 0)
+    else if (o->type == OPT_STR && strcmp(o->flag, "web") != 0 && strcmp(o->flag, "data") != 0 &&
+             strcmp(o->flag, "store") != 0) /* A URL may hold a password: the store logs its own. */
       n += (size_t)snprintf(line + n, sizeof line - n, "%s%s=%s", n ? " " : "", o->flag, base);
   }
   srv_log_info("config", "%s", line);

@@ -13,11 +13,13 @@ typedef struct srv_config {
   int port;                /* TCP port; 0 picks a free one. */
   char bind[64];           /* Address to listen on. */
   char data[1024];         /* Directory for durable storage (srv_store.h). */
+  char store[1024];        /* A PostgreSQL URL instead of data; "": SQLite in data. */
   char sync[16];           /* full or normal: SQLite's synchronous setting. */
   int data_max_kib;        /* Size quota of the database in KiB; 0: none. */
   char web[1024];          /* Directory of the web client's static files. */
   srv_log_level log_level; /* Log threshold. */
   int abandon_ms;          /* Abandonment countdown of an absent player on their turn. */
+  int move_deadline_ms;    /* An untimed game's time a move before abandonment (0: none). */
   int idle_room_ms;        /* A room nobody is in is closed after this long. */
   int finished_room_ms;    /* A finished room is kept this long for a rematch. */
   int ping_s;              /* Idle seconds before a WebSocket ping. */
@@ -29,6 +31,7 @@ typedef struct srv_config {
   int rooms_per_ip;        /* Unfinished rooms created from one client address. */
   int public_rooms_per_ip; /* Public unfinished rooms created from one client address. */
   int watchers_per_ip;     /* Lobby watchers of one client address. */
+  int lobby_rooms;         /* Rooms of each game a lobby list shows (the newest). */
   int players_per_ip;      /* New identities a minute (and at once) from one client address. */
   int waiting_room_ms;     /* A waiting room nobody is in is closed after this long. */
   int max_rooms;           /* Rooms in memory at once. */

@@ -24,6 +24,9 @@ typedef struct srv_peer {
   int rooms;        /* Rooms created from it that are not finished (waiting or playing). */
   int public_rooms; /* Of those, public rooms for two people. */
   int watchers;     /* Its connections watching the lobby. */
+  /* When quick play last seated a seeker in a room created from it (monotonic ms; 0: never): its
+   * rooms wait behind the seekers of other addresses from then on (srv_room_join.c). */
+  uint64_t paired_ms;
   /* New identities (hello without a known token): a token bucket. */
   double hello_tokens;
   uint64_t hello_ms; /* Last refill; 0: never (a full bucket). */

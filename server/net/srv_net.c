@@ -911,7 +911,7 @@ static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void
       /* 503 while storage refuses writes, for a container's health check. */
       gauges(net, &g);
       return http_reply(wsi, req,
-                        g.storage && srv_metrics_storage_degraded()
+                        g.storage && srv_metrics_storage_degraded(&g)
                             ? HTTP_STATUS_SERVICE_UNAVAILABLE
                             : HTTP_STATUS_OK,
                         "application/json",

@@ -101,7 +101,9 @@ void srv_metrics_storage_turn(const srv_store_stats *st) {
   }
 }
 
-bool srv_metrics_storage_degraded(void) {
+bool srv_metrics_storage_degraded(const srv_metrics_gauges *g) {
+  if (g != NULL && g->storage && g->unreachable)
+    return true;
   return m.storage.degraded;
 }
 
@@ -215,8 +217,18 @@ char *srv_metrics_prometheus(const srv_metrics_gauges *g) {
     put(&b,
         "# HELP mancala_store_degraded 1 while storage refuses writes (no good commit since the "
         "last failure): /healthz answers 503.\n# TYPE mancala_store_degraded gauge\n"
-        "mancala_store_degraded %d\n",
-        m.storage.degraded ? 1 : 0);
+        "mancala_store_degraded %d\n"
+        "# HELP mancala_store_commit_seconds_avg The mean time from a batch handed over to its "
+        "commit known.\n# TYPE mancala_store_commit_seconds_avg gauge\n"
+        "mancala_store_commit_seconds_avg %.6f\n"
+        "# HELP mancala_store_inflight_batches Batches handed over whose outcome is not known "
+        "yet.\n"
+        "# TYPE mancala_store_inflight_batches gauge\nmancala_store_inflight_batches %d\n"
+        "# HELP mancala_store_reachable 0 while the database cannot be reached (PostgreSQL).\n"
+        "# TYPE mancala_store_reachable gauge\nmancala_store_reachable %d\n",
+        srv_metrics_storage_degraded(g) ? 1 : 0,
+        st->commits ? (double)st->commit_ns_total / 1e9 / (double)st->commits : 0.0, g->inflight,
+        g->unreachable ? 0 : 1);
   }
   if (b.failed) {
     free(b.p);
@@ -238,7 +250,7 @@ static void degraded_reason(char *buf, size_t size) {
 }
 
 char *srv_metrics_health(const srv_metrics_gauges *g, const char *version, uint64_t uptime_ms) {
-  bool degraded = g->storage && m.storage.degraded;
+  bool degraded = g->storage && srv_metrics_storage_degraded(g);
   json_t *o = json_pack("{s:s,s:s,s:I,s:I,s:I,s:I,s:I,s:I}", "status", degraded ? "degraded" : "ok",
                         "version", version, "uptime", (json_int_t)(uptime_ms / 1000), "uptime_ms",
                         (json_int_t)uptime_ms, "rooms",
@@ -247,9 +259,19 @@ char *srv_metrics_health(const srv_metrics_gauges *g, const char *version, uint6
                         "games_playing", (json_int_t)g->rooms[1]);
   if (o == NULL)
     return NULL;
+  if (g->storage && g->backend && json_object_set_new(o, "storage", json_string(g->backend)) != 0) {
+    json_decref(o);
+    return NULL;
+  }
   if (degraded) {
     char reason[256];
-    degraded_reason(reason, sizeof reason);
+    if (g->unreachable)
+      snprintf(reason, sizeof reason,
+               "the %s database cannot be reached: moves are refused with storage_error until it "
+               "is back (the server connects again by itself; the log says why)",
+               g->backend ? g->backend : "storage");
+    else
+      degraded_reason(reason, sizeof reason);
     if (json_object_set_new(o, "reason", json_string(reason)) != 0) {
       json_decref(o);
       return NULL;

@@ -21,6 +21,9 @@ typedef struct srv_metrics_gauges {
   long rooms[3];         /* waiting, playing, finished */
   bool storage;          /* Durable storage is on: its counters are rendered too. */
   srv_store_stats store; /* srv_store_get_stats() */
+  const char *backend;   /* srv_store_backend(): "sqlite", "postgresql" (NULL: not said). */
+  bool unreachable;      /* The database cannot be reached now (PostgreSQL down): degraded. */
+  int inflight;          /* Batches handed over, their outcome not known yet (0 or 1). */
 } srv_metrics_gauges;
 
 /* The counters. They cannot fail; unknown kinds, reasons and codes are ignored or counted as
@@ -44,8 +47,9 @@ char *srv_metrics_prometheus(const srv_metrics_gauges *g);
  * and neither makes it ok again. The first call only takes the counters as they are. */
 void srv_metrics_storage_turn(const srv_store_stats *st);
 
-/* Whether storage is degraded now (see srv_metrics_storage_turn()). */
-bool srv_metrics_storage_degraded(void);
+/* Whether storage is degraded now (see srv_metrics_storage_turn()); a gauge saying the database is
+ * unreachable (g, NULL allowed) makes it degraded too. */
+bool srv_metrics_storage_degraded(const srv_metrics_gauges *g);
 
 /* Writes the /healthz JSON object into a new malloc'd string (the caller frees it); g and version
  * are borrowed. "status" is "ok", or "degraded" with a "reason" while storage refuses writes (the

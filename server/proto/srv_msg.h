@@ -125,6 +125,7 @@ typedef struct srv_cmd {
   srv_draw_action action;      /* draw, takeback */
   char text[SRV_CHAT_SIZE];    /* chat: 1..300 characters, cleaned (srv_text.h) */
   bool watch;                  /* lobby, my_rooms: true unless "watch":false */
+  bool changes;                /* lobby: the list once, then its changes ("changes":true) */
   /* login, change_password, delete_account: the password (1..128 characters); register: the
    * new one (8..128). new_password: change_password's new one. Wiped after the handler. */
   char password[SRV_PASSWORD_SIZE];
@@ -191,6 +192,10 @@ typedef struct srv_state_view {
   bool rematch[2];       /* Which seats asked for a rematch. */
   int abandon_seat;      /* The absent seat whose abandonment countdown runs, or -1. */
   int64_t abandon_ms;
+  /* An untimed game's move deadline runs: the seat to move and the time it has left. */
+  bool has_move_deadline;
+  int move_deadline_seat;
+  int64_t move_deadline_ms;
   int64_t game_id; /* The archive id of a finished game, 0: none. */
   bool with_moves; /* A full state: the game's moves too (join, resume, resync). */
   /* A rated game that ended and changed the ratings: each seat's rating before and after. */
@@ -215,6 +220,13 @@ typedef struct srv_lobby_entry {
   int spectators;
   const srv_player *seats[2]; /* NULL: free seat (for their ratings in a rated room). */
 } srv_lobby_entry;
+
+/* A lobby entry already encoded as a JSON object (srv_proto_lobby_entry()): the lobby keeps each
+ * entry's text to tell what changed between two lists. */
+typedef struct srv_lobby_text {
+  const char *json;
+  size_t len;
+} srv_lobby_text;
 
 /* One unfinished room of a player's own, as my_rooms lists it (srv_myrooms.h). */
 typedef struct srv_my_room {
@@ -242,7 +254,8 @@ typedef enum srv_event_type {
   SRV_EV_BYE,
   SRV_EV_ACCOUNT,
   SRV_EV_CHAT_HISTORY,
-  SRV_EV_MY_ROOMS
+  SRV_EV_MY_ROOMS,
+  SRV_EV_LOBBY_CHANGES
 } srv_event_type;
 
 /* An event for one connection. Pointers are borrowed for the duration of the send call. */
@@ -275,7 +288,23 @@ typedef struct srv_event {
       size_t n;
       const srv_pool_view *pools; /* Quick play's pools with their waiting counts. */
       size_t npools;
+      const srv_lobby_text *texts; /* Not NULL: the n rooms already encoded (rooms unused). */
+      const int *more;             /* Not NULL: the listed rooms left out, per game (nmore). */
+      size_t nmore;
+      bool has_rev; /* The list is the snapshot of a revision (for watchers of changes)... */
+      uint64_t rev; /* ...this one. */
     } lobby;
+    struct {
+      uint64_t rev; /* The revision these changes make (the previous one + 1). */
+      const srv_lobby_text *add, *update;
+      size_t nadd, nupdate;
+      const char *const *remove; /* Room codes. */
+      size_t nremove;
+      const int *more; /* The listed rooms left out, per game (nmore). */
+      size_t nmore;
+      const srv_pool_view *pools; /* NULL: the pools' counts did not change. */
+      size_t npools;
+    } lobby_changes;
     struct {
       const char *room;
       const char *from;

@@ -52,6 +52,10 @@ const char *srv_proto_cmd_name(srv_cmd_type type);
  * reusable buffer). */
 srv_frame *srv_proto_encode(const srv_event *ev);
 
+/* Writes the lobby entry e (borrowed) as a JSON object into *text (a new NUL-terminated string,
+ * the caller's to free) and its length into *len. Returns 0 or SRV_ENOMEM. Loop thread only. */
+int srv_proto_lobby_entry(const srv_lobby_entry *e, char **text, size_t *len);
+
 /* Returns a new frame (one reference, the caller's) that is f (borrowed; one of the hot frames:
  * state, lobby, joined, chat, error) answering the request id (borrowed): the same text with the
  * id after the type, so that a frame encoded once for many clients costs the requester a copy,

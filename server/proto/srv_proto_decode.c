@@ -244,6 +244,12 @@ static int store_watch(srv_cmd *cmd, json_t *v, const char **field) {
   return 0;
 }
 
+static int store_changes(srv_cmd *cmd, json_t *v, const char **field) {
+  (void)field;
+  cmd->changes = json_is_true(v);
+  return 0;
+}
+
 static int store_house(srv_cmd *cmd, json_t *v, const char **field) {
   (void)field;
   long long n;
@@ -344,7 +350,9 @@ static const msg_spec messages[] = {
     {"join", SRV_CMD_JOIN, {ROOM_FIELD, {"role", J_STRING, 0, store_role}}},
     {"quick", SRV_CMD_QUICK, {CREATE_FIELDS}},
     {"leave", SRV_CMD_LEAVE, {ROOM_FIELD}},
-    {"lobby", SRV_CMD_LOBBY, {{"watch", J_BOOL, 0, store_watch}}},
+    {"lobby",
+     SRV_CMD_LOBBY,
+     {{"watch", J_BOOL, 0, store_watch}, {"changes", J_BOOL, 0, store_changes}}},
     {"move",
      SRV_CMD_MOVE,
      {ROOM_FIELD,

@@ -286,6 +286,16 @@ static void state(srv_jsonw *w, const srv_state_view *v) {
   } else {
     srv_jsonw_lit(w, "null");
   }
+  srv_jsonw_lit(w, ",\"move_deadline\":");
+  if (v->has_move_deadline) {
+    srv_jsonw_lit(w, "{\"seat\":");
+    seat_or_null(w, v->move_deadline_seat);
+    srv_jsonw_lit(w, ",\"ms\":");
+    srv_jsonw_int(w, v->move_deadline_ms);
+    srv_jsonw_lit(w, "}");
+  } else {
+    srv_jsonw_lit(w, "null");
+  }
   srv_jsonw_lit(w, "}");
 }
 
@@ -313,43 +323,115 @@ static void pools(srv_jsonw *w, const srv_pool_view *p, size_t n) {
   srv_jsonw_lit(w, "]");
 }
 
-static void lobby(srv_jsonw *w, const srv_lobby_entry *rooms, size_t n) {
-  srv_jsonw_lit(w, ",\"rooms\":[");
+/* One lobby entry, a JSON object. */
+static void lobby_entry(srv_jsonw *w, const srv_lobby_entry *e) {
+  srv_jsonw_lit(w, "{");
+  board(w, e->room, &e->opts->rules);
+  srv_jsonw_lit(w, ",\"code\":");
+  srv_jsonw_str(w, e->room);
+  srv_jsonw_lit(w, ",\"clock\":");
+  if (e->opts->clocked) {
+    srv_jsonw_lit(w, "{\"initial_ms\":");
+    srv_jsonw_int(w, e->opts->initial_ms);
+    srv_jsonw_lit(w, ",\"increment_ms\":");
+    srv_jsonw_int(w, e->opts->increment_ms);
+    srv_jsonw_lit(w, "}");
+  } else {
+    srv_jsonw_lit(w, "null");
+  }
+  srv_jsonw_lit(w, ",\"players\":{\"south\":");
+  srv_jsonw_str(w, e->names[0]);
+  srv_jsonw_lit(w, ",\"north\":");
+  srv_jsonw_str(w, e->names[1]);
+  srv_jsonw_lit(w, "},\"status\":");
+  srv_jsonw_name(w, srv_name_of(srv_status_names, (int)e->status));
+  srv_jsonw_lit(w, ",\"spectators\":");
+  srv_jsonw_int(w, e->spectators);
+  srv_jsonw_lit(w, ",\"rated\":");
+  srv_jsonw_bool(w, e->opts->rated);
+  srv_jsonw_lit(w, ",\"ratings\":{\"south\":");
+  rating_or_null(w, e->seats[0], e->opts->rules.kind);
+  srv_jsonw_lit(w, ",\"north\":");
+  rating_or_null(w, e->seats[1], e->opts->rules.kind);
+  srv_jsonw_lit(w, "}}");
+}
+
+/* Encoded entries, comma-separated. */
+static void texts(srv_jsonw *w, const srv_lobby_text *t, size_t n) {
   for (size_t i = 0; i < n; i++) {
-    const srv_lobby_entry *e = &rooms[i];
     if (i > 0)
       srv_jsonw_lit(w, ",");
-    srv_jsonw_lit(w, "{");
-    board(w, e->room, &e->opts->rules);
-    srv_jsonw_lit(w, ",\"code\":");
-    srv_jsonw_str(w, e->room);
-    srv_jsonw_lit(w, ",\"clock\":");
-    if (e->opts->clocked) {
-      srv_jsonw_lit(w, "{\"initial_ms\":");
-      srv_jsonw_int(w, e->opts->initial_ms);
-      srv_jsonw_lit(w, ",\"increment_ms\":");
-      srv_jsonw_int(w, e->opts->increment_ms);
-      srv_jsonw_lit(w, "}");
-    } else {
-      srv_jsonw_lit(w, "null");
+    srv_jsonw_raw(w, t[i].json, t[i].len);
+  }
+}
+
+/* ,"more":{"kalah":n,...}: the listed rooms a list leaves out, per game (mc_kind order). */
+static void more(srv_jsonw *w, const int *more, size_t n) {
+  srv_jsonw_lit(w, ",\"more\":{");
+  for (size_t i = 0; i < n; i++) {
+    if (i > 0)
+      srv_jsonw_lit(w, ",");
+    srv_jsonw_name(w, mc_kind_name((mc_kind)i));
+    srv_jsonw_lit(w, ":");
+    srv_jsonw_int(w, more[i]);
+  }
+  srv_jsonw_lit(w, "}");
+}
+
+static void lobby(srv_jsonw *w, const srv_event *ev) {
+  if (ev->u.lobby.has_rev) {
+    srv_jsonw_lit(w, ",\"rev\":");
+    srv_jsonw_int(w, (long long)ev->u.lobby.rev);
+  }
+  if (ev->u.lobby.more != NULL)
+    more(w, ev->u.lobby.more, ev->u.lobby.nmore);
+  srv_jsonw_lit(w, ",\"rooms\":[");
+  if (ev->u.lobby.texts != NULL) {
+    texts(w, ev->u.lobby.texts, ev->u.lobby.n);
+  } else {
+    for (size_t i = 0; i < ev->u.lobby.n; i++) {
+      if (i > 0)
+        srv_jsonw_lit(w, ",");
+      lobby_entry(w, &ev->u.lobby.rooms[i]);
     }
-    srv_jsonw_lit(w, ",\"players\":{\"south\":");
-    srv_jsonw_str(w, e->names[0]);
-    srv_jsonw_lit(w, ",\"north\":");
-    srv_jsonw_str(w, e->names[1]);
-    srv_jsonw_lit(w, "},\"status\":");
-    srv_jsonw_name(w, srv_name_of(srv_status_names, (int)e->status));
-    srv_jsonw_lit(w, ",\"spectators\":");
-    srv_jsonw_int(w, e->spectators);
-    srv_jsonw_lit(w, ",\"rated\":");
-    srv_jsonw_bool(w, e->opts->rated);
-    srv_jsonw_lit(w, ",\"ratings\":{\"south\":");
-    rating_or_null(w, e->seats[0], e->opts->rules.kind);
-    srv_jsonw_lit(w, ",\"north\":");
-    rating_or_null(w, e->seats[1], e->opts->rules.kind);
-    srv_jsonw_lit(w, "}}");
   }
   srv_jsonw_lit(w, "]}");
+}
+
+static void lobby_changes(srv_jsonw *w, const srv_event *ev) {
+  srv_jsonw_lit(w, ",\"rev\":");
+  srv_jsonw_int(w, (long long)ev->u.lobby_changes.rev);
+  srv_jsonw_lit(w, ",\"add\":[");
+  texts(w, ev->u.lobby_changes.add, ev->u.lobby_changes.nadd);
+  srv_jsonw_lit(w, "],\"update\":[");
+  texts(w, ev->u.lobby_changes.update, ev->u.lobby_changes.nupdate);
+  srv_jsonw_lit(w, "],\"remove\":[");
+  for (size_t i = 0; i < ev->u.lobby_changes.nremove; i++) {
+    if (i > 0)
+      srv_jsonw_lit(w, ",");
+    srv_jsonw_str(w, ev->u.lobby_changes.remove[i]);
+  }
+  srv_jsonw_lit(w, "]");
+  more(w, ev->u.lobby_changes.more, ev->u.lobby_changes.nmore);
+  if (ev->u.lobby_changes.pools != NULL)
+    pools(w, ev->u.lobby_changes.pools, ev->u.lobby_changes.npools);
+  srv_jsonw_lit(w, "}");
+}
+
+int srv_proto_lobby_entry(const srv_lobby_entry *e, char **text, size_t *len) {
+  srv_jsonw *w = &out;
+  srv_jsonw_reset(w);
+  lobby_entry(w, e);
+  if (w->failed)
+    return SRV_ENOMEM;
+  char *s = malloc(w->len + 1);
+  if (s == NULL)
+    return SRV_ENOMEM;
+  memcpy(s, w->buf, w->len);
+  s[w->len] = '\0';
+  *text = s;
+  *len = w->len;
+  return 0;
 }
 
 /* The fields of a chat line after "from" (the same in chat and chat_history). */
@@ -437,7 +519,11 @@ static srv_frame *hot(const srv_event *ev) {
   case SRV_EV_LOBBY:
     head(w, "lobby", ev->id);
     pools(w, ev->u.lobby.pools, ev->u.lobby.npools);
-    lobby(w, ev->u.lobby.rooms, ev->u.lobby.n);
+    lobby(w, ev);
+    break;
+  case SRV_EV_LOBBY_CHANGES:
+    head(w, "lobby_changes", ev->id);
+    lobby_changes(w, ev);
     break;
   case SRV_EV_MY_ROOMS:
     head(w, "my_rooms", ev->id);
@@ -644,6 +730,7 @@ srv_frame *srv_proto_encode(const srv_event *ev) {
   switch (ev->type) {
   case SRV_EV_STATE:
   case SRV_EV_LOBBY:
+  case SRV_EV_LOBBY_CHANGES:
   case SRV_EV_JOINED:
   case SRV_EV_CHAT:
   case SRV_EV_CHAT_HISTORY:

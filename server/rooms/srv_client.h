@@ -14,7 +14,8 @@
 typedef struct srv_client {
   srv_player *player;     /* NULL until hello; the client holds a reference to it. */
   srv_list rooms;         /* Its memberships (the rooms' own; see srv_room_int.h). */
-  srv_list watch;         /* Its node in the lobby's watchers while it watches (srv_lobby.c). */
+  srv_list watch;         /* Its node in the lobby's watchers while it watches (srv_lobby.c)... */
+  bool watch_changes;     /* ...of changes (lobby_changes) rather than of whole lists. */
   srv_list of_player;     /* Its node in player->clients while it has a player (srv_rooms.c). */
   uint8_t token_hash[32]; /* The SHA-256 of the token it identified with (its session). */
   char addr[64];          /* The client's address as the limits count it ("" when unknown). */
@@ -28,6 +29,7 @@ static inline void srv_client_init(srv_client *c, void *conn) {
   c->player = NULL;
   srv_list_init(&c->rooms);
   c->watch.prev = c->watch.next = NULL;
+  c->watch_changes = false;
   c->of_player.prev = c->of_player.next = NULL;
   memset(c->token_hash, 0, sizeof c->token_hash);
   c->addr[0] = '\0';

@@ -52,6 +52,9 @@ typedef struct srv_room_limits {
    * its spectators together (the server gives each one connection's --rate and --burst).
    * chat_rate 0: no bound of the room's own. */
   int chat_rate, chat_burst;
+  /* An untimed game between people: the side to move has this long for each move, then loses by
+   * abandonment (0: no deadline). */
+  int64_t move_deadline_ms;
 } srv_room_limits;
 
 /* ---- The storage seam ------------------------------------------------------------------------ */

@@ -46,12 +46,27 @@ static bool both_moved(const srv_room *room) {
   return srv_room__has_moved(room, MC_SOUTH) && srv_room__has_moved(room, MC_NORTH);
 }
 
+bool srv_room__has_move_deadline(const srv_room *room) {
+  return !room->opts.clocked && room->opts.opponent == SRV_OPP_HUMAN &&
+         room->rooms->limits.move_deadline_ms > 0;
+}
+
 void srv_room__start_turn_clock(srv_room *room) {
   room->first_deadline = 0;
-  if (!room->opts.clocked || room->status != SRV_PLAYING)
+  room->move_deadline = 0;
+  if (room->status != SRV_PLAYING)
     return;
   srv_rooms *rooms = room->rooms;
   uint64_t now = rooms->time->now(rooms->time);
+  if (srv_room__has_move_deadline(room)) {
+    /* Untimed, between people: each move has a deadline (the clock's timer is free for it). */
+    int64_t ms = rooms->limits.move_deadline_ms;
+    room->move_deadline = now + (uint64_t)ms;
+    srv_room__arm(room, room->clock_timer, ms);
+    return;
+  }
+  if (!room->opts.clocked)
+    return;
   int turn = mc_game_pos(room->game)->turn;
   if (!srv_room__has_moved(room, turn)) {
     /* As on lichess: no clock runs before a side's first move, which has a deadline of its own
@@ -167,6 +182,7 @@ static void ended(srv_room *room) {
   srv_clock_stop(&room->clock, rooms->time->now(rooms->time));
   srv_room__disarm(room, room->clock_timer);
   room->first_deadline = 0;
+  room->move_deadline = 0;
   srv_room__offers_clear(room);
   room->rematch[0] = room->rematch[1] = false;
   srv_room__set_status(room, SRV_FINISHED);
@@ -211,6 +227,17 @@ void srv_room__on_clock(void *arg) {
   if (room->status != SRV_PLAYING)
     return;
   uint64_t now = rooms->time->now(rooms->time);
+  if (room->move_deadline != 0) {
+    /* An untimed game's move deadline: the side to move did not move, it loses by abandonment. */
+    if (now < room->move_deadline) {
+      srv_room__arm(room, room->clock_timer, (int64_t)(room->move_deadline - now));
+      return;
+    }
+    int loser = mc_game_pos(room->game)->turn;
+    srv_room__finish(room, MC_REASON_ABANDONED, loser == MC_SOUTH ? MC_WIN_NORTH : MC_WIN_SOUTH);
+    srv_room__broadcast(room, NULL, NULL, NULL);
+    return;
+  }
   if (room->first_deadline != 0) {
     /* Before a side's first move: its deadline. When it passes the game is aborted. */
     if (now < room->first_deadline) {

@@ -92,7 +92,13 @@ struct srv_room {
   int64_t game_id;          /* Permanent id of the current game (rooms->next_game_id), 0: none. */
   srv_rating_change rating; /* What the current game changed in the ratings (rated rooms). */
   uint64_t waiting_since;   /* When the room was made: quick pairing's waiting time. */
-  srv_clock undo_clock;     /* The clock before the last move, for srv_rooms_store_lost(). */
+  /* Made by quick: its waiting player's seek (one per player; a new seek of the player in another
+   * pool closes it while it waits, srv_room_join.c). */
+  bool seek;
+  /* An untimed game between people: the side to move loses by abandonment at this monotonic time
+   * (0: no such deadline; limits.move_deadline_ms, srv_room__start_turn_clock()). */
+  uint64_t move_deadline;
+  srv_clock undo_clock; /* The clock before the last move, for srv_rooms_store_lost(). */
   /* The game a rematch replaced, kept until the new game's start is committed (its batch): a lost
    * start takes the rematch back (srv_rooms_store_lost()). game NULL: none. */
   struct {
@@ -237,8 +243,12 @@ int srv_room__acting_seat(const srv_room *room, const srv_client *c);
 void srv_room__start_game(srv_room *room);
 
 /* Starts the clock of the side to move (clocked rooms in play); before the first move no clock
- * runs and the first move's deadline starts instead (SRV_FIRST_MOVE_MS). */
+ * runs and the first move's deadline starts instead (SRV_FIRST_MOVE_MS). An untimed game between
+ * people gets its move deadline instead (limits.move_deadline_ms), afresh. */
 void srv_room__start_turn_clock(srv_room *room);
+
+/* Whether the room's games have a move deadline: untimed, between people, and the limit on. */
+bool srv_room__has_move_deadline(const srv_room *room);
 
 /* Clears the standing offers and their answers (draw and takeback). */
 void srv_room__offers_clear(srv_room *room);

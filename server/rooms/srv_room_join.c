@@ -86,9 +86,11 @@ static bool address_may_create(const srv_rooms *rooms, const srv_client *c,
          opts->opponent != SRV_OPP_HUMAN || p->public_rooms < l->public_per_addr;
 }
 
-int srv_room_create(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
+/* create's work; sets *out to the new room (may be NULL on error). */
+static int create_room(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd, srv_room **out) {
   const bool computer = cmd->opts.opponent == SRV_OPP_COMPUTER;
   int rc;
+  *out = NULL;
   if (computer && (rc = srv_room__computer_admit(rooms, c)) != 0)
     return rc;
   if (cmd->opts.rated && !c->player->account)
@@ -108,7 +110,13 @@ int srv_room_create(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
     return rc;
   }
   srv_log_debug("room", "%s: created by %s", room->code, c->player->id);
+  *out = room;
   return 0;
+}
+
+int srv_room_create(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
+  srv_room *room;
+  return create_room(rooms, c, cmd, &room);
 }
 
 int srv_room_join(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
@@ -141,6 +149,25 @@ static bool pairable(const srv_room *r, const srv_room_opts *opts) {
          r->status == SRV_WAITING && same_table(&r->opts, opts);
 }
 
+/* One seeker of a pool: a waiting player and the oldest room it waits in. */
+typedef struct seeker {
+  srv_room *room;
+  const srv_player *player;
+  const srv_peer *peer; /* The address the room was created from, or NULL. */
+  uint64_t since;       /* Its place in the queue (see srv_room_quick()). */
+} seeker;
+
+/* Closes p's seeks (rooms made by quick, still waiting for an opponent) of another table than
+ * opts: a player seeks once, and its new seek replaces the old one. */
+static void drop_other_seeks(srv_rooms *rooms, const srv_player *p, const srv_room_opts *opts) {
+  srv_list_foreach_safe (it, &rooms->order) {
+    srv_room *r = srv_list_entry(it, srv_room, order);
+    if (r->seek && r->status == SRV_WAITING && (r->seat[0] == p || r->seat[1] == p) &&
+        !same_table(&r->opts, opts))
+      srv_room__close(r, "replaced");
+  }
+}
+
 int srv_room_quick(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
   if (cmd->opts.opponent == SRV_OPP_COMPUTER)
     return srv_room_create(rooms, c, cmd); /* The computer is always ready: a game at once. */
@@ -150,12 +177,16 @@ int srv_room_quick(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
     return SRV_EACCOUNTREQ;
   srv_room_opts opts = cmd->opts;
   opts.visibility = SRV_PUBLIC;
+  drop_other_seeks(rooms, c->player, &opts);
   srv_room *mine = NULL;
-  /* The pool: the waiting rooms of the same table whose waiting player is someone else and is
-   * there, oldest first; the choice among them is srv_pair_choose()'s. */
-  enum { MAX_CANDIDATES = 64 };
-  srv_room *cand[MAX_CANDIDATES];
-  srv_pair_candidate pc[MAX_CANDIDATES];
+  /* The queue of seekers: the players waiting in a public room of the same table, connected and
+   * not c's player. One place per player and one per address (the oldest room of each, rooms
+   * being in creation order), so that many rooms or many names from one address are one seeker;
+   * and an address that was just given an opponent goes to the back of the queue (its place is
+   * the later of its room's age and that pairing). The choice among them is srv_pair_choose()'s,
+   * oldest place first. */
+  enum { MAX_SEEKERS = 64 };
+  seeker q[MAX_SEEKERS];
   size_t n = 0;
   uint64_t now = rooms->time->now(rooms->time);
   mc_kind kind = opts.rules.kind;
@@ -169,21 +200,47 @@ int srv_room_quick(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
         mine = r;
       continue;
     }
-    if (waiting == NULL || !srv_room_seat_connected(r, r->seat[0] ? 0 : 1) || n == MAX_CANDIDATES)
+    if (waiting == NULL || !srv_room_seat_connected(r, r->seat[0] ? 0 : 1) || n == MAX_SEEKERS)
       continue;
-    cand[n] = r;
-    pc[n].rating = srv_rating_of(waiting, kind);
-    pc[n].waited_ms = now > r->waiting_since ? now - r->waiting_since : 0;
+    bool known = false;
+    for (size_t j = 0; j < n && !known; j++)
+      known = q[j].player == waiting || (r->peer != NULL && q[j].peer == r->peer);
+    if (known)
+      continue;
+    uint64_t since = r->waiting_since;
+    if (r->peer != NULL && r->peer->paired_ms > since)
+      since = r->peer->paired_ms;
+    /* Insert in order of place (stable: equal places keep creation order). */
+    size_t at = n;
+    while (at > 0 && q[at - 1].since > since) {
+      q[at] = q[at - 1];
+      at--;
+    }
+    q[at] = (seeker){r, waiting, r->peer, since};
     n++;
   }
+  srv_pair_candidate pc[MAX_SEEKERS];
+  for (size_t i = 0; i < n; i++) {
+    pc[i].rating = srv_rating_of(q[i].player, kind);
+    pc[i].waited_ms = now > q[i].since ? now - q[i].since : 0;
+  }
   int pick = srv_pair_choose(srv_rating_of(c->player, kind), pc, n);
-  if (pick >= 0)
-    return take_free_seat(rooms, cand[pick], c, &cmd->id);
+  if (pick >= 0) {
+    srv_peer *peer = q[pick].room->peer;
+    int rc = take_free_seat(rooms, q[pick].room, c, &cmd->id);
+    if (rc == 0 && peer != NULL)
+      peer->paired_ms = now;
+    return rc;
+  }
   if (mine != NULL) /* Asked twice: the same waiting room. */
     return enter(mine, c, &cmd->id);
   srv_cmd create = *cmd;
   create.opts = opts;
-  return srv_room_create(rooms, c, &create);
+  srv_room *room;
+  int rc = create_room(rooms, c, &create, &room);
+  if (rc == 0)
+    room->seek = true;
+  return rc;
 }
 
 /* ---- Leaving ------------------------------------------------------------------------------- */

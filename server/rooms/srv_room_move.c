@@ -53,6 +53,12 @@ int srv_room__play(srv_room *room, srv_client *c, const srv_req_id *id, int turn
     srv_room__broadcast(room, NULL, NULL, NULL);
     return SRV_EOVER;
   }
+  if (room->move_deadline != 0 && now >= room->move_deadline) {
+    /* An untimed game's move after its deadline, before the timer ran: lost by abandonment. */
+    srv_room__finish(room, MC_REASON_ABANDONED, turn == MC_SOUTH ? MC_WIN_NORTH : MC_WIN_SOUTH);
+    srv_room__broadcast(room, NULL, NULL, NULL);
+    return SRV_EOVER;
+  }
   const bool swap = house == MC_SWAP;
   if (house > room->opts.rules.houses && !swap)
     return SRV_EILLEGAL;
@@ -69,6 +75,7 @@ int srv_room__play(srv_room *room, srv_client *c, const srv_req_id *id, int turn
   if (room->opts.clocked)
     srv_clock_moved(&room->clock, -1, now);
   room->first_deadline = 0;
+  room->move_deadline = 0;
   if (swap)
     srv_room__swap_seats(room); /* Recorded with the seats as they are now. */
   srv_room__record(room, SRV_RECORD_MOVE, turn, house);

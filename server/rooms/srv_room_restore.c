@@ -98,6 +98,7 @@ static int take_back_rematch(srv_room *room, int err) {
   room->aborted = room->prev.aborted;
   room->trace_len = 0;
   room->first_deadline = 0;
+  room->move_deadline = 0;
   srv_room__disarm(room, room->clock_timer);
   srv_room__offers_clear(room);
   room->rematch[0] = room->rematch[1] = false;

@@ -66,6 +66,11 @@ static void state_view(const srv_room *room, srv_state_view *v) {
     v->first_move_seat = mc_game_pos(room->game)->turn;
     v->first_move_ms = room->first_deadline > now ? (int64_t)(room->first_deadline - now) : 0;
   }
+  v->has_move_deadline = room->status == SRV_PLAYING && room->move_deadline != 0;
+  if (v->has_move_deadline) {
+    v->move_deadline_seat = mc_game_pos(room->game)->turn;
+    v->move_deadline_ms = room->move_deadline > now ? (int64_t)(room->move_deadline - now) : 0;
+  }
   v->rematch[0] = room->rematch[0];
   v->rematch[1] = room->rematch[1];
   v->abandon_seat = room->abandon_seat;

@@ -279,6 +279,20 @@ int srv_store_open(const char *dir, const srv_store_config *config, srv_store **
     srv_store__set_error(err, "no data directory given");
     return SRV_STORE_EINVAL;
   }
+  if (srv_store_is_url(dir)) {
+    srv_store *store = calloc(1, sizeof *store);
+    if (store == NULL)
+      return SRV_STORE_ENOMEM;
+    int rc = srv_store__pg_open(store, dir);
+    if (rc != 0) {
+      srv_store__set_error(err, "%s", store->error[0] ? store->error : srv_store_strerror(rc));
+      srv_store_close(store);
+      return rc;
+    }
+    store->error[0] = '\0';
+    *out = store;
+    return 0;
+  }
   srv_store_config defaults;
   if (config == NULL) {
     srv_store_config_init(&defaults);
@@ -344,6 +358,18 @@ int srv_store_open_reader(const srv_store *main, srv_store **out) {
   if (main == NULL || out == NULL)
     return SRV_STORE_EINVAL;
   *out = NULL;
+  if (main->pg != NULL) {
+    srv_store *store = calloc(1, sizeof *store);
+    if (store == NULL)
+      return SRV_STORE_ENOMEM;
+    int rc = srv_store__pg_open_reader(main, store);
+    if (rc != 0) {
+      srv_store_close(store);
+      return rc;
+    }
+    *out = store;
+    return 0;
+  }
   srv_store *store = calloc(1, sizeof *store);
   if (store == NULL || set_paths(store, main->path) != 0) {
     free(store);
@@ -374,6 +400,7 @@ int srv_store_open_reader(const srv_store *main, srv_store **out) {
 void srv_store_close(srv_store *store) {
   if (store == NULL)
     return;
+  srv_store__pg_close(store);
   if (store->in_txn && store->db)
     sqlite3_exec(store->db, "ROLLBACK", NULL, NULL, NULL);
   srv_store__finalize_all(store);
@@ -384,6 +411,14 @@ void srv_store_close(srv_store *store) {
   free(store->failed);
   free(store->path);
   free(store);
+}
+
+const char *srv_store_backend(const srv_store *store) {
+  return store && store->pg ? "postgresql" : "sqlite";
+}
+
+bool srv_store_connected(const srv_store *store) {
+  return store != NULL && (store->pg == NULL || srv_store__pg_up(store));
 }
 
 /* ---- The files under the store (see srv_store.h) ------------------------------------------- */
@@ -397,6 +432,8 @@ void srv_store__note_wal(srv_store *store) {
 }
 
 int srv_store__check_files(srv_store *store, bool write) {
+  if (store->pg != NULL)
+    return 0; /* A network database: no files of ours. */
   if (store->moved)
     return SRV_STORE_EMOVED;
   int moved = 0;

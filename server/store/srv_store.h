@@ -58,7 +58,7 @@ enum {
 };
 
 /* The schema version this code creates and migrates to (PRAGMA user_version). */
-#define SRV_STORE_SCHEMA_VERSION 7
+#define SRV_STORE_SCHEMA_VERSION 8
 
 /* The database file inside the data directory. */
 #define SRV_STORE_FILE "mancala.db"
@@ -250,7 +250,11 @@ typedef struct srv_store_bad_row {
 /* Fills *config with the defaults (synchronous FULL, busy timeout 1000 ms, no quota). */
 void srv_store_config_init(srv_store_config *config);
 
-/* Opens (creating when missing) the directory dir and the database SRV_STORE_FILE in it, turns on
+/* Opens a PostgreSQL database when dir is a URL (srv_store_is_url()): its schema is created or
+ * migrated (one description of the tables for both backends), config's sync and quota do not apply
+ * (PostgreSQL's synchronous_commit decides), and the reads of the returned store see only what is
+ * committed. Otherwise:
+ * Opens (creating when missing) the directory dir and the database SRV_STORE_FILE in it, turns on
  * the directory lock, WAL and the synchronous setting of config (borrowed; NULL: defaults), checks
  * the schema and applies the pending migrations in one transaction. On success *out is a new
  * store (free with srv_store_close()) and 0 is returned. On error *out is NULL, a negative code is
@@ -276,7 +280,18 @@ const char *srv_store_last_error(const srv_store *store);
 /* Returns a static English sentence for a SRV_STORE_E* code. Never NULL. */
 const char *srv_store_strerror(int err);
 
-/* Returns the database file path (borrowed, valid while store lives). */
+/* Whether location names a PostgreSQL database (postgresql://... or postgres://...) rather than a
+ * data directory; srv_store_open() takes either. */
+bool srv_store_is_url(const char *location);
+
+/* The backend's name: "sqlite" or "postgresql". */
+const char *srv_store_backend(const srv_store *store);
+
+/* Whether the store can write now: SQLite always; PostgreSQL while its write connection is up. */
+bool srv_store_connected(const srv_store *store);
+
+/* Returns the database file path, or PostgreSQL's URL without its password (borrowed, valid while
+ * store lives). */
 const char *srv_store_path(const srv_store *store);
 
 /* The files under the store. Before every batch, every commit and every read the store checks
@@ -374,6 +389,16 @@ int srv_store_game_finish(srv_store *store, int64_t game, mc_winner winner, mc_r
  * row stays (its id and its room's pointer to it), but no list of finished games shows it. */
 int srv_store_game_abort(srv_store *store, int64_t game, int64_t ended_ms);
 
+/* Claims game id for this store's writer (a node taking a room over, the cluster): the game's
+ * owner epoch is raised at once (a round trip, not in the batch) and written into *epoch. From
+ * then on every batch of this store that writes that game checks, under a lock of the game's row,
+ * that the epoch is still the one claimed, and the batch is refused whole (its commit returns
+ * SRV_STORE_ECONFLICT, srv_store_failed() lists its writes) once another writer has claimed the
+ * game since: a fencing token, so that a writer that lost the game during a pause can never
+ * commit a move of it. PostgreSQL only: a SQLite store has one writer
+ * (the directory lock) and answers SRV_STORE_EINVAL. SRV_STORE_ENOTFOUND for an unknown game. */
+int srv_store_game_claim(srv_store *store, int64_t game, int64_t *epoch);
+
 /* Deletes the players (and their sessions) created and last seen before before_ms (Unix ms) that
  * have no account, never played a game and hold no seat in an open room: guests nobody can come
  * back as usefully. Returns how many
@@ -409,6 +434,34 @@ bool srv_store_pending(const srv_store *store);
  * that were lost (the commit itself failed and was rolled back, or an earlier write of the turn
  * cost the batch): the rooms must take those moves back and must not send their states. */
 int srv_store_commit(srv_store *store);
+
+/* The commit's callback (srv_store_commit_async()): rc as srv_store_commit() returns it, with
+ * srv_store_failed() valid during the call. */
+typedef void (*srv_store_commit_cb)(void *arg, int rc);
+
+struct uv_loop_s;
+
+/* Commits the open batch as srv_store_commit() does, without waiting for it: cb(arg, rc) runs on
+ * loop's thread when the outcome is known. SQLite commits at once and calls cb before returning;
+ * PostgreSQL sends the batch and calls cb when COMMIT's result arrives, the loop serving
+ * meanwhile; writes made in between form the next batch. One batch at a time: not while
+ * srv_store_commit_busy(). Returns 0 when cb was or will be called, else a negative code. A store
+ * committed this way is bound to loop: close it before the loop, then let the loop run once more
+ * (its handles close). */
+int srv_store_commit_async(srv_store *store, struct uv_loop_s *loop, srv_store_commit_cb cb,
+                           void *arg);
+
+/* Binds store to loop before its first commit: a network database's connection is watched from
+ * now on, so that its loss is seen (srv_store_connected()) and the connection made again while
+ * nothing is written. SQLite: nothing to do. Returns 0 or a negative code. */
+int srv_store_watch(srv_store *store, struct uv_loop_s *loop);
+
+/* Waits (blocking the thread) for the outcome of the batch handed to srv_store_commit_async(), and
+ * runs its callback; returns at once when none is in flight. For a stop. */
+void srv_store_commit_wait(srv_store *store);
+
+/* Whether a batch handed to srv_store_commit_async() awaits its outcome. */
+bool srv_store_commit_busy(const srv_store *store);
 
 /* Rolls back the open batch; its writes are listed by srv_store_failed(). */
 void srv_store_rollback(srv_store *store);
@@ -510,6 +563,19 @@ typedef struct srv_store_rating_point {
  * *points (free() it) with their count in *n. */
 int srv_store_rating_history(srv_store *store, const char *player, mc_kind kind, int limit,
                              srv_store_rating_point **points, size_t *n);
+
+/* ---- Moving a site from SQLite to PostgreSQL ---------------------------------------------- */
+
+/* Told after each table: how many rows from had, how many were new to the target (copied). */
+typedef void (*srv_store_copy_report)(void *ud, const char *table, long rows, long copied);
+
+/* Copies everything of the SQLite store from (games, moves, rooms, players, sessions, accounts,
+ * ratings and their history, chat, the key of the public game ids: old ids keep working) into the
+ * PostgreSQL store to, in one transaction: a row to already holds (by its key) is kept, so a
+ * second run copies nothing. A target that holds games under another key is refused
+ * (SRV_STORE_ECONFLICT: another site's database). report (NULL allowed) is told each table's
+ * figures. Returns 0 or a negative code with to's error set. */
+int srv_store_copy(srv_store *from, srv_store *to, srv_store_copy_report report, void *ud);
 
 /* ---- Replay --------------------------------------------------------------------------------- */
 

@@ -32,7 +32,8 @@ int srv_store_players_expire(srv_store *store, int64_t before_ms) {
   if (rc == 0)
     rc = srv_store__write(store, op, STMT_PLAYERS_EXPIRE, STORE_ARGS(arg_int(before_ms)),
                           "cannot expire players");
-  return rc < 0 ? rc : sqlite3_changes(store->db);
+  /* PostgreSQL deletes them at the commit: how many is not known here. */
+  return rc < 0 ? rc : store->pg ? 0 : sqlite3_changes(store->db);
 }
 
 int srv_store_player_by_token(srv_store *store, const uint8_t token_hash[32],
@@ -92,10 +93,16 @@ int srv_store_account_password(srv_store *store, const char *player, const char 
                                int64_t at_ms) {
   if (store == NULL || player == NULL || password == NULL || password[0] == '\0')
     return SRV_STORE_EINVAL;
+  if (store->pg != NULL) { /* Its batch cannot say how many rows changed: asked first. */
+    srv_store_account a;
+    int found = srv_store_account_by_player(store, player, &a);
+    if (found != 0)
+      return found;
+  }
   int rc = srv_store__write(
       store, srv_store__op(SRV_STORE_OP_ACCOUNT, player, 0, 0), STMT_ACCOUNT_PASSWORD,
       STORE_ARGS(arg_text(player), arg_text(password), arg_int(at_ms)), "cannot store a password");
-  if (rc == 0 && sqlite3_changes(store->db) == 0)
+  if (rc == 0 && store->pg == NULL && sqlite3_changes(store->db) == 0)
     return SRV_STORE_ENOTFOUND;
   return rc;
 }
@@ -120,7 +127,7 @@ int srv_store_account_delete(srv_store *store, const char *player, const char *a
   return srv_store__write_end(store, rc, &op, "cannot delete an account");
 }
 
-static int row_account(srv_store *store, sqlite3_stmt *s, void *item) {
+static int row_account(srv_store *store, const srv_store__cols *s, void *item) {
   (void)store;
   srv_store_account *a = item;
   memset(a, 0, sizeof *a);
@@ -128,8 +135,8 @@ static int row_account(srv_store *store, sqlite3_stmt *s, void *item) {
   srv_store__col_text(s, 1, a->name, sizeof a->name);
   srv_store__col_text(s, 2, a->key, sizeof a->key);
   srv_store__col_text(s, 3, a->password, sizeof a->password);
-  a->created_ms = sqlite3_column_int64(s, 4);
-  a->password_ms = sqlite3_column_int64(s, 5);
+  a->created_ms = srv_store__int(s, 4);
+  a->password_ms = srv_store__int(s, 5);
   return 0;
 }
 
@@ -161,11 +168,11 @@ static void rating_new(srv_store_rating *r) {
 
 /* A ratings row (game, then the rating's columns) into out[kind], out being the caller's
  * srv_store_rating[SRV_STORE_RATED_GAMES]; a game that is not rated is skipped. */
-static int row_rating(srv_store *store, sqlite3_stmt *s, void *ctx) {
+static int row_rating(srv_store *store, const srv_store__cols *s, void *ctx) {
   (void)store;
   srv_store_rating *out = ctx;
   mc_kind kind;
-  const char *game = (const char *)sqlite3_column_text(s, 0);
+  const char *game = srv_store__text(s, 0);
   if (game != NULL && mc_kind_parse(game, &kind) == 0 && (int)kind < SRV_STORE_RATED_GAMES)
     srv_store__col_rating(s, 1, &out[kind]);
   return 0;

@@ -23,7 +23,9 @@ static void failed_expire(srv_store *store) {
 
 /* The open batch is gone (rolled back by us or by SQLite): its writes join the failed list. */
 void srv_store__batch_lost(srv_store *store) {
-  if (store->in_txn && !sqlite3_get_autocommit(store->db))
+  if (store->pg != NULL)
+    srv_store__pg_drop(store);
+  else if (store->in_txn && !sqlite3_get_autocommit(store->db))
     srv_store__exec(store, STMT_ROLLBACK, NULL, 0);
   store->in_txn = false;
   /* write_begin() made the room. */
@@ -48,6 +50,11 @@ int srv_store__write_begin(srv_store *store) {
     return SRV_STORE_ENOMEM;
   if (store->in_txn)
     return 0;
+  if (store->pg != NULL) { /* The batch is kept in memory until the commit sends it. */
+    store->in_txn = true;
+    store->n_ops = 0;
+    return 0;
+  }
   int rc = srv_store__check_files(store, true);
   if (rc != 0)
     return rc;
@@ -69,7 +76,7 @@ int srv_store__write_end(srv_store *store, int rc, const srv_store_op *op, const
     return 0;
   }
   int err = srv_store__fail(store, rc, what);
-  if (err != SRV_STORE_ECONFLICT || sqlite3_get_autocommit(store->db))
+  if (err != SRV_STORE_ECONFLICT || store->pg != NULL || sqlite3_get_autocommit(store->db))
     srv_store__batch_lost(store);
   return err;
 }
@@ -81,6 +88,8 @@ bool srv_store_pending(const srv_store *store) {
 int srv_store_commit(srv_store *store) {
   if (store == NULL)
     return SRV_STORE_EINVAL;
+  if (store->pg != NULL)
+    return srv_store__pg_commit(store);
   int err = 0;
   if (store->in_txn && (err = srv_store__check_files(store, true)) != 0) {
     srv_store__batch_lost(store); /* Its writes would go where no restart finds them. */
@@ -116,6 +125,31 @@ int srv_store_commit(srv_store *store) {
     failed_expire(store);
   }
   return err;
+}
+
+int srv_store_commit_async(srv_store *store, struct uv_loop_s *loop, srv_store_commit_cb cb,
+                           void *arg) {
+  if (store == NULL || cb == NULL || loop == NULL)
+    return SRV_STORE_EINVAL;
+  if (store->pg != NULL)
+    return srv_store__pg_commit_async(store, loop, cb, arg);
+  cb(arg, srv_store_commit(store));
+  return 0;
+}
+
+int srv_store_watch(srv_store *store, struct uv_loop_s *loop) {
+  if (store == NULL || loop == NULL)
+    return SRV_STORE_EINVAL;
+  return store->pg != NULL ? srv_store__pg_watch(store, loop) : 0;
+}
+
+void srv_store_commit_wait(srv_store *store) {
+  if (store != NULL && store->pg != NULL)
+    srv_store__pg_commit_wait(store);
+}
+
+bool srv_store_commit_busy(const srv_store *store) {
+  return store != NULL && store->pg != NULL && srv_store__pg_busy(store);
 }
 
 void srv_store_rollback(srv_store *store) {

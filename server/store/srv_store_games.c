@@ -98,8 +98,12 @@ int srv_store_game_start(srv_store *store, const srv_store_game *game, int64_t *
   args[14] = arg_int(game->started_ms);
   args[15] = arg_int(game->rated ? 1 : 0);
   args[16] = game->id > 0 ? arg_int(game->id) : arg_null();
+  /* PostgreSQL's batch learns nothing before its commit: it numbers the games itself. */
+  int64_t pg_id = store->pg ? srv_store__pg_game_id(store, game->id) : 0;
+  if (store->pg)
+    args[16] = arg_int(pg_id);
   rc = srv_store__exec(store, STMT_GAME_INSERT, args, 17);
-  int64_t new_id = rc == SQLITE_OK ? sqlite3_last_insert_rowid(store->db) : 0;
+  int64_t new_id = rc != SQLITE_OK ? 0 : store->pg ? pg_id : sqlite3_last_insert_rowid(store->db);
   if (rc == SQLITE_OK)
     rc = srv_store__exec(store, STMT_ROOM_SET_GAME,
                          STORE_ARGS(arg_text(game->room), arg_int(new_id)));
@@ -166,4 +170,10 @@ int srv_store_game_abort(srv_store *store, int64_t game, int64_t ended_ms) {
   return srv_store__write(store, srv_store__op(SRV_STORE_OP_GAME_FINISH, "", game, 0),
                           STMT_GAME_ABORT, STORE_ARGS(arg_int(game), arg_int(ended_ms)),
                           "cannot store an aborted game");
+}
+
+int srv_store_game_claim(srv_store *store, int64_t game, int64_t *epoch) {
+  if (store == NULL || epoch == NULL || game <= 0 || store->pg == NULL || store->reader)
+    return SRV_STORE_EINVAL;
+  return srv_store__pg_claim(store, game, epoch);
 }

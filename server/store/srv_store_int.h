@@ -84,7 +84,11 @@ typedef enum srv_store__stmt {
   STMT_COUNT
 } srv_store__stmt;
 
+/* The PostgreSQL side of a store (srv_store_pg.c); NULL in a SQLite store. */
+typedef struct srv_store_pg srv_store_pg;
+
 struct srv_store {
+  srv_store_pg *pg; /* Set: every statement runs on PostgreSQL, and the SQLite fields are unused. */
   sqlite3 *db;
   char *path;     /* The database file; the same allocation holds: */
   char *wal_path; /* its write-ahead log (path "-wal") and */
@@ -137,6 +141,51 @@ int srv_store__migrate(srv_store *store);
  * NULL. Returns a SQLite code. */
 int srv_store__query_int(sqlite3 *db, const char *sql, long long *value);
 
+/* ---- The tables' description (srv_store_tables.c) ----------------------------------------- */
+
+typedef enum srv_store__coltype {
+  COL_INT,
+  COL_REAL,
+  COL_TEXT,
+  COL_BLOB,
+  COL_SERIAL
+} srv_store__coltype;
+
+/* A column: its type, what follows it in CREATE TABLE (the same words for both backends) and the
+ * schema version that added it. */
+typedef struct srv_store__column {
+  const char *name;
+  srv_store__coltype type;
+  const char *extra;
+  int since;
+} srv_store__column;
+
+/* A table: its columns (ended by a NULL name), its primary key when it has more than one column,
+ * the version that added it. */
+typedef struct srv_store__table {
+  const char *name;
+  const srv_store__column *columns;
+  const char *key;
+  int since;
+} srv_store__table;
+
+typedef struct srv_store__index {
+  const char *name, *on; /* CREATE INDEX name ON on */
+  int since;
+} srv_store__index;
+
+/* Every table, in the order a copy fills them, ended by a NULL name; every index likewise. */
+extern const srv_store__table srv_store__tables[];
+extern const srv_store__index srv_store__indexes[];
+
+/* Writes into buf (size bytes) the SQL that takes the schema from version from to version to on
+ * PostgreSQL (pg) or SQLite: the tables, columns and indexes added in between. Returns its
+ * length or SRV_STORE_ENOMEM when it does not fit. */
+int srv_store__schema_sql(int from, int to, bool pg, char *buf, size_t size);
+
+/* The table called name, or NULL. */
+const srv_store__table *srv_store__table_named(const char *name);
+
 /* ---- Statements (srv_store_stmt.c) ---------------------------------------------------------- */
 
 /* One value bound to a statement's parameter: build it with the arg_*() functions below. */
@@ -176,8 +225,28 @@ static inline srv_store__val arg_blob(const void *blob, int len) {
   (const srv_store__val[]){__VA_ARGS__},                                                           \
       sizeof((const srv_store__val[]){__VA_ARGS__}) / sizeof(srv_store__val)
 
+/* One result row, whichever backend ran the statement; read it with the accessors below. */
+typedef struct srv_store__cols {
+  sqlite3_stmt *stmt;          /* SQLite: the statement, on its row (NULL on PostgreSQL). */
+  const struct pg_result *res; /* PostgreSQL: the result (in text format) and */
+  int row;                     /* the row. */
+} srv_store__cols;
+
+/* Column i of a row: an integer (0 for NULL), a real, whether it is NULL, its text (NULL for
+ * NULL; valid until the next row), the number of columns. */
+int64_t srv_store__int(const srv_store__cols *s, int i);
+double srv_store__real(const srv_store__cols *s, int i);
+bool srv_store__null(const srv_store__cols *s, int i);
+const char *srv_store__text(const srv_store__cols *s, int i);
+int srv_store__ncols(const srv_store__cols *s);
+/* Copies blob column i into out when it holds exactly len bytes: 0, or -1 (another length). */
+int srv_store__blob(const srv_store__cols *s, int i, void *out, size_t len);
+
+/* The SQL of statement id, as SQLite runs it (PostgreSQL's is made from it: srv_store_pg.c). */
+const char *srv_store__sql(srv_store__stmt id);
+
 /* Reads one row of s into item (or ctx); returns 0 or a negative code that stops the run. */
-typedef int (*srv_store__row)(srv_store *store, sqlite3_stmt *s, void *item);
+typedef int (*srv_store__row)(srv_store *store, const srv_store__cols *s, void *item);
 
 /* Prepares every statement at open (0, or a negative code as srv_store__fail() returns); finalises
  * them at close. */
@@ -207,7 +276,7 @@ int srv_store__all(srv_store *store, srv_store__stmt id, const srv_store__val *a
                    const char *what);
 
 /* A row callback for a single integer column (a count): *(int64_t *)item. */
-int srv_store__row_int(srv_store *store, sqlite3_stmt *s, void *item);
+int srv_store__row_int(srv_store *store, const srv_store__cols *s, void *item);
 
 /* ---- Batches (srv_store_batch.c) ------------------------------------------------------------ */
 
@@ -230,23 +299,61 @@ int srv_store__write(srv_store *store, srv_store_op op, srv_store__stmt id,
 /* The open batch is gone (rolled back by us or by SQLite): its writes join the failed list. */
 void srv_store__batch_lost(srv_store *store);
 
+/* ---- PostgreSQL (srv_store_pg.c) ------------------------------------------------------------ */
+
+/* Opens store (zeroed but for its error) on the database at url: connections, schema, statements.
+ * Returns 0 or a negative code with the store's error set (close the store either way). */
+int srv_store__pg_open(srv_store *store, const char *url);
+/* Opens store as a reader of main's database. */
+int srv_store__pg_open_reader(const srv_store *main, srv_store *store);
+/* Closes store's connections and frees its PostgreSQL side (a batch in flight is waited for). */
+void srv_store__pg_close(srv_store *store);
+/* The runner (srv_store__exec(), srv_store__each()): writes join the batch, reads run at once. */
+int srv_store__pg_exec(srv_store *store, srv_store__stmt id, const srv_store__val *args, size_t n);
+int srv_store__pg_each(srv_store *store, srv_store__stmt id, const srv_store__val *args, size_t n,
+                       srv_store__row row, void *ctx, const char *what);
+/* Forgets the statements of the batch being built (it was lost). */
+void srv_store__pg_drop(srv_store *store);
+/* Commits the batch being built: blocking, or on loop with cb called later. */
+int srv_store__pg_commit(srv_store *store);
+int srv_store__pg_commit_async(srv_store *store, struct uv_loop_s *loop, srv_store_commit_cb cb,
+                               void *arg);
+bool srv_store__pg_busy(const srv_store *store);
+int srv_store__pg_watch(srv_store *store, struct uv_loop_s *loop);
+void srv_store__pg_commit_wait(srv_store *store);
+/* Whether the write connection is up. */
+bool srv_store__pg_up(const srv_store *store);
+/* srv_store_game_claim() on PostgreSQL. */
+int srv_store__pg_claim(srv_store *store, int64_t game, int64_t *epoch);
+/* The read connection (a PGconn), connected, or NULL with the error set (srv_store_copy.c). */
+struct pg_conn *srv_store__pg_reader(srv_store *store);
+/* The id of a game started with id given (0: the next one). */
+int64_t srv_store__pg_game_id(srv_store *store, int64_t given);
+/* Columns of a PostgreSQL row (srv_store__cols.res). */
+int64_t srv_store__pg_int(const srv_store__cols *s, int i);
+double srv_store__pg_real(const srv_store__cols *s, int i);
+bool srv_store__pg_null(const srv_store__cols *s, int i);
+const char *srv_store__pg_text(const srv_store__cols *s, int i);
+int srv_store__pg_ncols(const srv_store__cols *s);
+int srv_store__pg_blob(const srv_store__cols *s, int i, void *out, size_t len);
+
 /* ---- Rows shared by the reads (srv_store_reads.c) ------------------------------------------- */
 
 /* Copies text column i (NULL: "") into buf. */
-void srv_store__col_text(sqlite3_stmt *s, int i, char *buf, size_t size);
+void srv_store__col_text(const srv_store__cols *s, int i, char *buf, size_t size);
 
 /* Reads the seat at columns first..first+2 (player, name, computer). */
-void srv_store__col_seat(sqlite3_stmt *s, int first, srv_store_seat *seat);
+void srv_store__col_seat(const srv_store__cols *s, int first, srv_store_seat *seat);
 
 /* Reads a rating at columns first..first+7 (rating, rd, vol, games, wins, losses, draws,
  * last_ms). */
-void srv_store__col_rating(sqlite3_stmt *s, int first, srv_store_rating *r);
+void srv_store__col_rating(const srv_store__cols *s, int first, srv_store_rating *r);
 
 /* Row callbacks: a player (id, name, created_ms) into a srv_store_player; the game columns
  * (GAME_COLUMNS in srv_store_stmt.c) into a srv_store_game, its moves untouched (a stored board or
  * result the engine does not accept is SRV_STORE_ECORRUPT). */
-int srv_store__row_player(srv_store *store, sqlite3_stmt *s, void *item);
-int srv_store__row_game(srv_store *store, sqlite3_stmt *s, void *item);
+int srv_store__row_player(srv_store *store, const srv_store__cols *s, void *item);
+int srv_store__row_game(srv_store *store, const srv_store__cols *s, void *item);
 
 /* Reads the moves of g->id into a new g->moves. */
 int srv_store__read_moves(srv_store *store, srv_store_game *g);

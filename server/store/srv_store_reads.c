@@ -10,50 +10,50 @@
 
 /* ---- Rows ----------------------------------------------------------------------------------- */
 
-void srv_store__col_text(sqlite3_stmt *s, int i, char *buf, size_t size) {
-  const unsigned char *t = sqlite3_column_text(s, i);
-  snprintf(buf, size, "%s", t ? (const char *)t : "");
+void srv_store__col_text(const srv_store__cols *s, int i, char *buf, size_t size) {
+  const char *t = srv_store__text(s, i);
+  snprintf(buf, size, "%s", t ? t : "");
 }
 
-void srv_store__col_seat(sqlite3_stmt *s, int first, srv_store_seat *seat) {
+void srv_store__col_seat(const srv_store__cols *s, int first, srv_store_seat *seat) {
   srv_store__col_text(s, first, seat->player, sizeof seat->player);
   srv_store__col_text(s, first + 1, seat->name, sizeof seat->name);
-  seat->computer = sqlite3_column_int(s, first + 2);
+  seat->computer = (int)srv_store__int(s, first + 2);
 }
 
-void srv_store__col_rating(sqlite3_stmt *s, int first, srv_store_rating *r) {
-  r->rating = sqlite3_column_double(s, first);
-  r->rd = sqlite3_column_double(s, first + 1);
-  r->vol = sqlite3_column_double(s, first + 2);
-  r->games = sqlite3_column_int(s, first + 3);
-  r->wins = sqlite3_column_int(s, first + 4);
-  r->losses = sqlite3_column_int(s, first + 5);
-  r->draws = sqlite3_column_int(s, first + 6);
-  r->last_ms = sqlite3_column_int64(s, first + 7);
+void srv_store__col_rating(const srv_store__cols *s, int first, srv_store_rating *r) {
+  r->rating = srv_store__real(s, first);
+  r->rd = srv_store__real(s, first + 1);
+  r->vol = srv_store__real(s, first + 2);
+  r->games = (int)srv_store__int(s, first + 3);
+  r->wins = (int)srv_store__int(s, first + 4);
+  r->losses = (int)srv_store__int(s, first + 5);
+  r->draws = (int)srv_store__int(s, first + 6);
+  r->last_ms = srv_store__int(s, first + 7);
 }
 
-int srv_store__row_player(srv_store *store, sqlite3_stmt *s, void *item) {
+int srv_store__row_player(srv_store *store, const srv_store__cols *s, void *item) {
   (void)store;
   srv_store_player *p = item;
   memset(p, 0, sizeof *p);
   srv_store__col_text(s, 0, p->id, sizeof p->id);
   srv_store__col_text(s, 1, p->name, sizeof p->name);
-  p->created_ms = sqlite3_column_int64(s, 2);
+  p->created_ms = srv_store__int(s, 2);
   return 0;
 }
 
 /* The rules go through the engine's own parser, so a stored board the engine does not accept is
  * refused here. */
-int srv_store__row_game(srv_store *store, sqlite3_stmt *s, void *item) {
+int srv_store__row_game(srv_store *store, const srv_store__cols *s, void *item) {
   srv_store_game *g = item;
   char text[192], game[16], options[128];
-  g->id = sqlite3_column_int64(s, 0);
+  g->id = srv_store__int(s, 0);
   srv_store__col_text(s, 1, g->room, sizeof g->room);
-  g->game_no = sqlite3_column_int(s, 2);
+  g->game_no = (int)srv_store__int(s, 2);
   srv_store__col_text(s, 3, game, sizeof game);
   srv_store__col_text(s, 6, options, sizeof options);
-  snprintf(text, sizeof text, "%s %dx%d%s%s", game, sqlite3_column_int(s, 4),
-           sqlite3_column_int(s, 5), options[0] ? " " : "", options);
+  snprintf(text, sizeof text, "%s %dx%d%s%s", game, (int)srv_store__int(s, 4),
+           (int)srv_store__int(s, 5), options[0] ? " " : "", options);
   mc_text_error terr;
   if (mc_rules_parse(text, &g->rules, &terr) != 0) {
     srv_store__set_error(store->error, "%s: game %lld: bad rules \"%s\": %s", store->path,
@@ -62,11 +62,11 @@ int srv_store__row_game(srv_store *store, sqlite3_stmt *s, void *item) {
   }
   srv_store__col_seat(s, 7, &g->seats[0]);
   srv_store__col_seat(s, 10, &g->seats[1]);
-  g->clocked = sqlite3_column_type(s, 13) != SQLITE_NULL;
-  g->initial_ms = g->clocked ? sqlite3_column_int64(s, 13) : 0;
-  g->increment_ms = g->clocked ? sqlite3_column_int64(s, 14) : 0;
-  g->started_ms = sqlite3_column_int64(s, 15);
-  g->ended_ms = sqlite3_column_type(s, 16) == SQLITE_NULL ? 0 : sqlite3_column_int64(s, 16);
+  g->clocked = !srv_store__null(s, 13);
+  g->initial_ms = g->clocked ? srv_store__int(s, 13) : 0;
+  g->increment_ms = g->clocked ? srv_store__int(s, 14) : 0;
+  g->started_ms = srv_store__int(s, 15);
+  g->ended_ms = srv_store__null(s, 16) ? 0 : srv_store__int(s, 16);
   g->winner = MC_DRAW;
   g->reason = MC_REASON_NONE;
   g->aborted = false;
@@ -74,7 +74,7 @@ int srv_store__row_game(srv_store *store, sqlite3_stmt *s, void *item) {
     char w[16], r[32];
     srv_store__col_text(s, 17, w, sizeof w);
     srv_store__col_text(s, 18, r, sizeof r);
-    g->aborted = sqlite3_column_type(s, 17) == SQLITE_NULL && strcmp(r, "aborted") == 0;
+    g->aborted = srv_store__null(s, 17) && strcmp(r, "aborted") == 0;
     if (g->aborted)
       w[0] = r[0] = '\0'; /* No result. */
     else if (strcmp(w, "south") == 0)
@@ -88,21 +88,21 @@ int srv_store__row_game(srv_store *store, sqlite3_stmt *s, void *item) {
                            (long long)g->id, w, r);
       return SRV_STORE_ECORRUPT;
     }
-    g->score[0] = sqlite3_column_int(s, 19);
-    g->score[1] = sqlite3_column_int(s, 20);
+    g->score[0] = (int)srv_store__int(s, 19);
+    g->score[1] = (int)srv_store__int(s, 20);
   }
-  g->rated = sqlite3_column_int(s, 21) != 0;
+  g->rated = (int)srv_store__int(s, 21) != 0;
   return 0;
 }
 
-static int row_move(srv_store *store, sqlite3_stmt *s, void *item) {
+static int row_move(srv_store *store, const srv_store__cols *s, void *item) {
   (void)store;
   srv_store_move *m = item;
-  m->ply = sqlite3_column_int(s, 0);
-  m->seat = sqlite3_column_int(s, 1);
-  m->house = sqlite3_column_int(s, 2);
-  m->clock_ms = sqlite3_column_type(s, 3) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 3);
-  m->at_ms = sqlite3_column_int64(s, 4);
+  m->ply = (int)srv_store__int(s, 0);
+  m->seat = (int)srv_store__int(s, 1);
+  m->house = (int)srv_store__int(s, 2);
+  m->clock_ms = srv_store__null(s, 3) ? -1 : srv_store__int(s, 3);
+  m->at_ms = srv_store__int(s, 4);
   return 0;
 }
 
@@ -161,16 +161,16 @@ void srv_store_game_list_free(srv_store_game_list *list) {
 
 /* A row of a player's games: the game columns, its number of moves and, from STMT_GAMES_PAGE, the
  * player's rating after the game and its change (NULL: the game did not rate the player). */
-static int row_list_game(srv_store *store, sqlite3_stmt *s, void *item) {
+static int row_list_game(srv_store *store, const srv_store__cols *s, void *item) {
   srv_store_game *g = item;
   int err = srv_store__row_game(store, s, g);
   if (err != 0)
     return err;
-  g->n_moves = (size_t)sqlite3_column_int64(s, 22);
-  if (sqlite3_column_count(s) > 23) {
-    g->rating_known = sqlite3_column_type(s, 23) != SQLITE_NULL;
-    g->rating_after = sqlite3_column_double(s, 23);
-    g->rating_diff = sqlite3_column_double(s, 24);
+  g->n_moves = (size_t)srv_store__int(s, 22);
+  if (srv_store__ncols(s) > 23) {
+    g->rating_known = !srv_store__null(s, 23);
+    g->rating_after = srv_store__real(s, 23);
+    g->rating_diff = srv_store__real(s, 24);
   }
   return 0;
 }
@@ -222,7 +222,7 @@ void srv_store_board_free(srv_store_board *board) {
   free(board);
 }
 
-static int row_board(srv_store *store, sqlite3_stmt *s, void *item) {
+static int row_board(srv_store *store, const srv_store__cols *s, void *item) {
   (void)store;
   srv_store_board_row *row = item;
   srv_store__col_text(s, 0, row->player, sizeof row->player);
@@ -275,14 +275,14 @@ int srv_store_games_next_id(srv_store *store, int64_t *next) {
                         "cannot read the next game id");
 }
 
-static int row_point(srv_store *store, sqlite3_stmt *s, void *item) {
+static int row_point(srv_store *store, const srv_store__cols *s, void *item) {
   (void)store;
   srv_store_rating_point *p = item;
-  p->game_id = sqlite3_column_int64(s, 0);
-  p->at_ms = sqlite3_column_int64(s, 1);
-  p->rating = sqlite3_column_double(s, 2);
-  p->rd = sqlite3_column_double(s, 3);
-  p->diff = sqlite3_column_double(s, 4);
+  p->game_id = srv_store__int(s, 0);
+  p->at_ms = srv_store__int(s, 1);
+  p->rating = srv_store__real(s, 2);
+  p->rd = srv_store__real(s, 3);
+  p->diff = srv_store__real(s, 4);
   return 0;
 }
 
@@ -313,13 +313,10 @@ typedef struct secret_out {
   size_t len;
 } secret_out;
 
-static int row_secret(srv_store *store, sqlite3_stmt *s, void *item) {
+static int row_secret(srv_store *store, const srv_store__cols *s, void *item) {
   (void)store;
   secret_out *to = item;
-  if ((size_t)sqlite3_column_bytes(s, 0) != to->len)
-    return SRV_STORE_ENOTFOUND;
-  memcpy(to->out, sqlite3_column_blob(s, 0), to->len);
-  return 0;
+  return srv_store__blob(s, 0, to->out, to->len) == 0 ? 0 : SRV_STORE_ENOTFOUND;
 }
 
 int srv_store_secret(srv_store *store, const char *name, unsigned char *out, size_t len) {

@@ -22,23 +22,17 @@ void srv_store_recovery_free(srv_store_recovery *r) {
 }
 
 /* Returns a new copy of text column i (NULL: ""), or NULL without memory. */
-static char *col_copy(sqlite3_stmt *s, int i) {
-  const unsigned char *text = sqlite3_column_text(s, i);
-  size_t len = (size_t)sqlite3_column_bytes(s, i);
-  char *copy = malloc(len + 1);
-  if (copy != NULL) {
-    memcpy(copy, text ? (const char *)text : "", len);
-    copy[len] = '\0';
-  }
-  return copy;
+static char *col_copy(const srv_store__cols *s, int i) {
+  const char *text = srv_store__text(s, i);
+  return strdup(text ? text : "");
 }
 
-static int row_chat(srv_store *store, sqlite3_stmt *s, void *item) {
+static int row_chat(srv_store *store, const srv_store__cols *s, void *item) {
   (void)store;
   srv_store_chat *c = item;
   srv_store__col_text(s, 0, c->room, sizeof c->room);
-  c->game = sqlite3_column_int64(s, 1);
-  c->at_ms = sqlite3_column_int64(s, 2);
+  c->game = srv_store__int(s, 1);
+  c->at_ms = srv_store__int(s, 2);
   srv_store__col_text(s, 3, c->player, sizeof c->player);
   srv_store__col_text(s, 4, c->name, sizeof c->name);
   srv_store__col_text(s, 5, c->seat, sizeof c->seat);
@@ -46,7 +40,7 @@ static int row_chat(srv_store *store, sqlite3_stmt *s, void *item) {
   return c->text ? 0 : SRV_STORE_ENOMEM;
 }
 
-static int row_room(srv_store *store, sqlite3_stmt *s, void *item) {
+static int row_room(srv_store *store, const srv_store__cols *s, void *item) {
   (void)store;
   srv_store_room *room = item;
   srv_store__col_text(s, 0, room->code, sizeof room->code);
@@ -55,14 +49,14 @@ static int row_room(srv_store *store, sqlite3_stmt *s, void *item) {
     return SRV_STORE_ENOMEM;
   srv_store__col_seat(s, 2, &room->seats[0]);
   srv_store__col_seat(s, 5, &room->seats[1]);
-  const char *status = (const char *)sqlite3_column_text(s, 8);
+  const char *status = srv_store__text(s, 8);
   if (status && strcmp(status, "playing") == 0)
     room->status = SRV_STORE_STATUS_PLAYING;
   else if (status && strcmp(status, "finished") == 0)
     room->status = SRV_STORE_STATUS_FINISHED;
   else
     room->status = SRV_STORE_STATUS_WAITING;
-  room->game = sqlite3_column_int64(s, 9);
+  room->game = srv_store__int(s, 9);
   return 0;
 }
 

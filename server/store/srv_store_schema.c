@@ -12,8 +12,11 @@
  * the indexes behind a player's recent games; version 3 records the rules version of the Congkak
  * matches stored before it (below); version 4 adds accounts, sessions and ratings; version 5 the
  * rooms' chat; version 6 holds the key of the public game ids; version 7 writes the rooms' status
- * check without IN (below). */
-static const char *const migrations[SRV_STORE_SCHEMA_VERSION] = {
+ * check without IN (below). Every later migration is made from the tables' description
+ * (srv_store_tables.c), the one PostgreSQL is made from too: version 8 adds the games' owner epoch
+ * and the commit marks. */
+#define HAND_WRITTEN 7
+static const char *const migrations[HAND_WRITTEN] = {
     /* 0 -> 1 */
     "CREATE TABLE players ("
     "  id TEXT PRIMARY KEY,"
@@ -202,8 +205,17 @@ int srv_store__migrate(srv_store *store) {
     return SRV_STORE_ECORRUPT;
   }
   for (long long v = version; v < SRV_STORE_SCHEMA_VERSION; v++) {
-    char sql[96];
-    rc = sqlite3_exec(db, migrations[v], NULL, NULL, NULL);
+    char sql[96], made[2048];
+    const char *step = migrations[v < HAND_WRITTEN ? v : 0];
+    if (v >= HAND_WRITTEN) {
+      if (srv_store__schema_sql((int)v, (int)v + 1, false, made, sizeof made) < 0) {
+        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+        srv_store__set_error(store->error, "%s: migration %lld does not fit", store->path, v + 1);
+        return SRV_STORE_EINTERNAL;
+      }
+      step = made;
+    }
+    rc = sqlite3_exec(db, step, NULL, NULL, NULL);
     if (rc == SQLITE_OK) {
       snprintf(sql, sizeof sql, "PRAGMA user_version = %lld; PRAGMA application_id = %d", v + 1,
                STORE_APP_ID);

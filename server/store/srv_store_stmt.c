@@ -134,7 +134,7 @@ static const char *const stmt_sql[STMT_COUNT] = {
                         "ratings.player WHERE game = ?1 AND games > 0 AND rating > ?2",
     [STMT_HISTORY] = "SELECT game_id, at_ms, rating, rd, diff FROM (SELECT * FROM rating_history "
                      "WHERE player = ?1 AND game = ?2 ORDER BY at_ms DESC, game_id DESC LIMIT ?3) "
-                     "ORDER BY at_ms, game_id",
+                     "AS h ORDER BY at_ms, game_id",
     [STMT_SECRET] = "SELECT value FROM secrets WHERE name = ?1",
     /* Recovery */
     [STMT_RECOVER_ROOMS] =
@@ -148,9 +148,13 @@ static const char *const stmt_sql[STMT_COUNT] = {
     [STMT_RECOVER_CHAT] =
         "SELECT room, game, at_ms, player, name, seat, text FROM ("
         "  SELECT *, row_number() OVER (PARTITION BY room ORDER BY id DESC) AS back FROM chat"
-        "  WHERE room IN (SELECT code FROM rooms)) WHERE back <= " STORE_STR(
+        "  WHERE room IN (SELECT code FROM rooms)) AS c WHERE back <= " STORE_STR(
             SRV_STORE_CHAT_KEEP) " ORDER BY room, id",
 };
+
+const char *srv_store__sql(srv_store__stmt id) {
+  return id < STMT_COUNT ? stmt_sql[id] : NULL;
+}
 
 int srv_store__prepare_all(srv_store *store) {
   for (size_t i = 0; i < STMT_COUNT; i++) {
@@ -213,6 +217,8 @@ static void done(sqlite3_stmt *s, bool copied) {
 }
 
 int srv_store__exec(srv_store *store, srv_store__stmt id, const srv_store__val *args, size_t n) {
+  if (store->pg)
+    return srv_store__pg_exec(store, id, args, n);
   sqlite3_stmt *s = store->stmt[id];
   bool copied = bind(s, args, n);
   int rc = sqlite3_step(s);
@@ -222,11 +228,14 @@ int srv_store__exec(srv_store *store, srv_store__stmt id, const srv_store__val *
 
 int srv_store__each(srv_store *store, srv_store__stmt id, const srv_store__val *args, size_t n,
                     srv_store__row row, void *ctx, const char *what) {
+  if (store->pg)
+    return srv_store__pg_each(store, id, args, n, row, ctx, what);
   sqlite3_stmt *s = store->stmt[id];
   bool copied = bind(s, args, n);
   int rc = SQLITE_DONE, count = 0, err = 0;
+  srv_store__cols cols = {.stmt = s};
   while (err == 0 && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-    err = row(store, s, ctx);
+    err = row(store, &cols, ctx);
     if (err == 0)
       count++;
   }
@@ -249,7 +258,7 @@ typedef struct store_array {
   srv_store__row row;
 } store_array;
 
-static int append(srv_store *store, sqlite3_stmt *s, void *ctx) {
+static int append(srv_store *store, const srv_store__cols *s, void *ctx) {
   store_array *a = ctx;
   if (srv_store__grow(a->items, &a->cap, *a->n + 1, a->size) != 0)
     return SRV_STORE_ENOMEM;
@@ -269,8 +278,40 @@ int srv_store__all(srv_store *store, srv_store__stmt id, const srv_store__val *a
   return rows < 0 ? rows : 0;
 }
 
-int srv_store__row_int(srv_store *store, sqlite3_stmt *s, void *item) {
+int srv_store__row_int(srv_store *store, const srv_store__cols *s, void *item) {
   (void)store;
-  *(int64_t *)item = sqlite3_column_int64(s, 0);
+  *(int64_t *)item = srv_store__int(s, 0);
+  return 0;
+}
+
+/* ---- Columns: SQLite's here, PostgreSQL's in srv_store_pg.c --------------------------------- */
+
+int64_t srv_store__int(const srv_store__cols *s, int i) {
+  return s->stmt ? sqlite3_column_int64(s->stmt, i) : srv_store__pg_int(s, i);
+}
+
+double srv_store__real(const srv_store__cols *s, int i) {
+  return s->stmt ? sqlite3_column_double(s->stmt, i) : srv_store__pg_real(s, i);
+}
+
+bool srv_store__null(const srv_store__cols *s, int i) {
+  return s->stmt ? sqlite3_column_type(s->stmt, i) == SQLITE_NULL : srv_store__pg_null(s, i);
+}
+
+const char *srv_store__text(const srv_store__cols *s, int i) {
+  return s->stmt ? (const char *)sqlite3_column_text(s->stmt, i) : srv_store__pg_text(s, i);
+}
+
+int srv_store__ncols(const srv_store__cols *s) {
+  return s->stmt ? sqlite3_column_count(s->stmt) : srv_store__pg_ncols(s);
+}
+
+int srv_store__blob(const srv_store__cols *s, int i, void *out, size_t len) {
+  if (!s->stmt)
+    return srv_store__pg_blob(s, i, out, len);
+  if ((size_t)sqlite3_column_bytes(s->stmt, i) != len)
+    return -1;
+  if (len > 0)
+    memcpy(out, sqlite3_column_blob(s->stmt, i), len);
   return 0;
 }

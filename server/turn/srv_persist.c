@@ -511,7 +511,7 @@ void srv_persist_player(void *ud, const srv_player *player) {
   (void)put_player(ud, player);
 }
 
-/* Once a day (and at the first commit), in a transaction of its own after the turn's: guests
+/* Once a day (and at the first commit), with the next batch: guests
  * that never played and sit nowhere are forgotten after SRV_PERSIST_GUEST_DAYS. */
 static void expire_guests(srv_persist *p) {
   uint64_t now = p->time->now(p->time);
@@ -519,8 +519,10 @@ static void expire_guests(srv_persist *p) {
     return;
   p->expire_at = now + PERSIST_EXPIRE_EVERY_MS;
   int64_t before = wall_ms(p) - (int64_t)SRV_PERSIST_GUEST_DAYS * 86400000;
+  /* The deletes join the open batch: a commit of their own here would also commit, outside the
+   * turn's pipeline, what the rooms wrote since the batch in flight was handed over. */
   int n = srv_store_players_expire(p->store, before);
-  int rc = n < 0 ? n : srv_store_commit(p->store);
+  int rc = n < 0 ? n : 0;
   if (rc < 0)
     srv_log_warn("persist", "cannot forget old guests: %s", srv_store_strerror(rc));
   else if (n > 0)

@@ -128,7 +128,8 @@ static void templated(fuzz_world *f, int who, int kind, fz_in *in) {
     n = snprintf(buf, sizeof buf, "{\"type\":\"leave\",\"room\":\"%s\"}", code);
     break;
   case 5:
-    n = snprintf(buf, sizeof buf, "{\"type\":\"lobby\",\"watch\":%s}", b & 1 ? "false" : "true");
+    n = snprintf(buf, sizeof buf, "{\"type\":\"lobby\",\"watch\":%s,\"changes\":%s}",
+                 b & 1 ? "false" : "true", b & 2 ? "true" : "false");
     break;
   case 6:
   case 7:
@@ -203,7 +204,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fz_in in = {data, size};
   srv_log_set_level(SRV_LOG_QUIET); /* Refused records log on every run. */
   memset(&f, 0, sizeof f);
-  srv_room_limits limits = {5000, 20000, 30000, 3, 24, 8000, 6, 3, 0, 0};
+  srv_room_limits limits = {5000, 20000, 30000, 3, 24, 8000, 6, 3, 0, 0, 0};
   world_init(&f.w, &limits);
   srv_recorder rec = {record, &f};
   srv_rooms_set_recorder(f.w.rooms, &rec);

@@ -257,7 +257,7 @@ static void start_server(void) {
   fake_init(&t);
   srv_ident *ident = srv_ident_new();
   srv_sink sink = {null_queue, null_lost, NULL};
-  srv_room_limits limits = {60000, 600000, 600000, 10, 1000, 60000, 50, 10, 0, 0};
+  srv_room_limits limits = {60000, 600000, 600000, 10, 1000, 60000, 50, 10, 0, 0, 0};
   srv_rooms *rooms = srv_rooms_new(&t.base, ident, &sink, &limits);
   FZ_CHECK(ident != NULL && rooms != NULL);
   if (srv_recover(store, ident, rooms, &t.base) == 0) {

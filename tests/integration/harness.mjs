@@ -1,7 +1,7 @@
 // Integration test harness: the real mancala-server on a free port of 127.0.0.1, and WebSocket
 // clients that speak protocol v1 with the `ws` package. MANCALA_SERVER names the binary (ctest sets
 // it); without it the sanitized build in build-server/ is used.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,12 +17,27 @@ const BIN = process.env.MANCALA_SERVER || path.resolve(here, '../../build-server
 const FAST = ['--rate', '100000', '--burst', '100000', '--players-per-ip', '1000000', '--rooms-per-ip', '10000000',
   '--public-rooms-per-ip', '10000000', '--watchers-per-ip', '1000000'];
 
+// MANCALA_TEST_PG names the directory of a PostgreSQL the tests started (tests/pg.sh): every server
+// then stores in a database of its own there (--store), one per data directory, so that a restart
+// on the same data finds the same database.
+const PG_DIR = process.env.MANCALA_TEST_PG;
+function pgStore(data) {
+  const port = fs.readFileSync(path.join(PG_DIR, 'port'), 'utf8').trim();
+  const db = 'it_' + path.basename(data).replace(/[^A-Za-z0-9]/g, '_').toLowerCase();
+  const psql = (sql) => execFileSync('/usr/lib/postgresql/15/bin/psql',
+    ['-h', '127.0.0.1', '-p', port, '-U', 'postgres', '-qtA', '-c', sql, 'postgres'], { encoding: 'utf8' });
+  if (!psql(`SELECT 1 FROM pg_database WHERE datname = '${db}'`).trim()) psql(`CREATE DATABASE ${db} OWNER mancala`);
+  return `postgresql://mancala@127.0.0.1:${port}/${db}`;
+}
+export const onPostgres = !!PG_DIR;
+
 // Starts the server with extra args; resolves once it logs its port. Its data directory is a new
 // one removed at exit, unless `data` names one to keep (restart tests). `wrap` runs it through a
 // command that execs it, so that the pid stays the server's (['prlimit', '--nofile=256:256', '--']).
 export function startServer(args = [], { fast = true, data: keep, wrap = [] } = {}) {
   const data = keep || fs.mkdtempSync(path.join(os.tmpdir(), 'mancala-it-'));
-  const all = ['--port', '0', '--bind', '127.0.0.1', '--web', WEB, '--data', data, ...(fast ? FAST : []), ...args];
+  const store = PG_DIR ? ['--store', pgStore(data)] : [];
+  const all = ['--port', '0', '--bind', '127.0.0.1', '--web', WEB, '--data', data, ...store, ...(fast ? FAST : []), ...args];
   // MANCALA_VALGRIND=1 runs the server under valgrind: any error or leak makes the exit non-zero.
   const child = process.env.MANCALA_VALGRIND
     ? spawn('valgrind', ['--error-exitcode=99', '--leak-check=full', '--show-leak-kinds=definite,indirect',

@@ -169,7 +169,7 @@ void world_turn(world *w) {
 }
 
 void world_init(world *w, const srv_room_limits *limits) {
-  static const srv_room_limits defaults = {60000, 600000, 600000, 10, 1000, 60000, 50, 10, 0, 0};
+  static const srv_room_limits defaults = {60000, 600000, 600000, 10, 1000, 60000, 50, 10, 0, 0, 0};
   fake_init(&w->time);
   w->ident = srv_ident_new();
   ASSERT_NOT_NULL(w->ident);

@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "srv_account.h"
+#include "srv_checkq.h"
 #include "srv_persist.h"
 #include "srv_rating.h"
 #include "srv_store.h"
@@ -24,13 +25,15 @@ typedef struct fake_work {
   srv_work base; /* First: a srv_work * is a fake_work *. */
   queued q[64];
   int n;
-  world *w; /* Each done call ends a loop turn of this world. */
+  int total; /* Works queued since the start: password checks that ran or run. */
+  world *w;  /* Each done call ends a loop turn of this world. */
 } fake_work;
 
 static int fw_queue(srv_work *w, srv_work_fn work, srv_work_done_fn done, void *arg) {
   fake_work *f = (fake_work *)w;
   ASSERT(f->n < 64);
   f->q[f->n++] = (queued){work, done, arg};
+  f->total++;
   return 0;
 }
 
@@ -421,6 +424,257 @@ TEST_IMPL(wrong_password_and_limits) {
   disconnect(&e.w, &a);
   disconnect(&e.w, &x);
   disconnect(&e.w, &y);
+  env_close(&e);
+  rm_tree(e.dir);
+  return 0;
+}
+
+/* Sends a login from t (its work is not run). */
+static void login(env *e, tclient *t, const char *name, const char *password) {
+  tclient_clear(t);
+  ASSERT_EQ(
+      runf(&e->w, t, "{\"type\":\"login\",\"name\":\"%s\",\"password\":\"%s\"}", name, password),
+      0);
+}
+
+/* Issue 25, item 2: 20 concurrent wrong logins of one name ran 16 checks. Attempts are counted
+ * when a login is accepted, before its hash: of 20 at the same instant (from 20 addresses, before
+ * any check ran) 5 are checked and 15 refused at once, told to wait 1 s (the first delay). */
+TEST_IMPL(concurrent_wrong_logins_stop_at_the_allowance) {
+  env e = {0};
+  env_open(&e, NULL); /* Defaults: 5 per name, delays from 1 s. */
+  tclient a, x[20];
+  hello(&e, &a, "10.0.0.1", NULL, NULL);
+  sign_up(&e, &a, "Ana", "correct horse");
+  int before = e.work.total;
+  for (int i = 0; i < 20; i++) {
+    char addr[32];
+    snprintf(addr, sizeof addr, "10.1.0.%d", i + 1);
+    hello(&e, &x[i], addr, NULL, NULL);
+    login(&e, &x[i], "Ana", "wrong horse");
+  }
+  ASSERT_EQ(srv_accounts_pending(e.accounts), 5);
+  int refused = 0;
+  for (int i = 0; i < 20; i++) {
+    if (last_of(&x[i], "error") == NULL)
+      continue;
+    ASSERT_STR_EQ(error_code(&x[i]), "too_many_attempts");
+    ASSERT_EQ(field_i(&x[i], "error", "retry_after_ms"), 1000);
+    refused++;
+  }
+  ASSERT_EQ(refused, 15);
+  fw_run(&e.work);
+  ASSERT_EQ(e.work.total - before, 5); /* Five checks ran, no more. */
+  for (int i = 0; i < 5; i++)
+    ASSERT_STR_EQ(error_code(&x[i]), "bad_credentials");
+  /* A second later one more may try; after it, two seconds. */
+  fake_advance(&e.w.time, 1000);
+  login(&e, &x[5], "Ana", "wrong again");
+  login(&e, &x[6], "Ana", "wrong again");
+  ASSERT_EQ(field_i(&x[6], "error", "retry_after_ms"), 2000);
+  fw_run(&e.work);
+  ASSERT_STR_EQ(error_code(&x[5]), "bad_credentials");
+  ASSERT_EQ(e.work.total - before, 6);
+  disconnect(&e.w, &a);
+  for (int i = 0; i < 20; i++)
+    disconnect(&e.w, &x[i]);
+  env_close(&e);
+  rm_tree(e.dir);
+  return 0;
+}
+
+/* Issue 25, item 2: five wrong passwords from anywhere locked the owner out, renewable for ever.
+ * Now a stranger's wrong passwords slow the name down for strangers only: the owner's device,
+ * which holds a session of the account, checks its password at once (a login of the account it is
+ * logged in as, a password change) however long the stranger goes on; the owner's new device is
+ * slowed down like any stranger (hand-worked waits), never locked. */
+TEST_IMPL(strangers_do_not_keep_the_owner_out) {
+  env e = {0};
+  srv_accounts_config cfg;
+  srv_accounts_config_init(&cfg);
+  cfg.attempts_per_name = 3;
+  cfg.attempts_per_addr = 1000;
+  cfg.max_delay_ms = 8000;
+  env_open(&e, &cfg);
+  tclient a, x, d;
+  hello(&e, &a, "10.0.0.1", NULL, NULL);
+  sign_up(&e, &a, "Ana", "correct horse");
+  srv_player *ana = a.c.player;
+  hello(&e, &x, "10.9.9.9", NULL, NULL);
+  /* The stranger: three wrong, then 1 s, 2 s, 4 s, 8 s, 8 s between tries, for as long as it
+   * keeps trying (t = 0, 0, 0, 1, 3, 7, 15, 23 s). */
+  for (int i = 0; i < 3; i++) {
+    login(&e, &x, "Ana", "guess");
+    fw_run(&e.work);
+    ASSERT_STR_EQ(error_code(&x), "bad_credentials");
+  }
+  static const int waits[] = {1000, 2000, 4000, 8000, 8000};
+  for (int i = 0; i < 5; i++) {
+    login(&e, &x, "Ana", "guess");
+    ASSERT_STR_EQ(error_code(&x), "too_many_attempts");
+    ASSERT_EQ(field_i(&x, "error", "retry_after_ms"), waits[i]);
+    fake_advance(&e.w.time, (uint64_t)waits[i]);
+    login(&e, &x, "Ana", "guess");
+    fw_run(&e.work);
+    ASSERT_STR_EQ(error_code(&x), "bad_credentials");
+  }
+  login(&e, &x, "Ana", "guess");
+  ASSERT_STR_EQ(error_code(&x), "too_many_attempts");
+  /* The owner's device with its session: a login of its own account, at once. */
+  login(&e, &a, "Ana", "correct horse");
+  ASSERT_EQ(srv_accounts_pending(e.accounts), 1);
+  ASSERT_EQ(srv_checkq_running(srv_accounts_queue(e.accounts), SRV_CHECKQ_SESSION), 1);
+  fw_run(&e.work);
+  ASSERT_NOT_NULL(last_of(&a, "welcome"));
+  ASSERT(a.c.player == ana);
+  /* And a password change, at once; the stranger is still slowed down. */
+  tclient_clear(&a);
+  ASSERT_EQ(run(&e.w, &a,
+                "{\"type\":\"change_password\",\"password\":\"correct horse\","
+                "\"new_password\":\"battery staple\"}"),
+            0);
+  fw_run(&e.work);
+  ASSERT_NOT_NULL(last_of(&a, "account"));
+  login(&e, &x, "Ana", "guess");
+  ASSERT_STR_EQ(error_code(&x), "too_many_attempts");
+  /* The owner on a new device is a stranger too: told to wait 8 s after the last try, not
+   * locked: then it logs in, which clears the name's count. */
+  hello(&e, &d, "10.0.0.5", NULL, NULL);
+  login(&e, &d, "Ana", "battery staple");
+  ASSERT_STR_EQ(error_code(&d), "too_many_attempts");
+  ASSERT_EQ(field_i(&d, "error", "retry_after_ms"), 8000);
+  fake_advance(&e.w.time, 8000);
+  login(&e, &d, "Ana", "battery staple");
+  fw_run(&e.work);
+  ASSERT(d.c.player == ana);
+  login(&e, &x, "Ana", "guess");
+  fw_run(&e.work);
+  ASSERT_STR_EQ(error_code(&x), "bad_credentials");
+  disconnect(&e.w, &a);
+  disconnect(&e.w, &x);
+  disconnect(&e.w, &d);
+  env_close(&e);
+  rm_tree(e.dir);
+  return 0;
+}
+
+/* An address past its free checks is slowed down, not locked; an IPv6 address counts by its /48,
+ * so a client cannot start afresh from the next /64 of its site. */
+TEST_IMPL(addresses_slowed_not_locked) {
+  env e = {0};
+  srv_accounts_config cfg;
+  srv_accounts_config_init(&cfg);
+  cfg.attempts_per_name = 1000;
+  cfg.attempts_per_addr = 3;
+  env_open(&e, &cfg);
+  tclient x, y, p, q, r;
+  hello(&e, &x, "10.0.0.9", NULL, NULL);
+  for (int i = 0; i < 3; i++) {
+    login(&e, &x, "Nobody", "whatever1");
+    fw_run(&e.work);
+    ASSERT_STR_EQ(error_code(&x), "bad_credentials");
+  }
+  login(&e, &x, "Else", "whatever1");
+  ASSERT_EQ(field_i(&x, "error", "retry_after_ms"), 1000);
+  fake_advance(&e.w.time, 1000);
+  login(&e, &x, "Else", "whatever1");
+  fw_run(&e.work);
+  ASSERT_STR_EQ(error_code(&x), "bad_credentials");
+  login(&e, &x, "Else", "whatever1");
+  ASSERT_EQ(field_i(&x, "error", "retry_after_ms"), 2000);
+  /* Sign-ups count too. */
+  tclient_clear(&x);
+  ASSERT_EQ(run(&e.w, &x, "{\"type\":\"register\",\"name\":\"Xavier\",\"password\":\"whatever1\"}"),
+            0);
+  ASSERT_STR_EQ(error_code(&x), "too_many_attempts");
+  /* Another address is not slowed by it. */
+  hello(&e, &y, "10.0.0.10", NULL, NULL);
+  login(&e, &y, "Else", "whatever1");
+  fw_run(&e.work);
+  ASSERT_STR_EQ(error_code(&y), "bad_credentials");
+  /* Two /64s of one /48 share; another /48 does not. */
+  hello(&e, &p, "2001:db8:5:1::/64", NULL, NULL);
+  hello(&e, &q, "2001:db8:5:2::/64", NULL, NULL);
+  hello(&e, &r, "2001:db8:6:1::/64", NULL, NULL);
+  for (int i = 0; i < 3; i++) {
+    login(&e, i == 1 ? &q : &p, "Nobody", "whatever1");
+    fw_run(&e.work);
+  }
+  login(&e, &q, "Nobody", "whatever1");
+  ASSERT_STR_EQ(error_code(&q), "too_many_attempts");
+  login(&e, &r, "Nobody", "whatever1");
+  fw_run(&e.work);
+  ASSERT_STR_EQ(error_code(&r), "bad_credentials");
+  tclient *all[] = {&x, &y, &p, &q, &r};
+  for (int i = 0; i < 5; i++)
+    disconnect(&e.w, all[i]);
+  env_close(&e);
+  rm_tree(e.dir);
+  return 0;
+}
+
+/* Issue 25, item 3: a flood of logins from many addresses made real logins answer busy. With one
+ * worker for strangers and 4 places waiting: six addresses that have each checked 3 passwords
+ * lately fill the queue (one runs, four wait, the sixth is busy: nobody gives way to an equal);
+ * then a real login from an address that asked nothing lately takes the place of the first
+ * flooder waiting (told busy, retry_after_ms 1000) and gets its turn after the three before it.
+ * The owner's device with a session runs at once on the reserved worker, and a flooder whose
+ * connection goes while it waits leaves the queue at once. */
+TEST_IMPL(flood_does_not_starve_a_real_login) {
+  env e = {0};
+  srv_accounts_config cfg;
+  srv_accounts_config_init(&cfg);
+  cfg.attempts_per_name = 1000;
+  cfg.attempts_per_addr = 1000;
+  cfg.queue = (srv_checkq_config){.running = 2, .reserved = 1, .waiting = 4, .per_addr = 2};
+  env_open(&e, &cfg);
+  tclient a, f[6], r;
+  hello(&e, &a, "10.0.0.1", NULL, NULL);
+  sign_up(&e, &a, "Ana", "correct horse");
+  srv_player *ana = a.c.player;
+  for (int i = 0; i < 6; i++) {
+    char addr[32];
+    snprintf(addr, sizeof addr, "10.2.0.%d", i + 1);
+    hello(&e, &f[i], addr, NULL, NULL);
+    for (int k = 0; k < 3; k++) {
+      login(&e, &f[i], "Nobody", "whatever1");
+      fw_run(&e.work);
+    }
+  }
+  for (int i = 0; i < 6; i++)
+    login(&e, &f[i], "Nobody", "whatever1");
+  const srv_checkq *queue = srv_accounts_queue(e.accounts);
+  ASSERT_EQ(srv_checkq_running(queue, SRV_CHECKQ_STRANGER), 1);
+  ASSERT_EQ(srv_checkq_waiting(queue, SRV_CHECKQ_STRANGER), 4);
+  ASSERT_STR_EQ(error_code(&f[5]), "busy");
+  ASSERT_EQ(field_i(&f[5], "error", "retry_after_ms"), 1000);
+  /* The real login: f[1] gives way. */
+  hello(&e, &r, "10.3.0.1", NULL, NULL);
+  login(&e, &r, "Ana", "correct horse");
+  ASSERT_NULL(last_of(&r, "error"));
+  ASSERT_STR_EQ(error_code(&f[1]), "busy");
+  ASSERT_STR_EQ(field_s(&f[1], "error", "request"), "login");
+  ASSERT_EQ(field_i(&f[1], "error", "retry_after_ms"), 1000);
+  ASSERT_EQ(srv_checkq_waiting(queue, SRV_CHECKQ_STRANGER), 4);
+  /* The owner's device: the session lane's worker, at once. */
+  login(&e, &a, "Ana", "correct horse");
+  ASSERT_EQ(srv_checkq_running(queue, SRV_CHECKQ_SESSION), 1);
+  /* A flooder that goes while it waits leaves at once. */
+  disconnect(&e.w, &f[2]);
+  ASSERT_EQ(srv_checkq_waiting(queue, SRV_CHECKQ_STRANGER), 3);
+  fw_run(&e.work);
+  ASSERT(a.c.player == ana);
+  ASSERT_NOT_NULL(last_of(&a, "welcome"));
+  ASSERT(r.c.player == ana);
+  ASSERT_STR_EQ(error_code(&f[3]), "bad_credentials");
+  ASSERT_STR_EQ(error_code(&f[4]), "bad_credentials");
+  ASSERT_EQ(srv_accounts_pending(e.accounts), 0);
+  ASSERT_EQ(srv_checkq_addresses(queue), 0);
+  disconnect(&e.w, &a);
+  disconnect(&e.w, &r);
+  for (int i = 0; i < 6; i++)
+    if (i != 2)
+      disconnect(&e.w, &f[i]);
   env_close(&e);
   rm_tree(e.dir);
   return 0;

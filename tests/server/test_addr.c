@@ -85,3 +85,29 @@ TEST_IMPL(ipv6_by_64) {
   ASSERT_STR_EQ(key("garbage"), "garbage");
   return 0;
 }
+
+static const char *group(const char *k) {
+  static char out[64];
+  srv_addr_group(k, out, sizeof out);
+  return out;
+}
+
+/* The group of the password-check queue and the login limits (issue 25, item 3): an IPv6 /48,
+ * from an address or from a /64 key; IPv4 is its address. */
+TEST_IMPL(group_by_48) {
+  ASSERT_STR_EQ(group("2001:db8:1:2::/64"), "2001:db8:1::/48");
+  ASSERT_STR_EQ(group("2001:db8:1:ffff::/64"), "2001:db8:1::/48");
+  ASSERT_STR_EQ(group("2001:db8:1:2:3:4:5:6"), "2001:db8:1::/48");
+  ASSERT_STR_EQ(group("2001:db8:2::/64"), "2001:db8:2::/48");
+  /* 68 /64s of one /48: one group. */
+  for (int i = 0; i < 68; i++) {
+    char ip[64];
+    snprintf(ip, sizeof ip, "2001:db8:77:%x::1", i * 911);
+    ASSERT_STR_EQ(group(key(ip)), "2001:db8:77::/48");
+  }
+  ASSERT_STR_EQ(group("203.0.113.9"), "203.0.113.9");
+  ASSERT_STR_EQ(group(key("::ffff:203.0.113.9")), "203.0.113.9");
+  ASSERT_STR_EQ(group("garbage"), "garbage");
+  ASSERT_STR_EQ(group(""), "");
+  return 0;
+}

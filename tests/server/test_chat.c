@@ -141,7 +141,7 @@ TEST_IMPL(history_bounds) {
 TEST_IMPL(room_rate_per_voice) {
   world w;
   /* Each voice: 10 lines a second, 30 at once. */
-  srv_room_limits limits = {60000, 600000, 600000, 10, 1000, 0, 0, 0, 10, 30};
+  srv_room_limits limits = {60000, 600000, 600000, 10, 1000, 0, 0, 0, 10, 30, 0};
   world_init(&w, &limits);
   tclient a, b, s[40];
   start_pair(&w, &a, &b);
@@ -277,10 +277,12 @@ TEST_IMPL(migrate_from_v4) {
   disconnect(&e.w, &b);
   env_close(&e);
   /* Back to version 4 as it shipped: no chat table (nor version 6's secrets). */
-  raw_exec(dir, "DROP TABLE chat; DROP TABLE secrets; PRAGMA user_version = 4;");
+  raw_exec(dir, "DROP TABLE chat; DROP TABLE secrets; DROP TABLE commit_marks; "
+                "ALTER TABLE games DROP COLUMN owner_epoch; PRAGMA user_version = 4;");
   ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM sqlite_schema WHERE name = 'chat'"), 0);
   env_open(&e);
-  ASSERT_EQ(raw_int(dir, "PRAGMA user_version"), 7); /* and on through 5 -> 6 (secrets), 6 -> 7 */
+  ASSERT_EQ(raw_int(dir, "PRAGMA user_version"),
+            SRV_STORE_SCHEMA_VERSION); /* and on through 5 -> 6 (secrets), 6 -> 7, ... */
   ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM sqlite_schema WHERE name IN ('chat', "
                          "'chat_room', 'chat_game')"),
             3);

@@ -28,7 +28,7 @@ static void connect_from(world *w, tclient *t, const char *name, srv_peer *peer)
  * address can list): unfinished rooms and public ones per address, whoever creates them. */
 TEST_IMPL(rooms_per_address) {
   world w;
-  srv_room_limits limits = {60000, 600000, 600000, 10, 1000, 60000, 4, 2, 0, 0};
+  srv_room_limits limits = {60000, 600000, 600000, 10, 1000, 60000, 4, 2, 0, 0, 0};
   world_init(&w, &limits);
   srv_peers *peers = srv_peers_new();
   srv_peer *p = srv_peers_get(peers, "203.0.113.9"), *q = srv_peers_get(peers, "198.51.100.7");
@@ -88,7 +88,7 @@ TEST_IMPL(rooms_per_address) {
  * after the 10 minutes of an unfinished game nobody is in. */
 TEST_IMPL(waiting_room_reaped) {
   world w;
-  srv_room_limits limits = {60000, 600000, 600000, 10, 1000, 60000, 0, 0, 0, 0};
+  srv_room_limits limits = {60000, 600000, 600000, 10, 1000, 60000, 0, 0, 0, 0, 0};
   world_init(&w, &limits);
   tclient a, b, c;
   connect_as(&w, &a, "Ana");
@@ -130,7 +130,7 @@ TEST_IMPL(waiting_room_reaped) {
 TEST_IMPL(chat_per_room) {
   world w;
   /* The harness's limits with a room chat allowance of 5 lines a second, 15 at once. */
-  srv_room_limits limits = {60000, 600000, 600000, 10, 1000, 60000, 50, 10, 5, 15};
+  srv_room_limits limits = {60000, 600000, 600000, 10, 1000, 60000, 50, 10, 5, 15, 0};
   world_init(&w, &limits);
   tclient a, b, s[3];
   connect_as(&w, &a, "Ana");

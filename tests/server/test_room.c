@@ -531,7 +531,7 @@ TEST_IMPL(quick_and_lobby) {
 }
 
 TEST_IMPL(leave_expiry_limits) {
-  srv_room_limits limits = {60000, 5000, 20000, 2, 1000, 0, 0, 0, 0, 0};
+  srv_room_limits limits = {60000, 5000, 20000, 2, 1000, 0, 0, 0, 0, 0, 0};
   world w;
   world_init(&w, &limits);
   tclient a, b;
@@ -717,7 +717,7 @@ TEST_IMPL(lobby_pace) {
  * counted by a walk over every room): after each change, the number of unfinished rooms where the
  * player holds a seat, counted here by hand. */
 TEST_IMPL(active_rooms) {
-  srv_room_limits limits = {60000, 5000, 20000, 3, 1000, 0, 0, 0, 0, 0};
+  srv_room_limits limits = {60000, 5000, 20000, 3, 1000, 0, 0, 0, 0, 0, 0};
   world w;
   world_init(&w, &limits);
   tclient a, b;
