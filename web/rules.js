@@ -84,18 +84,21 @@ export function optionHelp(game, m, n, code = lang()) {
   const v = figures(game, m, n);
   const T = (key) => tIn(code, key);
   const items = (ids) => ids.map((id) => ({ id, text: tIn(code, 'rules.' + id, v) }));
+  // The pie rule belongs to every game: last, after the game's own options.
+  const pie = { id: 'pie', name: T('opt.pie'), items: items(['pie']) };
   switch (game) {
     case 'kalah':
-      return [{ id: 'empty_capture', name: T('opt.empty_capture'), items: items(['kalah.capture_empty']) }];
+      return [{ id: 'empty_capture', name: T('opt.empty_capture'), items: items(['kalah.capture_empty']) }, pie];
     case 'oware':
-      return GRAND_SLAM_MODES.map((mode) => ({
+      return [...GRAND_SLAM_MODES.map((mode) => ({
         id: 'grand_slam.' + mode, name: T('opt.grand_slam') + ': ' + T('gs.' + mode), default: mode === 'no_capture',
         items: items(['oware.grand_slam.' + mode]),
-      }));
+      })), pie];
     case 'congkak':
       return [
         { id: 'lap_capture', name: T('opt.lap_capture'), items: items(['congkak.capture_lap']) },
         { id: 'rounds', name: T('opt.match'), items: items(ruleIds('congkak', { rounds: 'match' }).filter((id) => id.startsWith('congkak.match.') || id === 'congkak.round_end')) },
+        pie,
       ];
     default:
       return [];
