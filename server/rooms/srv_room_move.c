@@ -100,6 +100,8 @@ int srv_room__play(srv_room *room, srv_client *c, const srv_req_id *id, int turn
     srv_room__start_turn_clock(room);
   srv_room__presence(room);
   srv_room__moved(room);
+  if (swap)
+    srv_room__changed(room); /* The lobby and the players' lists show who sits where. */
   srv_room__broadcast(room, c, id, NULL);
   return 0;
 }
