@@ -22,17 +22,21 @@ int mc_analyse(mc_search *s, const mc_rules *rules, const uint8_t *moves, size_t
   size_t *at = malloc((n + 1) * sizeof(*at));
   size_t *wstart = malloc((n + 1) * sizeof(*wstart));
   bool *swap_legal = malloc((n + 1) * sizeof(*swap_legal));
+  bool *first_turn = malloc((n + 1) * sizeof(*first_turn));
   int rc = 0;
-  if (pos == NULL || at == NULL || wstart == NULL || swap_legal == NULL) {
+  if (pos == NULL || at == NULL || wstart == NULL || swap_legal == NULL || first_turn == NULL) {
     rc = MC_ENOMEM;
     goto done;
   }
   size_t npos = 1;
   pos[0] = *mc_game_pos(g);
   wstart[0] = 0;
+  bool south_only = true; /* Only South has moved so far. */
   for (size_t i = 0; i < n; i++) {
     at[i] = npos - 1;
     swap_legal[i] = mc_game_can_swap(g);
+    south_only = south_only && mc_game_pos(g)->turn == MC_SOUTH;
+    first_turn[i] = rules->pie && south_only && mc_game_pos(g)->round == 1;
     out[i].mover = mc_game_pos(g)->turn;
     out[i].played = moves[i];
     rc = mc_game_play(g, moves[i], NULL);
@@ -69,7 +73,21 @@ int mc_analyse(mc_search *s, const mc_rules *rules, const uint8_t *moves, size_t
         .all_moves = true,
     };
     mc_search_result r;
-    rc = mc_search_run(s, &req, &r);
+    rc = 0;
+    if (first_turn[j]) {
+      /* The first player's first turn under the pie rule: planned against the swap
+       * (mc_search_pie_first()), from the game replayed to this ply. */
+      mc_game *at_j = mc_game_new(rules);
+      for (size_t i = 0; at_j != NULL && i < j; i++)
+        mc_game_play(at_j, moves[i], NULL);
+      rc = at_j == NULL ? MC_ENOMEM
+                        : mc_search_pie_first(s, at_j, &full, req.limits.time_ms, 0, cancel, &r);
+      mc_game_free(at_j);
+    }
+    if (rc == 0)
+      rc = mc_search_run(s, &req, &r);
+    else if (rc == 1)
+      rc = 0; /* Planned. */
     if (rc < 0)
       goto done;
     mc_ply_eval *e = &out[j];
@@ -106,6 +124,7 @@ done:
   free(at);
   free(wstart);
   free(swap_legal);
+  free(first_turn);
   mc_game_free(g);
   return rc;
 }

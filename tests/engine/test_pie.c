@@ -309,6 +309,12 @@ static void test_analysis_of_a_swap(void) {
   size_t bad = 99;
   mc_limits per = {200, 0, 0};
   CHECK_INT(mc_analyse(s, &r, moves, 4, &per, NULL, out, &bad), 0);
+  /* South's first turn, planned against the swap: South 2 then 1 ends where North would swap
+   * (-2), South 1 ends the game at once (+4, test_first_player_plans). */
+  CHECK_INT(out[0].best, 1);
+  CHECK_INT(out[0].value, 4 * MC_SEED);
+  CHECK_INT(out[0].played_value, -2 * MC_SEED);
+  CHECK_INT(out[1].played_value, -2 * MC_SEED);
   CHECK_INT(out[2].mover, MC_NORTH);
   CHECK_INT(out[2].played, MC_SWAP);
   CHECK_INT(out[2].best, MC_SWAP);
