@@ -1039,9 +1039,9 @@ export class RoomView {
     conn.request({ type: 'resign', room: this.code }, 4000).catch((e) => toast(errorText(e), 'error'));
   }
 
-  // Whether seat has a move in this game (the move list, or the ply when the list is not whole).
-  // Whether seat has a move a takeback can reach: the pie rule's swap is final, so only moves
-  // after it count (docs/protocol.md, "The pie rule").
+  // Whether seat has a move in this game that a takeback can reach (the move list, or the ply when
+  // the list is not whole): the pie rule's swap is final, so only moves after it count
+  // (docs/protocol.md, "The pie rule").
   hasMove(seat) {
     const { list, complete } = this.log;
     const swap = list.findIndex((m) => m && m.swap);
