@@ -20,8 +20,8 @@
 
 typedef struct mc_ply_eval {
   uint8_t mover;     /* Seat that played the ply (mc_seat). */
-  uint8_t played;    /* House played. */
-  uint8_t best;      /* Best house found. */
+  uint8_t played;    /* House played, or MC_SWAP. */
+  uint8_t best;      /* Best house found, or MC_SWAP where the swap is legal and better. */
   uint8_t depth;     /* Depth of the search (0: none finished within the budget). */
   bool exact;        /* value is the perfect-play value. */
   bool played_known; /* played_value was found (false: the budget ran out first). */

@@ -14,6 +14,7 @@ struct mc_game {
   uint8_t *moves;   /* Houses played, moves_cap of them allocated. */
   uint8_t *movers;  /* The seat of each move, same capacity. */
   size_t ply, moves_cap;
+  long swap_ply;   /* The ply of the swap (MC_SWAP in moves), -1: none. */
   mc_pos *history; /* Positions since the last change of store totals or round; pos is last. */
   size_t history_len, history_cap;
   /* What the last mc_game_play() changed, for mc_game_undo(). A move that starts a new epoch
@@ -73,6 +74,7 @@ mc_game *mc_game_new(const mc_rules *rules) {
   }
   g->history[0] = g->pos;
   g->history_len = 1;
+  g->swap_ply = -1;
   return g;
 }
 
@@ -92,6 +94,7 @@ mc_game *mc_game_copy(const mc_game *game) {
   memcpy(g->moves, game->moves, game->ply);
   memcpy(g->movers, game->movers, game->ply);
   g->ply = game->ply;
+  g->swap_ply = game->swap_ply;
   memcpy(g->history, game->history, game->history_len * sizeof(mc_pos));
   g->history_len = game->history_len;
   return g;
@@ -134,6 +137,48 @@ int mc_game_mover(const mc_game *game, size_t i) {
   return i < game->ply ? game->movers[i] : -1;
 }
 
+int mc_game_player(const mc_game *game, size_t i) {
+  if (i >= game->ply)
+    return -1;
+  return game->swap_ply >= 0 && i > (size_t)game->swap_ply ? !game->movers[i] : game->movers[i];
+}
+
+long mc_game_swap_ply(const mc_game *game) {
+  return game->swap_ply;
+}
+
+bool mc_game_can_swap(const mc_game *game) {
+  if (game == NULL || !game->rules.pie || game->result.reason != MC_REASON_NONE || game->ply == 0 ||
+      game->pos.round != 1 || game->pos.turn == game->movers[0])
+    return false;
+  /* Only the first player has moved: its first turn (with its extra turns) is over. */
+  for (size_t i = 1; i < game->ply; i++) {
+    if (game->movers[i] != game->movers[0])
+      return false;
+  }
+  return true;
+}
+
+/* Plays the swap: nothing on the board changes; the move list and the owners of the sides do. */
+static int play_swap(mc_game *game, mc_trace *trace) {
+  if (!mc_game_can_swap(game))
+    return MC_EILLEGAL;
+  if (reserve_moves(game, game->ply + 1) < 0)
+    return MC_ENOMEM;
+  if (trace)
+    trace->len = 0;
+  game->can_undo = true;
+  game->undo_pos = game->pos;
+  game->undo_history0 = game->history[0];
+  game->undo_history_len = game->history_len;
+  game->undo_result = game->result;
+  game->swap_ply = (long)game->ply;
+  game->moves[game->ply] = MC_SWAP;
+  game->movers[game->ply] = game->pos.turn;
+  game->ply++;
+  return 0;
+}
+
 int mc_game_legal(const mc_game *game, uint8_t moves[MC_MAX_HOUSES]) {
   if (game == NULL || moves == NULL)
     return MC_EINVAL;
@@ -147,6 +192,8 @@ int mc_game_play(mc_game *game, int house, mc_trace *trace) {
     return MC_EINVAL;
   if (game->result.reason != MC_REASON_NONE)
     return MC_EOVER;
+  if (house == MC_SWAP)
+    return play_swap(game, trace);
   if (house < 1 || house > game->rules.houses)
     return MC_EINVAL;
   uint8_t moves[MC_MAX_HOUSES];
@@ -203,6 +250,8 @@ int mc_game_undo(mc_game *game) {
     return MC_EINVAL;
   game->can_undo = false;
   game->ply--;
+  if (game->swap_ply == (long)game->ply)
+    game->swap_ply = -1;
   game->pos = game->undo_pos;
   game->history[0] = game->undo_history0;
   game->history_len = game->undo_history_len;

@@ -19,6 +19,13 @@
 
 typedef struct mc_game mc_game;
 
+/* The swap of the pie rule (rule book, option `pie`) as a move: a value that is no house number.
+ * It is played with mc_game_play() and listed by mc_game_moves() like a house; the position (pits,
+ * stores, side to move) does not change, only which player owns which side. The engine knows
+ * players only as "the one who started on South" (the first mover) and "the one who started on
+ * North" (mc_game_player()); whoever seats them maps sides to players with mc_game_swap_ply(). */
+#define MC_SWAP 255
+
 /* Returns a new game at the start position of rules (the caller frees it with mc_game_free()), or
  * NULL when rules are bad or memory runs out. */
 mc_game *mc_game_new(const mc_rules *rules);
@@ -49,16 +56,32 @@ size_t mc_game_ply(const mc_game *game);
  * their count. Each is the mover's house number 1..m. */
 const uint8_t *mc_game_moves(const mc_game *game, size_t *n);
 
-/* Returns the seat that played move i (0-based), or -1 when i >= ply. */
+/* Returns the seat that played move i (0-based), or -1 when i >= ply. A swap is played by the
+ * side to move (North, the second player). */
 int mc_game_mover(const mc_game *game, size_t i);
 
-/* Writes the legal moves of the side to move (see mc_pos_legal()) and returns their count; 0 when
- * the game is over. */
+/* Returns the player that played move i, named by the seat it held at the start of the game
+ * (MC_SOUTH: the first mover), or -1 when i >= ply. Without a swap this is mc_game_mover(); after
+ * a swap the sides' owners are exchanged. */
+int mc_game_player(const mc_game *game, size_t i);
+
+/* Returns the ply of the swap (the index of MC_SWAP in the moves), or -1 when none was played. */
+long mc_game_swap_ply(const mc_game *game);
+
+/* Returns true when MC_SWAP is a legal move now: the rules have `pie`, the game goes on, the
+ * first player's whole first turn is over (its first move and every extra turn it earned, so the
+ * other side is to move and nobody else has moved), and in a Congkak match it is still round 1. */
+bool mc_game_can_swap(const mc_game *game);
+
+/* Writes the legal houses of the side to move (see mc_pos_legal()) and returns their count; 0 when
+ * the game is over. The swap is not among them: see mc_game_can_swap(). */
 int mc_game_legal(const mc_game *game, uint8_t moves[MC_MAX_HOUSES]);
 
-/* Plays house for the side to move. trace, when not NULL, receives the steps of the move (the
- * repetition sweep included). Returns 0, or MC_EOVER (game over), MC_EINVAL (house out of 1..m),
- * MC_EILLEGAL (not a legal move), MC_ENOMEM; on error the game is unchanged. */
+/* Plays house for the side to move, or MC_SWAP (when mc_game_can_swap()). trace, when not NULL,
+ * receives the steps of the move (the repetition sweep included; a swap has none). Returns 0, or
+ * MC_EOVER (game over), MC_EINVAL (house out of 1..m and not MC_SWAP), MC_EILLEGAL (not a legal
+ * move, a swap included), MC_ENOMEM; on error the game is unchanged. A swap adds no position to
+ * the repetition history: the position it leaves is the one before it, which occurred once. */
 int mc_game_play(mc_game *game, int house, mc_trace *trace);
 
 /* Takes back the last move when it is the last change made to game (by mc_game_play(); not after

@@ -46,6 +46,8 @@ typedef struct mc_rules {
   bool lap_capture;         /* Congkak only. */
   bool match;               /* Congkak only: rounds = match (false: single). */
   mc_burn burn;             /* Congkak match only: MC_BURN_ROUND but for old stored games. */
+  bool pie;                 /* Every game (rule book, option `pie`): after the first player's
+                             * first turn the second may swap sides (mc_game.h, MC_SWAP). */
 } mc_rules;
 
 /* Fills *rules with the defaults of kind: Kalah 6x4, Oware 6x4, Congkak 7x7, every option off.

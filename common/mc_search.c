@@ -990,6 +990,175 @@ int mc_search_run(mc_search *s, const mc_search_request *req, mc_search_result *
   return 0;
 }
 
+/* ---- The pie rule: the first player's first turn ------------------------------------------ */
+
+/* At most this many positions of the first turn are valued (its ends, and where it is cut). */
+#define PIE_MAX_LEAVES 48
+
+/* The first player's first turn under the pie rule: only South has moved, South is to move, in
+ * the first round, and the game goes on. */
+static bool pie_first_turn(const mc_game *game) {
+  const mc_pos *pos = mc_game_pos(game);
+  if (!mc_game_rules(game)->pie || mc_game_over(game, NULL) || pos->round != 1 ||
+      pos->turn != MC_SOUTH)
+    return false;
+  for (size_t i = 0; i < mc_game_ply(game); i++) {
+    if (mc_game_mover(game, i) != MC_SOUTH)
+      return false;
+  }
+  return true;
+}
+
+/* The positions where the first turn is valued: its ends, and, where the turn has more lines than
+ * PIE_MAX_LEAVES, positions within it (South to move, cut). Each is a game (owned) and the move
+ * from the current position that leads to it. The turn is opened breadth first, so that every
+ * first move is looked at as deep as the others. */
+typedef struct pie_leaves {
+  mc_game *game[PIE_MAX_LEAVES];
+  int root[PIE_MAX_LEAVES];
+  int n;
+  mc_game *queue[PIE_MAX_LEAVES]; /* Within the turn, to open; a ring of qn from qhead. */
+  int qroot[PIE_MAX_LEAVES];
+  int qhead, qn;
+  int err;
+} pie_leaves;
+
+static void pie_push(pie_leaves *p, mc_game *g, int root, bool within) {
+  if (within) {
+    int at = (p->qhead + p->qn++) % PIE_MAX_LEAVES;
+    p->queue[at] = g;
+    p->qroot[at] = root;
+  } else {
+    p->game[p->n] = g;
+    p->root[p->n++] = root;
+  }
+}
+
+/* Opens the first turn from game (borrowed) into p. */
+static void pie_collect(pie_leaves *p, const mc_game *game) {
+  mc_game *start = mc_game_copy(game);
+  if (start == NULL) {
+    p->err = MC_ENOMEM;
+    return;
+  }
+  pie_push(p, start, 0, true);
+  while (p->qn > 0 && p->err == 0) {
+    mc_game *g = p->queue[p->qhead];
+    const int root = p->qroot[p->qhead];
+    p->qhead = (p->qhead + 1) % PIE_MAX_LEAVES;
+    p->qn--;
+    uint8_t moves[MC_MAX_HOUSES];
+    int n = mc_game_legal(g, moves);
+    if (root != 0 && p->n + p->qn + n > PIE_MAX_LEAVES) {
+      pie_push(p, g, root, false); /* No room to open it: valued as it is. */
+      continue;
+    }
+    for (int i = 0; i < n && p->err == 0; i++) {
+      mc_game *c = mc_game_copy(g);
+      int rc = c == NULL ? MC_ENOMEM : mc_game_play(c, moves[i], NULL);
+      if (rc < 0) {
+        mc_game_free(c);
+        p->err = rc;
+        break;
+      }
+      pie_push(p, c, root ? root : moves[i], pie_first_turn(c));
+    }
+    mc_game_free(g);
+  }
+  while (p->qn > 0) { /* After an error. */
+    mc_game_free(p->queue[p->qhead]);
+    p->qhead = (p->qhead + 1) % PIE_MAX_LEAVES;
+    p->qn--;
+  }
+}
+
+int mc_search_pie_first(mc_search *s, const mc_game *game, const mc_level *level, long time_ms,
+                        uint64_t seed, const atomic_bool *cancel, mc_search_result *out) {
+  if (s == NULL || game == NULL || level == NULL || out == NULL)
+    return MC_EINVAL;
+  if (!pie_first_turn(game))
+    return 0;
+  pie_leaves p = {.n = 0};
+  pie_collect(&p, game);
+  int rc = p.err;
+  /* Each end valued within its share of the budget (a fixed depth stays as it is). */
+  mc_level lv = *level;
+  long total = time_ms >= 0 && (lv.time_ms < 0 || time_ms < lv.time_ms) ? time_ms : lv.time_ms;
+  if (total >= 0)
+    lv.time_ms = total / (p.n ? p.n : 1) > 0 ? total / (p.n ? p.n : 1) : 1;
+  if (lv.nodes)
+    lv.nodes = lv.nodes / (uint64_t)(p.n ? p.n : 1) + 1000;
+  lv.temperature = 0;
+  lv.blind = 0;
+  int best_value[MC_MAX_HOUSES + 1];
+  bool best_exact[MC_MAX_HOUSES + 1], seen[MC_MAX_HOUSES + 1] = {false};
+  memset(out, 0, sizeof(*out));
+  out->depth = MC_SEARCH_MAX_DEPTH;
+  bool all_exact = true;
+  for (int i = 0; rc == 0 && i < p.n; i++) {
+    const mc_game *g = p.game[i];
+    mc_result res;
+    int v;
+    bool exact;
+    if (mc_game_over(g, &res)) {
+      v = ((int)res.score[MC_SOUTH] - (int)res.score[MC_NORTH]) * MC_SEED;
+      exact = true;
+    } else {
+      size_t hn;
+      const mc_pos *hist = mc_game_history(g, &hn);
+      mc_search_request req = {.rules = mc_game_rules(g),
+                               .pos = mc_game_pos(g),
+                               .history = hist,
+                               .history_len = hn,
+                               .limits = {-1, 0, 0},
+                               .level = &lv,
+                               .seed = seed + (uint64_t)i,
+                               .cancel = cancel};
+      mc_search_result r;
+      if ((rc = mc_search_run(s, &req, &r)) < 0)
+        break;
+      out->nodes += r.nodes;
+      out->time_ms += r.time_ms;
+      out->stopped = out->stopped || r.stopped;
+      if (r.depth < out->depth)
+        out->depth = r.depth;
+      exact = r.exact;
+      /* North to move may swap: the first player gets the worse of the two sides' values.
+       * Within the turn (cut), -|value| too: the least the first player can make of it (exact
+       * when it is behind there). A Congkak round that ended within the turn leaves no swap: the
+       * value as it is. */
+      if (mc_game_can_swap(g) || pie_first_turn(g)) {
+        v = -(r.value < 0 ? -r.value : r.value);
+        exact = exact && !pie_first_turn(g);
+      } else {
+        v = mc_game_pos(g)->turn == MC_SOUTH ? r.value : -r.value;
+      }
+    }
+    const int m = p.root[i];
+    if (!seen[m] || v > best_value[m])
+      best_value[m] = v, best_exact[m] = exact;
+    seen[m] = true;
+    all_exact = all_exact && exact;
+  }
+  for (int i = 0; i < p.n; i++)
+    mc_game_free(p.game[i]);
+  if (rc != 0)
+    return rc < 0 ? rc : 0;
+  for (int m = 1; m <= MC_MAX_HOUSES; m++) {
+    if (!seen[m])
+      continue;
+    out->moves[out->nmoves++] = (mc_move_value){(uint8_t)m, best_exact[m], true, best_value[m]};
+    if (out->move == 0 || best_value[m] > out->value) {
+      out->move = out->best = m;
+      out->value = best_value[m];
+      out->exact = all_exact;
+    }
+  }
+  out->pv_len = 1;
+  out->pv[0] = (uint8_t)out->move;
+  return 1;
+}
+
 int mc_search_game(mc_search *s, const mc_game *game, int level, long time_ms, uint64_t seed,
                    const atomic_bool *cancel, mc_search_result *out) {
   if (s == NULL || game == NULL || out == NULL)
@@ -999,6 +1168,9 @@ int mc_search_game(mc_search *s, const mc_game *game, int level, long time_ms, u
     return MC_EINVAL;
   if (mc_game_over(game, NULL))
     return MC_EOVER;
+  int planned = mc_search_pie_first(s, game, &lv, time_ms, seed, cancel, out);
+  if (planned != 0)
+    return planned < 0 ? planned : 0;
   size_t hn;
   const mc_pos *hist = mc_game_history(game, &hn);
   mc_search_request req = {
@@ -1011,7 +1183,22 @@ int mc_search_game(mc_search *s, const mc_game *game, int level, long time_ms, u
       .seed = seed,
       .cancel = cancel,
   };
-  return mc_search_run(s, &req, out);
+  int rc = mc_search_run(s, &req, out);
+  if (rc == 0 && mc_game_can_swap(game))
+    mc_search_pie(out);
+  return rc;
+}
+
+void mc_search_pie(mc_search_result *r) {
+  /* The position stays and the same side moves after a swap, now played by the other player: the
+   * swapper gets the negation of what the side to move gets. Swap when that is more, i.e. when the
+   * first turn left the first mover ahead. */
+  if (r->value >= 0)
+    return;
+  r->value = -r->value;
+  r->move = r->best = MC_SWAP;
+  r->pv_len = 1;
+  r->pv[0] = MC_SWAP;
 }
 
 bool mc_search_accepts_draw(const mc_search_result *r) {

@@ -94,7 +94,8 @@ typedef struct mc_move_value {
 } mc_move_value;
 
 typedef struct mc_search_result {
-  int move;              /* The move to play, house 1..m: always legal. */
+  int move;              /* The move to play, house 1..m (or MC_SWAP from mc_search_game()):
+                          * always legal. */
   int best;              /* The best move found (move differs when the level's noise chose). */
   int value;             /* Value of best for the side to move (hundredths of a seed). */
   bool exact;            /* value is the perfect-play value. */
@@ -125,10 +126,33 @@ void mc_search_clear(mc_search *s);
 int mc_search_run(mc_search *s, const mc_search_request *req, mc_search_result *out);
 
 /* The computer's move in a game: level 1..6, time_ms the caller's budget (< 0: the level's own,
- * MC_LEVEL_DEFAULT_MS at level 6), seed and cancel as in a request. Returns what mc_search_run()
+ * MC_LEVEL_DEFAULT_MS at level 6), seed and cancel as in a request. Where the pie rule's swap is
+ * legal, out->move may be MC_SWAP (mc_search_pie()). Returns what mc_search_run()
  * returns, MC_EOVER for a finished game, MC_EINVAL for a bad level. */
 int mc_search_game(mc_search *s, const mc_game *game, int level, long time_ms, uint64_t seed,
                    const atomic_bool *cancel, mc_search_result *out);
+
+/* The pie rule's choice after a search of the position where the swap is legal (the second
+ * player to move after the first turn, mc_game_can_swap()): r holds that search of the position
+ * for the side to move. When its value is below 0 (the first turn left the first mover ahead),
+ * r becomes the swap: move, best and pv MC_SWAP, value the negation (for the player who swaps);
+ * otherwise r is unchanged (the best house is better than swapping). mc_search_game() applies it
+ * whenever the swap is legal. */
+void mc_search_pie(mc_search_result *r);
+
+/* The first player's choice under the pie rule, during its first turn (only South has moved,
+ * South to move, round 1): the ends of the turn reachable from here (its extra turns played out,
+ * breadth first, at most 48 positions) are searched within a share of the budget (time_ms as in
+ * mc_search_game(), the level's limits; the level's noise is not applied), and each is worth to
+ * the first player the worse of the two sides' values there, since the second player may swap:
+ * -|value|, or the result when the turn ends the game (a Congkak round ended within it: its value
+ * as it is, no swap). Where the turn has more lines than that (Congkak 7x7: millions), positions
+ * within it are valued instead, at -|value| too: the least the first player can make of them.
+ * The move leading to the best is chosen. Returns 1 with *out filled (move, best, value for
+ * South, exact when every end was proved, moves[] with the best of each move), 0 when it is not
+ * that moment, or an error (MC_EINVAL, MC_ENOMEM). mc_search_game() applies it. */
+int mc_search_pie_first(mc_search *s, const mc_game *game, const mc_level *level, long time_ms,
+                        uint64_t seed, const atomic_bool *cancel, mc_search_result *out);
 
 /* Whether the computer should accept a draw offer, given a search of the position from its own
  * side: yes when it cannot do better than a draw (an exact value <= 0), or when its evaluation

@@ -126,6 +126,8 @@ int mc_rules_format(const mc_rules *rules, char *buf, size_t size) {
     out_printf(&o, " rounds=match");
   if (rules->burn != MC_BURN_ROUND)
     out_printf(&o, " burn=%s", mc_burn_name(rules->burn));
+  if (rules->pie)
+    out_printf(&o, " pie");
   return out_done(&o);
 }
 
@@ -173,6 +175,8 @@ static int parse_rules(in *p, mc_rules *rules) {
       bit = 16, r.burn = MC_BURN_ROUND, burn_at = w.offset;
     } else if (word_is(&w, "burn=match") && kind == MC_CONGKAK) {
       bit = 16, r.burn = MC_BURN_MATCH, burn_at = w.offset;
+    } else if (word_is(&w, "pie")) {
+      bit = 32, r.pie = true;
     } else if (w.len > 11 && memcmp(w.s, "grand_slam=", 11) == 0 && kind == MC_OWARE) {
       char mode[16];
       size_t len = w.len - 11;
@@ -334,14 +338,33 @@ int mc_pos_parse(const char *text, mc_pos *pos, mc_text_error *err) {
 
 /* ---- Moves and records ----------------------------------------------------------------------- */
 
+/* Appends sep and one move: its house number, or "swap". Returns 0, or MC_EINVAL for a value that
+ * is neither. */
+static int move_print(out *o, uint8_t move, const char *sep) {
+  if (move == MC_SWAP)
+    out_printf(o, "%sswap", sep);
+  else if (move >= 1 && move <= MC_MAX_HOUSES)
+    out_printf(o, "%s%u", sep, move);
+  else
+    return MC_EINVAL;
+  return 0;
+}
+
+int mc_move_format(int move, char *buf, size_t size) {
+  out o;
+  if (move < 0 || move > 255 || out_start(&o, buf, size) < 0 ||
+      move_print(&o, (uint8_t)move, "") < 0)
+    return MC_EINVAL;
+  return out_done(&o);
+}
+
 int mc_moves_format(const uint8_t *moves, size_t n, char *buf, size_t size) {
   out o;
   if ((moves == NULL && n) || out_start(&o, buf, size) < 0)
     return MC_EINVAL;
   for (size_t i = 0; i < n; i++) {
-    if (moves[i] < 1 || moves[i] > MC_MAX_HOUSES)
+    if (move_print(&o, moves[i], i ? " " : "") < 0)
       return MC_EINVAL;
-    out_printf(&o, i ? " %u" : "%u", moves[i]);
   }
   return out_done(&o);
 }
@@ -354,8 +377,10 @@ static int parse_moves(const char *text, uint8_t *moves, size_t *offsets, size_t
   size_t count = 0;
   long v;
   while (in_word(&p, &w)) {
-    if (word_number(&w, 1, MC_MAX_HOUSES, &v) < 0)
-      return fail(err, w.offset, "expected a house number 1-%d, got '%.*s'", MC_MAX_HOUSES,
+    if (word_is(&w, "swap"))
+      v = MC_SWAP;
+    else if (word_number(&w, 1, MC_MAX_HOUSES, &v) < 0)
+      return fail(err, w.offset, "expected a house number 1-%d or swap, got '%.*s'", MC_MAX_HOUSES,
                   (int)w.len, w.s);
     if (count == cap)
       return fail(err, w.offset, "more than %zu moves", cap);
@@ -399,10 +424,15 @@ int mc_moves_replay(const mc_rules *rules, const char *text, mc_game **game, mc_
     rc = parse_moves(text, moves, offsets, most, &n, err);
   for (size_t i = 0; rc == 0 && i < n; i++) {
     rc = mc_game_play(g, moves[i], NULL);
+    char what[16];
+    if (moves[i] == MC_SWAP)
+      snprintf(what, sizeof what, "swap");
+    else
+      snprintf(what, sizeof what, "house %u", moves[i]);
     if (rc == MC_EOVER) {
-      fail(err, offsets[i], "move %zu (house %u) comes after the end of the game", i + 1, moves[i]);
+      fail(err, offsets[i], "move %zu (%s) comes after the end of the game", i + 1, what);
     } else if (rc == MC_EILLEGAL || rc == MC_EINVAL) {
-      fail(err, offsets[i], "move %zu (house %u) is not legal for %s", i + 1, moves[i],
+      fail(err, offsets[i], "move %zu (%s) is not legal for %s", i + 1, what,
            mc_seat_name((mc_seat)mc_game_pos(g)->turn));
       rc = MC_EILLEGAL;
     }
@@ -426,8 +456,10 @@ int mc_record_format(const mc_game *game, char *buf, size_t size) {
   out_printf(&o, "%s\n", rules);
   size_t n;
   const uint8_t *moves = mc_game_moves(game, &n);
-  for (size_t i = 0; i < n; i++)
-    out_printf(&o, i ? " %u" : "%u", moves[i]);
+  for (size_t i = 0; i < n; i++) {
+    if (move_print(&o, moves[i], i ? " " : "") < 0)
+      return MC_EINVAL;
+  }
   out_printf(&o, "\n");
   return out_done(&o);
 }

@@ -2,13 +2,14 @@
  *
  * Rules:    "<game> <m>x<n>[ <option>...]", options "empty_capture", "grand_slam=<mode>",
  *           "lap_capture", "rounds=match", "burn=match" (Congkak match games stored under the
- *           old burn rule, see mc_burn); e.g. "oware 6x4 grand_slam=forbidden". Parsing also takes
- *           the defaults "rounds=single" and "burn=round", in any order.
+ *           old burn rule, see mc_burn), "pie" (every game); e.g. "oware 6x4 grand_slam=forbidden
+ *           pie". Parsing also takes the defaults "rounds=single" and "burn=round", in any order.
  * Position: the pits in rule book order, stores in parentheses, burnt houses as "x", then the side
  *           to move, then " round <r> first <seat>" when not round 1 with South first; e.g.
  *           "4 4 4 4 4 4 (0) 4 4 4 4 4 4 (0) south".
- * Moves:    house numbers 1..9 separated by single spaces; e.g. "3 6 1". Parsing accepts any run of
- *           spaces, tabs, newlines and commas between them.
+ * Moves:    house numbers 1..9, or "swap" for the swap of the pie rule (MC_SWAP), separated by
+ *           single spaces; e.g. "3 swap 6 1". Parsing accepts any run of spaces, tabs, newlines
+ *           and commas between them.
  * Record:   the rules line, a newline, the moves line, a newline.
  *
  * Every format function writes at most size bytes (NUL included) like snprintf() and returns the
@@ -37,6 +38,9 @@ int mc_rules_parse(const char *text, mc_rules *rules, mc_text_error *err);
 
 int mc_pos_format(const mc_pos *pos, char *buf, size_t size);
 int mc_pos_parse(const char *text, mc_pos *pos, mc_text_error *err);
+
+/* One move as text: "1".."9" or "swap" (MC_SWAP); anything else is MC_EINVAL. */
+int mc_move_format(int move, char *buf, size_t size);
 
 /* Parses at most cap moves into moves and sets *n. More than cap moves is MC_ESYNTAX. */
 int mc_moves_format(const uint8_t *moves, size_t n, char *buf, size_t size);

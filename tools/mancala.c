@@ -45,7 +45,7 @@ static const char usage[] =
     "       mancala egtb build [--dir DIR] [--jobs J] [GAME [options] [--max-seeds N]]\n"
     "       mancala egtb info|verify [--dir DIR]\n"
     "\n"
-    "GAME is kalah, oware or congkak. MOVES are house numbers separated by spaces.\n"
+    "GAME is kalah, oware or congkak. MOVES are house numbers (or swap) separated by spaces.\n"
     "Options:\n"
     "  --houses M            houses a side, 1-9 (default: Kalah and Oware 6, Congkak 7)\n"
     "  --seeds N             seeds a house, 1-12 (default: Kalah and Oware 4, Congkak 7)\n"
@@ -56,6 +56,8 @@ static const char usage[] =
     "                        houses a store cannot fill are burnt for the next round\n"
     "  --burn round|match    Congkak match: a house is burnt for one round (default) or for\n"
     "                        the rest of the match (the old rule of games stored before it)\n"
+    "  --pie                 every game: after the first player's first turn the second may\n"
+    "                        swap sides instead of moving (\"swap\" in MOVES)\n"
     "DEPTH is 1-64. A level L is 1-6 (1 beginner ... 6 master), or full, optionally with\n"
     "settings: \"4:depth=8,eval=stores\" (keys depth, nodes, ms, egtb, eval, temp, blind, w).\n"
     "DIR is the data directory holding the endgame tables (default ./data, as the server).\n"
@@ -144,6 +146,8 @@ static int parse_game(int argc, char **argv, mc_rules *rules, char **pos, int *n
         return bad("--grand-slam must be no_capture, forbidden or capture, got '%s'",
                    val ? val : "nothing");
       i++;
+    } else if (strcmp(a, "--pie") == 0) {
+      rules->pie = true;
     } else if (strcmp(a, "--lap-capture") == 0) {
       if (kind != MC_CONGKAK)
         return bad("%s is a Congkak option", a);
@@ -280,10 +284,18 @@ static void format_value(int v, bool exact, char *buf, size_t size) {
   }
 }
 
+/* One move as text: its house number, or "swap". */
+static const char *move_text(int move, char buf[8]) {
+  if (mc_move_format(move, buf, 8) < 0)
+    snprintf(buf, 8, "?");
+  return buf;
+}
+
 static void print_moves(const char *label, const uint8_t *moves, size_t n) {
+  char m[8];
   printf("%s", label);
   for (size_t i = 0; i < n; i++)
-    printf(" %d", moves[i]);
+    printf(" %s", move_text(moves[i], m));
   printf("\n");
 }
 
@@ -455,16 +467,24 @@ static int cmd_hint(int argc, char **argv) {
       .seed = (uint64_t)seed,
   };
   mc_search_result r;
-  rc = s ? mc_search_run(s, &req, &r) : MC_ENOMEM;
+  /* The pie rule: the first player's first turn planned against the swap, or the swap against
+   * the best house. */
+  rc = s ? mc_search_pie_first(s, game, &lv, budget, (uint64_t)seed, NULL, &r) : MC_ENOMEM;
+  if (rc == 0)
+    rc = mc_search_run(s, &req, &r);
+  else if (rc == 1)
+    rc = 0;
+  if (rc == 0 && mc_game_can_swap(game))
+    mc_search_pie(&r);
   if (rc < 0) {
     fprintf(stderr, "mancala: hint: %s\n", mc_strerror(rc));
   } else {
-    char v[32];
+    char v[32], m[8];
     format_value(r.value, r.exact, v, sizeof(v));
     if (r.exact)
-      printf("move %d value %s exact\n", r.move, v);
+      printf("move %s value %s exact\n", move_text(r.move, m), v);
     else
-      printf("move %d value %s depth %d\n", r.move, v, r.depth);
+      printf("move %s value %s depth %d\n", move_text(r.move, m), v, r.depth);
     print_moves("line", r.pv, (size_t)r.pv_len);
     fprintf(stderr, "hint: %llu nodes in %ld ms\n", (unsigned long long)r.nodes, r.time_ms);
   }
@@ -505,11 +525,12 @@ static int cmd_analyse(int argc, char **argv) {
     fprintf(stderr, "mancala: analyse: %s\n", mc_strerror(rc));
   } else {
     for (size_t i = 0; i < n; i++) {
-      char v[32], pv[32];
+      char v[32], pv[32], played[8], best[8];
       format_value(ev[i].value, ev[i].exact, v, sizeof(v));
       format_value(ev[i].played_value, ev[i].played_exact, pv, sizeof(pv));
-      printf("ply %zu %s played %d %s best %d %s", i + 1, mc_seat_name((mc_seat)ev[i].mover),
-             ev[i].played, ev[i].played_known ? pv : "?", ev[i].best, v);
+      printf("ply %zu %s played %s %s best %s %s", i + 1, mc_seat_name((mc_seat)ev[i].mover),
+             move_text(ev[i].played, played), ev[i].played_known ? pv : "?",
+             move_text(ev[i].best, best), v);
       if (ev[i].exact)
         printf(" exact\n");
       else
@@ -539,6 +560,7 @@ typedef struct match {
   long next;
   long wins, draws, losses, margin, done;
   long wins_south, games_south, failed;
+  long first_points, swaps;   /* Half points of the player who moved first; games with a swap. */
   long pairs_won, pairs_lost; /* Openings where A's two margins add up above / below zero. */
   long balance;               /* Seeds; < 0: any opening. */
 } match;
@@ -596,10 +618,11 @@ static int play_opening(const match *mt, long p, mc_search *s, mc_game **out) {
   return 0;
 }
 
-/* One game from the opening: A is South when a_south. Returns A's margin (seeds), or an error
- * below -1000. */
+/* One game from the opening: A is South when a_south (at the start: under the pie rule a swap
+ * exchanges the sides). Returns A's margin (seeds), or an error below -1000; *first gets the
+ * first mover's half points (2 a win, 1 a draw) and *swapped whether a swap was played. */
 static int play_game(const match *mt, const mc_game *opening, bool a_south, mc_search *sa,
-                     mc_search *sb, long p) {
+                     mc_search *sb, long p, int *first, bool *swapped) {
   mc_game *g = mc_game_copy(opening);
   if (g == NULL)
     return -10000;
@@ -608,7 +631,8 @@ static int play_game(const match *mt, const mc_game *opening, bool a_south, mc_s
   uint64_t ply = 0;
   while (!mc_game_over(g, NULL)) {
     const mc_pos *pos = mc_game_pos(g);
-    const bool a_moves = (pos->turn == MC_SOUTH) == a_south;
+    const bool a_on_south = a_south != (mc_game_swap_ply(g) >= 0);
+    const bool a_moves = (pos->turn == MC_SOUTH) == a_on_south;
     size_t hn;
     const mc_pos *hist = mc_game_history(g, &hn);
     mc_search_request req = {
@@ -621,16 +645,29 @@ static int play_game(const match *mt, const mc_game *opening, bool a_south, mc_s
         .seed = mt->seed ^ ((uint64_t)p << 32) ^ (ply++ * 2654435761u) ^ (a_moves ? 0 : 77),
     };
     mc_search_result r;
-    if (mc_search_run(a_moves ? sa : sb, &req, &r) < 0 || mc_game_play(g, r.move, NULL) < 0) {
+    /* The pie rule: the first player plans its first turn knowing the other may swap, and the
+     * other swaps when the first turn left the first mover ahead (as mc_search_game()). */
+    int rc = mc_search_pie_first(a_moves ? sa : sb, g, req.level, mt->ms, req.seed, NULL, &r);
+    if (rc == 0) {
+      rc = mc_search_run(a_moves ? sa : sb, &req, &r);
+      if (rc == 0 && mc_game_can_swap(g))
+        mc_search_pie(&r);
+    }
+    if (rc < 0 || mc_game_play(g, r.move, NULL) < 0) {
       mc_game_free(g);
       return -10000;
     }
   }
   mc_result res;
   mc_game_over(g, &res);
+  /* The sides at the end: the first mover (South at the start) holds North after a swap. */
+  *swapped = mc_game_swap_ply(g) >= 0;
+  const bool a_on_south = a_south != *swapped;
+  const int first_side = *swapped ? MC_NORTH : MC_SOUTH;
+  *first = res.winner == MC_DRAW ? 1 : (int)res.winner == first_side ? 2 : 0;
   mc_game_free(g);
   const int south = (int)res.score[0] - (int)res.score[1];
-  return a_south ? south : -south;
+  return a_on_south ? south : -south;
 }
 
 static void *match_worker(void *arg) {
@@ -652,13 +689,17 @@ static void *match_worker(void *arg) {
     }
     int pair = 0;
     for (int side = 0; side < 2; side++) {
-      const int margin = play_game(mt, opening, side == 0, sa, sb, p);
+      int first = 0;
+      bool swapped = false;
+      const int margin = play_game(mt, opening, side == 0, sa, sb, p, &first, &swapped);
       pair += margin;
       pthread_mutex_lock(&mt->lock);
       if (margin < -1000) {
         mt->failed++;
       } else {
         mt->done++;
+        mt->first_points += first;
+        mt->swaps += swapped;
         mt->margin += margin;
         if (margin > 0)
           mt->wins++;
@@ -751,6 +792,8 @@ static int cmd_match(int argc, char **argv) {
          score, mt.done ? (double)mt.margin / (double)mt.done : 0.0);
   printf("openings won %ld lost %ld (of %ld: both games' margins added)\n", mt.pairs_won,
          mt.pairs_lost, mt.pairs);
+  printf("first mover score %.1f%% (%ld games with a swap)\n",
+         mt.done ? 50.0 * (double)mt.first_points / (double)mt.done : 0.0, mt.swaps);
   fprintf(stderr, "match: %.1f s; A won %ld of %ld games as South\n", now_seconds() - t0,
           mt.wins_south, mt.games_south);
   mc_egtb_free(tb);

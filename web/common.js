@@ -48,6 +48,7 @@ export function optionsText(game, o) {
   if (o.lap_capture) out.push(t('opt.lap_capture'));
   if (o.rounds === 'match') out.push(t('opt.match'));
   if (o.rounds === 'match' && o.burn === 'match') out.push(t('opt.burn_kept'));
+  if (o.pie) out.push(t('opt.pie'));
   return out.join(' · ');
 }
 
@@ -94,6 +95,16 @@ export function movesEventsText(ev) {
 
 // One line of a move list (the room's and the replay's): ply, who, house, and what the move did
 // when its trace is known (relays, captures, extra turn, end of a round), as tags.
+// The seat whose player (as seated now) played move i of list: after the pie rule's swap the
+// players hold the other sides, so the swap and the moves before it were played from the other
+// seat than the one their players hold now.
+export function playerSeat(list, i) {
+  const mv = list[i];
+  const swap = list.findIndex((m) => m && m.swap);
+  if (!mv || !mv.seat || swap < 0 || i > swap) return mv && mv.seat;
+  return mv.seat === 'south' ? 'north' : 'south';
+}
+
 export function moveItem(mv, ply, name, attrs = {}) {
   const ev = moveEvents(mv.trace);
   const tags = [];
@@ -103,11 +114,12 @@ export function moveItem(mv, ply, name, attrs = {}) {
   if (ev.roundEnd) tags.push(h('span', { class: 'mtag round' }, t('moves.round_end', { n: ev.roundEnd })));
   const data = { ply: String(ply) };
   if (Array.isArray(mv.trace)) Object.assign(data, { relays: String(ev.relays), captured: String(ev.captured), extra: ev.extra ? '1' : '0' });
-  return h('li', { class: 'mv ' + (mv.seat || ''), dataset: data, ...attrs },
+  if (mv.swap) data.swap = '1';
+  return h('li', { class: 'mv ' + (mv.seat || '') + (mv.swap ? ' swap' : ''), dataset: data, ...attrs },
     h('span', { class: 'ply' }, String(ply)),
     h('span', { class: 'mdot ' + (mv.seat || ''), 'aria-hidden': 'true' }),
     h('span', { class: 'who' }, name),
-    h('b', {}, t('room.house_n', { n: mv.house ?? mv })),
+    h('b', {}, mv.swap ? t('moves.swap') : t('room.house_n', { n: mv.house ?? mv })),
     tags.length ? h('span', { class: 'mtags' }, tags) : null);
 }
 

@@ -243,6 +243,11 @@ export class LobbyView {
       opts.append(h('label', { class: 'check' }, h('input', { type: 'checkbox', checked: f.options.rounds === 'match', onchange: (e) => { f.options.rounds = e.target.checked ? 'match' : 'single'; save(); } }), h('span', {}, t('opt.match'))));
     }
     F.append(opts);
+    // The pie rule, every game's option (on by default in rated Congkak, where the server turns it
+    // on when the form says nothing): outside .opts, so that a rated game may still choose it.
+    const pieOn = f.options.pie ?? (!!conn.account && f.opponent === 'human' && !!f.rated && f.game === 'congkak');
+    F.append(h('label', { class: 'check pie-check' }, h('input', { type: 'checkbox', name: 'pie', checked: pieOn,
+      onchange: (e) => { f.options.pie = e.target.checked; save(); } }), h('span', {}, t('opt.pie'))));
     F.append(seg('clock', CLOCKS.map((c, i) => [i, c === null ? t('clock.none') : c === 'custom' ? t('clock.custom') : c[0] + '+' + c[1]]), f.clock, t('create.clock'), (i) => { f.clock = Number(i); }));
     if (CLOCKS[f.clock] === 'custom') {
       F.append(h('div', { class: 'row2' },
@@ -314,6 +319,7 @@ export class LobbyView {
     if (f.game === 'kalah' && f.options.empty_capture) options.empty_capture = true;
     if (f.game === 'oware' && f.options.grand_slam) options.grand_slam = f.options.grand_slam;
     if (f.game === 'congkak') { if (f.options.lap_capture) options.lap_capture = true; if (f.options.rounds) options.rounds = f.options.rounds; }
+    if (typeof f.options.pie === 'boolean') options.pie = f.options.pie;
     const msg = { type: 'create', game: f.game, houses: f.houses, seeds: f.seeds, options, clock: this.clockValue(), opponent: f.opponent };
     if (f.opponent === 'human') msg.visibility = f.visibility; else msg.visibility = 'private';
     if (f.opponent === 'human' && f.rated && conn.account) msg.rated = true;

@@ -38,6 +38,7 @@ export function emptyMoves() { return { list: [], ply: 0, game: null, complete: 
 
 function entry(mv, trace) {
   const e = typeof mv === 'number' ? { house: mv } : { seat: mv.seat, house: mv.house };
+  if (mv && mv.swap === true) e.swap = true; // the pie rule's swap: a move without a house
   const t = mv && Array.isArray(mv.trace) ? mv.trace : trace;
   if (Array.isArray(t)) e.trace = t;
   return e;

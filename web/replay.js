@@ -7,7 +7,7 @@
 import { h, clear, icon, storage } from './ui.js';
 import { t, onLang } from './i18n.js';
 import { Board, burntSet, applyTrace, replayUnit, SPEEDS } from './board.js';
-import { gameTitle, optionsText, localName, moveItem, playerName } from './common.js';
+import { gameTitle, optionsText, localName, moveItem, playerName, playerSeat } from './common.js';
 
 // The pause between two moves when the game plays by itself, in ms.
 const AUTO_PAUSE_MS = 700;
@@ -183,7 +183,7 @@ export class ReplayView {
     this.plyLabel = h('span', { class: 'ply-label' });
     this.list = h('ol', { class: 'moves' });
     const moves = r.moves || [];
-    moves.forEach((mv, i) => this.list.append(moveItem(mv, i + 1, mv.seat ? this.playerName(mv.seat) : '', {
+    moves.forEach((mv, i) => this.list.append(moveItem(mv, i + 1, mv.seat ? this.playerName(playerSeat(moves, i)) : '', {
       tabindex: '0', onclick: () => this.user(i + 1), onkeydown: (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); this.user(i + 1); } } })));
     this.slider = h('input', { type: 'range', min: '0', max: String(this.positions ? this.positions.length - 1 : 0), value: '0', 'aria-label': t('replay.position'), oninput: (e) => this.user(Number(e.target.value)) });
     // The archive record (durable games issue) has result as the winner's name and reason beside

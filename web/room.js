@@ -18,7 +18,7 @@ import { h, append, clear, toast, confirmDialog, promptDialog, fmtClock, clockLa
 import { t, onLang } from './i18n.js';
 import { conn } from './net.js';
 import { Board, burntSet, replayUnit, SPEEDS, pitIndex } from './board.js';
-import { errorText, rememberGame, gameTitle, playerName, seekOf, forgetSeek, navigate, optionsText, localName, setLocalName, moveItem, movesEventsText } from './common.js';
+import { errorText, rememberGame, gameTitle, playerName, seekOf, forgetSeek, navigate, optionsText, localName, setLocalName, moveItem, movesEventsText, playerSeat } from './common.js';
 import { roomRules } from './rules.js';
 import { emptyMoves, nextMoves, moveEvents } from './moves.js';
 import * as sound from './sound.js';
@@ -282,7 +282,10 @@ export class RoomView {
   notice(prev, s) {
     if (!prev || prev.room !== s.room) return;
     const sameGame = (prev.game_no ?? 0) === (s.game_no ?? 0);
-    if (sameGame && s.last && s.ply === prev.ply + 1) this.announce(this.moveText(s.last));
+    if (sameGame && s.last && s.ply === prev.ply + 1) {
+      if (s.last.swap) this.tell(this.moveText(s.last)); // Everyone sees that the players changed sides.
+      else this.announce(this.moveText(s.last));
+    }
     const mine = (x) => x.status === 'playing' && (x.you === 'south' || x.you === 'north') && x.turn === x.you;
     const started = s.status === 'playing' && (prev.status !== 'playing' || !sameGame) && (s.you === 'south' || s.you === 'north');
     if ((mine(s) && !(mine(prev) && sameGame)) || started) {
@@ -311,6 +314,8 @@ export class RoomView {
 
   // "Ana played house 3: 2 relays, captured 5 seeds, extra turn."
   moveText(last) {
+    // The swapper played from the side to move and holds the other one now.
+    if (last.swap) return t('pie.swapped', { name: this.seatName(last.seat === 'south' ? 'north' : 'south') });
     const name = this.seatName(last.seat);
     const events = movesEventsText(moveEvents(last.trace));
     return events ? t('announce.move_events', { name, house: last.house, events }) : t('announce.move', { name, house: last.house });
@@ -708,6 +713,16 @@ export class RoomView {
       } else if (seat && s.takeback_declined === seat) {
         note(t('takeback.declined', { name: them }));
       }
+      if (s.swap && (s.swap === seat || s.you === 'both')) {
+        note(t('pie.offer'), h('button', { class: 'btn small primary', type: 'button', dataset: { action: 'swap' }, onclick: () => this.swap() }, t('pie.swap')));
+        // A choice made once a game: on a phone the offer is below the board, so it is brought
+        // into view (once per game) when it appears.
+        const key = this.code + ':' + (s.game_no ?? 0);
+        if (this.swapShown !== key) {
+          this.swapShown = key;
+          requestAnimationFrame(() => { if (E.offer.isConnected) E.offer.scrollIntoView({ block: 'nearest' }); });
+        }
+      }
       if (s.you === 'both' && s.ply > 0) {
         E.actions.append(h('button', { class: 'btn small', type: 'button', dataset: { action: 'undo' }, onclick: () => this.takeback('offer') }, t('room.undo')));
       } else if (human && this.hasMove(seat)) {
@@ -897,7 +912,7 @@ export class RoomView {
       const mv = list[i];
       if (i < list.length && !mv) { gap++; continue; }
       if (gap) { E.moves.append(h('li', { class: 'mv gap' }, t('moves.missing', { n: gap }))); gap = 0; }
-      if (i < list.length) E.moves.append(moveItem(mv, i + 1, mv.seat ? this.seatName(mv.seat) : ''));
+      if (i < list.length) E.moves.append(moveItem(mv, i + 1, mv.seat ? this.seatName(playerSeat(list, i)) : ''));
     }
     if (!complete && list.length < this.log.ply) E.moves.append(h('li', { class: 'mv gap' }, t('moves.missing', { n: this.log.ply - list.length })));
     E.moves.scrollTop = E.moves.scrollHeight;
@@ -1045,10 +1060,22 @@ export class RoomView {
     conn.request({ type: 'resign', room: this.code }, 4000).catch((e) => toast(errorText(e), 'error'));
   }
 
-  // Whether seat has a move in this game (the move list, or the ply when the list is not whole).
+  // Whether seat has a move in this game that a takeback can reach (the move list, or the ply when
+  // the list is not whole): the pie rule's swap is final, so only moves after it count
+  // (docs/protocol.md, "The pie rule").
   hasMove(seat) {
     const { list, complete } = this.log;
-    return list.some((m) => m && m.seat === seat) || (!complete && (this.latest?.ply ?? 0) > 0);
+    const swap = list.findIndex((m) => m && m.swap);
+    return list.some((m, i) => m && m.seat === seat && i > swap) || (!complete && (this.latest?.ply ?? 0) > 0);
+  }
+
+  // The pie rule's swap: a move without a house, for the side to move (the state's `swap`).
+  swap() {
+    const s = this.latest;
+    if (!s || !s.swap || s.status !== 'playing') return;
+    conn.request({ type: 'move', room: this.code, swap: true, ply: s.ply }, 8000).catch((e) => {
+      if (e.code !== 'stale') toast(errorText(e), 'error');
+    });
   }
 
   // The hint shown now: the last one, while the game is at the position it was for.

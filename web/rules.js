@@ -62,6 +62,8 @@ export function optionRows(game, o = {}, code = lang()) {
     else if (id === 'rounds') rows.push({ id, name: T('opt.rounds'), value: T(o.rounds === 'match' ? 'rounds.match' : 'rounds.single') });
   }
   if (game === 'congkak' && o.rounds === 'match' && o.burn === 'match') rows.push({ id: 'burn', name: T('opt.burn'), value: T('burn.match') });
+  // The pie rule belongs to every game; shown when a room has it (off is the default).
+  if (o.pie) rows.push({ id: 'pie', name: T('opt.pie'), value: yes(true) });
   return rows;
 }
 
@@ -72,7 +74,7 @@ export function roomRules(room, code = lang()) {
   return {
     board: tIn(code, 'rules.board', v),
     options: optionRows(game, o, code),
-    items: ruleIds(game, o).map((id) => ({ id, text: tIn(code, 'rules.' + id, v) })),
+    items: [...ruleIds(game, o), ...(o.pie ? ['pie'] : [])].map((id) => ({ id, text: tIn(code, 'rules.' + id, v) })),
   };
 }
 
@@ -82,18 +84,21 @@ export function optionHelp(game, m, n, code = lang()) {
   const v = figures(game, m, n);
   const T = (key) => tIn(code, key);
   const items = (ids) => ids.map((id) => ({ id, text: tIn(code, 'rules.' + id, v) }));
+  // The pie rule belongs to every game: last, after the game's own options.
+  const pie = { id: 'pie', name: T('opt.pie'), items: items(['pie']) };
   switch (game) {
     case 'kalah':
-      return [{ id: 'empty_capture', name: T('opt.empty_capture'), items: items(['kalah.capture_empty']) }];
+      return [{ id: 'empty_capture', name: T('opt.empty_capture'), items: items(['kalah.capture_empty']) }, pie];
     case 'oware':
-      return GRAND_SLAM_MODES.map((mode) => ({
+      return [...GRAND_SLAM_MODES.map((mode) => ({
         id: 'grand_slam.' + mode, name: T('opt.grand_slam') + ': ' + T('gs.' + mode), default: mode === 'no_capture',
         items: items(['oware.grand_slam.' + mode]),
-      }));
+      })), pie];
     case 'congkak':
       return [
         { id: 'lap_capture', name: T('opt.lap_capture'), items: items(['congkak.capture_lap']) },
         { id: 'rounds', name: T('opt.match'), items: items(ruleIds('congkak', { rounds: 'match' }).filter((id) => id.startsWith('congkak.match.') || id === 'congkak.round_end')) },
+        pie,
       ];
     default:
       return [];

@@ -141,6 +141,9 @@ void srv_jsonw_options(srv_jsonw *w, const mc_rules *r) {
     srv_jsonw_lit(w, "{");
     break;
   }
+  /* Every game's option, shown only when on: states of rooms without it stay as they were. */
+  if (r->pie && (unsigned)r->kind <= MC_CONGKAK)
+    srv_jsonw_lit(w, ",\"pie\":true");
   srv_jsonw_lit(w, "}");
 }
 

@@ -125,7 +125,9 @@ typedef struct srv_cmd {
   srv_room_opts opts;          /* create, quick */
   char room[SRV_CODE_LEN + 1]; /* join, leave, move...: upper case; "" when not a valid code */
   srv_role role;               /* join */
-  int house;                   /* move: 1..m (checked against the room's board later) */
+  int house;                   /* move: 1..m (checked against the room's board later), or
+                                * MC_SWAP for the pie rule's swap */
+  bool swap;                   /* move: "swap":true was sent (house is then MC_SWAP) */
   bool has_ply;                /* move, hint (optional there) */
   long long ply;               /* move */
   srv_draw_action action;      /* draw, takeback */
@@ -172,6 +174,7 @@ typedef struct srv_state_view {
   long ply;
   const uint8_t *legal;
   int nlegal;
+  bool can_swap; /* With pos: the side to move may play the pie rule's swap then. */
   srv_status status;
   int game_no; /* 1 for the first game of the room, +1 per rematch. */
   bool hints;  /* Its players may ask for hints (the room allows them, the server gives them). */

@@ -29,7 +29,7 @@ int srv_pool_of(const srv_room_opts *opts) {
     return -1;
   if (r->houses != d.houses || r->seeds != d.seeds || r->empty_capture != d.empty_capture ||
       r->grand_slam != d.grand_slam || r->lap_capture != d.lap_capture || r->match != d.match ||
-      r->burn != d.burn)
+      r->burn != d.burn || r->pie != d.pie)
     return -1;
   for (int i = 0; i < SRV_POOLS; i++) {
     srv_pool_view p;

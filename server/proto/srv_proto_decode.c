@@ -118,6 +118,8 @@ static int store_options(srv_cmd *cmd, json_t *v, const char **field) {
         return SRV_EBADREQ;
       }
       r->grand_slam = mode;
+    } else if (strcmp(key, "pie") == 0 && json_is_boolean(opt)) {
+      r->pie = json_is_true(opt); /* Every game's. */
     } else if (strcmp(key, "rounds") == 0 && json_is_string(opt) && r->kind == MC_CONGKAK) {
       int i = enum_index(opt, srv_rounds_names);
       if (i < 0) {
@@ -257,6 +259,14 @@ static int store_house(srv_cmd *cmd, json_t *v, const char **field) {
   return 0;
 }
 
+/* The pie rule's swap, a move without a house: the command's house is MC_SWAP (checked against
+ * a house in decode_fields()). */
+static int store_swap(srv_cmd *cmd, json_t *v, const char **field) {
+  (void)field;
+  cmd->swap = json_is_true(v);
+  return 0;
+}
+
 static int store_ply(srv_cmd *cmd, json_t *v, const char **field) {
   (void)field;
   if (int_in(v, 0, 1LL << 40, &cmd->ply) != 0)
@@ -351,7 +361,10 @@ static const msg_spec messages[] = {
      {{"watch", J_BOOL, 0, store_watch}, {"changes", J_BOOL, 0, store_changes}}},
     {"move",
      SRV_CMD_MOVE,
-     {ROOM_FIELD, {"house", J_INTEGER, 1, store_house}, {"ply", J_INTEGER, 1, store_ply}}},
+     {ROOM_FIELD,
+      {"house", J_INTEGER, 1, store_house},
+      {"swap", J_BOOL, 0, store_swap},
+      {"ply", J_INTEGER, 1, store_ply}}},
     {"resign", SRV_CMD_RESIGN, {ROOM_FIELD}},
     {"draw", SRV_CMD_DRAW, {ROOM_FIELD, {"action", J_STRING, 1, store_action}}},
     {"rematch", SRV_CMD_REMATCH, {ROOM_FIELD}},
@@ -435,7 +448,10 @@ static int decode_fields(json_t *root, const msg_spec *spec, srv_cmd *cmd, srv_p
     json_t *v = json_object_get(root, f->name);
     /* An explicit null counts as absent, except for the clock where null means "no clock". */
     if (v == NULL || (json_is_null(v) && f->kind != J_OBJECT_OR_NULL)) {
-      if (f->required) {
+      /* A move's house is required unless the move is the pie rule's swap. */
+      bool swap = spec->cmd == SRV_CMD_MOVE && strcmp(f->name, "house") == 0 &&
+                  json_is_true(json_object_get(root, "swap"));
+      if (f->required && !swap) {
         err->field = f->name;
         return SRV_EBADREQ;
       }
@@ -449,7 +465,21 @@ static int decode_fields(json_t *root, const msg_spec *spec, srv_cmd *cmd, srv_p
       return rc;
   }
   err->field = NULL;
+  if (cmd->type == SRV_CMD_MOVE) {
+    /* A move is a house or the swap (the house is required without the swap), never both. */
+    if (cmd->swap && cmd->house != 0) {
+      err->field = "swap";
+      return SRV_EBADREQ;
+    }
+    if (cmd->swap)
+      cmd->house = MC_SWAP;
+  }
   if (cmd->type == SRV_CMD_CREATE || cmd->type == SRV_CMD_QUICK) {
+    /* The pie rule is on by default in rated Congkak (its first mover's advantage is large). */
+    json_t *opts = json_object_get(root, "options");
+    if (cmd->opts.rated && cmd->opts.rules.kind == MC_CONGKAK &&
+        (opts == NULL || json_object_get(opts, "pie") == NULL))
+      cmd->opts.rules.pie = true;
     if (mc_rules_check(&cmd->opts.rules) != 0) {
       err->field = "options";
       return SRV_EBADREQ;

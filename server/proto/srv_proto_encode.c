@@ -78,11 +78,23 @@ static void board(srv_jsonw *w, const char *room, const mc_rules *rules) {
   srv_jsonw_options(w, rules);
 }
 
+/* The fields of a move after its seat: "house" 1..m, or for the pie rule's swap a null house
+ * and "swap":true. */
+static void move_fields(srv_jsonw *w, int house) {
+  if (house == MC_SWAP) {
+    srv_jsonw_lit(w, ",\"house\":null,\"swap\":true");
+    return;
+  }
+  srv_jsonw_lit(w, ",\"house\":");
+  srv_jsonw_int(w, house);
+}
+
 static void state(srv_jsonw *w, const srv_state_view *v) {
   const mc_pos *pos = v->pos != NULL ? v->pos : mc_game_pos(v->game);
+  const mc_rules *rules = v->pos != NULL ? v->rules : mc_game_rules(v->game);
   bool playing = v->status == SRV_PLAYING;
   srv_jsonw_lit(w, ",");
-  board(w, v->room, v->pos != NULL ? v->rules : mc_game_rules(v->game));
+  board(w, v->room, rules);
   srv_jsonw_lit(w, ",\"status\":");
   srv_jsonw_name(w, srv_name_of(srv_status_names, (int)v->status));
   srv_jsonw_lit(w, ",\"ply\":");
@@ -160,8 +172,7 @@ static void state(srv_jsonw *w, const srv_state_view *v) {
   if (v->has_last) {
     srv_jsonw_lit(w, "{\"seat\":");
     seat_or_null(w, v->last_seat);
-    srv_jsonw_lit(w, ",\"house\":");
-    srv_jsonw_int(w, v->last_house);
+    move_fields(w, v->last_house);
     srv_jsonw_lit(w, ",\"trace\":");
     srv_jsonw_trace(w, v->trace, v->trace_len);
     srv_jsonw_lit(w, "}");
@@ -225,6 +236,12 @@ static void state(srv_jsonw *w, const srv_state_view *v) {
   srv_jsonw_int(w, pos->round);
   srv_jsonw_lit(w, ",\"burnt\":");
   srv_jsonw_burnt(w, pos);
+  if (rules->pie) {
+    /* The pie rule: the seat that may swap now (the side to move), else null. */
+    bool can_swap = playing && (v->pos != NULL ? v->can_swap : mc_game_can_swap(v->game));
+    srv_jsonw_lit(w, ",\"swap\":");
+    seat_or_null(w, can_swap ? pos->turn : SRV_SEAT_NONE);
+  }
   if (v->with_moves) {
     /* Only a full state lists the moves: otherwise a frame would grow with the game. */
     srv_jsonw_lit(w, ",\"moves\":[");
@@ -235,8 +252,7 @@ static void state(srv_jsonw *w, const srv_state_view *v) {
         srv_jsonw_lit(w, ",");
       srv_jsonw_lit(w, "{\"seat\":");
       seat_or_null(w, mc_game_mover(v->game, i));
-      srv_jsonw_lit(w, ",\"house\":");
-      srv_jsonw_int(w, mv[i]);
+      move_fields(w, mv[i]);
       srv_jsonw_lit(w, "}");
     }
     srv_jsonw_lit(w, "]");

@@ -27,6 +27,20 @@ bool srv_room__has_moved(const srv_room *room, int seat) {
   return false;
 }
 
+void srv_room__swap_seats(srv_room *room) {
+  srv_player *south = room->seat[MC_SOUTH];
+  room->seat[MC_SOUTH] = room->seat[MC_NORTH];
+  room->seat[MC_NORTH] = south;
+  char addr[64];
+  memcpy(addr, room->seat_addr[MC_SOUTH], sizeof addr);
+  memcpy(room->seat_addr[MC_SOUTH], room->seat_addr[MC_NORTH], sizeof addr);
+  memcpy(room->seat_addr[MC_NORTH], addr, sizeof addr);
+  /* Clocks follow the players (rule book, option `pie`); none runs between two moves. */
+  int64_t left = room->clock.left_ms[MC_SOUTH];
+  room->clock.left_ms[MC_SOUTH] = room->clock.left_ms[MC_NORTH];
+  room->clock.left_ms[MC_NORTH] = left;
+}
+
 /* Whether both sides have moved in the room's current game: only then can it be lost or rated. */
 static bool both_moved(const srv_room *room) {
   return srv_room__has_moved(room, MC_SOUTH) && srv_room__has_moved(room, MC_NORTH);

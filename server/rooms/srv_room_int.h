@@ -273,6 +273,11 @@ void srv_room__finish(srv_room *room, mc_reason reason, mc_winner winner);
  * archive. The room is finished (a rematch may follow). */
 void srv_room__abort(srv_room *room);
 
+/* The pie rule's swap (or its undoing): the players exchange seats, with their clocks and the
+ * addresses they played from. The game itself is the caller's (mc_game_play(MC_SWAP)). Call it
+ * while no clock runs. */
+void srv_room__swap_seats(srv_room *room);
+
 /* Whether seat has made a move in the room's current game. */
 bool srv_room__has_moved(const srv_room *room, int seat);
 

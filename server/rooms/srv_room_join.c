@@ -137,7 +137,8 @@ static bool same_table(const srv_room_opts *a, const srv_room_opts *b) {
   const mc_rules *x = &a->rules, *y = &b->rules;
   return x->kind == y->kind && x->houses == y->houses && x->seeds == y->seeds &&
          x->empty_capture == y->empty_capture && x->grand_slam == y->grand_slam &&
-         x->lap_capture == y->lap_capture && x->match == y->match && a->clocked == b->clocked &&
+         x->lap_capture == y->lap_capture && x->match == y->match && x->pie == y->pie &&
+         a->clocked == b->clocked &&
          (!a->clocked || (a->initial_ms == b->initial_ms && a->increment_ms == b->increment_ms)) &&
          a->rated == b->rated && a->hints == b->hints;
 }

@@ -59,7 +59,8 @@ int srv_room__play(srv_room *room, srv_client *c, const srv_req_id *id, int turn
     srv_room__broadcast(room, NULL, NULL, NULL);
     return SRV_EOVER;
   }
-  if (house > room->opts.rules.houses)
+  const bool swap = house == MC_SWAP;
+  if (house > room->opts.rules.houses && !swap)
     return SRV_EILLEGAL;
 
   /* Play in place, then record the room as it is after the move. Storage does not refuse: a move
@@ -75,6 +76,8 @@ int srv_room__play(srv_room *room, srv_client *c, const srv_req_id *id, int turn
     srv_clock_moved(&room->clock, -1, now);
   room->first_deadline = 0;
   room->move_deadline = 0;
+  if (swap)
+    srv_room__swap_seats(room); /* Recorded with the seats as they are now. */
   srv_room__record(room, SRV_RECORD_MOVE, turn, house);
 
   room->undo_clock = clock;
@@ -88,6 +91,8 @@ int srv_room__play(srv_room *room, srv_client *c, const srv_req_id *id, int turn
   }
   room->takeback_offer = -1; /* A move changes what a takeback would take back. */
   room->takeback_declined = -1;
+  if (swap)
+    srv_room__offers_clear(room); /* Offers name seats, whose players just changed. */
   srv_metrics_move();
   if (over)
     srv_room__finish(room, MC_REASON_NONE, MC_DRAW);
@@ -95,6 +100,8 @@ int srv_room__play(srv_room *room, srv_client *c, const srv_req_id *id, int turn
     srv_room__start_turn_clock(room);
   srv_room__presence(room);
   srv_room__moved(room);
+  if (swap)
+    srv_room__changed(room); /* The lobby and the players' lists show who sits where. */
   srv_room__broadcast(room, c, id, NULL);
   return 0;
 }

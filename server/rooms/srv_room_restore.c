@@ -138,10 +138,14 @@ int srv_rooms_store_lost(srv_rooms *rooms, const char *code, int64_t game_id, in
   int mover = -1;
   if (undo) {
     mover = mc_game_mover(room->game, (size_t)lost_ply);
+    long swap_ply = mc_game_swap_ply(room->game);
     int rc = room_take_back(room, lost_ply);
     if (rc != 0) {
       srv_log_error("room", "%s: cannot take back lost moves: %s", room->code, mc_strerror(rc));
       undo = false;
+    } else if (swap_ply >= lost_ply) {
+      /* The swap is lost: the players go back to the sides they held when they moved. */
+      srv_room__swap_seats(room);
     }
   }
   if (undo) {

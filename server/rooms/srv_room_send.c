@@ -159,6 +159,7 @@ static bool snapshot(srv_room *room, srv_room_out *e) {
   e->pos = *mc_game_pos(room->game);
   e->rules = *mc_game_rules(room->game);
   e->v.nlegal = room->status == SRV_PLAYING ? mc_game_legal(room->game, e->legal) : 0;
+  e->v.can_swap = room->status == SRV_PLAYING && mc_game_can_swap(room->game);
   e->v.ply = (long)mc_game_ply(room->game);
   e->v.game = NULL;
   e->game_id = room->game_id;

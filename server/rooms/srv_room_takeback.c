@@ -15,12 +15,14 @@
 #include "srv_room_int.h"
 
 /* The number of moves left when seat's last move and everything after it go; -1: seat has no
- * move in the game. */
+ * move in the game that can go. The pie rule's swap is final: neither it nor a move before it is
+ * taken back (the seats changed players there). */
 static long kept_moves(const mc_game *game, int seat) {
   size_t ply = mc_game_ply(game);
   while (ply > 0 && mc_game_mover(game, ply - 1) != seat)
     ply--;
-  return ply > 0 ? (long)ply - 1 : -1;
+  long keep = ply > 0 ? (long)ply - 1 : -1;
+  return keep <= mc_game_swap_ply(game) ? -1 : keep;
 }
 
 /* Takes back seat's last move and the moves after it; the state goes to every member, c's copy
@@ -41,7 +43,10 @@ static int take_back(srv_room *room, int seat, srv_client *c, const srv_req_id *
   if (room->opts.clocked) {
     srv_clock_stop(&room->clock, now);
     for (int s = 0; s < 2; s++) {
-      if (kept_moves(g, s) < 0)
+      size_t i = mc_game_ply(g);
+      while (i > 0 && mc_game_mover(g, i - 1) != s)
+        i--;
+      if (i == 0)
         room->clock.left_ms[s] = room->opts.initial_ms; /* Back before its first move. */
     }
   }

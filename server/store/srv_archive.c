@@ -87,8 +87,11 @@ static void movers_text(const mc_game *game, char *buf, size_t size) {
   const uint8_t *moves = mc_game_moves(game, &n);
   buf[0] = '\0';
   for (size_t i = 0; i < n && at + 8 < size; i++) {
-    int w = snprintf(buf + at, size - at, "%s%c%d", i ? " " : "",
-                     mc_game_mover(game, i) == MC_SOUTH ? 'S' : 'N', moves[i]);
+    char move[8];
+    if (mc_move_format(moves[i], move, sizeof move) < 0)
+      break;
+    int w = snprintf(buf + at, size - at, "%s%c%s", i ? " " : "",
+                     mc_game_mover(game, i) == MC_SOUTH ? 'S' : 'N', move);
     if (w < 0)
       break;
     at += (size_t)w;
@@ -133,7 +136,10 @@ json_t *srv_archive_game_json(const srv_store_game *g, srv_store_bad_row *bad) {
     json_t *mv = json_object();
     put(&b, mv, "ply", json_integer(m->ply));
     put(&b, mv, "seat", json_string(mc_seat_name((mc_seat)m->seat)));
-    put(&b, mv, "house", json_integer(m->house));
+    /* The pie rule's swap: no house (docs/protocol.md, "The pie rule"). */
+    put(&b, mv, "house", m->house == MC_SWAP ? json_null() : json_integer(m->house));
+    if (m->house == MC_SWAP)
+      put(&b, mv, "swap", json_true());
     put(&b, mv, "clock_ms", m->clock_ms >= 0 ? json_integer(m->clock_ms) : json_null());
     put(&b, mv, "at", json_integer(m->at_ms));
     append(&b, moves, mv);
@@ -206,7 +212,8 @@ int srv_archive_game_text(const srv_store_game *g, char **out, srv_store_bad_row
     return SRV_STORE_EINVAL;
   *out = NULL;
   char *record = NULL;
-  size_t movers_size = g->n_moves * 5 + 1; /* "S3 " per move: a side, a house, a space. */
+  /* "S3 " per move: a side, a house, a space; "Nswap " once at most. */
+  size_t movers_size = g->n_moves * 5 + 8;
   char *movers = malloc(movers_size);
   if (movers == NULL)
     return SRV_STORE_ENOMEM;

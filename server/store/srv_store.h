@@ -144,11 +144,12 @@ typedef struct srv_store_room {
 
 /* One move. ply is the number of moves played before it (0 for the first move), which is the
  * `ply` of the state the mover saw. clock_ms is the mover's clock after the move (increment
- * included), or -1 without a clock. */
+ * included), or -1 without a clock; after the pie rule's swap, clocks follow the players: the
+ * swap's row holds its player's clock, who then holds the other side (srv_store_clocks()). */
 typedef struct srv_store_move {
   int ply;
   int seat;  /* mc_seat */
-  int house; /* 1..m on the mover's side */
+  int house; /* 1..m on the mover's side, or MC_SWAP (the pie rule's swap, seat north) */
   int64_t clock_ms;
   int64_t at_ms;
 } srv_store_move;
@@ -410,6 +411,12 @@ int srv_store_players_expire(srv_store *store, int64_t before_ms);
 
 /* Records the time player id (borrowed) was last seen (schema 2). */
 int srv_store_player_seen(srv_store *store, const char *id, int64_t seen_ms);
+
+/* The players who hold the sides of game now (mc_seat order), written over those it started
+ * with: after the pie rule's swap, the move of ply ply, the archive, the lists and the profiles
+ * name the players who held the sides at the end. A lost write is reported as that move's
+ * (SRV_STORE_OP_MOVE of game and ply). */
+int srv_store_game_seats(srv_store *store, int64_t game, int ply, const srv_store_seat seats[2]);
 
 /* Deletes the moves of game from ply from_ply on: moves taken back in play (a takeback), or, in
  * recovery after srv_store_replay() found a bad row, the moves from it on (log what is dropped

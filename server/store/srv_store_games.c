@@ -116,13 +116,23 @@ int srv_store_game_start(srv_store *store, const srv_store_game *game, int64_t *
 
 int srv_store_move_add(srv_store *store, int64_t game, const srv_store_move *move) {
   if (store == NULL || move == NULL || game <= 0 || move->ply < 0 || move->seat < 0 ||
-      move->seat > 1 || move->house < 1 || move->house > MC_MAX_HOUSES)
+      move->seat > 1 || move->house < 1 || (move->house > MC_MAX_HOUSES && move->house != MC_SWAP))
     return SRV_STORE_EINVAL;
   return srv_store__write(
       store, srv_store__op(SRV_STORE_OP_MOVE, "", game, move->ply), STMT_MOVE_INSERT,
       STORE_ARGS(arg_int(game), arg_int(move->ply), arg_int(move->seat), arg_int(move->house),
                  move->clock_ms >= 0 ? arg_int(move->clock_ms) : arg_null(), arg_int(move->at_ms)),
       "cannot store a move");
+}
+
+int srv_store_game_seats(srv_store *store, int64_t game, int ply, const srv_store_seat seats[2]) {
+  if (store == NULL || game <= 0 || ply < 0 || seats == NULL)
+    return SRV_STORE_EINVAL;
+  srv_store__val args[7] = {arg_int(game)};
+  seat_args(&args[1], &seats[0]);
+  seat_args(&args[4], &seats[1]);
+  return srv_store__write(store, srv_store__op(SRV_STORE_OP_MOVE, "", game, ply), STMT_GAME_SEATS,
+                          args, 7, "cannot store the seats of a game");
 }
 
 int srv_store_moves_truncate(srv_store *store, int64_t game, int from_ply) {

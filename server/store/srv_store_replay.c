@@ -87,11 +87,18 @@ int srv_store_replay(const srv_store_game *g, bool apply_result, mc_game **out,
 int srv_store_clocks(const srv_store_game *g, int64_t left_ms[2]) {
   if (g == NULL || left_ms == NULL || !g->clocked)
     return SRV_STORE_EINVAL;
-  left_ms[0] = left_ms[1] = g->initial_ms;
+  /* By player (the seat each held at the start): a row holds its mover's clock, and after the
+   * pie rule's swap the players hold the other sides. */
+  int64_t left[2] = {g->initial_ms, g->initial_ms};
+  bool swapped = false;
   for (size_t i = 0; i < g->n_moves; i++) {
     const srv_store_move *m = &g->moves[i];
     if (m->seat >= 0 && m->seat <= 1 && m->clock_ms >= 0)
-      left_ms[m->seat] = m->clock_ms;
+      left[swapped ? !m->seat : m->seat] = m->clock_ms;
+    if (m->house == MC_SWAP)
+      swapped = true;
   }
+  left_ms[0] = left[swapped ? 1 : 0];
+  left_ms[1] = left[swapped ? 0 : 1];
   return 0;
 }

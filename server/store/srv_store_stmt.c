@@ -92,6 +92,8 @@ static const char *const stmt_sql[STMT_COUNT] = {
         "score_north = ?6 WHERE id = ?1",
     [STMT_GAME_ABORT] = "UPDATE games SET ended_ms = ?2, result = NULL, reason = 'aborted', "
                         "score_south = NULL, score_north = NULL WHERE id = ?1",
+    [STMT_GAME_SEATS] = "UPDATE games SET south = ?2, south_name = ?3, south_computer = ?4, "
+                        "north = ?5, north_name = ?6, north_computer = ?7 WHERE id = ?1",
     [STMT_MOVE_INSERT] = "INSERT INTO moves (game, ply, seat, house, clock_ms, at_ms) "
                          "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     [STMT_MOVE_TRUNCATE] = "DELETE FROM moves WHERE game = ?1 AND ply >= ?2",

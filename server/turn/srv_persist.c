@@ -250,13 +250,26 @@ static int record_game(srv_persist *p, const srv_record *ev) {
   for (size_t i = 0; i < n; i++) {
     srv_store_move m = {(int)i, mc_game_mover(ev->game, i), moves[i], -1, g.started_ms};
     if (ev->kind == SRV_RECORD_MOVE && i + 1 == n && ev->opts->clocked)
-      m.clock_ms = ev->clock_ms[m.seat];
+      m.clock_ms = ev->clock_ms[moves[i] == MC_SWAP ? !m.seat : m.seat];
     if ((rc = srv_store_move_add(p->store, id, &m)) < 0)
       return store_fail(p, "cannot store a move of room", ev->room, rc);
   }
   if (ev->kind == SRV_RECORD_GAME_FINISHED || ev->status == SRV_FINISHED)
     return finish_game(p, ev);
   return 0;
+}
+
+/* The pie rule's swap (the move of ply): the room and its game name the players at their new
+ * seats. */
+static int swap_seats(srv_persist *p, const srv_record *rec, int ply) {
+  int rc = put_room(p, rec);
+  if (rc != 0)
+    return rc;
+  srv_store_seat seats[2];
+  seat_of(rec->seats[0], &seats[0]);
+  seat_of(rec->seats[1], &seats[1]);
+  rc = srv_store_game_seats(p->store, rec->game_id, ply, seats);
+  return rc < 0 ? store_fail(p, "cannot store the seats of the game of room", rec->room, rc) : 0;
 }
 
 /* A chat line, with the room's current game (none before the first). */
@@ -283,9 +296,12 @@ static int take_back(srv_persist *p, const srv_record *rec) {
   int rc = srv_store_moves_truncate(p->store, rec->game_id, (int)ply);
   if (rc < 0)
     return store_fail(p, "cannot take back the moves of room", rec->room, rc);
+  /* Each seat's time goes to the last move of the player holding it now (the pie rule's swap
+   * exchanged them), as srv_store_clocks() reads it back. */
+  bool swapped = mc_game_swap_ply(rec->game) >= 0;
   for (int s = 0; s < 2 && rec->opts->clocked; s++) {
     size_t i = ply;
-    while (i > 0 && mc_game_mover(rec->game, i - 1) != s)
+    while (i > 0 && mc_game_player(rec->game, i - 1) != (swapped ? !s : s))
       i--;
     if (i > 0 &&
         (rc = srv_store_move_clock(p->store, rec->game_id, (int)i - 1, rec->clock_ms[s])) < 0)
@@ -371,10 +387,16 @@ static int write_record(srv_persist *p, const srv_record *rec) {
     return record_game(p, rec);
   case SRV_RECORD_MOVE: {
     size_t ply = mc_game_ply(rec->game);
+    /* The pie rule's swap: its player's clock, who holds the other seat now (and the seats of
+     * the room and of the game change hands with it). */
+    bool swap = rec->house == MC_SWAP;
+    int clock_seat = swap ? !rec->seat : rec->seat;
     srv_store_move m = {(int)ply - 1, rec->seat, rec->house,
-                        rec->opts->clocked ? rec->clock_ms[rec->seat] : -1, wall_ms(p)};
+                        rec->opts->clocked ? rec->clock_ms[clock_seat] : -1, wall_ms(p)};
     rc = srv_store_move_add(p->store, rec->game_id, &m);
-    return rc < 0 ? store_fail(p, "cannot store a move of room", rec->room, rc) : 0;
+    if (rc < 0)
+      return store_fail(p, "cannot store a move of room", rec->room, rc);
+    return swap ? swap_seats(p, rec, m.ply) : 0;
   }
   case SRV_RECORD_GAME_FINISHED:
     rc = finish_game(p, rec);

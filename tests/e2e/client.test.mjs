@@ -359,7 +359,9 @@ test('a room shows the rules of its own game and options; How to play draws the 
     assert.equal(await p.locator('.diagram .dia-house').count(), 14);
     assert.equal(await p.locator('.diagram .dia-seed').count(), 98);
     assert.deepEqual(numbers(await p.locator('.how-card .how-default').first().textContent()), [7, 7, 98]);
-    assert.equal(await p.locator('.how-options dt').count(), 2);
+    // Its two options and the pie rule, every game's.
+    assert.equal(await p.locator('.how-options dt').count(), 3);
+    assert.equal(await p.locator('.how-options dt[data-option="pie"]').textContent(), L['opt.pie']);
     await shot(p, 'how-congkak-' + code);
     noProblems(p);
     await p.context().close();

@@ -165,7 +165,9 @@ export class Client {
 export function followMoves(list, s) {
   if (Array.isArray(s.moves)) return s.moves.slice();
   if (list === undefined || list === null) return s.ply === 0 ? [] : null;
-  const move = s.last ? { seat: s.last.seat, house: s.last.house } : null;
+  // The pie rule's swap is a move without a house (docs/protocol.md, "The pie rule").
+  const move = !s.last ? null
+    : s.last.swap ? { seat: s.last.seat, house: null, swap: true } : { seat: s.last.seat, house: s.last.house };
   if (s.ply === list.length + 1 && move) return [...list, move];
   if (s.ply === list.length) return list;
   if (s.ply < list.length) {

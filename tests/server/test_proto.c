@@ -74,6 +74,45 @@ TEST_IMPL(ids) {
   return 0;
 }
 
+/* The pie rule's swap is a move without a house (docs/protocol.md, "The pie rule"); the option
+ * pie belongs to every game and is on by default in rated Congkak only. */
+TEST_IMPL(swap) {
+  ASSERT_EQ(dec("{\"type\":\"move\",\"room\":\"ABCDEF\",\"swap\":true,\"ply\":2}"), 0);
+  ASSERT_EQ(cmd.type, SRV_CMD_MOVE);
+  ASSERT(cmd.swap);
+  ASSERT_EQ(cmd.house, MC_SWAP);
+  ASSERT_EQ(cmd.ply, 2);
+  ASSERT_EQ(dec("{\"type\":\"move\",\"room\":\"ABCDEF\",\"house\":3,\"swap\":false,\"ply\":2}"), 0);
+  ASSERT(!cmd.swap);
+  ASSERT_EQ(cmd.house, 3);
+  BAD("{\"type\":\"move\",\"room\":\"ABCDEF\",\"house\":3,\"swap\":true,\"ply\":2}", SRV_EBADREQ,
+      "swap");
+  BAD("{\"type\":\"move\",\"room\":\"ABCDEF\",\"swap\":false,\"ply\":2}", SRV_EBADREQ, "house");
+  BAD("{\"type\":\"move\",\"room\":\"ABCDEF\",\"swap\":1,\"ply\":2}", SRV_EBADREQ, "house");
+  BAD("{\"type\":\"move\",\"room\":\"ABCDEF\",\"swap\":true}", SRV_EBADREQ, "ply");
+
+  ASSERT_EQ(dec("{\"type\":\"create\",\"game\":\"oware\",\"options\":{\"pie\":true}}"), 0);
+  ASSERT(cmd.opts.rules.pie);
+  ASSERT_EQ(dec("{\"type\":\"create\",\"game\":\"congkak\"}"), 0);
+  ASSERT(!cmd.opts.rules.pie);
+  const char *rated = "{\"type\":\"create\",\"game\":\"congkak\",\"rated\":true,"
+                      "\"clock\":{\"initial_ms\":600000}%s}";
+  char buf[256];
+  snprintf(buf, sizeof buf, rated, "");
+  ASSERT_EQ(dec(buf), 0);
+  ASSERT(cmd.opts.rules.pie);
+  snprintf(buf, sizeof buf, rated, ",\"options\":{\"pie\":false}");
+  ASSERT_EQ(dec(buf), 0);
+  ASSERT(!cmd.opts.rules.pie);
+  ASSERT_EQ(dec("{\"type\":\"create\",\"game\":\"kalah\",\"rated\":true,"
+                "\"clock\":{\"initial_ms\":600000}}"),
+            0);
+  ASSERT(!cmd.opts.rules.pie);
+  BAD("{\"type\":\"create\",\"game\":\"kalah\",\"options\":{\"pie\":\"on\"}}", SRV_EBADREQ,
+      "options.pie");
+  return 0;
+}
+
 TEST_IMPL(hello) {
   ASSERT_EQ(dec("{\"type\":\"hello\",\"name\":\"  Ana  \"}"), 0);
   ASSERT_EQ(cmd.type, SRV_CMD_HELLO);

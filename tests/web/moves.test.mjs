@@ -135,3 +135,18 @@ test('a replay never takes longer than its budget, however long the move', () =>
   assert.ok(Math.abs(replayUnit('slow', long) / replayUnit('normal', long) - 420 / 220) < 1e-9);
   assert.equal(stepUnit(100, 1000, []), 100);
 });
+
+test('the pie rule\'s swap is a move without a house, marked in the list live and from a full state', () => {
+  // Congkak 2x1: South 2, South 1, then North swaps (docs/protocol.md, "The pie rule").
+  let log = nextMoves(emptyMoves(), st(2, ['south', 1], [['south', 2], ['south', 1]]));
+  const swap = { type: 'state', room: 'K7QX2M', game_no: 1, ply: 3, last: { seat: 'north', house: null, swap: true, trace: [] } };
+  log = nextMoves(log, swap);
+  assert.equal(log.ply, 3);
+  assert.deepEqual(log.list[2], { seat: 'north', house: null, swap: true, trace: [] });
+  assert.equal(log.complete, true);
+  const full = { ...swap, moves: [{ seat: 'south', house: 2 }, { seat: 'south', house: 1 }, { seat: 'north', house: null, swap: true }] };
+  const again = nextMoves(emptyMoves(), full);
+  assert.equal(again.list[2].swap, true);
+  assert.equal(again.list[0].swap, undefined);
+  assert.deepEqual(moveEvents(again.list[2].trace), { relays: 0, captured: 0, captures: 0, extra: false, roundEnd: null, burnt: 0 });
+});

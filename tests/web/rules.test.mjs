@@ -197,14 +197,14 @@ test('How to play describes each game on its default board and every option', ()
     for (const [game, [m, n]] of Object.entries(defaults)) {
       const help = optionHelp(game, m, n, code);
       const names = help.map((o) => o.name);
-      const want = game === 'kalah' ? [LANGS[code]['opt.empty_capture']]
+      const want = [...(game === 'kalah' ? [LANGS[code]['opt.empty_capture']]
         : game === 'oware' ? ['no_capture', 'forbidden', 'capture'].map((x) => LANGS[code]['opt.grand_slam'] + ': ' + LANGS[code]['gs.' + x])
-          : [LANGS[code]['opt.lap_capture'], LANGS[code]['opt.match']];
+          : [LANGS[code]['opt.lap_capture'], LANGS[code]['opt.match']]), LANGS[code]['opt.pie']];
       if (JSON.stringify(names) !== JSON.stringify(want)) failures.push(`${code} ${game}: options ${names.join(' | ')}`);
       const described = help.flatMap((o) => o.items.map((x) => x.id));
-      const needed = game === 'kalah' ? ['kalah.capture_empty']
+      const needed = [...(game === 'kalah' ? ['kalah.capture_empty']
         : game === 'oware' ? ['oware.grand_slam.no_capture', 'oware.grand_slam.forbidden', 'oware.grand_slam.capture']
-          : ['congkak.capture_lap', 'congkak.round_end', 'congkak.match.refill', 'congkak.match.burn', 'congkak.match.first', 'congkak.match.end'];
+          : ['congkak.capture_lap', 'congkak.round_end', 'congkak.match.refill', 'congkak.match.burn', 'congkak.match.first', 'congkak.match.end']), 'pie'];
       if (JSON.stringify(described) !== JSON.stringify(needed)) failures.push(`${code} ${game}: describes ${described.join(',')}`);
       for (const o of help) {
         for (const { id, text } of o.items) {
