@@ -860,6 +860,7 @@ static void done_delete(void *arg, bool cancelled) {
     return;
   }
   srv_log_info("account", "player %s deleted its account", p->id);
+  srv_rooms_chat_anonymise(a->rooms, p->id, SRV_ACCOUNT_DELETED_NAME);
   p->account = false;
   p->deleted = true;
   snprintf(p->name, sizeof p->name, "%s", SRV_ACCOUNT_DELETED_NAME);

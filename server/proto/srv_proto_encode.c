@@ -424,10 +424,14 @@ int srv_proto_lobby_entry(const srv_lobby_entry *e, char **text, size_t *len) {
   return 0;
 }
 
-/* The fields of a chat line after "from" (the same in chat and chat_history). */
+/* The fields of a chat line after "from" (the same in chat and chat_history); a deleted
+ * account's line has no player (""): null. */
 static void chat_fields(srv_jsonw *w, const char *player, int seat, const char *text, int64_t at) {
   srv_jsonw_lit(w, ",\"player\":");
-  srv_jsonw_str(w, player);
+  if (player[0] == '\0')
+    srv_jsonw_lit(w, "null");
+  else
+    srv_jsonw_str(w, player);
   srv_jsonw_lit(w, ",\"seat\":");
   seat_or_null(w, seat == SRV_SEAT_SPECTATOR ? SRV_SEAT_NONE : seat);
   srv_jsonw_lit(w, ",\"spectator\":");

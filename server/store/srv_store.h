@@ -341,7 +341,7 @@ int srv_store_account_password(srv_store *store, const char *player, const char 
 
 /* Deletes player's account (borrowed) and everything that names it: its sessions, its ratings and
  * their history, its player row; its games and rooms stay with the seat anonymised (no player id,
- * the name anon_name, borrowed). */
+ * the name anon_name, borrowed), and so do its chat lines (player "", the name anon_name). */
 int srv_store_account_delete(srv_store *store, const char *player, const char *anon_name);
 
 /* Reads the account whose name has key (borrowed) into *out. Returns 0 or SRV_STORE_ENOTFOUND. */

@@ -121,11 +121,12 @@ int srv_store_account_delete(srv_store *store, const char *player, const char *a
   int rc = srv_store__write_begin(store);
   if (rc != 0)
     return rc;
-  /* Everything that names the player, then its seats in games and rooms anonymised. */
+  /* Everything that names the player, then its seats in games and rooms and its chat lines
+   * anonymised. */
   const srv_store__stmt by_id[] = {STMT_DELETE_ACCOUNT, STMT_SESSIONS_REVOKE_ALL,
                                    STMT_DELETE_RATINGS, STMT_DELETE_HISTORY, STMT_DELETE_PLAYER};
   const srv_store__stmt anon[] = {STMT_ANON_GAMES_SOUTH, STMT_ANON_GAMES_NORTH,
-                                  STMT_ANON_ROOMS_SOUTH, STMT_ANON_ROOMS_NORTH};
+                                  STMT_ANON_ROOMS_SOUTH, STMT_ANON_ROOMS_NORTH, STMT_ANON_CHAT};
   rc = SQLITE_OK;
   for (size_t i = 0; rc == SQLITE_OK && i < sizeof by_id / sizeof by_id[0]; i++)
     rc = srv_store__exec(store, by_id[i], STORE_ARGS(arg_text(player)));

@@ -46,6 +46,7 @@ typedef enum srv_store__stmt {
   STMT_ANON_GAMES_NORTH,
   STMT_ANON_ROOMS_SOUTH,
   STMT_ANON_ROOMS_NORTH,
+  STMT_ANON_CHAT,
   /* Ratings */
   STMT_RATINGS_GET,
   STMT_GAME_RATED,

@@ -57,6 +57,8 @@ static const char *const stmt_sql[STMT_COUNT] = {
     [STMT_ANON_GAMES_NORTH] = "UPDATE games SET north = NULL, north_name = ?2 WHERE north = ?1",
     [STMT_ANON_ROOMS_SOUTH] = "UPDATE rooms SET south = NULL, south_name = ?2 WHERE south = ?1",
     [STMT_ANON_ROOMS_NORTH] = "UPDATE rooms SET north = NULL, north_name = ?2 WHERE north = ?1",
+    /* A chat line's player cannot be NULL (schema 5): an anonymous line's is empty. */
+    [STMT_ANON_CHAT] = "UPDATE chat SET player = '', name = ?2 WHERE player = ?1",
     /* Ratings */
     [STMT_RATINGS_GET] = "SELECT game, rating, rd, vol, games, wins, losses, draws, last_ms "
                          "FROM ratings WHERE player = ?1",

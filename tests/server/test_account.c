@@ -879,6 +879,9 @@ TEST_IMPL(delete_account) {
   ASSERT_EQ(run(&e.w, &a, "{\"type\":\"create\",\"game\":\"oware\",\"seat\":\"south\"}"), 0);
   snprintf(code, sizeof code, "%s", field_s(&a, "joined", "room"));
   ASSERT_EQ(runf(&e.w, &b, "{\"type\":\"join\",\"room\":\"%s\"}", code), 0);
+  /* Ana and Bob say a line each. */
+  ASSERT_EQ(runf(&e.w, &a, "{\"type\":\"chat\",\"room\":\"%s\",\"text\":\"hi\"}", code), 0);
+  ASSERT_EQ(runf(&e.w, &b, "{\"type\":\"chat\",\"room\":\"%s\",\"text\":\"hello\"}", code), 0);
   commit(&e);
   /* A wrong password deletes nothing. */
   ASSERT_EQ(run(&e.w, &a, "{\"type\":\"delete_account\",\"password\":\"nope nope\"}"), 0);
@@ -915,6 +918,26 @@ TEST_IMPL(delete_account) {
                            "south_name = '[deleted]' AND north_name = 'Bob' AND "
                            "ended_ms IS NOT NULL"),
             2);
+  /* Ana's chat line is anonymised, stored and in the room's memory (issue 25, item 8); Bob's
+   * stays his. */
+  ASSERT_EQ(raw_int(e.dir, "SELECT count(*) FROM chat WHERE player = '' AND name = '[deleted]' "
+                           "AND text = 'hi'"),
+            1);
+  snprintf(sql, sizeof sql, "SELECT count(*) FROM chat WHERE player = '%s' OR name = 'Ana'",
+           ana_id);
+  ASSERT_EQ(raw_int(e.dir, sql), 0);
+  ASSERT_EQ(raw_int(e.dir, "SELECT count(*) FROM chat WHERE name = 'Bob' AND text = 'hello'"), 1);
+  tclient_clear(&b);
+  ASSERT_EQ(runf(&e.w, &b, "{\"type\":\"join\",\"room\":\"%s\"}", code), 0);
+  json_t *history = json_object_get(last_of(&b, "chat_history"), "messages");
+  ASSERT_EQ(json_array_size(history), 2);
+  json_t *said = json_array_get(history, 0);
+  ASSERT_STR_EQ(json_string_value(json_object_get(said, "from")), "[deleted]");
+  ASSERT(json_is_null(json_object_get(said, "player")));
+  ASSERT_STR_EQ(json_string_value(json_object_get(said, "text")), "hi");
+  said = json_array_get(history, 1);
+  ASSERT_STR_EQ(json_string_value(json_object_get(said, "from")), "Bob");
+  ASSERT_STR_EQ(json_string_value(json_object_get(said, "player")), b.c.player->id);
   /* The name is free: someone else may take it. */
   ASSERT_EQ(
       run(&e.w, &b, "{\"type\":\"register\",\"name\":\"ana\",\"password\":\"bobs password\"}"), 0);

@@ -290,7 +290,11 @@ TEST_IMPL(accounts_and_ratings) {
   ASSERT_EQ(count(db, "SELECT count(*) FROM games WHERE south_name = 'deleted' AND south IS NULL"),
             1);
   ASSERT_EQ(count(db, "SELECT count(*) FROM ratings WHERE player = 'pa'"), 0);
+  /* Its chat line stays, anonymised as its seats are (issue 25, item 8). */
   ASSERT_EQ(count(db, "SELECT count(*) FROM chat"), 1);
+  ASSERT_EQ(count(db, "SELECT count(*) FROM chat WHERE player = '' AND name = 'deleted' AND "
+                      "text = 'gg'"),
+            1);
   srv_store_close(s);
   drop_db(db);
   return 0;

@@ -293,6 +293,16 @@ TEST_IMPL(account_deletion) {
   srv_store_rating after[2] = {rating(1337.7, 290, 1, 0, 1000), rating(1662.3, 290, 1, 1, 1000)};
   double diff[2] = {-162.3, 162.3};
   ASSERT_EQ(srv_store_game_rate(s, g, MC_KALAH, p, after, diff, 1000), 0);
+  /* Two lines of Ana's and one of Bo's. */
+  const char *said[3][4] = {
+      {"pa", "Ana", "south", "hi"}, {"pb", "Bo", "north", "hello"}, {"pa", "Ana", "south", "gg"}};
+  for (int i = 0; i < 3; i++) {
+    srv_store_chat line = {.room = "R1", .game = g, .at_ms = 5 + i, .text = said[i][3]};
+    snprintf(line.player, sizeof line.player, "%s", said[i][0]);
+    snprintf(line.name, sizeof line.name, "%s", said[i][1]);
+    snprintf(line.seat, sizeof line.seat, "%s", said[i][2]);
+    ASSERT_EQ(srv_store_chat_add(s, &line), 0);
+  }
   ASSERT_EQ(srv_store_commit(s), 0);
   ASSERT_EQ(srv_store_account_delete(s, "pa", "[deleted]"), 0);
   ASSERT_EQ(srv_store_commit(s), 0);
@@ -304,7 +314,8 @@ TEST_IMPL(account_deletion) {
                         "SELECT count(*) FROM rating_history WHERE player = 'pa'",
                         "SELECT count(*) FROM games WHERE south = 'pa' OR north = 'pa'",
                         "SELECT count(*) FROM rooms WHERE south = 'pa' OR north = 'pa'",
-                        "SELECT count(*) FROM games WHERE south_name = 'pa'"};
+                        "SELECT count(*) FROM games WHERE south_name = 'pa'",
+                        "SELECT count(*) FROM chat WHERE player = 'pa' OR name = 'Ana'"};
   for (size_t i = 0; i < sizeof none / sizeof none[0]; i++)
     ASSERT_EQ(raw_int(dir, none[i]), 0);
   ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM games WHERE south IS NULL AND "
@@ -313,6 +324,11 @@ TEST_IMPL(account_deletion) {
   ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM rooms WHERE south IS NULL AND "
                          "south_name = '[deleted]'"),
             1);
+  /* Ana's lines stay, in their places, without her id and name; Bo's is untouched. */
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM chat WHERE player = '' AND name = '[deleted]' "
+                         "AND seat = 'south' AND room = 'R1'"),
+            2);
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM chat WHERE player = 'pb' AND name = 'Bo'"), 1);
   ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM rating_history WHERE player = 'pb'"), 1);
   ASSERT_EQ(raw_int(dir, "SELECT games FROM ratings WHERE player = 'pb'"), 1);
   ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM accounts WHERE player = 'pb'"), 1);
