@@ -2,6 +2,7 @@
  * srv_store_batch.c) and the reads that log a player in or rate a game. */
 #include "srv_store_int.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- Players and sessions ------------------------------------------------------------------- */
@@ -74,6 +75,61 @@ int srv_store_sessions_revoke(srv_store *store, const char *player, const uint8_
   return srv_store__write(store, op, STMT_SESSIONS_REVOKE,
                           STORE_ARGS(arg_text(player), arg_blob(keep, 32)),
                           "cannot revoke sessions");
+}
+
+int srv_store_session_seen(srv_store *store, const uint8_t token_hash[32], int64_t seen_ms) {
+  if (store == NULL || token_hash == NULL)
+    return SRV_STORE_EINVAL;
+  return srv_store__write(store, srv_store__op(SRV_STORE_OP_ACCOUNT, "", 0, 0), STMT_SESSION_SEEN,
+                          STORE_ARGS(arg_blob(token_hash, 32), arg_int(seen_ms)),
+                          "cannot store when a session was used");
+}
+
+int srv_store_session_label(srv_store *store, const uint8_t token_hash[32], const char *label) {
+  if (store == NULL || token_hash == NULL || label == NULL || strlen(label) >= SRV_STORE_LABEL_SIZE)
+    return SRV_STORE_EINVAL;
+  return srv_store__write(store, srv_store__op(SRV_STORE_OP_ACCOUNT, "", 0, 0), STMT_SESSION_LABEL,
+                          STORE_ARGS(arg_blob(token_hash, 32), arg_text(label)),
+                          "cannot store a session's device");
+}
+
+static int row_session(srv_store *store, const srv_store__cols *s, void *item) {
+  (void)store;
+  srv_store_session *x = item;
+  if (srv_store__blob(s, 0, x->token_hash, sizeof x->token_hash) != 0)
+    return SRV_STORE_ECORRUPT;
+  x->created_ms = srv_store__int(s, 1);
+  x->seen_ms = srv_store__int(s, 2);
+  srv_store__col_text(s, 3, x->label, sizeof x->label);
+  return 0;
+}
+
+int srv_store_sessions_of(srv_store *store, const char *player, srv_store_session **out,
+                          size_t *n) {
+  if (store == NULL || player == NULL || out == NULL || n == NULL)
+    return SRV_STORE_EINVAL;
+  *out = NULL;
+  *n = 0;
+  int checked = srv_store__check_files(store, false);
+  if (checked != 0)
+    return checked;
+  int rc = srv_store__all(store, STMT_SESSIONS_OF, STORE_ARGS(arg_text(player)), row_session,
+                          (void **)out, n, sizeof **out, "cannot read sessions");
+  if (rc != 0) {
+    free(*out);
+    *out = NULL;
+    *n = 0;
+  }
+  return rc;
+}
+
+int srv_store_sessions_idle(srv_store *store, int64_t before_ms) {
+  if (store == NULL)
+    return SRV_STORE_EINVAL;
+  int rc =
+      srv_store__write(store, srv_store__op(SRV_STORE_OP_ACCOUNT, "", 0, 0), STMT_SESSIONS_IDLE,
+                       STORE_ARGS(arg_int(before_ms)), "cannot expire idle sessions");
+  return rc < 0 ? rc : store->pg ? 0 : sqlite3_changes(store->db);
 }
 
 /* ---- Accounts ------------------------------------------------------------------------------- */

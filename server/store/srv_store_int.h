@@ -33,6 +33,10 @@ typedef enum srv_store__stmt {
   STMT_SESSION_DELETE,
   STMT_SESSIONS_REVOKE,
   STMT_SESSIONS_REVOKE_ALL, /* Also deletes an account's sessions. */
+  STMT_SESSION_SEEN,
+  STMT_SESSION_LABEL,
+  STMT_SESSIONS_OF,
+  STMT_SESSIONS_IDLE,
   /* Accounts */
   STMT_ACCOUNT_INSERT,
   STMT_ACCOUNT_PASSWORD,
