@@ -659,9 +659,20 @@ static int end_session(srv_accounts *a, srv_player *p, const uint8_t *token_hash
   return rc;
 }
 
+/* Whether one of p's connections uses the session token_hash: it is in use now. */
+static bool connected(const srv_player *p, const uint8_t *token_hash) {
+  srv_list_foreach (it, &p->clients) {
+    const srv_client *x = srv_list_entry(it, srv_client, of_player);
+    if (memcmp(x->token_hash, token_hash, 32) == 0)
+      return true;
+  }
+  return false;
+}
+
 /* p logs in on a new device: of its stored sessions, the least recently used end until the new
- * one fits in sessions_per_account; keep (borrowed, the asking connection's own) never ends here.
- * Returns 0 or a negative code (logged by the caller: the login stands). */
+ * one fits in sessions_per_account, those no connection uses first; keep (borrowed, the asking
+ * connection's own) never ends here. Returns 0 or a negative code (logged by the caller: the
+ * login stands). */
 static int cap_sessions(srv_accounts *a, srv_player *p, const uint8_t *keep) {
   srv_store_session *list = NULL;
   size_t n = 0;
@@ -669,13 +680,23 @@ static int cap_sessions(srv_accounts *a, srv_player *p, const uint8_t *keep) {
   if (rc < 0)
     return storage_fail(a, "cannot read sessions", rc);
   size_t room = (size_t)a->cfg.sessions_per_account - 1, kept = n, ended = 0;
-  for (size_t i = n; rc == 0 && i-- > 0 && kept > room;) {
-    if (memcmp(list[i].token_hash, keep, 32) == 0)
-      continue;
-    rc = end_session(a, p, list[i].token_hash, "revoked");
-    kept--;
-    ended++;
+  bool *gone = n > 0 ? calloc(n, sizeof *gone) : NULL;
+  if (n > 0 && gone == NULL) {
+    free(list);
+    return SRV_ENOMEM;
   }
+  for (int pass = 0; pass < 2; pass++) {
+    for (size_t i = n; rc == 0 && i-- > 0 && kept > room;) {
+      if (gone[i] || memcmp(list[i].token_hash, keep, 32) == 0 ||
+          (pass == 0 && connected(p, list[i].token_hash)))
+        continue;
+      rc = end_session(a, p, list[i].token_hash, "revoked");
+      gone[i] = true;
+      kept--;
+      ended++;
+    }
+  }
+  free(gone);
   free(list);
   if (ended > 0)
     srv_log_info("account", "player %s has more than %d sessions: %zu least recently used ended",
