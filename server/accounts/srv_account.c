@@ -492,24 +492,32 @@ static void work_verify(void *arg) {
 
 /* ---- Names in hello ------------------------------------------------------------------------ */
 
-/* A lookup of an account name from address addr: 0 when it may happen (counted), else the wait. */
+/* Whether a lookup of an account name from address addr must wait: 0 when it may happen, else
+ * the milliseconds until it may (logged). */
 static int64_t lookup_wait(srv_accounts *a, const char *addr) {
   char group[64];
   srv_addr_group(addr, group, sizeof group);
-  uint64_t now = now_ms(a);
-  uint64_t wait = srv_attempts_wait(a->by_lookup, group, now);
-  if (wait > 0) {
+  uint64_t wait = srv_attempts_wait(a->by_lookup, group, now_ms(a));
+  if (wait > 0)
     srv_log_info("account", "too many name lookups from %s: wait %llu ms", group,
                  (unsigned long long)wait);
-    return (int64_t)wait;
-  }
-  /* A counter out of memory counts nothing: the lookup goes on (as admit() does). */
-  (void)srv_attempts_add(a->by_lookup, group, now);
-  return 0;
+  return (int64_t)wait;
+}
+
+/* Counts a lookup from address addr. A counter out of memory counts nothing (as admit()). */
+static void lookup_count(srv_accounts *a, const char *addr) {
+  char group[64];
+  srv_addr_group(addr, group, sizeof group);
+  (void)srv_attempts_add(a->by_lookup, group, now_ms(a));
 }
 
 int64_t srv_accounts_lookup(srv_accounts *a, const char *addr) {
-  return a == NULL || addr == NULL ? 0 : lookup_wait(a, addr);
+  if (a == NULL || addr == NULL)
+    return 0;
+  int64_t wait = lookup_wait(a, addr);
+  if (wait == 0)
+    lookup_count(a, addr);
+  return wait;
 }
 
 int srv_accounts_check_name(srv_accounts *a, const srv_client *c, const srv_player *p,
@@ -519,8 +527,10 @@ int srv_accounts_check_name(srv_accounts *a, const srv_client *c, const srv_play
   if (rc != 0 || key[0] == '\0' || a == NULL)
     return rc;
   /* A player saying hello again with the name it has (every page load of a guest) learns
-   * nothing new: not counted. */
-  int64_t wait = p != NULL && strcmp(p->name, name) == 0 ? 0 : lookup_wait(a, c->addr);
+   * nothing new. Otherwise an address past its lookups waits, whatever the name; a lookup that
+   * finds another's account counts (guests choosing free names never wait). */
+  bool same = p != NULL && strcmp(p->name, name) == 0;
+  int64_t wait = same ? 0 : lookup_wait(a, c->addr);
   if (wait > 0) {
     *retry_after_ms = wait;
     return SRV_EATTEMPTS;
@@ -532,7 +542,11 @@ int srv_accounts_check_name(srv_accounts *a, const srv_client *c, const srv_play
   if (rc < 0)
     return storage_fail(a, "cannot read an account", rc);
   srv_pwhash_wipe(acc.password, sizeof acc.password);
-  return p != NULL && strcmp(acc.player, p->id) == 0 ? 0 : SRV_ENAMETAKEN;
+  if (p != NULL && strcmp(acc.player, p->id) == 0)
+    return 0;
+  if (!same)
+    lookup_count(a, c->addr);
+  return SRV_ENAMETAKEN;
 }
 
 /* ---- register ------------------------------------------------------------------------------ */
@@ -602,7 +616,8 @@ int srv_account_register(srv_accounts *a, srv_client *c, const srv_cmd *cmd) {
   int rc = srv_names_account(cmd->name, name, sizeof name, key, &why);
   if (rc != 0)
     return rc;
-  /* Whether the name is taken says whether an account has it: a lookup, counted. */
+  /* Whether the name is taken says whether an account has it: an address past its lookups
+   * waits, and a name found taken counts (as in hello). */
   int64_t wait = lookup_wait(a, c->addr);
   if (wait > 0) {
     srv_send_error(&a->sink, c, SRV_EATTEMPTS, &cmd->id, NULL, "register", wait);
@@ -610,8 +625,11 @@ int srv_account_register(srv_accounts *a, srv_client *c, const srv_cmd *cmd) {
   }
   srv_store_account acc;
   rc = srv_store_account_by_key(a->store, key, &acc);
-  if (rc == 0)
+  if (rc == 0) {
+    srv_pwhash_wipe(acc.password, sizeof acc.password);
+    lookup_count(a, c->addr);
     return SRV_ENAMETAKEN;
+  }
   if (rc != SRV_STORE_ENOTFOUND)
     return storage_fail(a, "cannot read an account", rc);
   job *j = new_job(c, cmd, JOB_REGISTER);

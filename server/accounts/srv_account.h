@@ -41,9 +41,12 @@
  * device) and revokes one. Sessions unused for long end through persistence (srv_persist.h).
  *
  * Name lookups: whether an account has a name is answered by register (name_taken), by a guest's
- * name in hello (name_taken) and by GET /api/players/NAME (404). Each such lookup counts against
- * the client's address (srv_addr_group()) like an attempt: name_lookups_per_addr free ones per
- * window, then the same growing waits (too_many_attempts with retry_after_ms; 429 over HTTP).
+ * new name in hello (name_taken) and by GET /api/players/NAME (404). They count against the
+ * client's address (srv_addr_group()) like attempts: name_lookups_per_addr free ones per window,
+ * then the same growing waits, during which every lookup of the address is refused whatever the
+ * name (too_many_attempts with retry_after_ms; 429 over HTTP). Register and hello count the
+ * names they find taken (a guest choosing a free name never waits; an address learns at most so
+ * many accounts' names per window), the API every profile it is asked for.
  *
  * Replies (docs/protocol.md): register and change_password answer with an account frame; login,
  * logout, logout_all and delete_account with the connection's new welcome (then, after a login,
@@ -114,14 +117,15 @@ const srv_checkq *srv_accounts_queue(const srv_accounts *a);
 
 /* The check of a display name (borrowed) that player p (borrowed; NULL: a new guest) asks for in
  * hello on connection c: not reserved (srv_names_display()), and not the name of an account other
- * than p's, a lookup counted against c's address. Returns 0, SRV_ENAMERESERVED, SRV_ENAMETAKEN,
+ * than p's, checked against c's address's lookups (a name found taken counts; the name p has
+ * already neither waits nor counts). Returns 0, SRV_ENAMERESERVED, SRV_ENAMETAKEN,
  * SRV_ENAMEINVALID, SRV_ESTORAGE, or SRV_EATTEMPTS with *retry_after_ms set (nothing looked up). */
 int srv_accounts_check_name(srv_accounts *a, const srv_client *c, const srv_player *p,
                             const char *name, int64_t *retry_after_ms);
 
 /* A lookup of an account name from address addr (borrowed: a client's address key, srv_addr.h)
  * other than hello's and register's (GET /api/players/NAME). Returns 0 when it may happen (it is
- * counted), else the milliseconds until it may (nothing counted). */
+ * counted, found or not), else the milliseconds until it may (nothing counted). */
 int64_t srv_accounts_lookup(srv_accounts *a, const char *addr);
 
 /* c said hello with the token of one of its account's sessions: its use is recorded. Returns 0 or

@@ -1,7 +1,7 @@
 // Issue 25, item 11, against the real server: an account's sessions page (device, created, last
 // used, this device) and revoking one, the cap of sessions per account (the least recently used
 // ends, an unused one before one a connection uses), sessions unused for long ending at start,
-// and lookups of account names (register, a guest's name in hello, GET /api/players/NAME)
+// and lookups of account names (names register and hello find taken, GET /api/players/NAME)
 // counted per address.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -107,26 +107,29 @@ test('a session unused for --session-idle-days ends at the next start', { skip: 
   }
 });
 
-test('lookups of account names are counted per address: register, hello and /api/players/NAME', async () => {
+test('lookups of account names are counted per address: names found taken, and /api/players/NAME', async () => {
   const server = await startServer(['--name-lookups-ip', '3']);
   const ana = await Client.connect(server, {});
-  assert.equal((await ana.request({ type: 'register', name: 'Ana', password: PW })).type, 'account'); // 1
-  assert.equal((await fetch(server.http + '/api/players/Ana')).status, 200); // 2
-  assert.equal((await fetch(server.http + '/api/players/Nobody')).status, 404); // 3
-  // The fourth lookup, whichever way, waits (a second after the last, less what went by).
+  assert.equal((await ana.request({ type: 'register', name: 'Ana', password: PW })).type, 'account');
+  // Guests with free names cost nothing, however many.
+  for (let i = 0; i < 10; i++) (await Client.connect(server, { name: `Guest_${i}` })).close();
+  assert.equal((await fetch(server.http + '/api/players/Ana')).status, 200); // 1
+  assert.equal((await fetch(server.http + '/api/players/Nobody')).status, 404); // 2
+  const g = await Client.connect(server, { hello: false });
+  assert.equal((await g.request({ type: 'hello', name: 'ANA' })).code, 'name_taken'); // 3
+  // Past them every lookup waits (a second after the last, less what went by), whatever the name.
   const res = await fetch(server.http + '/api/players/Nobody');
   assert.equal(res.status, 429);
   const body = await res.json();
   assert.equal(body.error, 'too_many_attempts');
   assert.ok(body.retry_after_ms > 0 && body.retry_after_ms <= 1000);
-  const g = await Client.connect(server, { hello: false });
-  const h = await g.request({ type: 'hello', name: 'Ana' });
+  const h = await g.request({ type: 'hello', name: 'Zed' });
   assert.deepEqual([h.type, h.code, h.field, h.request], ['error', 'too_many_attempts', 'name', 'hello']);
   assert.ok(h.retry_after_ms > 0 && h.retry_after_ms <= 1000);
   // A hello without a name is no lookup: the guest arrives; its sign-up is one, and waits.
   const w = await g.request({ type: 'hello' });
   assert.equal(w.type, 'welcome');
-  const reg = await g.request({ type: 'register', name: 'Ana', password: PW });
+  const reg = await g.request({ type: 'register', name: 'Zed', password: PW });
   assert.equal(reg.code, 'too_many_attempts');
   assert.ok(reg.retry_after_ms > 0);
   // Other routes are not lookups.

@@ -1398,10 +1398,11 @@ TEST_IMPL(sessions_page) {
 }
 
 /* Issue 25, item 11: whether an account has a name is a lookup, counted by address (3 here, in
- * the login window): register, a guest's new name in hello and the API's lookups
- * (srv_accounts_lookup()); past them each waits 1 s, 2 s, ... after the last (too_many_attempts
- * with retry_after_ms, nothing looked up). Another address is not slowed down, and a guest saying
- * hello with the name it has is not counted. */
+ * the login window): a name register or hello finds taken, and each of the API's lookups
+ * (srv_accounts_lookup()). Past them every lookup of the address waits 1 s, 2 s, ... after the
+ * last (too_many_attempts with retry_after_ms, nothing looked up), whatever the name. Free names
+ * cost nothing, another address is not slowed down, and a guest saying hello with the name it
+ * has is neither slowed down nor counted. */
 TEST_IMPL(name_lookups_counted) {
   env e = {0};
   srv_accounts_config cfg;
@@ -1410,8 +1411,15 @@ TEST_IMPL(name_lookups_counted) {
   env_open(&e, &cfg);
   tclient a, x, y, z, w;
   hello(&e, &a, "10.0.0.1", NULL, NULL);
-  sign_up(&e, &a, "Ana", "correct horse"); /* One lookup of 10.0.0.1's. */
-  /* 10.0.0.9: a guest named Bo (1), asking for Ana's name (2), registering it (3). */
+  sign_up(&e, &a, "Ana", "correct horse"); /* A free name: not counted. */
+  /* 10.0.0.9: ten guests with free names cost nothing. */
+  for (int i = 0; i < 10; i++) {
+    char name[16];
+    snprintf(name, sizeof name, "Guest_%d", i);
+    hello(&e, &x, "10.0.0.9", name, NULL);
+    disconnect(&e.w, &x);
+  }
+  /* Bo (free), then Ana's name asked for (1), registered (2), asked for again (3). */
   hello(&e, &x, "10.0.0.9", "Bo", NULL);
   char tok_x[SRV_TOKEN_CHARS + 1];
   token_of(&x, tok_x);
@@ -1421,7 +1429,9 @@ TEST_IMPL(name_lookups_counted) {
   ASSERT_EQ(run(&e.w, &y, "{\"type\":\"hello\",\"name\":\"ana\"}"), SRV_ENAMETAKEN);
   ASSERT_EQ(run(&e.w, &x, "{\"type\":\"register\",\"name\":\"ANA\",\"password\":\"whatever1\"}"),
             SRV_ENAMETAKEN);
-  /* The fourth waits 1 s, whichever way it asks; nothing is looked up. */
+  ASSERT_EQ(run(&e.w, &x, "{\"type\":\"register\",\"name\":\"An_a\",\"password\":\"whatever1\"}"),
+            SRV_ENAMETAKEN); /* The same name, read as it reads. */
+  /* Now every lookup waits 1 s, whichever way and whatever the name; nothing is looked up. */
   ASSERT_EQ(run(&e.w, &y, "{\"type\":\"hello\",\"id\":2,\"name\":\"Cid\"}"), 0);
   ASSERT_STR_EQ(error_code(&y), "too_many_attempts");
   ASSERT_EQ(field_i(&y, "error", "retry_after_ms"), 1000);
@@ -1435,19 +1445,21 @@ TEST_IMPL(name_lookups_counted) {
   ASSERT_EQ(field_i(&x, "error", "retry_after_ms"), 1000);
   ASSERT_EQ(srv_accounts_pending(e.accounts), 0); /* No check was queued. */
   ASSERT_EQ(srv_accounts_lookup(e.accounts, "10.0.0.9"), 1000);
-  /* Bo saying hello again as Bo is not a lookup; a hello without a name neither. */
+  /* Bo saying hello again as Bo is not slowed down; a hello without a name neither. */
   hello(&e, &z, "10.0.0.9", "Bo", tok_x);
   ASSERT(z.c.player == x.c.player);
+  ASSERT_EQ(run(&e.w, &y, "{\"type\":\"hello\"}"), 0);
+  ASSERT_NOT_NULL(last_of(&y, "welcome"));
   /* Another address asks at once. */
   hello(&e, &w, "10.0.0.10", NULL, NULL);
   ASSERT_EQ(run(&e.w, &w, "{\"type\":\"register\",\"name\":\"ana\",\"password\":\"whatever1\"}"),
             SRV_ENAMETAKEN);
-  /* A second later one more (the fourth), then the fifth waits 2 s. */
+  /* A second later one more taken name (the fourth), then the next lookup waits 2 s. */
   fake_advance(&e.w.time, 1000);
-  ASSERT_EQ(run(&e.w, &y, "{\"type\":\"hello\",\"name\":\"Cid\"}"), 0);
-  ASSERT_STR_EQ(field_s(&y, "welcome", "name"), "Cid");
+  ASSERT_EQ(run(&e.w, &x, "{\"type\":\"register\",\"name\":\"ana\",\"password\":\"whatever1\"}"),
+            SRV_ENAMETAKEN);
   ASSERT_EQ(srv_accounts_lookup(e.accounts, "10.0.0.9"), 2000);
-  /* The API's lookups count the same way. */
+  /* The API's lookups count each, found or not. */
   for (int i = 0; i < 3; i++)
     ASSERT_EQ(srv_accounts_lookup(e.accounts, "10.0.0.11"), 0);
   ASSERT_EQ(srv_accounts_lookup(e.accounts, "10.0.0.11"), 1000);
