@@ -358,6 +358,12 @@ int srv_store_sessions_of(srv_store *store, const char *player, srv_store_sessio
  * at the commit) or a negative code. */
 int srv_store_sessions_idle(srv_store *store, int64_t before_ms);
 
+/* The committed sessions srv_store_sessions_idle(before_ms) would delete: their token hashes into
+ * *out (32 bytes each, a new array for free(); NULL when none) and *n. Returns 0 or a negative
+ * code. */
+int srv_store_sessions_idle_list(srv_store *store, int64_t before_ms, uint8_t (**out)[32],
+                                 size_t *n);
+
 /* Records a new account (borrowed). SRV_STORE_ECONFLICT when its key or its player has one. */
 int srv_store_account_create(srv_store *store, const srv_store_account *account);
 

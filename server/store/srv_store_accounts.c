@@ -132,6 +132,30 @@ int srv_store_sessions_idle(srv_store *store, int64_t before_ms) {
   return rc < 0 ? rc : store->pg ? 0 : sqlite3_changes(store->db);
 }
 
+static int row_hash(srv_store *store, const srv_store__cols *s, void *item) {
+  (void)store;
+  return srv_store__blob(s, 0, item, 32) == 0 ? 0 : SRV_STORE_ECORRUPT;
+}
+
+int srv_store_sessions_idle_list(srv_store *store, int64_t before_ms, uint8_t (**out)[32],
+                                 size_t *n) {
+  if (store == NULL || out == NULL || n == NULL)
+    return SRV_STORE_EINVAL;
+  *out = NULL;
+  *n = 0;
+  int checked = srv_store__check_files(store, false);
+  if (checked != 0)
+    return checked;
+  int rc = srv_store__all(store, STMT_SESSIONS_IDLE_LIST, STORE_ARGS(arg_int(before_ms)), row_hash,
+                          (void **)out, n, 32, "cannot read idle sessions");
+  if (rc != 0) {
+    free(*out);
+    *out = NULL;
+    *n = 0;
+  }
+  return rc;
+}
+
 /* ---- Accounts ------------------------------------------------------------------------------- */
 
 int srv_store_account_create(srv_store *store, const srv_store_account *a) {

@@ -53,6 +53,8 @@ static const char *const stmt_sql[STMT_COUNT] = {
     /* Accounts' sessions unused since ?1 (a guest's one session goes with the guest). */
     [STMT_SESSIONS_IDLE] = "DELETE FROM sessions WHERE coalesce(seen_ms, created_ms) < ?1 "
                            "AND player IN (SELECT player FROM accounts)",
+    [STMT_SESSIONS_IDLE_LIST] = "SELECT token_hash FROM sessions WHERE coalesce(seen_ms, "
+                                "created_ms) < ?1 AND player IN (SELECT player FROM accounts)",
     /* Accounts */
     [STMT_ACCOUNT_INSERT] = "INSERT INTO accounts (player, name, name_key, password, created_ms, "
                             "password_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",

@@ -509,7 +509,20 @@ static void expire_guests(srv_persist *p) {
     srv_log_info("persist", "forgot %d guests unseen for %d days", n, SRV_PERSIST_GUEST_DAYS);
   if (p->session_days <= 0)
     return;
-  n = srv_store_sessions_idle(p->store, wall_ms(p) - (int64_t)p->session_days * 86400000);
+  /* The registry forgets them first: a player in memory (a seat, a connection) would otherwise
+   * keep saying hello with a session storage no longer has. */
+  int64_t idle_before = wall_ms(p) - (int64_t)p->session_days * 86400000;
+  uint8_t(*idle)[32] = NULL;
+  size_t n_idle = 0;
+  rc = srv_store_sessions_idle_list(p->store, idle_before, &idle, &n_idle);
+  if (rc < 0) {
+    srv_log_warn("persist", "cannot read idle sessions: %s", srv_store_strerror(rc));
+    return;
+  }
+  for (size_t i = 0; p->ident != NULL && i < n_idle; i++)
+    srv_ident_revoke(p->ident, idle[i]);
+  free(idle);
+  n = srv_store_sessions_idle(p->store, idle_before);
   if (n < 0)
     srv_log_warn("persist", "cannot end idle sessions: %s", srv_store_strerror(n));
   else if (n > 0)

@@ -95,8 +95,9 @@ void srv_persist_player(void *ud, const srv_player *player);
 #define SRV_PERSIST_GUEST_DAYS 7
 
 /* An account's session unused this many days ends (0: never), checked with the guests
- * (srv_store_sessions_idle()). The default is SRV_PERSIST_SESSION_DAYS. A session that ends so
- * while its player is in memory (a seat, a connection) still says hello until a restart. */
+ * (srv_store_sessions_idle()), forgotten by the registry too (a player in memory no longer says
+ * hello with it; a connection that uses it keeps its identity until it says hello again). The
+ * default is SRV_PERSIST_SESSION_DAYS. */
 #define SRV_PERSIST_SESSION_DAYS 60
 void srv_persist_set_session_days(srv_persist *p, int days);
 

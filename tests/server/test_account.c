@@ -1470,3 +1470,45 @@ TEST_IMPL(name_lookups_counted) {
   rm_tree(e.dir);
   return 0;
 }
+
+/* Issue 25, item 11: an account's sessions unused for 60 days (the default) end, in storage and
+ * in memory: the player is still in memory (a connection), and the token of its phone, unused
+ * since its login, no longer says hello as the account; the first device, used on day 59, stays. */
+TEST_IMPL(idle_sessions_end) {
+  env e = {0};
+  env_open(&e, NULL);
+  tclient a, phone, back, first;
+  hello(&e, &a, "10.0.0.1", NULL, NULL);
+  sign_up(&e, &a, "Ana", "correct horse");
+  char tok_a[SRV_TOKEN_CHARS + 1], tok_phone[SRV_TOKEN_CHARS + 1], id[SRV_PLAYER_ID_CHARS + 1];
+  token_of(&a, tok_a);
+  snprintf(id, sizeof id, "%s", a.c.player->id);
+  log_in(&e, &phone, "10.0.0.2", "Phone");
+  token_of(&phone, tok_phone);
+  disconnect(&e.w, &phone);
+  commit(&e);
+  const uint64_t day = 86400000;
+  fake_advance(&e.w.time, 59 * day);
+  hello(&e, &first, "10.0.0.1", NULL, tok_a); /* The first device used on day 59. */
+  ASSERT_STR_EQ(first.c.player->id, id);
+  disconnect(&e.w, &first);
+  commit(&e);
+  fake_advance(&e.w.time, 2 * day);
+  commit(&e); /* Day 61: the expiry runs; its deletes join the next batch. */
+  commit(&e);
+  char sql[200];
+  snprintf(sql, sizeof sql, "SELECT count(*) FROM sessions WHERE player = '%s'", id);
+  ASSERT_EQ(raw_int(e.dir, sql), 1);
+  ASSERT(a.c.player->account); /* In memory still: its connection is open. */
+  hello(&e, &back, "10.0.0.2", NULL, tok_phone);
+  ASSERT(strcmp(back.c.player->id, id) != 0);
+  ASSERT(json_is_null(json_object_get(last_of(&back, "welcome"), "account")));
+  hello(&e, &first, "10.0.0.1", NULL, tok_a);
+  ASSERT_STR_EQ(first.c.player->id, id);
+  tclient *all[] = {&a, &back, &first};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+    disconnect(&e.w, all[i]);
+  env_close(&e);
+  rm_tree(e.dir);
+  return 0;
+}

@@ -347,6 +347,11 @@ TEST_IMPL(sessions) {
   ASSERT_EQ(list[2].seen_ms, 2000);
   ASSERT_STR_EQ(list[2].label, "Firefox on Linux");
   free(list);
+  uint8_t(*idle)[32] = NULL;
+  ASSERT_EQ(srv_store_sessions_idle_list(s, 4000, &idle, &n), 0);
+  ASSERT_EQ(n, 1);
+  ASSERT_EQ(memcmp(idle[0], h2, 32), 0);
+  free(idle);
   ASSERT_EQ(srv_store_sessions_idle(s, 4000), 0); /* Counted at the commit, not here. */
   ASSERT_EQ(srv_store_commit(s), 0);
   ASSERT_EQ(count(db, "SELECT count(*) FROM sessions WHERE player = 'pa'"), 2);

@@ -173,6 +173,12 @@ TEST_IMPL(sessions_listed_and_expired) {
   /* Unused since 4000: h2 goes (last used 2000); h3 (5000) and h1 stay, and so does the guest's
    * session, though last used at 1: a guest's goes with the guest (players_expire). */
   ASSERT_EQ(srv_store_session_seen(s, h9, 1), 0);
+  ASSERT_EQ(srv_store_commit(s), 0);
+  uint8_t(*idle)[32] = NULL;
+  ASSERT_EQ(srv_store_sessions_idle_list(s, 4000, &idle, &n), 0);
+  ASSERT_EQ(n, 1);
+  ASSERT_EQ(memcmp(idle[0], h2, 32), 0);
+  free(idle);
   ASSERT_EQ(srv_store_sessions_idle(s, 4000), 1);
   ASSERT_EQ(srv_store_commit(s), 0);
   ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM sessions WHERE player = 'pa'"), 2);
