@@ -55,6 +55,13 @@ static struct app {
   srv_search_queue *searches; /* The computer's searches (srv_search_pool.h). */
 } app;
 
+/* A lookup of an account name over HTTP (GET /api/players/NAME) from address addr: counted
+ * against it like hello's and register's (srv_accounts_lookup()). */
+static int64_t name_lookup(void *ud, const char *addr) {
+  struct app *a = ud;
+  return srv_accounts_lookup(a->accounts, addr);
+}
+
 /* The gauges of /healthz and /metrics that the network layer does not own. */
 static void gauges(void *ud, srv_metrics_gauges *g) {
   struct app *a = ud;
@@ -335,7 +342,7 @@ int main(int argc, char **argv) {
                         .net = {srv_net_release, app.net},
                         .myrooms = app.myrooms};
   srv_net_set_turn_hook(app.net, srv_turn_end, &app.turn);
-  srv_net_routes routes = {gauges, &app, srv_api_get, app.api};
+  srv_net_routes routes = {gauges, &app, srv_api_get, app.api, name_lookup, &app};
   srv_net_set_routes(app.net, &routes);
   app.dispatch.rooms = app.rooms;
   app.dispatch.lobby = app.lobby;
@@ -358,6 +365,9 @@ int main(int argc, char **argv) {
   acfg.attempts_per_name = cfg.login_attempts;
   acfg.attempts_per_addr = cfg.login_attempts_ip;
   acfg.window_ms = (int64_t)cfg.login_window_s * 1000;
+  acfg.name_lookups_per_addr = cfg.name_lookups_ip;
+  acfg.sessions_per_account = cfg.sessions_per_account;
+  srv_persist_set_session_days(app.persist, cfg.session_idle_days);
   app.accounts = srv_accounts_new(app.dispatch.rooms, app.dispatch.ident, &app.dispatch.sink,
                                   app.store, app.persist, &app.work, &app.time, &acfg);
   if (app.accounts == NULL) {

@@ -1,5 +1,6 @@
 // Accounts: the sign-up and log-in dialogs, and the settings page (/settings): change the
-// password, log out, log out everywhere, delete the account. Loaded on first use. The server checks
+// password, the devices logged in (each can be logged out), log out, log out everywhere, delete
+// the account. Loaded on first use. The server checks
 // everything (docs/protocol.md, "Accounts"); the forms only say early what it would refuse.
 import { h, clear, toast, confirmDialog } from './ui.js';
 import { t, onLang } from './i18n.js';
@@ -23,6 +24,16 @@ export function accountError(e) {
   }
   if (e && e.code === 'busy' && e.retry_after_ms) return t('account.busy_server');
   return errorText(e);
+}
+
+// This device as the sessions page names it (sent with login and register): the browser and the
+// system, read from the user agent; product names, the same in every language.
+export function deviceLabel(ua = navigator.userAgent) {
+  const browser = /Edg\//.test(ua) ? 'Edge' : /OPR\/|Opera/.test(ua) ? 'Opera' : /Firefox\//.test(ua) ? 'Firefox'
+    : /Chromium\//.test(ua) ? 'Chromium' : /Chrome\//.test(ua) ? 'Chrome' : /Safari\//.test(ua) ? 'Safari' : 'Browser';
+  const os = /Android/.test(ua) ? 'Android' : /iPhone|iPad|iPod/.test(ua) ? 'iOS' : /Windows/.test(ua) ? 'Windows'
+    : /Macintosh|Mac OS X/.test(ua) ? 'macOS' : /CrOS/.test(ua) ? 'ChromeOS' : /Linux/.test(ua) ? 'Linux' : '';
+  return os ? browser + ' · ' + os : browser;
 }
 
 // What the client can tell about a name before the server does ('' when it looks fine).
@@ -107,7 +118,7 @@ export function loginDialog() {
         const offs = [conn.on('joined', (j) => { if (j.room && j.role === 'player') seats.push(j.room.toUpperCase()); }),
           conn.on('state', (s) => { if (s.room && s.status !== 'finished') live.add(s.room.toUpperCase()); })];
         try {
-          const w = await conn.request({ type: 'login', name: n, password: p });
+          const w = await conn.request({ type: 'login', name: n, password: p, device: deviceLabel() });
           if (!w) { status.textContent = t('err.timeout'); return; }
           close();
           await new Promise((r) => setTimeout(r, 150));
@@ -151,7 +162,7 @@ export function signupDialog() {
         pw2.set(p === pw2.input.value ? '' : t('account.password_mismatch'));
         if (form.querySelector('[aria-invalid=true]')) { form.querySelector('[aria-invalid=true]').focus(); return; }
         try {
-          const r = await conn.request({ type: 'register', name: n, password: p });
+          const r = await conn.request({ type: 'register', name: n, password: p, device: deviceLabel() });
           if (!r) { status.textContent = t('err.timeout'); return; }
           close();
           toast(t('account.created', { name: r.name }), 'ok', 6000);
@@ -246,12 +257,56 @@ export class SettingsView {
         h('div', { class: 'dlg-actions start' },
           h('button', { class: 'btn', type: 'button', onclick: () => this.logout() }, t('account.logout')))),
       h('div', { class: 'card' }, h('h2', {}, t('account.change_password')), change),
-      h('div', { class: 'card' }, h('h2', {}, t('account.sessions')),
+      h('div', { class: 'card sessions' }, h('h2', {}, t('account.sessions')),
+        h('p', { class: 'muted' }, t('account.sessions_body')),
+        this.sessionList = h('ul', { class: 'session-list', 'aria-live': 'polite' }, h('li', { class: 'muted' }, t('room.loading'))),
         h('p', { class: 'muted' }, t('account.logout_all_body')),
-        h('button', { class: 'btn', type: 'button', onclick: () => this.logoutAll() }, t('account.logout_all'))),
+        h('button', { class: 'btn logout-all', type: 'button', onclick: () => this.logoutAll() }, t('account.logout_all'))),
       h('div', { class: 'card danger-zone' }, h('h2', {}, t('account.delete')),
         h('p', { class: 'muted' }, t('account.delete_body')),
         h('button', { class: 'btn danger', type: 'button', onclick: () => this.remove() }, t('account.delete')))));
+    this.loadSessions();
+  }
+
+  // The account's sessions from the server, into the list (a newer build's list wins).
+  async loadSessions() {
+    const list = this.sessionList;
+    try {
+      const r = await conn.request({ type: 'sessions' });
+      if (r && list === this.sessionList) this.renderSessions(r.sessions || []);
+    } catch (e) {
+      if (list !== this.sessionList) return;
+      clear(list);
+      list.append(h('li', { class: 'form-error' }, accountError(e)));
+    }
+  }
+
+  // One line per session, the most recently used first: its device, when it was last used and
+  // made, this device marked, the others with a button that logs them out.
+  renderSessions(sessions) {
+    const list = this.sessionList;
+    clear(list);
+    const when = (ms) => new Date(ms).toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' });
+    for (const s of sessions) {
+      list.append(h('li', { class: 'session' + (s.current ? ' current' : ''), dataset: { session: s.id } },
+        h('div', { class: 'session-info' },
+          h('b', { class: 'session-device' }, s.device || t('account.device_unknown')),
+          s.current ? h('span', { class: 'tag' }, t('account.this_device')) : null,
+          h('small', {}, t('account.session_seen', { date: when(s.seen) }) + ' · ' + t('account.session_created', { date: when(s.created) }))),
+        s.current ? null : h('button', { class: 'btn small', type: 'button', 'aria-label': t('account.revoke_device', { device: s.device || t('account.device_unknown') }),
+          onclick: () => this.revoke(s) }, t('account.revoke'))));
+    }
+  }
+
+  async revoke(s) {
+    try {
+      const r = await conn.request({ type: 'revoke_session', session: s.id });
+      toast(t('account.revoked', { device: s.device || t('account.device_unknown') }), 'ok');
+      if (r) this.renderSessions(r.sessions || []);
+    } catch (e) {
+      toast(accountError(e), 'error');
+      this.loadSessions();
+    }
   }
 
   async logout() {

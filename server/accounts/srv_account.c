@@ -58,6 +58,7 @@ typedef struct job {
   char name[SRV_NAME_SIZE];     /* register: the account name; login: the account's. */
   char key[SRV_NAME_KEY_SIZE];
   char account_id[SRV_PLAYER_ID_CHARS + 1]; /* login: the account found, "" when none. */
+  char label[SRV_DEVICE_SIZE];              /* login, register: the device's label, or "". */
   /* Out: */
   int verified; /* 0: the password matched. */
   int hashed;   /* 0: hash holds a new hash. */
@@ -75,6 +76,7 @@ struct srv_accounts {
   srv_time *time;
   srv_accounts_config cfg;
   srv_attempts *by_name, *by_addr, *by_device;
+  srv_attempts *by_lookup; /* Lookups of account names, by address group. */
   srv_checkq *queue;
   srv_list jobs;
   size_t njobs;
@@ -86,6 +88,8 @@ void srv_accounts_config_init(srv_accounts_config *cfg) {
   cfg->window_ms = 600000;
   cfg->delay_ms = 1000;
   cfg->max_delay_ms = 60000;
+  cfg->name_lookups_per_addr = 60;
+  cfg->sessions_per_account = 20;
   srv_checkq_config_init(&cfg->queue);
 }
 
@@ -119,11 +123,13 @@ srv_accounts *srv_accounts_new(srv_rooms *rooms, srv_ident *ident, const srv_sin
     a->by_device = srv_attempts_new(&ac);
     ac.free = a->cfg.attempts_per_addr;
     a->by_addr = srv_attempts_new(&ac);
+    ac.free = a->cfg.name_lookups_per_addr;
+    a->by_lookup = srv_attempts_new(&ac);
   }
   a->queue = srv_checkq_new(&a->cfg.queue);
   a->reader = srv_reader_new(store);
-  if (a->by_name == NULL || a->by_addr == NULL || a->by_device == NULL || a->queue == NULL ||
-      a->reader == NULL) {
+  if (a->by_name == NULL || a->by_addr == NULL || a->by_device == NULL || a->by_lookup == NULL ||
+      a->queue == NULL || a->reader == NULL || a->cfg.sessions_per_account < 1) {
     srv_accounts_free(a);
     return NULL;
   }
@@ -165,6 +171,7 @@ void srv_accounts_free(srv_accounts *a) {
   srv_attempts_free(a->by_name);
   srv_attempts_free(a->by_addr);
   srv_attempts_free(a->by_device);
+  srv_attempts_free(a->by_lookup);
   free(a);
 }
 
@@ -455,6 +462,7 @@ static job *new_job(srv_client *c, const srv_cmd *cmd, job_kind kind) {
   j->id = cmd->id;
   memcpy(j->password, cmd->password, sizeof j->password);
   memcpy(j->new_password, cmd->new_password, sizeof j->new_password);
+  memcpy(j->label, cmd->device, sizeof j->label);
   j->verified = -1;
   j->hashed = -1;
   return j;
@@ -484,11 +492,49 @@ static void work_verify(void *arg) {
 
 /* ---- Names in hello ------------------------------------------------------------------------ */
 
-int srv_accounts_check_name(srv_accounts *a, const srv_player *p, const char *name) {
+/* Whether a lookup of an account name from address addr must wait: 0 when it may happen, else
+ * the milliseconds until it may (logged). */
+static int64_t lookup_wait(srv_accounts *a, const char *addr) {
+  char group[64];
+  srv_addr_group(addr, group, sizeof group);
+  uint64_t wait = srv_attempts_wait(a->by_lookup, group, now_ms(a));
+  if (wait > 0)
+    srv_log_info("account", "too many name lookups from %s: wait %llu ms", group,
+                 (unsigned long long)wait);
+  return (int64_t)wait;
+}
+
+/* Counts a lookup from address addr. A counter out of memory counts nothing (as admit()). */
+static void lookup_count(srv_accounts *a, const char *addr) {
+  char group[64];
+  srv_addr_group(addr, group, sizeof group);
+  (void)srv_attempts_add(a->by_lookup, group, now_ms(a));
+}
+
+int64_t srv_accounts_lookup(srv_accounts *a, const char *addr) {
+  if (a == NULL || addr == NULL)
+    return 0;
+  int64_t wait = lookup_wait(a, addr);
+  if (wait == 0)
+    lookup_count(a, addr);
+  return wait;
+}
+
+int srv_accounts_check_name(srv_accounts *a, const srv_client *c, const srv_player *p,
+                            const char *name, int64_t *retry_after_ms) {
   char key[SRV_NAME_KEY_SIZE];
   int rc = srv_names_display(name, key);
   if (rc != 0 || key[0] == '\0' || a == NULL)
     return rc;
+  /* A player saying hello again with the name it has (every page load of a guest) learns
+   * nothing new. Otherwise an address past its lookups waits, whatever the name; a lookup that
+   * finds another's account counts (guests choosing free names never wait). */
+  bool same = p != NULL && strcmp(p->name, name) == 0;
+  int64_t wait = same ? 0 : lookup_wait(a, c->addr);
+  if (wait > 0) {
+    *retry_after_ms = wait;
+    return SRV_EATTEMPTS;
+  }
   srv_store_account acc;
   rc = srv_store_account_by_key(a->store, key, &acc);
   if (rc == SRV_STORE_ENOTFOUND)
@@ -496,7 +542,11 @@ int srv_accounts_check_name(srv_accounts *a, const srv_player *p, const char *na
   if (rc < 0)
     return storage_fail(a, "cannot read an account", rc);
   srv_pwhash_wipe(acc.password, sizeof acc.password);
-  return p != NULL && strcmp(acc.player, p->id) == 0 ? 0 : SRV_ENAMETAKEN;
+  if (p != NULL && strcmp(acc.player, p->id) == 0)
+    return 0;
+  if (!same)
+    lookup_count(a, c->addr);
+  return SRV_ENAMETAKEN;
 }
 
 /* ---- register ------------------------------------------------------------------------------ */
@@ -545,6 +595,9 @@ static void done_register(void *arg, bool cancelled) {
   for (int k = 0; k < SRV_RATED_GAMES; k++)
     p->ratings[k] = SRV_PLAYER_RATING_NEW;
   srv_persist_player(a->persist, p); /* Its name is the account's now. */
+  /* The guest's session is the account's first: its device named when the client said. */
+  if (j->label[0] != '\0' && (rc = srv_store_session_label(a->store, c->token_hash, j->label)) < 0)
+    storage_fail(a, "cannot store a session's device", rc); /* The account stands without it. */
   srv_log_info("account", "player %s registered", p->id);
   srv_event ev = {.type = SRV_EV_ACCOUNT, .id = &j->id};
   ev.u.account.player = p;
@@ -563,10 +616,20 @@ int srv_account_register(srv_accounts *a, srv_client *c, const srv_cmd *cmd) {
   int rc = srv_names_account(cmd->name, name, sizeof name, key, &why);
   if (rc != 0)
     return rc;
+  /* Whether the name is taken says whether an account has it: an address past its lookups
+   * waits, and a name found taken counts (as in hello). */
+  int64_t wait = lookup_wait(a, c->addr);
+  if (wait > 0) {
+    srv_send_error(&a->sink, c, SRV_EATTEMPTS, &cmd->id, NULL, "register", wait);
+    return 0;
+  }
   srv_store_account acc;
   rc = srv_store_account_by_key(a->store, key, &acc);
-  if (rc == 0)
+  if (rc == 0) {
+    srv_pwhash_wipe(acc.password, sizeof acc.password);
+    lookup_count(a, c->addr);
     return SRV_ENAMETAKEN;
+  }
   if (rc != SRV_STORE_ENOTFOUND)
     return storage_fail(a, "cannot read an account", rc);
   job *j = new_job(c, cmd, JOB_REGISTER);
@@ -582,6 +645,154 @@ int srv_account_register(srv_accounts *a, srv_client *c, const srv_cmd *cmd) {
   j->player = p;
   start(a, c, j, work_hash, done_register);
   return 0;
+}
+
+/* ---- Sessions ------------------------------------------------------------------------------ */
+
+/* A session's public id: the hex of its token's hash's first 8 bytes. */
+static void session_id(const uint8_t hash[32], char out[SRV_SESSION_ID_CHARS + 1]) {
+  static const char hex[] = "0123456789abcdef";
+  for (int i = 0; i < SRV_SESSION_ID_CHARS / 2; i++) {
+    out[2 * i] = hex[hash[i] >> 4];
+    out[2 * i + 1] = hex[hash[i] & 15];
+  }
+  out[SRV_SESSION_ID_CHARS] = '\0';
+}
+
+/* Ends p's session token_hash (borrowed; copied first: it may be a connection's own, which
+ * changes): deleted from storage and memory, and every connection that used it becomes a new
+ * guest told reason. Returns 0 or SRV_ESTORAGE (nothing changed). */
+static int end_session(srv_accounts *a, srv_player *p, const uint8_t *token_hash,
+                       const char *reason) {
+  uint8_t hash[32];
+  memcpy(hash, token_hash, sizeof hash);
+  int rc = srv_store_session_delete(a->store, hash);
+  if (rc < 0)
+    return storage_fail(a, "cannot delete a session", rc);
+  srv_ident_revoke(a->ident, hash);
+  rc = to_guests(a, p, hash, NULL, NULL, NULL, reason);
+  if (rc < 0)
+    srv_log_error("account", "cannot make guests of a session of player %s: %s", p->id,
+                  srv_err_code(rc));
+  return rc;
+}
+
+/* Whether one of p's connections uses the session token_hash: it is in use now. */
+static bool connected(const srv_player *p, const uint8_t *token_hash) {
+  srv_list_foreach (it, &p->clients) {
+    const srv_client *x = srv_list_entry(it, srv_client, of_player);
+    if (memcmp(x->token_hash, token_hash, 32) == 0)
+      return true;
+  }
+  return false;
+}
+
+/* p logs in on a new device: of its stored sessions, the least recently used end until the new
+ * one fits in sessions_per_account, those no connection uses first; keep (borrowed, the asking
+ * connection's own) never ends here. Returns 0 or a negative code (logged by the caller: the
+ * login stands). */
+static int cap_sessions(srv_accounts *a, srv_player *p, const uint8_t *keep) {
+  srv_store_session *list = NULL;
+  size_t n = 0;
+  int rc = srv_store_sessions_of(a->store, p->id, &list, &n);
+  if (rc < 0)
+    return storage_fail(a, "cannot read sessions", rc);
+  size_t room = (size_t)a->cfg.sessions_per_account - 1, kept = n, ended = 0;
+  bool *gone = n > 0 ? calloc(n, sizeof *gone) : NULL;
+  if (n > 0 && gone == NULL) {
+    free(list);
+    return SRV_ENOMEM;
+  }
+  for (int pass = 0; pass < 2; pass++) {
+    for (size_t i = n; rc == 0 && i-- > 0 && kept > room;) {
+      if (gone[i] || memcmp(list[i].token_hash, keep, 32) == 0 ||
+          (pass == 0 && connected(p, list[i].token_hash)))
+        continue;
+      rc = end_session(a, p, list[i].token_hash, "revoked");
+      gone[i] = true;
+      kept--;
+      ended++;
+    }
+  }
+  free(gone);
+  free(list);
+  if (ended > 0)
+    srv_log_info("account", "player %s has more than %d sessions: %zu least recently used ended",
+                 p->id, a->cfg.sessions_per_account, ended);
+  return rc;
+}
+
+/* Sends c the sessions list (n of them, the most recently used first; skip, when not NULL, left
+ * out), answering id. Returns 0 or SRV_ENOMEM. */
+static int send_sessions(srv_accounts *a, srv_client *c, const srv_req_id *id,
+                         const srv_store_session *list, size_t n, const uint8_t *skip) {
+  srv_session_view *v = n > 0 ? calloc(n, sizeof *v) : NULL;
+  if (n > 0 && v == NULL)
+    return SRV_ENOMEM;
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (skip != NULL && memcmp(list[i].token_hash, skip, 32) == 0)
+      continue;
+    session_id(list[i].token_hash, v[m].id);
+    v[m].device = list[i].label;
+    v[m].created_ms = list[i].created_ms;
+    v[m].seen_ms = list[i].seen_ms;
+    v[m].current = memcmp(list[i].token_hash, c->token_hash, 32) == 0;
+    m++;
+  }
+  srv_event ev = {.type = SRV_EV_SESSIONS, .id = id};
+  ev.u.sessions.list = v;
+  ev.u.sessions.n = m;
+  srv_send_event(&a->sink, c, &ev); /* A frame that cannot be made drops c (the sink). */
+  free(v);
+  return 0;
+}
+
+int srv_account_sessions(srv_accounts *a, srv_client *c, const srv_cmd *cmd) {
+  srv_player *p = c->player;
+  if (!p->account)
+    return SRV_ENOACCOUNT;
+  srv_store_session *list = NULL;
+  size_t n = 0;
+  int rc = srv_store_sessions_of(a->store, p->id, &list, &n);
+  if (rc < 0)
+    return storage_fail(a, "cannot read sessions", rc);
+  rc = send_sessions(a, c, &cmd->id, list, n, NULL);
+  free(list);
+  return rc;
+}
+
+int srv_account_revoke_session(srv_accounts *a, srv_client *c, const srv_cmd *cmd) {
+  srv_player *p = c->player;
+  if (!p->account)
+    return SRV_ENOACCOUNT;
+  srv_store_session *list = NULL;
+  size_t n = 0, i = 0;
+  int rc = srv_store_sessions_of(a->store, p->id, &list, &n);
+  if (rc < 0)
+    return storage_fail(a, "cannot read sessions", rc);
+  char id[SRV_SESSION_ID_CHARS + 1];
+  for (; i < n; i++) {
+    session_id(list[i].token_hash, id);
+    if (strcmp(id, cmd->session) == 0)
+      break;
+  }
+  if (i == n) {
+    rc = SRV_ENOSESSION;
+  } else if (memcmp(list[i].token_hash, c->token_hash, 32) == 0) {
+    /* This device's own: logout ends it (and says who this connection is next). */
+    srv_send_error(&a->sink, c, SRV_EBADREQ, &cmd->id, "session", "revoke_session", 0);
+  } else if ((rc = end_session(a, p, list[i].token_hash, "revoked")) == 0) {
+    srv_log_info("account", "player %s revoked a session", p->id);
+    rc = send_sessions(a, c, &cmd->id, list, n, list[i].token_hash);
+  }
+  free(list);
+  return rc;
+}
+
+int srv_accounts_seen(srv_accounts *a, const srv_client *c) {
+  int rc = srv_store_session_seen(a->store, c->token_hash, a->time->wall(a->time));
+  return rc < 0 ? storage_fail(a, "cannot store when a session was used", rc) : 0;
 }
 
 /* ---- login --------------------------------------------------------------------------------- */
@@ -634,7 +845,12 @@ static void done_login(void *arg, bool cancelled) {
   if (j->hashed == 0 &&
       (rc = srv_store_account_password(a->store, p->id, j->hash, a->time->wall(a->time))) < 0)
     storage_fail(a, "cannot store a new password hash", rc); /* The old one still works. */
+  /* The new session takes the place of the least recently used when the account has its fill
+   * (the login stands when that fails: logged). */
+  cap_sessions(a, p, c->token_hash);
   srv_persist_player(a->persist, p); /* Its sessions, the new one included. */
+  if (j->label[0] != '\0' && (rc = srv_store_session_label(a->store, hash, j->label)) < 0)
+    storage_fail(a, "cannot store a session's device", rc); /* The session stands without it. */
   srv_log_info("account", "player %s logged in from %s", p->id, c->addr);
   switch_client(a, c, p, hash, token, true, &j->id, NULL);
   srv_ident_unref(a->ident, p);
@@ -860,6 +1076,7 @@ static void done_delete(void *arg, bool cancelled) {
     return;
   }
   srv_log_info("account", "player %s deleted its account", p->id);
+  srv_rooms_chat_anonymise(a->rooms, p->id, SRV_ACCOUNT_DELETED_NAME);
   p->account = false;
   p->deleted = true;
   snprintf(p->name, sizeof p->name, "%s", SRV_ACCOUNT_DELETED_NAME);

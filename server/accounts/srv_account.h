@@ -34,6 +34,20 @@
  * allowance. A check that does not run after all (busy, the connection went while it waited, a
  * storage error) is given back; a successful login clears its name's count.
  *
+ * Sessions (issue 25, item 11): an account keeps at most sessions_per_account; a login past them
+ * ends the least recently used ones (their connections become guests, "reason":"revoked"). A
+ * hello with a session's token records its use (srv_store_session_seen()); the sessions page
+ * lists them (device as its client named it at login or sign-up, created, last used, this
+ * device) and revokes one. Sessions unused for long end through persistence (srv_persist.h).
+ *
+ * Name lookups: whether an account has a name is answered by register (name_taken), by a guest's
+ * new name in hello (name_taken) and by GET /api/players/NAME (404). They count against the
+ * client's address (srv_addr_group()) like attempts: name_lookups_per_addr free ones per window,
+ * then the same growing waits, during which every lookup of the address is refused whatever the
+ * name (too_many_attempts with retry_after_ms; 429 over HTTP). Register and hello count the
+ * names they find taken (a guest choosing a free name never waits; an address learns at most so
+ * many accounts' names per window), the API every profile it is asked for.
+ *
  * Replies (docs/protocol.md): register and change_password answer with an account frame; login,
  * logout, logout_all and delete_account with the connection's new welcome (then, after a login,
  * joined and state for every seat of the account).
@@ -66,8 +80,10 @@ typedef struct srv_accounts_config {
   int attempts_per_addr; /* Password checks and sign-ups from one address per window before they
                           * wait. */
   int64_t window_ms;
-  int64_t delay_ms;     /* The first wait past the free attempts; it doubles with each more. */
-  int64_t max_delay_ms; /* The bound of the waits. */
+  int64_t delay_ms;          /* The first wait past the free attempts; it doubles with each more. */
+  int64_t max_delay_ms;      /* The bound of the waits. */
+  int name_lookups_per_addr; /* Lookups of account names from one address per window. */
+  int sessions_per_account;  /* Sessions an account keeps at most (>= 1). */
   srv_checkq_config queue;
 } srv_accounts_config;
 
@@ -75,7 +91,8 @@ typedef struct srv_accounts_config {
 #define SRV_ACCOUNT_DELETED_NAME "[deleted]"
 
 /* Fills *cfg with the defaults: 5 logins per name and 30 checks per address in 10 minutes before
- * waits of 1 s, 2 s, 4 s ... up to 60 s; the queue's defaults (srv_checkq_config_init()). */
+ * waits of 1 s, 2 s, 4 s ... up to 60 s, 60 name lookups per address in the same window, 20
+ * sessions per account; the queue's defaults (srv_checkq_config_init()). */
 void srv_accounts_config_init(srv_accounts_config *cfg);
 
 /* Returns the accounts over rooms, ident, store, persist, work and time (all borrowed; they must
@@ -99,9 +116,21 @@ size_t srv_accounts_pending(const srv_accounts *a);
 const srv_checkq *srv_accounts_queue(const srv_accounts *a);
 
 /* The check of a display name (borrowed) that player p (borrowed; NULL: a new guest) asks for in
- * hello: not reserved (srv_names_display()), and not the name of an account other than p's.
- * Returns 0, SRV_ENAMERESERVED, SRV_ENAMETAKEN, SRV_ENAMEINVALID or SRV_ESTORAGE. */
-int srv_accounts_check_name(srv_accounts *a, const srv_player *p, const char *name);
+ * hello on connection c: not reserved (srv_names_display()), and not the name of an account other
+ * than p's, checked against c's address's lookups (a name found taken counts; the name p has
+ * already neither waits nor counts). Returns 0, SRV_ENAMERESERVED, SRV_ENAMETAKEN,
+ * SRV_ENAMEINVALID, SRV_ESTORAGE, or SRV_EATTEMPTS with *retry_after_ms set (nothing looked up). */
+int srv_accounts_check_name(srv_accounts *a, const srv_client *c, const srv_player *p,
+                            const char *name, int64_t *retry_after_ms);
+
+/* A lookup of an account name from address addr (borrowed: a client's address key, srv_addr.h)
+ * other than hello's and register's (GET /api/players/NAME). Returns 0 when it may happen (it is
+ * counted, found or not), else the milliseconds until it may (nothing counted). */
+int64_t srv_accounts_lookup(srv_accounts *a, const char *addr);
+
+/* c said hello with the token of one of its account's sessions: its use is recorded. Returns 0 or
+ * SRV_ESTORAGE (logged; the hello goes on). */
+int srv_accounts_seen(srv_accounts *a, const srv_client *c);
 
 /* The commands (cmd borrowed; c identified). Each returns 0 when it answered or queued a job, or a
  * negative SRV_E* code (nothing changed, nothing sent). */
@@ -111,5 +140,10 @@ int srv_account_logout(srv_accounts *a, srv_client *c, const srv_cmd *cmd);
 int srv_account_logout_all(srv_accounts *a, srv_client *c, const srv_cmd *cmd);
 int srv_account_change_password(srv_accounts *a, srv_client *c, const srv_cmd *cmd);
 int srv_account_delete(srv_accounts *a, srv_client *c, const srv_cmd *cmd);
+/* The account's sessions (a sessions frame), and one of them revoked (then the sessions frame
+ * without it): not_registered for a guest, unknown_session for no such session, bad_request (field
+ * "session") for this connection's own (logout ends it). */
+int srv_account_sessions(srv_accounts *a, srv_client *c, const srv_cmd *cmd);
+int srv_account_revoke_session(srv_accounts *a, srv_client *c, const srv_cmd *cmd);
 
 #endif

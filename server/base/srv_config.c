@@ -132,7 +132,17 @@ static const opt options[] = {
             "logins and sign-ups from one address (IPv6: its /48) per --login-window-s, then "
             "each waits (1 s, doubling up to 60 s)"),
     INT_OPT("login-window-s", "MANCALA_LOGIN_WINDOW_S", login_window_s, 1, 86400, 600,
-            "the window of both login limits, in seconds"),
+            "the window of the login and name lookup limits, in seconds"),
+    INT_OPT("name-lookups-ip", "MANCALA_NAME_LOOKUPS_IP", name_lookups_ip, 1, 1000000, 60,
+            "lookups of account names (register, a guest's name in hello, /api/players/NAME) "
+            "from one address (IPv6: its /48) per --login-window-s, then each waits (1 s, "
+            "doubling up to 60 s)"),
+    INT_OPT("sessions-per-account", "MANCALA_SESSIONS_PER_ACCOUNT", sessions_per_account, 1, 1000,
+            20,
+            "sessions (logged-in devices) one account keeps; a login past them ends the least "
+            "recently used"),
+    INT_OPT("session-idle-days", "MANCALA_SESSION_IDLE_DAYS", session_idle_days, 0, 36500, 60,
+            "an account's session unused this many days ends (0: never)"),
     {"help", NULL, OPT_HELP, 0, 0, 0, 0, 0, NULL, "print this help and exit"},
 };
 

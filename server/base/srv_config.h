@@ -46,11 +46,14 @@ typedef struct srv_config {
   int rate;                      /* Messages per second a connection may send on average. */
   int burst;                     /* Messages a connection may send at once. */
   int send_queue;                /* Outgoing messages queued per connection before it is dropped. */
-  int send_queue_kib;    /* Outgoing bytes (KiB) queued per connection before it is dropped. */
-  char trust_proxy[512]; /* Proxies whose X-Forwarded-For names the client (srv_addr.h). */
-  int login_attempts;    /* Failed logins of one name per window (srv_account.h). */
-  int login_attempts_ip; /* Password checks and sign-ups from one address per window. */
-  int login_window_s;    /* The window of both. */
+  int send_queue_kib;       /* Outgoing bytes (KiB) queued per connection before it is dropped. */
+  char trust_proxy[512];    /* Proxies whose X-Forwarded-For names the client (srv_addr.h). */
+  int login_attempts;       /* Failed logins of one name per window (srv_account.h). */
+  int login_attempts_ip;    /* Password checks and sign-ups from one address per window. */
+  int login_window_s;       /* The window of both, and of the name lookups. */
+  int name_lookups_ip;      /* Lookups of account names from one address per window. */
+  int sessions_per_account; /* Sessions one account keeps (the least recently used ends). */
+  int session_idle_days;    /* An account's session unused this long ends (0: never). */
 } srv_config;
 
 /* Fills *cfg with the defaults. */

@@ -47,6 +47,7 @@
   X(HINTSOFF, "hints_not_allowed", "This room does not allow hints.")                              \
   X(HINTSRATED, "hints_rated", "There are no hints in rated games.")                               \
   X(HINTS, "too_many_hints", "You have used your hints for now: wait before asking again.")        \
+  X(NOSESSION, "unknown_session", "No session of your account has that id.")                       \
   X(NOMEM, "out_of_memory", "The server ran out of memory.")                                       \
   X(STORAGE, "storage_error", "The server could not store that; nothing changed. Try again.")      \
   X(INTERNAL, "internal", "Internal server error.")

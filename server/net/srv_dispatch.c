@@ -51,6 +51,8 @@ ACCOUNT_HANDLER(logout, srv_account_logout)
 ACCOUNT_HANDLER(logout_all, srv_account_logout_all)
 ACCOUNT_HANDLER(change_password, srv_account_change_password)
 ACCOUNT_HANDLER(delete_account, srv_account_delete)
+ACCOUNT_HANDLER(sessions, srv_account_sessions)
+ACCOUNT_HANDLER(revoke_session, srv_account_revoke_session)
 #undef ACCOUNT_HANDLER
 
 /* The dispatch table: one handler per request type. */
@@ -76,6 +78,8 @@ static const handler handlers[SRV_CMD_COUNT] = {
     [SRV_CMD_TAKEBACK] = on_takeback,
     [SRV_CMD_MY_ROOMS] = on_my_rooms,
     [SRV_CMD_HINT] = on_hint,
+    [SRV_CMD_SESSIONS] = on_sessions,
+    [SRV_CMD_REVOKE_SESSION] = on_revoke_session,
 };
 
 void srv_dispatch_error(srv_dispatch *d, srv_client *c, int err, const srv_req_id *id,

@@ -9,10 +9,12 @@
 #include "srv_peer.h"
 
 /* The name a guest asks for must be a name a guest may have: not reserved, not an account's (an
- * account keeps its own name whatever hello says). */
-static int check_name(srv_dispatch *d, const srv_player *p, const char *name) {
+ * account keeps its own name whatever hello says); the lookup counts against c's address
+ * (SRV_EATTEMPTS: *retry_after_ms says when it may). */
+static int check_name(srv_dispatch *d, const srv_client *c, const srv_player *p, const char *name,
+                      int64_t *retry_after_ms) {
   if (d->accounts != NULL)
-    return srv_accounts_check_name(d->accounts, p, name);
+    return srv_accounts_check_name(d->accounts, c, p, name, retry_after_ms);
   char key[SRV_NAME_KEY_SIZE];
   return srv_names_display(name, key);
 }
@@ -27,11 +29,16 @@ int srv_hello(srv_dispatch *d, srv_client *c, const srv_cmd *cmd) {
   bool resumed = p != NULL;
   bool rename = cmd->has_name && (p == NULL || !p->account);
   if (rename) {
-    int rc = check_name(d, p, cmd->name);
+    int64_t wait = 0;
+    int rc = check_name(d, c, p, cmd->name, &wait);
     if (rc != 0) {
       if (owned != NULL)
         srv_ident_unref(d->ident, owned);
-      return rc;
+      if (rc != SRV_EATTEMPTS)
+        return rc;
+      /* Too many names looked up from this address: said with when to try again. */
+      srv_send_error(&d->sink, c, rc, &cmd->id, "name", "hello", wait);
+      return 0;
     }
   }
   char token[SRV_TOKEN_CHARS + 1];
@@ -64,6 +71,9 @@ int srv_hello(srv_dispatch *d, srv_client *c, const srv_cmd *cmd) {
   }
   if (d->store.player != NULL && resumed && rename)
     d->store.player(d->store.ud, p); /* A rename; a new guest is stored when it sits down. */
+  /* An account's session used: its last use recorded (a failure is logged; the hello goes on). */
+  if (resumed && p->account && d->accounts != NULL)
+    (void)srv_accounts_seen(d->accounts, c);
   srv_event ev = {.type = SRV_EV_WELCOME, .id = &cmd->id};
   ev.u.welcome.player = p;
   ev.u.welcome.token = token;

@@ -930,6 +930,25 @@ static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void
           break;
         qn += (size_t)snprintf(query + qn, sizeof query - qn, "%s%s", qn ? "&" : "", frag);
       }
+      /* A profile says whether an account has the name: a lookup, counted by address. */
+      int64_t wait = 0;
+      if (net->routes.lookup != NULL && strncmp(uri, "/api/players/", 13) == 0 &&
+          strchr(uri + 13, '/') == NULL) {
+        char peer[64] = "", xff[512], ip[64], key[64];
+        lws_get_peer_simple(wsi, peer, sizeof peer);
+        bool has_xff = lws_hdr_copy(wsi, xff, sizeof xff, WSI_TOKEN_X_FORWARDED_FOR) > 0;
+        srv_addr_client(&net->proxies, peer, has_xff ? xff : NULL, ip, sizeof ip);
+        srv_addr_key(ip, key, sizeof key);
+        wait = net->routes.lookup(net->routes.lookup_ud, key);
+      }
+      if (wait > 0) {
+        char *text = malloc(96);
+        if (text == NULL)
+          return -1;
+        snprintf(text, 96, "{\"error\":\"too_many_attempts\",\"retry_after_ms\":%lld}",
+                 (long long)wait);
+        return http_reply(wsi, req, 429, "application/json", text, a.body);
+      }
       api_call *call = calloc(1, sizeof *call);
       if (call == NULL)
         return -1;

@@ -49,6 +49,11 @@ typedef struct srv_net_routes {
   int (*api)(void *ud, const char *uri, const char *query,
              void (*done)(void *arg, int status, char *body, const char *type), void *arg);
   void *api_ud;
+  /* A lookup of an account name (GET /api/players/NAME) from the client's address (its key,
+   * srv_addr_key()): 0 when it may happen (counted), else the milliseconds until it may (the
+   * answer is then 429). NULL: not counted. */
+  int64_t (*lookup)(void *ud, const char *addr);
+  void *lookup_ud;
 } srv_net_routes;
 
 /* Sets the routes (copied, NULL: none). Call before srv_net_start(). */

@@ -20,6 +20,11 @@
 #define SRV_PASSWORD_MIN 8
 #define SRV_PASSWORD_MAX 128
 #define SRV_PASSWORD_SIZE (4 * SRV_PASSWORD_MAX + 1)
+/* A device's label (login, register): 1..64 bytes of text; a session's public id: 16 hex
+ * digits (the first 8 bytes of its token's hash). */
+#define SRV_DEVICE_MAX 64
+#define SRV_DEVICE_SIZE (4 * SRV_DEVICE_MAX + 1)
+#define SRV_SESSION_ID_CHARS 16
 
 typedef enum srv_visibility { SRV_PUBLIC = 0, SRV_PRIVATE = 1 } srv_visibility;
 typedef enum srv_seat_choice {
@@ -104,6 +109,8 @@ typedef enum srv_cmd_type {
   SRV_CMD_TAKEBACK,
   SRV_CMD_MY_ROOMS,
   SRV_CMD_HINT,
+  SRV_CMD_SESSIONS,
+  SRV_CMD_REVOKE_SESSION,
   SRV_CMD_COUNT
 } srv_cmd_type;
 
@@ -138,6 +145,8 @@ typedef struct srv_cmd {
    * new one (8..128). new_password: change_password's new one. Wiped after the handler. */
   char password[SRV_PASSWORD_SIZE];
   char new_password[SRV_PASSWORD_SIZE];
+  char device[SRV_DEVICE_SIZE]; /* login, register: the device's label, "" when not given */
+  char session[SRV_SESSION_ID_CHARS + 1]; /* revoke_session: a session's id, 16 hex digits */
 } srv_cmd;
 
 /* A room keeps this many chat lines, and at most SRV_CHAT_HISTORY_BYTES of their text. */
@@ -265,8 +274,17 @@ typedef enum srv_event_type {
   SRV_EV_CHAT_HISTORY,
   SRV_EV_MY_ROOMS,
   SRV_EV_LOBBY_CHANGES,
-  SRV_EV_HINT
+  SRV_EV_HINT,
+  SRV_EV_SESSIONS
 } srv_event_type;
+
+/* One session of an account as the sessions page shows it. */
+typedef struct srv_session_view {
+  char id[SRV_SESSION_ID_CHARS + 1]; /* Its public id. */
+  const char *device;                /* Its device's label, "" when unnamed. */
+  int64_t created_ms, seen_ms;       /* Unix time in milliseconds. */
+  bool current;                      /* The session of the connection that asked. */
+} srv_session_view;
 
 /* An event for one connection. Pointers are borrowed for the duration of the send call. */
 typedef struct srv_event {
@@ -355,6 +373,10 @@ typedef struct srv_event {
       bool exact; /* value is proven (the solver or the endgame tables). */
       int depth;  /* The depth the search finished (0 when exact from the tables at once). */
     } hint;
+    struct {
+      const srv_session_view *list; /* The most recently used first. */
+      size_t n;
+    } sessions;
   } u;
 } srv_event;
 

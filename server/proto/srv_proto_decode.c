@@ -325,6 +325,32 @@ static int store_new_password(srv_cmd *cmd, json_t *v, const char **field) {
   return copy_password(v, out, SRV_PASSWORD_MIN, SRV_EPASSWORD);
 }
 
+/* A device's label: cleaned like a chat line, 1..SRV_DEVICE_MAX bytes after it. */
+static int store_device(srv_cmd *cmd, json_t *v, const char **field) {
+  (void)field;
+  const char *s = json_string_value(v);
+  size_t len = json_string_length(v);
+  if (strlen(s) != len || len > 4 * SRV_DEVICE_MAX)
+    return SRV_EBADREQ;
+  if (srv_text_clean(s, len, cmd->device, sizeof cmd->device, 1, SRV_DEVICE_MAX) < 0 ||
+      strlen(cmd->device) > SRV_DEVICE_MAX) {
+    cmd->device[0] = '\0';
+    return SRV_EBADREQ;
+  }
+  return 0;
+}
+
+/* A session's id: 16 lowercase hexadecimal digits. */
+static int store_session(srv_cmd *cmd, json_t *v, const char **field) {
+  (void)field;
+  const char *s = json_string_value(v);
+  if (json_string_length(v) != SRV_SESSION_ID_CHARS ||
+      strspn(s, "0123456789abcdef") != SRV_SESSION_ID_CHARS)
+    return SRV_EBADREQ;
+  memcpy(cmd->session, s, SRV_SESSION_ID_CHARS + 1);
+  return 0;
+}
+
 /* A chat line is cleaned rather than refused: line breaks become spaces, other control
  * characters and reordering bidirectional characters are dropped (srv_text.h). */
 static int store_text(srv_cmd *cmd, json_t *v, const char **field) {
@@ -372,10 +398,14 @@ static const msg_spec messages[] = {
     {"resync", SRV_CMD_RESYNC, {ROOM_FIELD}},
     {"register",
      SRV_CMD_REGISTER,
-     {{"name", J_STRING, 1, store_name}, {"password", J_STRING, 1, store_new_password}}},
+     {{"name", J_STRING, 1, store_name},
+      {"password", J_STRING, 1, store_new_password},
+      {"device", J_STRING, 0, store_device}}},
     {"login",
      SRV_CMD_LOGIN,
-     {{"name", J_STRING, 1, store_name}, {"password", J_STRING, 1, store_password}}},
+     {{"name", J_STRING, 1, store_name},
+      {"password", J_STRING, 1, store_password},
+      {"device", J_STRING, 0, store_device}}},
     {"logout", SRV_CMD_LOGOUT, {{NULL, J_STRING, 0, NULL}}},
     {"logout_all", SRV_CMD_LOGOUT_ALL, {{NULL, J_STRING, 0, NULL}}},
     {"change_password",
@@ -386,6 +416,8 @@ static const msg_spec messages[] = {
     {"takeback", SRV_CMD_TAKEBACK, {ROOM_FIELD, {"action", J_STRING, 1, store_action}}},
     {"my_rooms", SRV_CMD_MY_ROOMS, {{"watch", J_BOOL, 0, store_watch}}},
     {"hint", SRV_CMD_HINT, {ROOM_FIELD, {"ply", J_INTEGER, 0, store_ply}}},
+    {"sessions", SRV_CMD_SESSIONS, {{NULL, J_STRING, 0, NULL}}},
+    {"revoke_session", SRV_CMD_REVOKE_SESSION, {{"session", J_STRING, 1, store_session}}},
 };
 
 #define N_MESSAGES (sizeof messages / sizeof messages[0])

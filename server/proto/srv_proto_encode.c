@@ -440,10 +440,14 @@ int srv_proto_lobby_entry(const srv_lobby_entry *e, char **text, size_t *len) {
   return 0;
 }
 
-/* The fields of a chat line after "from" (the same in chat and chat_history). */
+/* The fields of a chat line after "from" (the same in chat and chat_history); a deleted
+ * account's line has no player (NULL or ""): null. */
 static void chat_fields(srv_jsonw *w, const char *player, int seat, const char *text, int64_t at) {
   srv_jsonw_lit(w, ",\"player\":");
-  srv_jsonw_str(w, player);
+  if (player == NULL || player[0] == '\0')
+    srv_jsonw_lit(w, "null");
+  else
+    srv_jsonw_str(w, player);
   srv_jsonw_lit(w, ",\"seat\":");
   seat_or_null(w, seat == SRV_SEAT_SPECTATOR ? SRV_SEAT_NONE : seat);
   srv_jsonw_lit(w, ",\"spectator\":");
@@ -656,8 +660,9 @@ static json_t *account_json(bool *failed, const srv_player *p) {
 
 static json_t *cold_tree(const srv_event *ev, bool *failed) {
   static const char *const types[] = {
-      [SRV_EV_WELCOME] = "welcome", [SRV_EV_LEFT] = "left",       [SRV_EV_CLOSED] = "closed",
-      [SRV_EV_BYE] = "bye",         [SRV_EV_ACCOUNT] = "account", [SRV_EV_HINT] = "hint"};
+      [SRV_EV_WELCOME] = "welcome",  [SRV_EV_LEFT] = "left",       [SRV_EV_CLOSED] = "closed",
+      [SRV_EV_BYE] = "bye",          [SRV_EV_ACCOUNT] = "account", [SRV_EV_HINT] = "hint",
+      [SRV_EV_SESSIONS] = "sessions"};
   json_t *o = json_object();
   put(failed, o, "type", json_string(types[ev->type]));
   if (ev->id != NULL && ev->id->kind == SRV_ID_INT)
@@ -720,6 +725,22 @@ static json_t *cold_tree(const srv_event *ev, bool *failed) {
     put(failed, o, "depth", json_integer(ev->u.hint.depth));
     break;
   }
+  case SRV_EV_SESSIONS: {
+    json_t *list = json_array();
+    for (size_t i = 0; i < ev->u.sessions.n; i++) {
+      const srv_session_view *s = &ev->u.sessions.list[i];
+      json_t *one = json_object();
+      put(failed, one, "id", json_string(s->id));
+      put(failed, one, "device", s->device[0] ? json_string(s->device) : json_null());
+      put(failed, one, "created", json_integer(s->created_ms));
+      put(failed, one, "seen", json_integer(s->seen_ms));
+      put(failed, one, "current", json_boolean(s->current));
+      if (list == NULL || json_array_append_new(list, one) != 0)
+        *failed = true;
+    }
+    put(failed, o, "sessions", list);
+    break;
+  }
   default:
     *failed = true;
     break;
@@ -761,6 +782,7 @@ srv_frame *srv_proto_encode(const srv_event *ev) {
   case SRV_EV_BYE:
   case SRV_EV_ACCOUNT:
   case SRV_EV_HINT:
+  case SRV_EV_SESSIONS:
     return cold(ev);
   }
   return NULL;

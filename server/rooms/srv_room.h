@@ -292,6 +292,11 @@ const srv_room *srv_rooms_next(const srv_room *room);
  * up. Finished rooms keep it. */
 void srv_rooms_forfeit(srv_rooms *rooms, srv_player *player);
 
+/* The chat lines the rooms keep of the player with public id player (its account was deleted)
+ * lose its id and take the name name (both borrowed), as storage anonymises them. Sends nothing:
+ * whoever gets the rooms' lines from now on gets them so. */
+void srv_rooms_chat_anonymise(srv_rooms *rooms, const char *player, const char *name);
+
 /* Counts rooms by status into counts[3]. */
 void srv_rooms_count(const srv_rooms *rooms, long counts[3]);
 

@@ -4,6 +4,7 @@
  * connection's own rate limit, each seat and all the spectators together have a token bucket of
  * their own (the room limits' chat_rate and chat_burst), so that many connections cannot drown a
  * room's players in lines, nor a player's many connections the room. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,6 +63,19 @@ int srv_room__chat_keep(srv_room *room, const srv_chat_line *line) {
   room->chat_n++;
   room->chat_bytes += len;
   return 0;
+}
+
+void srv_rooms_chat_anonymise(srv_rooms *rooms, const char *player, const char *name) {
+  srv_list_foreach (it, &rooms->order) {
+    srv_room *room = srv_list_entry(it, srv_room, order);
+    for (int i = 0; i < room->chat_n; i++) {
+      srv_chat_line *line = room->chat[(room->chat_first + i) % SRV_CHAT_HISTORY];
+      if (strcmp(line->player, player) != 0)
+        continue;
+      line->player[0] = '\0';
+      snprintf(line->name, sizeof line->name, "%s", name);
+    }
+  }
 }
 
 void srv_room__chat_free(srv_room *room) {

@@ -58,7 +58,7 @@ enum {
 };
 
 /* The schema version this code creates and migrates to (PRAGMA user_version). */
-#define SRV_STORE_SCHEMA_VERSION 8
+#define SRV_STORE_SCHEMA_VERSION 9
 
 /* The database file inside the data directory. */
 #define SRV_STORE_FILE "mancala.db"
@@ -332,6 +332,39 @@ int srv_store_session_delete(srv_store *store, const uint8_t token_hash[32]);
 /* Deletes every session of player (borrowed) but keep (borrowed; NULL: all of them). */
 int srv_store_sessions_revoke(srv_store *store, const char *player, const uint8_t *keep);
 
+/* A device's label as its client names it: at most this many bytes, and the NUL. */
+#define SRV_STORE_LABEL_SIZE 65
+
+/* One session of an account (schema 9). */
+typedef struct srv_store_session {
+  uint8_t token_hash[32];
+  int64_t created_ms;
+  int64_t seen_ms; /* Its last use: a hello with its token (created_ms when never used since). */
+  char label[SRV_STORE_LABEL_SIZE]; /* The device as its client named it; "" when it did not. */
+} srv_store_session;
+
+/* Records that the session token_hash (borrowed) was used at seen_ms (nothing when it is none). */
+int srv_store_session_seen(srv_store *store, const uint8_t token_hash[32], int64_t seen_ms);
+
+/* Names the device of the session token_hash (both borrowed; label at most
+ * SRV_STORE_LABEL_SIZE - 1 bytes, "" for none). */
+int srv_store_session_label(srv_store *store, const uint8_t token_hash[32], const char *label);
+
+/* Reads the committed sessions of player (borrowed), the most recently used first, into *out (a
+ * new array for free(); NULL when there are none) and *n. Returns 0 or a negative code. */
+int srv_store_sessions_of(srv_store *store, const char *player, srv_store_session **out, size_t *n);
+
+/* Deletes the sessions of accounts last used before before_ms (a guest's session goes with its
+ * guest: srv_store_players_expire()). Returns how many went (0 on PostgreSQL, which deletes them
+ * at the commit) or a negative code. */
+int srv_store_sessions_idle(srv_store *store, int64_t before_ms);
+
+/* The committed sessions srv_store_sessions_idle(before_ms) would delete: their token hashes into
+ * *out (32 bytes each, a new array for free(); NULL when none) and *n. Returns 0 or a negative
+ * code. */
+int srv_store_sessions_idle_list(srv_store *store, int64_t before_ms, uint8_t (**out)[32],
+                                 size_t *n);
+
 /* Records a new account (borrowed). SRV_STORE_ECONFLICT when its key or its player has one. */
 int srv_store_account_create(srv_store *store, const srv_store_account *account);
 
@@ -342,7 +375,7 @@ int srv_store_account_password(srv_store *store, const char *player, const char 
 
 /* Deletes player's account (borrowed) and everything that names it: its sessions, its ratings and
  * their history, its player row; its games and rooms stay with the seat anonymised (no player id,
- * the name anon_name, borrowed). */
+ * the name anon_name, borrowed), and so do its chat lines (player "", the name anon_name). */
 int srv_store_account_delete(srv_store *store, const char *player, const char *anon_name);
 
 /* Reads the account whose name has key (borrowed) into *out. Returns 0 or SRV_STORE_ENOTFOUND. */

@@ -2,6 +2,7 @@
  * srv_store_batch.c) and the reads that log a player in or rate a game. */
 #include "srv_store_int.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- Players and sessions ------------------------------------------------------------------- */
@@ -76,6 +77,85 @@ int srv_store_sessions_revoke(srv_store *store, const char *player, const uint8_
                           "cannot revoke sessions");
 }
 
+int srv_store_session_seen(srv_store *store, const uint8_t token_hash[32], int64_t seen_ms) {
+  if (store == NULL || token_hash == NULL)
+    return SRV_STORE_EINVAL;
+  return srv_store__write(store, srv_store__op(SRV_STORE_OP_ACCOUNT, "", 0, 0), STMT_SESSION_SEEN,
+                          STORE_ARGS(arg_blob(token_hash, 32), arg_int(seen_ms)),
+                          "cannot store when a session was used");
+}
+
+int srv_store_session_label(srv_store *store, const uint8_t token_hash[32], const char *label) {
+  if (store == NULL || token_hash == NULL || label == NULL || strlen(label) >= SRV_STORE_LABEL_SIZE)
+    return SRV_STORE_EINVAL;
+  return srv_store__write(store, srv_store__op(SRV_STORE_OP_ACCOUNT, "", 0, 0), STMT_SESSION_LABEL,
+                          STORE_ARGS(arg_blob(token_hash, 32), arg_text(label)),
+                          "cannot store a session's device");
+}
+
+static int row_session(srv_store *store, const srv_store__cols *s, void *item) {
+  (void)store;
+  srv_store_session *x = item;
+  if (srv_store__blob(s, 0, x->token_hash, sizeof x->token_hash) != 0)
+    return SRV_STORE_ECORRUPT;
+  x->created_ms = srv_store__int(s, 1);
+  x->seen_ms = srv_store__int(s, 2);
+  srv_store__col_text(s, 3, x->label, sizeof x->label);
+  return 0;
+}
+
+int srv_store_sessions_of(srv_store *store, const char *player, srv_store_session **out,
+                          size_t *n) {
+  if (store == NULL || player == NULL || out == NULL || n == NULL)
+    return SRV_STORE_EINVAL;
+  *out = NULL;
+  *n = 0;
+  int checked = srv_store__check_files(store, false);
+  if (checked != 0)
+    return checked;
+  int rc = srv_store__all(store, STMT_SESSIONS_OF, STORE_ARGS(arg_text(player)), row_session,
+                          (void **)out, n, sizeof **out, "cannot read sessions");
+  if (rc != 0) {
+    free(*out);
+    *out = NULL;
+    *n = 0;
+  }
+  return rc;
+}
+
+int srv_store_sessions_idle(srv_store *store, int64_t before_ms) {
+  if (store == NULL)
+    return SRV_STORE_EINVAL;
+  int rc =
+      srv_store__write(store, srv_store__op(SRV_STORE_OP_ACCOUNT, "", 0, 0), STMT_SESSIONS_IDLE,
+                       STORE_ARGS(arg_int(before_ms)), "cannot expire idle sessions");
+  return rc < 0 ? rc : store->pg ? 0 : sqlite3_changes(store->db);
+}
+
+static int row_hash(srv_store *store, const srv_store__cols *s, void *item) {
+  (void)store;
+  return srv_store__blob(s, 0, item, 32) == 0 ? 0 : SRV_STORE_ECORRUPT;
+}
+
+int srv_store_sessions_idle_list(srv_store *store, int64_t before_ms, uint8_t (**out)[32],
+                                 size_t *n) {
+  if (store == NULL || out == NULL || n == NULL)
+    return SRV_STORE_EINVAL;
+  *out = NULL;
+  *n = 0;
+  int checked = srv_store__check_files(store, false);
+  if (checked != 0)
+    return checked;
+  int rc = srv_store__all(store, STMT_SESSIONS_IDLE_LIST, STORE_ARGS(arg_int(before_ms)), row_hash,
+                          (void **)out, n, 32, "cannot read idle sessions");
+  if (rc != 0) {
+    free(*out);
+    *out = NULL;
+    *n = 0;
+  }
+  return rc;
+}
+
 /* ---- Accounts ------------------------------------------------------------------------------- */
 
 int srv_store_account_create(srv_store *store, const srv_store_account *a) {
@@ -121,11 +201,12 @@ int srv_store_account_delete(srv_store *store, const char *player, const char *a
   int rc = srv_store__write_begin(store);
   if (rc != 0)
     return rc;
-  /* Everything that names the player, then its seats in games and rooms anonymised. */
+  /* Everything that names the player, then its seats in games and rooms and its chat lines
+   * anonymised. */
   const srv_store__stmt by_id[] = {STMT_DELETE_ACCOUNT, STMT_SESSIONS_REVOKE_ALL,
                                    STMT_DELETE_RATINGS, STMT_DELETE_HISTORY, STMT_DELETE_PLAYER};
   const srv_store__stmt anon[] = {STMT_ANON_GAMES_SOUTH, STMT_ANON_GAMES_NORTH,
-                                  STMT_ANON_ROOMS_SOUTH, STMT_ANON_ROOMS_NORTH};
+                                  STMT_ANON_ROOMS_SOUTH, STMT_ANON_ROOMS_NORTH, STMT_ANON_CHAT};
   rc = SQLITE_OK;
   for (size_t i = 0; rc == SQLITE_OK && i < sizeof by_id / sizeof by_id[0]; i++)
     rc = srv_store__exec(store, by_id[i], STORE_ARGS(arg_text(player)));

@@ -42,6 +42,19 @@ static const char *const stmt_sql[STMT_COUNT] = {
     [STMT_SESSION_DELETE] = "DELETE FROM sessions WHERE token_hash = ?1",
     [STMT_SESSIONS_REVOKE] = "DELETE FROM sessions WHERE player = ?1 AND token_hash != ?2",
     [STMT_SESSIONS_REVOKE_ALL] = "DELETE FROM sessions WHERE player = ?1",
+    [STMT_SESSION_SEEN] = "UPDATE sessions SET seen_ms = ?2 WHERE token_hash = ?1",
+    [STMT_SESSION_LABEL] = "UPDATE sessions SET label = ?2 WHERE token_hash = ?1",
+    /* An account's sessions, the most recently used first (a session never used since schema 9
+     * was last used when it was made). */
+    [STMT_SESSIONS_OF] =
+        "SELECT token_hash, created_ms, coalesce(seen_ms, created_ms), coalesce(label, '') "
+        "FROM sessions WHERE player = ?1 "
+        "ORDER BY coalesce(seen_ms, created_ms) DESC, created_ms DESC, token_hash",
+    /* Accounts' sessions unused since ?1 (a guest's one session goes with the guest). */
+    [STMT_SESSIONS_IDLE] = "DELETE FROM sessions WHERE coalesce(seen_ms, created_ms) < ?1 "
+                           "AND player IN (SELECT player FROM accounts)",
+    [STMT_SESSIONS_IDLE_LIST] = "SELECT token_hash FROM sessions WHERE coalesce(seen_ms, "
+                                "created_ms) < ?1 AND player IN (SELECT player FROM accounts)",
     /* Accounts */
     [STMT_ACCOUNT_INSERT] = "INSERT INTO accounts (player, name, name_key, password, created_ms, "
                             "password_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
@@ -57,6 +70,8 @@ static const char *const stmt_sql[STMT_COUNT] = {
     [STMT_ANON_GAMES_NORTH] = "UPDATE games SET north = NULL, north_name = ?2 WHERE north = ?1",
     [STMT_ANON_ROOMS_SOUTH] = "UPDATE rooms SET south = NULL, south_name = ?2 WHERE south = ?1",
     [STMT_ANON_ROOMS_NORTH] = "UPDATE rooms SET north = NULL, north_name = ?2 WHERE north = ?1",
+    /* A chat line's player cannot be NULL (schema 5): an anonymous line's is empty. */
+    [STMT_ANON_CHAT] = "UPDATE chat SET player = '', name = ?2 WHERE player = ?1",
     /* Ratings */
     [STMT_RATINGS_GET] = "SELECT game, rating, rd, vol, games, wins, losses, draws, last_ms "
                          "FROM ratings WHERE player = ?1",

@@ -53,9 +53,14 @@ static const srv_store__column moves[] = {C("game", COL_INT, "NOT NULL REFERENCE
                                           C("at_ms", COL_INT, "NOT NULL", 1),
                                           END};
 
+/* A session's last use (a hello with its token; NULL: never since schema 9, its created_ms
+ * stands) and the device it was opened on as its client named it (NULL: not named). */
 static const srv_store__column sessions[] = {C("token_hash", COL_BLOB, "PRIMARY KEY", 4),
                                              C("player", COL_TEXT, "NOT NULL", 4),
-                                             C("created_ms", COL_INT, "NOT NULL", 4), END};
+                                             C("created_ms", COL_INT, "NOT NULL", 4),
+                                             C("seen_ms", COL_INT, "", 9),
+                                             C("label", COL_TEXT, "", 9),
+                                             END};
 
 static const srv_store__column accounts[] = {C("player", COL_TEXT, "PRIMARY KEY", 4),
                                              C("name", COL_TEXT, "NOT NULL", 4),

@@ -53,6 +53,7 @@ struct srv_persist {
   size_t n_flight_refused, cap_flight_refused;
   uint64_t retry_at;
   uint64_t expire_at;      /* When old guests are forgotten next (0: at the first commit). */
+  int session_days;        /* Accounts' sessions unused this long end (0: never). */
   srv_committer committer; /* The storage seam's commit (commit NULL: SQLite's, at once). */
   bool busy;               /* A batch is in flight. */
   srv_persist_done done;   /* Whom to tell its result. */
@@ -74,6 +75,7 @@ srv_persist *srv_persist_new(srv_store *store, srv_ident *ident, srv_time *time)
   p->store = store;
   p->ident = ident;
   p->time = time;
+  p->session_days = SRV_PERSIST_SESSION_DAYS;
   return p;
 }
 
@@ -527,6 +529,30 @@ static void expire_guests(srv_persist *p) {
     srv_log_warn("persist", "cannot forget old guests: %s", srv_store_strerror(rc));
   else if (n > 0)
     srv_log_info("persist", "forgot %d guests unseen for %d days", n, SRV_PERSIST_GUEST_DAYS);
+  if (p->session_days <= 0)
+    return;
+  /* The registry forgets them first: a player in memory (a seat, a connection) would otherwise
+   * keep saying hello with a session storage no longer has. */
+  int64_t idle_before = wall_ms(p) - (int64_t)p->session_days * 86400000;
+  uint8_t(*idle)[32] = NULL;
+  size_t n_idle = 0;
+  rc = srv_store_sessions_idle_list(p->store, idle_before, &idle, &n_idle);
+  if (rc < 0) {
+    srv_log_warn("persist", "cannot read idle sessions: %s", srv_store_strerror(rc));
+    return;
+  }
+  for (size_t i = 0; p->ident != NULL && i < n_idle; i++)
+    srv_ident_revoke(p->ident, idle[i]);
+  free(idle);
+  n = srv_store_sessions_idle(p->store, idle_before);
+  if (n < 0)
+    srv_log_warn("persist", "cannot end idle sessions: %s", srv_store_strerror(n));
+  else if (n > 0)
+    srv_log_info("persist", "ended %d sessions unused for %d days", n, p->session_days);
+}
+
+void srv_persist_set_session_days(srv_persist *p, int days) {
+  p->session_days = days;
 }
 
 /* ---- The turn's commit ---------------------------------------------------------------------- */

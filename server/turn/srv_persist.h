@@ -94,4 +94,11 @@ void srv_persist_player(void *ud, const srv_player *player);
  * at the first commit and then once a day, srv_store_players_expire()). */
 #define SRV_PERSIST_GUEST_DAYS 7
 
+/* An account's session unused this many days ends (0: never), checked with the guests
+ * (srv_store_sessions_idle()), forgotten by the registry too (a player in memory no longer says
+ * hello with it; a connection that uses it keeps its identity until it says hello again). The
+ * default is SRV_PERSIST_SESSION_DAYS. */
+#define SRV_PERSIST_SESSION_DAYS 60
+void srv_persist_set_session_days(srv_persist *p, int days);
+
 #endif

@@ -134,7 +134,7 @@ test('sign up, log in on another device with the seat back, a rated game, profil
   await ana.goto(ctx.server.base + '/settings');
   await ana.locator('.settings h1').waitFor();
   await shot(ana, 'account-settings');
-  await ana.locator('.settings .card', { hasText: tIn('en', 'account.logout_all_body') }).locator('button').click();
+  await ana.locator('.settings .card button.logout-all').click();
   await ana.locator('dialog[open] .btn.primary, dialog[open] .btn.danger').last().click();
   await ana.locator('.account-login').waitFor();
   await phone.locator('.account-login').waitFor();

@@ -214,6 +214,8 @@ test('delete the account: its game in progress is lost, its games stay anonymise
   // Both sides move: a rated game where a side never moved would be aborted, not lost.
   assert.equal((await ana.request({ type: 'move', room: j.room, house: 1, ply: 0 })).type, 'state');
   assert.equal((await bob.request({ type: 'move', room: j.room, house: 1, ply: 1 })).type, 'state');
+  assert.equal((await ana.request({ type: 'chat', room: j.room, text: 'good luck' })).type, 'chat');
+  assert.equal((await bob.request({ type: 'chat', room: j.room, text: 'you too' })).type, 'chat');
   const wrong = await ana.request({ type: 'delete_account', password: 'nope nope' });
   assert.equal(wrong.code, 'bad_credentials');
   const del = await ana.request({ type: 'delete_account', password: PW });
@@ -224,6 +226,12 @@ test('delete the account: its game in progress is lost, its games stay anonymise
   assert.equal(end.result.winner, 'north');
   assert.equal(end.result.reason, 'resignation');
   assert.ok(end.rating_change.north.after > 1500);
+  // Ana's chat line stays, anonymised like her seat; Bob's is his (issue 25, item 8).
+  const again = await bob.request({ type: 'join', room: j.room });
+  assert.equal(again.type, 'joined');
+  const history = await bob.next((m) => m.type === 'chat_history' && m.room === j.room);
+  assert.deepEqual(history.messages.map((m) => [m.from, m.player, m.text]),
+    [['[deleted]', null, 'good luck'], ['Bob', bob.me.player, 'you too']]);
   assert.equal((await json(server, '/api/players/Ana')).status, 404);
   const bp = await json(server, '/api/players/Bob');
   assert.equal(bp.body.games.length, 1);

@@ -15,7 +15,7 @@ const BIN = process.env.MANCALA_SERVER || path.resolve(here, '../../build-server
 // Generous limits by default so that tests are not rate limited unless they mean it: every client
 // of a test comes from 127.0.0.1, one address for the per-address limits.
 const FAST = ['--rate', '100000', '--burst', '100000', '--players-per-ip', '1000000', '--rooms-per-ip', '10000000',
-  '--public-rooms-per-ip', '10000000', '--watchers-per-ip', '1000000'];
+  '--public-rooms-per-ip', '10000000', '--watchers-per-ip', '1000000', '--name-lookups-ip', '1000000'];
 
 // MANCALA_TEST_PG names the directory of a PostgreSQL the tests started (tests/pg.sh): every server
 // then stores in a database of its own there (--store), one per data directory, so that a restart

@@ -842,6 +842,9 @@ TEST_IMPL(delete_account) {
   ASSERT_EQ(run(&e.w, &a, "{\"type\":\"create\",\"game\":\"oware\",\"seat\":\"south\"}"), 0);
   snprintf(code, sizeof code, "%s", field_s(&a, "joined", "room"));
   ASSERT_EQ(runf(&e.w, &b, "{\"type\":\"join\",\"room\":\"%s\"}", code), 0);
+  /* Ana and Bob say a line each. */
+  ASSERT_EQ(runf(&e.w, &a, "{\"type\":\"chat\",\"room\":\"%s\",\"text\":\"hi\"}", code), 0);
+  ASSERT_EQ(runf(&e.w, &b, "{\"type\":\"chat\",\"room\":\"%s\",\"text\":\"hello\"}", code), 0);
   commit(&e);
   /* A wrong password deletes nothing. */
   ASSERT_EQ(run(&e.w, &a, "{\"type\":\"delete_account\",\"password\":\"nope nope\"}"), 0);
@@ -878,6 +881,26 @@ TEST_IMPL(delete_account) {
                            "south_name = '[deleted]' AND north_name = 'Bob' AND "
                            "ended_ms IS NOT NULL"),
             2);
+  /* Ana's chat line is anonymised, stored and in the room's memory (issue 25, item 8); Bob's
+   * stays his. */
+  ASSERT_EQ(raw_int(e.dir, "SELECT count(*) FROM chat WHERE player = '' AND name = '[deleted]' "
+                           "AND text = 'hi'"),
+            1);
+  snprintf(sql, sizeof sql, "SELECT count(*) FROM chat WHERE player = '%s' OR name = 'Ana'",
+           ana_id);
+  ASSERT_EQ(raw_int(e.dir, sql), 0);
+  ASSERT_EQ(raw_int(e.dir, "SELECT count(*) FROM chat WHERE name = 'Bob' AND text = 'hello'"), 1);
+  tclient_clear(&b);
+  ASSERT_EQ(runf(&e.w, &b, "{\"type\":\"join\",\"room\":\"%s\"}", code), 0);
+  json_t *history = json_object_get(last_of(&b, "chat_history"), "messages");
+  ASSERT_EQ(json_array_size(history), 2);
+  json_t *said = json_array_get(history, 0);
+  ASSERT_STR_EQ(json_string_value(json_object_get(said, "from")), "[deleted]");
+  ASSERT(json_is_null(json_object_get(said, "player")));
+  ASSERT_STR_EQ(json_string_value(json_object_get(said, "text")), "hi");
+  said = json_array_get(history, 1);
+  ASSERT_STR_EQ(json_string_value(json_object_get(said, "from")), "Bob");
+  ASSERT_STR_EQ(json_string_value(json_object_get(said, "player")), b.c.player->id);
   /* The name is free: someone else may take it. */
   ASSERT_EQ(
       run(&e.w, &b, "{\"type\":\"register\",\"name\":\"ana\",\"password\":\"bobs password\"}"), 0);
@@ -1176,6 +1199,278 @@ TEST_IMPL(repeated_rated_games_count_less) {
     disconnect(&e.w, &p[i]);
   disconnect(&e.w, &a);
   disconnect(&e.w, &b);
+  env_close(&e);
+  rm_tree(e.dir);
+  return 0;
+}
+
+/* The id and the device of the i-th session of t's last sessions frame, and whether it is t's
+ * own. */
+static json_t *session_at(tclient *t, size_t i) {
+  json_t *list = json_object_get(last_of(t, "sessions"), "sessions");
+  ASSERT_NOT_NULL(list);
+  json_t *s = json_array_get(list, i);
+  ASSERT_NOT_NULL(s);
+  return s;
+}
+
+static size_t sessions_n(tclient *t) {
+  return json_array_size(json_object_get(last_of(t, "sessions"), "sessions"));
+}
+
+static const char *session_device(tclient *t, size_t i) {
+  json_t *d = json_object_get(session_at(t, i), "device");
+  return json_is_null(d) ? "(none)" : json_string_value(d);
+}
+
+/* Logs t in as Ana from a new device named device. */
+static void log_in(env *e, tclient *t, const char *addr, const char *device) {
+  hello(e, t, addr, NULL, NULL);
+  ASSERT_EQ(runf(&e->w, t,
+                 "{\"type\":\"login\",\"name\":\"Ana\",\"password\":\"correct horse\","
+                 "\"device\":\"%s\"}",
+                 device),
+            0);
+  fake_work_run_all(&e->work);
+  ASSERT_STR_EQ(field_s(t, "welcome", "name"), "Ana");
+}
+
+/* Issue 25, item 11: the sessions page. Sessions listed most recently used first with their
+ * device, times and this device; a hello records a use; a login past the cap (3 here) ends the
+ * least recently used, whose connection becomes a guest; one revoked from the page likewise; the
+ * page's refusals. W is the fake wall clock at the start. */
+TEST_IMPL(sessions_page) {
+  env e = {0};
+  srv_accounts_config cfg;
+  srv_accounts_config_init(&cfg);
+  cfg.sessions_per_account = 3;
+  env_open(&e, &cfg);
+  const int64_t W = e.w.time.base.wall(&e.w.time.base);
+  tclient a, phone, again, tablet, laptop, g;
+  hello(&e, &a, "10.0.0.1", NULL, NULL); /* Its guest session is made at W. */
+  ASSERT_EQ(run(&e.w, &a,
+                "{\"type\":\"register\",\"name\":\"Ana\",\"password\":\"correct horse\","
+                "\"device\":\"Firefox on Linux\"}"),
+            0);
+  fake_work_run_all(&e.work);
+  ASSERT_NOT_NULL(last_of(&a, "account"));
+  char tok_a[SRV_TOKEN_CHARS + 1];
+  token_of(&a, tok_a);
+  fake_advance(&e.w.time, 1000);
+  log_in(&e, &phone, "10.0.0.2", "Phone\\tbrowser"); /* Cleaned as chat is: a space. */
+  commit(&e);
+  /* Two: the phone's (made at W + 1000), then the first (made at W, never used since). */
+  ASSERT_EQ(run(&e.w, &a, "{\"type\":\"sessions\",\"id\":5}"), 0);
+  ASSERT_EQ(field_i(&a, "sessions", "id"), 5);
+  ASSERT_EQ(sessions_n(&a), 2);
+  ASSERT_STR_EQ(session_device(&a, 0), "Phone browser");
+  ASSERT_EQ(json_integer_value(json_object_get(session_at(&a, 0), "created")), W + 1000);
+  ASSERT_EQ(json_integer_value(json_object_get(session_at(&a, 0), "seen")), W + 1000);
+  ASSERT(json_is_false(json_object_get(session_at(&a, 0), "current")));
+  ASSERT_STR_EQ(session_device(&a, 1), "Firefox on Linux");
+  ASSERT_EQ(json_integer_value(json_object_get(session_at(&a, 1), "seen")), W);
+  ASSERT(json_is_true(json_object_get(session_at(&a, 1), "current")));
+  char phone_id[32], first_id[32];
+  snprintf(phone_id, sizeof phone_id, "%s",
+           json_string_value(json_object_get(session_at(&a, 0), "id")));
+  snprintf(first_id, sizeof first_id, "%s",
+           json_string_value(json_object_get(session_at(&a, 1), "id")));
+  ASSERT_EQ(strlen(phone_id), 16);
+  ASSERT(strcmp(phone_id, first_id) != 0);
+  /* The phone asks too: the same two, its own marked. */
+  ASSERT_EQ(run(&e.w, &phone, "{\"type\":\"sessions\"}"), 0);
+  ASSERT(json_is_true(json_object_get(session_at(&phone, 0), "current")));
+  ASSERT(json_is_false(json_object_get(session_at(&phone, 1), "current")));
+  /* The first browser's token says hello again at W + 2000: its session was used then. */
+  fake_advance(&e.w.time, 1000);
+  hello(&e, &again, "10.0.0.1", NULL, tok_a);
+  commit(&e);
+  ASSERT_EQ(run(&e.w, &a, "{\"type\":\"sessions\"}"), 0);
+  ASSERT_STR_EQ(session_device(&a, 0), "Firefox on Linux");
+  ASSERT_EQ(json_integer_value(json_object_get(session_at(&a, 0), "seen")), W + 2000);
+  ASSERT_EQ(json_integer_value(json_object_get(session_at(&a, 0), "created")), W);
+  /* A third device at W + 3000 fits the cap of 3; a fourth at W + 4000 ends the least recently
+   * used, the phone's (W + 1000): the phone is a guest now, told why. */
+  fake_advance(&e.w.time, 1000);
+  log_in(&e, &tablet, "10.0.0.3", "Tablet");
+  commit(&e);
+  ASSERT_EQ(count_of(&phone, "welcome"), 2); /* Its hello's and its login's. */
+  fake_advance(&e.w.time, 1000);
+  log_in(&e, &laptop, "10.0.0.4", "Laptop");
+  commit(&e);
+  ASSERT_EQ(count_of(&phone, "welcome"), 3);
+  ASSERT_STR_EQ(field_s(&phone, "welcome", "reason"), "revoked");
+  ASSERT(json_is_null(json_object_get(last_of(&phone, "welcome"), "account")));
+  ASSERT(!phone.c.player->account);
+  char sql[200];
+  snprintf(sql, sizeof sql, "SELECT count(*) FROM sessions WHERE player = '%s'", a.c.player->id);
+  ASSERT_EQ(raw_int(e.dir, sql), 3);
+  ASSERT_EQ(run(&e.w, &a, "{\"type\":\"sessions\"}"), 0);
+  ASSERT_EQ(sessions_n(&a), 3);
+  ASSERT_STR_EQ(session_device(&a, 0), "Laptop");
+  ASSERT_STR_EQ(session_device(&a, 1), "Tablet");
+  ASSERT_STR_EQ(session_device(&a, 2), "Firefox on Linux");
+  /* Revoke the tablet from the page: its connection is a guest, the answer lists the two left. */
+  char tablet_id[32];
+  snprintf(tablet_id, sizeof tablet_id, "%s",
+           json_string_value(json_object_get(session_at(&a, 1), "id")));
+  ASSERT_EQ(runf(&e.w, &a, "{\"type\":\"revoke_session\",\"id\":7,\"session\":\"%s\"}", tablet_id),
+            0);
+  ASSERT_EQ(field_i(&a, "sessions", "id"), 7);
+  ASSERT_EQ(sessions_n(&a), 2);
+  ASSERT_STR_EQ(session_device(&a, 0), "Laptop");
+  ASSERT_STR_EQ(session_device(&a, 1), "Firefox on Linux");
+  ASSERT_STR_EQ(field_s(&tablet, "welcome", "reason"), "revoked");
+  ASSERT(!tablet.c.player->account);
+  ASSERT(a.c.player->account && laptop.c.player->account && again.c.player->account);
+  commit(&e);
+  ASSERT_EQ(raw_int(e.dir, sql), 2);
+  /* Refusals, nothing changed: the same id again, this device's own, a bad id, a guest. */
+  tclient_clear(&a);
+  ASSERT_EQ(runf(&e.w, &a, "{\"type\":\"revoke_session\",\"session\":\"%s\"}", tablet_id),
+            SRV_ENOSESSION);
+  ASSERT_STR_EQ(srv_err_code(SRV_ENOSESSION), "unknown_session");
+  ASSERT_EQ(runf(&e.w, &a, "{\"type\":\"revoke_session\",\"session\":\"%s\"}", first_id), 0);
+  ASSERT_STR_EQ(error_code(&a), "bad_request");
+  ASSERT_STR_EQ(field_s(&a, "error", "field"), "session");
+  /* Bad ids and devices are refused by the decoder, naming the field. */
+  const char *bad[][2] = {
+      {"{\"type\":\"revoke_session\",\"session\":\"ABCDEF0123456789\"}", "session"},
+      {"{\"type\":\"revoke_session\",\"session\":\"abc\"}", "session"},
+      {"{\"type\":\"revoke_session\"}", "session"},
+      {"{\"type\":\"login\",\"name\":\"Ana\",\"password\":\"x\",\"device\":\" \"}", "device"},
+      {"{\"type\":\"login\",\"name\":\"Ana\",\"password\":\"x\",\"device\":7}", "device"}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    srv_cmd cmd;
+    srv_proto_error perr;
+    ASSERT_EQ(srv_proto_decode(bad[i][0], strlen(bad[i][0]), &cmd, &perr), SRV_EBADREQ);
+    ASSERT_STR_EQ(perr.field, bad[i][1]);
+  }
+  hello(&e, &g, "10.0.0.5", NULL, NULL);
+  ASSERT_EQ(run(&e.w, &g, "{\"type\":\"sessions\"}"), SRV_ENOACCOUNT);
+  ASSERT_EQ(runf(&e.w, &g, "{\"type\":\"revoke_session\",\"session\":\"%s\"}", first_id),
+            SRV_ENOACCOUNT);
+  commit(&e);
+  ASSERT_EQ(raw_int(e.dir, sql), 2);
+  tclient *all[] = {&a, &phone, &again, &tablet, &laptop, &g};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+    disconnect(&e.w, all[i]);
+  env_close(&e);
+  rm_tree(e.dir);
+  return 0;
+}
+
+/* Issue 25, item 11: whether an account has a name is a lookup, counted by address (3 here, in
+ * the login window): a name register or hello finds taken, and each of the API's lookups
+ * (srv_accounts_lookup()). Past them every lookup of the address waits 1 s, 2 s, ... after the
+ * last (too_many_attempts with retry_after_ms, nothing looked up), whatever the name. Free names
+ * cost nothing, another address is not slowed down, and a guest saying hello with the name it
+ * has is neither slowed down nor counted. */
+TEST_IMPL(name_lookups_counted) {
+  env e = {0};
+  srv_accounts_config cfg;
+  srv_accounts_config_init(&cfg);
+  cfg.name_lookups_per_addr = 3;
+  env_open(&e, &cfg);
+  tclient a, x, y, z, w;
+  hello(&e, &a, "10.0.0.1", NULL, NULL);
+  sign_up(&e, &a, "Ana", "correct horse"); /* A free name: not counted. */
+  /* 10.0.0.9: ten guests with free names cost nothing. */
+  for (int i = 0; i < 10; i++) {
+    char name[16];
+    snprintf(name, sizeof name, "Guest_%d", i);
+    hello(&e, &x, "10.0.0.9", name, NULL);
+    disconnect(&e.w, &x);
+  }
+  /* Bo (free), then Ana's name asked for (1), registered (2), asked for again (3). */
+  hello(&e, &x, "10.0.0.9", "Bo", NULL);
+  char tok_x[SRV_TOKEN_CHARS + 1];
+  token_of(&x, tok_x);
+  memset(&y, 0, sizeof y);
+  srv_client_init(&y.c, &y);
+  snprintf(y.c.addr, sizeof y.c.addr, "10.0.0.9");
+  ASSERT_EQ(run(&e.w, &y, "{\"type\":\"hello\",\"name\":\"ana\"}"), SRV_ENAMETAKEN);
+  ASSERT_EQ(run(&e.w, &x, "{\"type\":\"register\",\"name\":\"ANA\",\"password\":\"whatever1\"}"),
+            SRV_ENAMETAKEN);
+  ASSERT_EQ(run(&e.w, &x, "{\"type\":\"register\",\"name\":\"An_a\",\"password\":\"whatever1\"}"),
+            SRV_ENAMETAKEN); /* The same name, read as it reads. */
+  /* Now every lookup waits 1 s, whichever way and whatever the name; nothing is looked up. */
+  ASSERT_EQ(run(&e.w, &y, "{\"type\":\"hello\",\"id\":2,\"name\":\"Cid\"}"), 0);
+  ASSERT_STR_EQ(error_code(&y), "too_many_attempts");
+  ASSERT_EQ(field_i(&y, "error", "retry_after_ms"), 1000);
+  ASSERT_EQ(field_i(&y, "error", "id"), 2);
+  ASSERT_STR_EQ(field_s(&y, "error", "field"), "name");
+  ASSERT_STR_EQ(field_s(&y, "error", "request"), "hello");
+  ASSERT(y.c.player == NULL);
+  ASSERT_EQ(run(&e.w, &x, "{\"type\":\"register\",\"name\":\"Cid\",\"password\":\"whatever1\"}"),
+            0);
+  ASSERT_STR_EQ(error_code(&x), "too_many_attempts");
+  ASSERT_EQ(field_i(&x, "error", "retry_after_ms"), 1000);
+  ASSERT_EQ(srv_accounts_pending(e.accounts), 0); /* No check was queued. */
+  ASSERT_EQ(srv_accounts_lookup(e.accounts, "10.0.0.9"), 1000);
+  /* Bo saying hello again as Bo is not slowed down; a hello without a name neither. */
+  hello(&e, &z, "10.0.0.9", "Bo", tok_x);
+  ASSERT(z.c.player == x.c.player);
+  ASSERT_EQ(run(&e.w, &y, "{\"type\":\"hello\"}"), 0);
+  ASSERT_NOT_NULL(last_of(&y, "welcome"));
+  /* Another address asks at once. */
+  hello(&e, &w, "10.0.0.10", NULL, NULL);
+  ASSERT_EQ(run(&e.w, &w, "{\"type\":\"register\",\"name\":\"ana\",\"password\":\"whatever1\"}"),
+            SRV_ENAMETAKEN);
+  /* A second later one more taken name (the fourth), then the next lookup waits 2 s. */
+  fake_advance(&e.w.time, 1000);
+  ASSERT_EQ(run(&e.w, &x, "{\"type\":\"register\",\"name\":\"ana\",\"password\":\"whatever1\"}"),
+            SRV_ENAMETAKEN);
+  ASSERT_EQ(srv_accounts_lookup(e.accounts, "10.0.0.9"), 2000);
+  /* The API's lookups count each, found or not. */
+  for (int i = 0; i < 3; i++)
+    ASSERT_EQ(srv_accounts_lookup(e.accounts, "10.0.0.11"), 0);
+  ASSERT_EQ(srv_accounts_lookup(e.accounts, "10.0.0.11"), 1000);
+  tclient *all[] = {&a, &x, &y, &z, &w};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+    disconnect(&e.w, all[i]);
+  env_close(&e);
+  rm_tree(e.dir);
+  return 0;
+}
+
+/* Issue 25, item 11: an account's sessions unused for 60 days (the default) end, in storage and
+ * in memory: the player is still in memory (a connection), and the token of its phone, unused
+ * since its login, no longer says hello as the account; the first device, used on day 59, stays. */
+TEST_IMPL(idle_sessions_end) {
+  env e = {0};
+  env_open(&e, NULL);
+  tclient a, phone, back, first;
+  hello(&e, &a, "10.0.0.1", NULL, NULL);
+  sign_up(&e, &a, "Ana", "correct horse");
+  char tok_a[SRV_TOKEN_CHARS + 1], tok_phone[SRV_TOKEN_CHARS + 1], id[SRV_PLAYER_ID_CHARS + 1];
+  token_of(&a, tok_a);
+  snprintf(id, sizeof id, "%s", a.c.player->id);
+  log_in(&e, &phone, "10.0.0.2", "Phone");
+  token_of(&phone, tok_phone);
+  disconnect(&e.w, &phone);
+  commit(&e);
+  const uint64_t day = 86400000;
+  fake_advance(&e.w.time, 59 * day);
+  hello(&e, &first, "10.0.0.1", NULL, tok_a); /* The first device used on day 59. */
+  ASSERT_STR_EQ(first.c.player->id, id);
+  disconnect(&e.w, &first);
+  commit(&e);
+  fake_advance(&e.w.time, 2 * day);
+  commit(&e); /* Day 61: the expiry runs; its deletes join the next batch. */
+  commit(&e);
+  char sql[200];
+  snprintf(sql, sizeof sql, "SELECT count(*) FROM sessions WHERE player = '%s'", id);
+  ASSERT_EQ(raw_int(e.dir, sql), 1);
+  ASSERT(a.c.player->account); /* In memory still: its connection is open. */
+  hello(&e, &back, "10.0.0.2", NULL, tok_phone);
+  ASSERT(strcmp(back.c.player->id, id) != 0);
+  ASSERT(json_is_null(json_object_get(last_of(&back, "welcome"), "account")));
+  hello(&e, &first, "10.0.0.1", NULL, tok_a);
+  ASSERT_STR_EQ(first.c.player->id, id);
+  tclient *all[] = {&a, &back, &first};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+    disconnect(&e.w, all[i]);
   env_close(&e);
   rm_tree(e.dir);
   return 0;

@@ -290,7 +290,73 @@ TEST_IMPL(accounts_and_ratings) {
   ASSERT_EQ(count(db, "SELECT count(*) FROM games WHERE south_name = 'deleted' AND south IS NULL"),
             1);
   ASSERT_EQ(count(db, "SELECT count(*) FROM ratings WHERE player = 'pa'"), 0);
+  /* Its chat line stays, anonymised as its seats are (issue 25, item 8). */
   ASSERT_EQ(count(db, "SELECT count(*) FROM chat"), 1);
+  ASSERT_EQ(count(db, "SELECT count(*) FROM chat WHERE player = '' AND name = 'deleted' AND "
+                      "text = 'gg'"),
+            1);
+  srv_store_close(s);
+  drop_db(db);
+  return 0;
+}
+
+/* Schema 9 on PostgreSQL: made from version 8 (the columns added), a session's last use and
+ * device, an account's sessions most recently used first, and idle sessions of accounts deleted
+ * (a guest's stays). */
+TEST_IMPL(sessions) {
+  char db[64], url[256], err[SRV_STORE_ERR_SIZE];
+  fresh_db(db, sizeof db, url, sizeof url, 0);
+  srv_store *s = NULL;
+  ASSERT_EQ(srv_store_open(url, NULL, &s, err), 0);
+  srv_store_close(s);
+  pg_admin(db, "ALTER TABLE sessions DROP COLUMN seen_ms, DROP COLUMN label; "
+               "UPDATE mancala_schema SET version = 8");
+  ASSERT_EQ(srv_store_open(url, NULL, &s, err), 0);
+  ASSERT_EQ(count(db, "SELECT version FROM mancala_schema"), 9);
+  ASSERT_EQ(count(db, "SELECT count(*) FROM information_schema.columns WHERE "
+                      "table_name = 'sessions' AND column_name IN ('seen_ms', 'label')"),
+            2);
+  put_player(s, "pa", "Ana", 1); /* Its session: hash 1...1, made at 1764374400000. */
+  put_player(s, "pg", "Guest", 9);
+  srv_store_account a = {.player = "pa",
+                         .name = "Ana",
+                         .key = "ana",
+                         .password = "$argon2id$x",
+                         .created_ms = 10,
+                         .password_ms = 10};
+  ASSERT_EQ(srv_store_account_create(s, &a), 0);
+  uint8_t h2[32], h3[32], h9[32];
+  memset(h2, 2, sizeof h2);
+  memset(h3, 3, sizeof h3);
+  memset(h9, 9, sizeof h9);
+  ASSERT_EQ(srv_store_session_put(s, h2, "pa", 2000), 0);
+  ASSERT_EQ(srv_store_session_put(s, h3, "pa", 3000), 0);
+  ASSERT_EQ(srv_store_session_label(s, h2, "Firefox on Linux"), 0);
+  ASSERT_EQ(srv_store_session_seen(s, h3, 5000), 0);
+  ASSERT_EQ(srv_store_session_seen(s, h9, 1), 0);
+  ASSERT_EQ(srv_store_commit(s), 0);
+  srv_store_session *list = NULL;
+  size_t n = 0;
+  ASSERT_EQ(srv_store_sessions_of(s, "pa", &list, &n), 0);
+  ASSERT_EQ(n, 3);
+  ASSERT_EQ(list[0].token_hash[0], 1);
+  ASSERT_EQ(list[0].seen_ms, 1764374400000LL);
+  ASSERT_EQ(list[1].token_hash[31], 3);
+  ASSERT_EQ(list[1].seen_ms, 5000);
+  ASSERT_EQ(list[2].token_hash[0], 2);
+  ASSERT_EQ(list[2].seen_ms, 2000);
+  ASSERT_STR_EQ(list[2].label, "Firefox on Linux");
+  free(list);
+  uint8_t(*idle)[32] = NULL;
+  ASSERT_EQ(srv_store_sessions_idle_list(s, 4000, &idle, &n), 0);
+  ASSERT_EQ(n, 1);
+  ASSERT_EQ(memcmp(idle[0], h2, 32), 0);
+  free(idle);
+  ASSERT_EQ(srv_store_sessions_idle(s, 4000), 0); /* Counted at the commit, not here. */
+  ASSERT_EQ(srv_store_commit(s), 0);
+  ASSERT_EQ(count(db, "SELECT count(*) FROM sessions WHERE player = 'pa'"), 2);
+  ASSERT_EQ(count(db, "SELECT count(*) FROM sessions WHERE player = 'pa' AND seen_ms = 2000"), 0);
+  ASSERT_EQ(count(db, "SELECT count(*) FROM sessions WHERE player = 'pg'"), 1);
   srv_store_close(s);
   drop_db(db);
   return 0;

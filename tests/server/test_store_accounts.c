@@ -120,6 +120,77 @@ TEST_IMPL(sessions) {
   return 0;
 }
 
+/* Schema 9: a session's last use and device label, an account's sessions listed most recently
+ * used first, and the sessions of accounts unused since a time deleted (a guest's stay). */
+TEST_IMPL(sessions_listed_and_expired) {
+  char dir[256], err[SRV_STORE_ERR_SIZE];
+  tmp_dir(dir, sizeof dir);
+  srv_store *s = NULL;
+  ASSERT_EQ(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), 0);
+  put_player(s, "pa", "Ana", 1); /* Its session: hash 1...1, made at 1764374400000. */
+  put_player(s, "pg", "Guest", 9);
+  srv_store_account acc = {.player = "pa",
+                           .name = "Ana",
+                           .key = "ana",
+                           .password = "$argon2id$x",
+                           .created_ms = 1,
+                           .password_ms = 1};
+  ASSERT_EQ(srv_store_account_create(s, &acc), 0);
+  uint8_t h1[32], h2[32], h3[32], h9[32], none[32];
+  memset(h1, 1, sizeof h1);
+  memset(h2, 2, sizeof h2);
+  memset(h3, 3, sizeof h3);
+  memset(h9, 9, sizeof h9);
+  memset(none, 7, sizeof none);
+  ASSERT_EQ(srv_store_session_put(s, h2, "pa", 2000), 0);
+  ASSERT_EQ(srv_store_session_put(s, h3, "pa", 3000), 0);
+  ASSERT_EQ(srv_store_session_label(s, h2, "Firefox on Linux"), 0);
+  ASSERT_EQ(srv_store_session_seen(s, h3, 5000), 0);
+  ASSERT_EQ(srv_store_session_seen(s, none, 5000), 0); /* Nobody's: nothing. */
+  char long_label[SRV_STORE_LABEL_SIZE + 1];
+  memset(long_label, 'x', sizeof long_label - 1);
+  long_label[sizeof long_label - 1] = '\0';
+  ASSERT_EQ(srv_store_session_label(s, h2, long_label), SRV_STORE_EINVAL);
+  ASSERT_EQ(srv_store_commit(s), 0);
+  /* Most recently used first: h1 (made at 1764374400000, never used since), h3 (used at 5000),
+   * h2 (made at 2000). */
+  srv_store_session *list = NULL;
+  size_t n = 0;
+  ASSERT_EQ(srv_store_sessions_of(s, "pa", &list, &n), 0);
+  ASSERT_EQ(n, 3);
+  ASSERT_EQ(list[0].token_hash[0], 1);
+  ASSERT_EQ(list[0].seen_ms, list[0].created_ms);
+  ASSERT_STR_EQ(list[0].label, "");
+  ASSERT_EQ(list[1].token_hash[31], 3);
+  ASSERT_EQ(list[1].created_ms, 3000);
+  ASSERT_EQ(list[1].seen_ms, 5000);
+  ASSERT_EQ(list[2].token_hash[0], 2);
+  ASSERT_EQ(list[2].seen_ms, 2000);
+  ASSERT_STR_EQ(list[2].label, "Firefox on Linux");
+  free(list);
+  ASSERT_EQ(srv_store_sessions_of(s, "nobody", &list, &n), 0);
+  ASSERT(list == NULL && n == 0);
+  /* Unused since 4000: h2 goes (last used 2000); h3 (5000) and h1 stay, and so does the guest's
+   * session, though last used at 1: a guest's goes with the guest (players_expire). */
+  ASSERT_EQ(srv_store_session_seen(s, h9, 1), 0);
+  ASSERT_EQ(srv_store_commit(s), 0);
+  uint8_t(*idle)[32] = NULL;
+  ASSERT_EQ(srv_store_sessions_idle_list(s, 4000, &idle, &n), 0);
+  ASSERT_EQ(n, 1);
+  ASSERT_EQ(memcmp(idle[0], h2, 32), 0);
+  free(idle);
+  ASSERT_EQ(srv_store_sessions_idle(s, 4000), 1);
+  ASSERT_EQ(srv_store_commit(s), 0);
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM sessions WHERE player = 'pa'"), 2);
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM sessions WHERE token_hash = x'"
+                         "0202020202020202020202020202020202020202020202020202020202020202'"),
+            0);
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM sessions WHERE player = 'pg'"), 1);
+  srv_store_close(s);
+  rm_tree(dir);
+  return 0;
+}
+
 static srv_store_account mk_account(const char *player, const char *name, const char *key) {
   srv_store_account a;
   memset(&a, 0, sizeof a);
@@ -293,6 +364,16 @@ TEST_IMPL(account_deletion) {
   srv_store_rating after[2] = {rating(1337.7, 290, 1, 0, 1000), rating(1662.3, 290, 1, 1, 1000)};
   double diff[2] = {-162.3, 162.3};
   ASSERT_EQ(srv_store_game_rate(s, g, MC_KALAH, p, after, diff, 1000), 0);
+  /* Two lines of Ana's and one of Bo's. */
+  const char *said[3][4] = {
+      {"pa", "Ana", "south", "hi"}, {"pb", "Bo", "north", "hello"}, {"pa", "Ana", "south", "gg"}};
+  for (int i = 0; i < 3; i++) {
+    srv_store_chat line = {.room = "R1", .game = g, .at_ms = 5 + i, .text = said[i][3]};
+    snprintf(line.player, sizeof line.player, "%s", said[i][0]);
+    snprintf(line.name, sizeof line.name, "%s", said[i][1]);
+    snprintf(line.seat, sizeof line.seat, "%s", said[i][2]);
+    ASSERT_EQ(srv_store_chat_add(s, &line), 0);
+  }
   ASSERT_EQ(srv_store_commit(s), 0);
   ASSERT_EQ(srv_store_account_delete(s, "pa", "[deleted]"), 0);
   ASSERT_EQ(srv_store_commit(s), 0);
@@ -304,7 +385,8 @@ TEST_IMPL(account_deletion) {
                         "SELECT count(*) FROM rating_history WHERE player = 'pa'",
                         "SELECT count(*) FROM games WHERE south = 'pa' OR north = 'pa'",
                         "SELECT count(*) FROM rooms WHERE south = 'pa' OR north = 'pa'",
-                        "SELECT count(*) FROM games WHERE south_name = 'pa'"};
+                        "SELECT count(*) FROM games WHERE south_name = 'pa'",
+                        "SELECT count(*) FROM chat WHERE player = 'pa' OR name = 'Ana'"};
   for (size_t i = 0; i < sizeof none / sizeof none[0]; i++)
     ASSERT_EQ(raw_int(dir, none[i]), 0);
   ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM games WHERE south IS NULL AND "
@@ -313,6 +395,11 @@ TEST_IMPL(account_deletion) {
   ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM rooms WHERE south IS NULL AND "
                          "south_name = '[deleted]'"),
             1);
+  /* Ana's lines stay, in their places, without her id and name; Bo's is untouched. */
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM chat WHERE player = '' AND name = '[deleted]' "
+                         "AND seat = 'south' AND room = 'R1'"),
+            2);
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM chat WHERE player = 'pb' AND name = 'Bo'"), 1);
   ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM rating_history WHERE player = 'pb'"), 1);
   ASSERT_EQ(raw_int(dir, "SELECT games FROM ratings WHERE player = 'pb'"), 1);
   ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM accounts WHERE player = 'pb'"), 1);

@@ -359,8 +359,10 @@ TEST_IMPL(migrate_from_v5) {
   srv_store *s = NULL;
   ASSERT_EQ(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), 0);
   srv_store_close(s);
-  raw_exec(dir, "DROP TABLE secrets; DROP TABLE commit_marks; "
-                "ALTER TABLE games DROP COLUMN owner_epoch; PRAGMA user_version = 5;");
+  raw_exec(dir,
+           "DROP TABLE secrets; DROP TABLE commit_marks; "
+           "ALTER TABLE games DROP COLUMN owner_epoch; ALTER TABLE sessions DROP COLUMN seen_ms; "
+           "ALTER TABLE sessions DROP COLUMN label; PRAGMA user_version = 5;");
   ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM sqlite_schema WHERE name = 'secrets'"), 0);
   ASSERT_EQ(raw_int(dir, "PRAGMA user_version"), 5);
   s = NULL;
