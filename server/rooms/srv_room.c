@@ -164,10 +164,15 @@ void srv_room__created_from(srv_room *room, srv_peer *peer) {
 }
 
 void srv_room__arm(srv_room *room, srv_timer *t, int64_t ms) {
-  room->rooms->time->timer_start(t, ms < 0 ? 0 : (uint64_t)ms);
+  srv_time *time = room->rooms->time;
+  if (t == room->clock_timer)
+    room->clock_due = time->now(time) + (uint64_t)(ms < 0 ? 0 : ms);
+  time->timer_start(t, ms < 0 ? 0 : (uint64_t)ms);
 }
 
 void srv_room__disarm(srv_room *room, srv_timer *t) {
+  if (t == room->clock_timer)
+    room->clock_due = 0;
   room->rooms->time->timer_stop(t);
 }
 

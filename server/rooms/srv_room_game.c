@@ -62,7 +62,10 @@ void srv_room__start_turn_clock(srv_room *room) {
     /* Untimed, between people: each move has a deadline (the clock's timer is free for it). */
     int64_t ms = rooms->limits.move_deadline_ms;
     room->move_deadline = now + (uint64_t)ms;
-    srv_room__arm(room, room->clock_timer, ms);
+    /* Armed to fire no later than the new deadline (the last move's): left as it is, and armed
+     * again for the rest when it fires (srv_room__on_clock()). */
+    if (room->clock_due == 0 || room->clock_due > room->move_deadline)
+      srv_room__arm(room, room->clock_timer, ms);
     return;
   }
   if (!room->opts.clocked)
@@ -224,6 +227,7 @@ void srv_room__finish(srv_room *room, mc_reason reason, mc_winner winner) {
 void srv_room__on_clock(void *arg) {
   srv_room *room = arg;
   srv_rooms *rooms = room->rooms;
+  room->clock_due = 0; /* Fired. */
   if (room->status != SRV_PLAYING)
     return;
   uint64_t now = rooms->time->now(rooms->time);

@@ -98,6 +98,10 @@ struct srv_room {
   /* An untimed game between people: the side to move loses by abandonment at this monotonic time
    * (0: no such deadline; limits.move_deadline_ms, srv_room__start_turn_clock()). */
   uint64_t move_deadline;
+  /* When the clock's timer fires (monotonic ms), 0 when it is not armed: a later move deadline
+   * leaves it as it is (srv_room__on_clock() arms it again for the rest), a timer restart a move
+   * saved. */
+  uint64_t clock_due;
   srv_clock undo_clock; /* The clock before the last move, for srv_rooms_store_lost(). */
   /* The game a rematch replaced, kept until the new game's start is committed (its batch): a lost
    * start takes the rematch back (srv_rooms_store_lost()). game NULL: none. */
