@@ -72,6 +72,19 @@ static long count(const char *db, const char *sql) {
   return pg_admin(db, sql);
 }
 
+/* Ana (stored) against the computer in a new Kalah game of room code with game id: its room and
+ * its start join s's batch. Returns the id. */
+static int64_t ana_vs_computer(srv_store *s, const char *code, int64_t game_id) {
+  put_player(s, "pa", "Ana", 1);
+  srv_store_game g = mk_game(code, MC_KALAH, mk_seat("pa", "Ana"), mk_seat("", "Computer"));
+  srv_store_room r = mk_room(code, SRV_STORE_STATUS_PLAYING, &g);
+  int64_t id = 0;
+  g.id = game_id;
+  ASSERT_EQ(srv_store_room_put(s, &r), 0);
+  ASSERT_EQ(srv_store_game_start(s, &g, &id), 0);
+  return id;
+}
+
 TEST_IMPL(schema) {
   char db[64], url[256], err[SRV_STORE_ERR_SIZE];
   fresh_db(db, sizeof db, url, sizeof url, 0);
@@ -367,13 +380,7 @@ TEST_IMPL(failed_batch_reports_every_write) {
   fresh_db(db, sizeof db, url, sizeof url, 0);
   srv_store *s = NULL;
   ASSERT_EQ(srv_store_open(url, NULL, &s, err), 0);
-  put_player(s, "pa", "Ana", 1);
-  srv_store_game g = mk_game("RF", MC_KALAH, mk_seat("pa", "Ana"), mk_seat("", "Computer"));
-  srv_store_room r = mk_room("RF", SRV_STORE_STATUS_PLAYING, &g);
-  int64_t id = 0;
-  g.id = 1;
-  ASSERT_EQ(srv_store_room_put(s, &r), 0);
-  ASSERT_EQ(srv_store_game_start(s, &g, &id), 0);
+  int64_t id = ana_vs_computer(s, "RF", 1);
   srv_store_move m = {.ply = 0, .seat = 0, .house = 3, .clock_ms = -1, .at_ms = 1};
   ASSERT_EQ(srv_store_move_add(s, id, &m), 0);
   ASSERT_EQ(srv_store_commit(s), 0);
@@ -406,13 +413,7 @@ TEST_IMPL(fencing) {
   srv_store *a = NULL, *b = NULL;
   ASSERT_EQ(srv_store_open(url, NULL, &a, err), 0);
   ASSERT_EQ(srv_store_open(url, NULL, &b, err), 0);
-  put_player(a, "pa", "Ana", 1);
-  srv_store_game g = mk_game("RE", MC_KALAH, mk_seat("pa", "Ana"), mk_seat("", "Computer"));
-  srv_store_room r = mk_room("RE", SRV_STORE_STATUS_PLAYING, &g);
-  int64_t id = 0, ea = 0, eb = 0;
-  g.id = 5;
-  ASSERT_EQ(srv_store_room_put(a, &r), 0);
-  ASSERT_EQ(srv_store_game_start(a, &g, &id), 0);
+  int64_t id = ana_vs_computer(a, "RE", 5), ea = 0, eb = 0;
   ASSERT_EQ(srv_store_commit(a), 0);
   ASSERT_EQ(srv_store_game_claim(a, id, &ea), 0);
   ASSERT_EQ(ea, 1);
@@ -627,13 +628,7 @@ TEST_IMPL(lost_answer_is_undone) {
   fresh_db(db, sizeof db, url, sizeof url, port);
   srv_store *s = NULL;
   ASSERT_EQ(srv_store_open(url, NULL, &s, err), 0);
-  put_player(s, "pa", "Ana", 1);
-  srv_store_game g = mk_game("RD", MC_KALAH, mk_seat("pa", "Ana"), mk_seat("", "Computer"));
-  srv_store_room r = mk_room("RD", SRV_STORE_STATUS_PLAYING, &g);
-  int64_t id = 0;
-  g.id = 1;
-  ASSERT_EQ(srv_store_room_put(s, &r), 0);
-  ASSERT_EQ(srv_store_game_start(s, &g, &id), 0);
+  int64_t id = ana_vs_computer(s, "RD", 1);
   srv_store_move m0 = {.ply = 0, .seat = 0, .house = 3, .clock_ms = -1, .at_ms = 1};
   ASSERT_EQ(srv_store_move_add(s, id, &m0), 0); /* Kalah 6x4: house 3 ends in the store. */
   ASSERT_EQ(srv_store_commit(s), 0);
