@@ -323,6 +323,19 @@ static int batch_add(pg_batch *b, int id, const srv_store__val *args, size_t n) 
   return 0;
 }
 
+/* The n arguments encoded from p on (batch_add()) as libpq takes them. */
+static void params_of(const char *p, int n, const char *values[], int lengths[], int formats[]) {
+  for (int i = 0; i < n; i++) {
+    int32_t len;
+    memcpy(&len, p, sizeof len);
+    p += sizeof len;
+    formats[i] = *p++;
+    values[i] = len < 0 ? NULL : p;
+    lengths[i] = len < 0 ? 0 : len;
+    p += (len > 0 ? (size_t)len : 0) + 1;
+  }
+}
+
 /* ---- Columns -------------------------------------------------------------------------------- */
 
 int64_t srv_store__pg_int(const srv_store__cols *s, int i) {
@@ -459,16 +472,7 @@ static int send_stmt(srv_store_pg *pg, const pg_batch *b, const pg_stmt *st, int
   }
   const char *values[PG_MAX_PARAMS];
   int lengths[PG_MAX_PARAMS], formats[PG_MAX_PARAMS];
-  const char *p = b->arena + st->off;
-  for (int i = 0; i < st->n; i++) {
-    int32_t len;
-    memcpy(&len, p, sizeof len);
-    p += sizeof len;
-    formats[i] = *p++;
-    values[i] = len < 0 ? NULL : p;
-    lengths[i] = len < 0 ? 0 : len;
-    p += (len > 0 ? (size_t)len : 0) + 1;
-  }
+  params_of(b->arena + st->off, st->n, values, lengths, formats);
   if (!PQsendQueryPrepared(pg->w, name, st->n, values, lengths, formats, 0))
     return 0;
   (*expect)++;
@@ -1072,16 +1076,7 @@ static int each_once(srv_store *store, srv_store__stmt id, const srv_store__val 
     return SRV_STORE_ENOMEM;
   const char *values[PG_MAX_PARAMS];
   int lengths[PG_MAX_PARAMS], formats[PG_MAX_PARAMS];
-  const char *p = one.arena;
-  for (size_t i = 0; i < n; i++) {
-    int32_t len;
-    memcpy(&len, p, sizeof len);
-    p += sizeof len;
-    formats[i] = *p++;
-    values[i] = len < 0 ? NULL : p;
-    lengths[i] = len < 0 ? 0 : len;
-    p += (len > 0 ? (size_t)len : 0) + 1;
-  }
+  params_of(one.arena, (int)n, values, lengths, formats);
   PGresult *res = PQexecPrepared(pg->r, name, (int)n, values, lengths, formats, 0);
   batch_free(&one);
   ExecStatusType st = PQresultStatus(res);
