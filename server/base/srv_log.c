@@ -2,6 +2,7 @@
 #include "srv_log.h"
 
 #include <libwebsockets.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +46,9 @@ typedef struct log_site {
 #define LOG_SITES 64
 
 static log_site sites[LOG_SITES];
+/* Lines come from the loop and from the thread pool (searches, a network database's reads): the
+ * sites are shared, so one lock over them and the writing of a line. */
+static pthread_mutex_t sites_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t (*clock_ms)(void);
 static FILE *output;
 
@@ -127,6 +131,7 @@ void srv_log(srv_log_level level, const char *module, const char *fmt, ...) {
     return;
   }
   uint64_t now = now_ms();
+  pthread_mutex_lock(&sites_lock);
   log_site *site = site_of(fmt, now);
   if (now - site->start_ms >= SRV_LOG_WINDOW_MS)
     report(site, now);
@@ -140,16 +145,20 @@ void srv_log(srv_log_level level, const char *module, const char *fmt, ...) {
         n--;
     memcpy(site->last, line, n);
     site->last[n] = '\0';
+    pthread_mutex_unlock(&sites_lock);
     return;
   }
   write_line(level, module, line);
+  pthread_mutex_unlock(&sites_lock);
 }
 
 void srv_log_flush(void) {
   uint64_t now = now_ms();
+  pthread_mutex_lock(&sites_lock);
   for (int i = 0; i < LOG_SITES; i++)
     if (sites[i].fmt != NULL && sites[i].left_out > 0)
       report(&sites[i], now);
+  pthread_mutex_unlock(&sites_lock);
 }
 
 static void lws_emit(int level, const char *line) {

@@ -4,10 +4,16 @@
 #include <openssl/core_names.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <string.h>
 
 static unsigned char key[SRV_GAMEID_KEY_LEN];
+
+/* The loop formats ids for states while the reader's pool threads format and parse them for the
+ * archive's pages: one lock over the keyed context and the cache (uncontended, a few dozen
+ * instructions; the context must not be used by two threads at once). */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The HMAC of the round function, keyed once and made ready again for each use (EVP_MAC_init()
  * without a key starts from the keyed state): OpenSSL 3's one-shot HMAC() fetches SHA-256 and keys
@@ -25,16 +31,24 @@ static struct {
   char text[SRV_GAMEID_LEN + 1];
 } cache[CACHE_SLOTS];
 
-void srv_gameid_cleanup(void) {
+static void cleanup_locked(void) {
   EVP_MAC_CTX_free(mac_ctx);
   mac_ctx = NULL;
   mac_unavailable = false;
   memset(cache, 0, sizeof cache);
 }
 
+void srv_gameid_cleanup(void) {
+  pthread_mutex_lock(&lock);
+  cleanup_locked();
+  pthread_mutex_unlock(&lock);
+}
+
 void srv_gameid_set_key(const unsigned char *k) {
-  srv_gameid_cleanup();
+  pthread_mutex_lock(&lock);
+  cleanup_locked();
   memcpy(key, k, sizeof key);
+  pthread_mutex_unlock(&lock);
 }
 
 /* mac_ctx keyed with key, made on first use; NULL when OpenSSL cannot. */
@@ -103,8 +117,10 @@ static uint64_t decrypt(uint64_t v) {
 void srv_gameid_format(int64_t id, char out[SRV_GAMEID_LEN + 1]) {
   static const char hex[] = "0123456789abcdef";
   size_t slot = (uint64_t)id % CACHE_SLOTS;
+  pthread_mutex_lock(&lock);
   if (id != 0 && cache[slot].id == id) {
     memcpy(out, cache[slot].text, SRV_GAMEID_LEN + 1);
+    pthread_mutex_unlock(&lock);
     return;
   }
   uint64_t v = encrypt((uint64_t)id);
@@ -115,6 +131,7 @@ void srv_gameid_format(int64_t id, char out[SRV_GAMEID_LEN + 1]) {
     cache[slot].id = id;
     memcpy(cache[slot].text, out, SRV_GAMEID_LEN + 1);
   }
+  pthread_mutex_unlock(&lock);
 }
 
 int64_t srv_gameid_parse(const char *s, size_t len) {
@@ -128,6 +145,8 @@ int64_t srv_gameid_parse(const char *s, size_t len) {
       return 0;
     v = v << 4 | (uint64_t)d;
   }
+  pthread_mutex_lock(&lock);
   uint64_t id = decrypt(v);
+  pthread_mutex_unlock(&lock);
   return id > 0 && id <= (uint64_t)INT64_MAX ? (int64_t)id : 0;
 }

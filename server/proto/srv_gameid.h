@@ -10,9 +10,10 @@
  * (srv_store_secret(), made at the schema migration), so ids survive restarts and backups.
  *
  * The key is process-wide: set once at start, before any id is made. Without one (unit tests,
- * fuzz targets) an all-zero key is used. Not thread-safe: ids are made and read on the loop thread
- * only, which keeps the keyed HMAC context and the last ids formatted (a game's id is formatted
- * for each recipient of its last state) from one call to the next.
+ * fuzz targets) an all-zero key is used. Thread-safe: the loop formats ids for states while a
+ * network database's reads (srv_reader) format and parse them on the thread pool; one lock guards
+ * the keyed HMAC context and the last ids formatted (a game's id is formatted for each recipient
+ * of its last state), kept from one call to the next.
  */
 #ifndef SRV_GAMEID_H
 #define SRV_GAMEID_H
