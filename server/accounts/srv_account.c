@@ -878,6 +878,10 @@ static int read_login(srv_store *store, void *arg) {
 static void login_read(void *arg, int rc) {
   job *j = arg;
   srv_accounts *a = j->a;
+  if (a == NULL) { /* The accounts were freed meanwhile (srv_accounts_free() unlinked it). */
+    job_wipe_free(j);
+    return;
+  }
   srv_list_remove(&j->link);
   a->njobs--;
   srv_client *c = j->c;

@@ -130,8 +130,8 @@ void srv_log(srv_log_level level, const char *module, const char *fmt, ...) {
     write_line(level, module, line);
     return;
   }
-  uint64_t now = now_ms();
   pthread_mutex_lock(&sites_lock);
+  uint64_t now = now_ms(); /* Under the lock: the windows' starts never pass it. */
   log_site *site = site_of(fmt, now);
   if (now - site->start_ms >= SRV_LOG_WINDOW_MS)
     report(site, now);
@@ -153,8 +153,8 @@ void srv_log(srv_log_level level, const char *module, const char *fmt, ...) {
 }
 
 void srv_log_flush(void) {
-  uint64_t now = now_ms();
   pthread_mutex_lock(&sites_lock);
+  uint64_t now = now_ms();
   for (int i = 0; i < LOG_SITES; i++)
     if (sites[i].fmt != NULL && sites[i].left_out > 0)
       report(&sites[i], now);

@@ -32,7 +32,9 @@ struct srv_search_job {
   bool cancelled;   /* Loop side: the answer is dropped. */
   atomic_bool stop; /* Raised to end the search early (a cancel or a cut). */
   uint64_t started; /* Loop time it started. */
-  long budget;      /* Its time now (cut at most). */
+  long budget;      /* Its time now (cut at most; the loop's: hurry() may lower it). */
+  long run_ms;      /* The budget it was started with: the worker's own copy, never written
+                     * again (a cut reaches the worker through stop and the slot's timer). */
   srv_search_answer answer;
   srv_list link; /* Its lane's waiting list. */
 };
@@ -75,7 +77,7 @@ static uint64_t now_ms(pool *p) {
 
 static void work(void *arg) {
   srv_search_job *j = arg;
-  j->answer.rc = mc_search_game(j->slot->search, j->game, j->level, j->budget, j->seed, &j->stop,
+  j->answer.rc = mc_search_game(j->slot->search, j->game, j->level, j->run_ms, j->seed, &j->stop,
                                 &j->answer.res);
 }
 
@@ -123,6 +125,7 @@ static void pump(pool *p, srv_search_lane which) {
     l->nwaiting--;
     j->budget =
         srv_search_budget(j->ms, l->nwaiting, l->nslots, l->target, l->floor, (long)l->overhead);
+    j->run_ms = j->budget;
     j->started = now_ms(p);
     j->slot = s;
     s->job = j;

@@ -233,6 +233,16 @@ void srv_rooms_set_recorder(srv_rooms *rooms, const srv_recorder *recorder);
  * new store), and every game after it the next one. */
 void srv_rooms_set_next_game_id(srv_rooms *rooms, int64_t next);
 
+/* The lane of the game ids (a cluster's node, 0..SRV_GAME_ID_LANES - 1): several nodes start games
+ * at once and store them in one database, so from now on a game's id is made from the time and
+ * the lane, ((ms << SRV_GAME_ID_LANE_BITS) | lane), ms the later of the wall clock's milliseconds
+ * and the last id's plus one: unique across nodes as long as their lanes differ, in the order
+ * of the games' starts across nodes (to the millisecond; the archive lists by id), and past every
+ * id a single process gave (those count from 1). */
+#define SRV_GAME_ID_LANE_BITS 12
+#define SRV_GAME_ID_LANES (1 << SRV_GAME_ID_LANE_BITS)
+void srv_rooms_set_game_id_lane(srv_rooms *rooms, int lane);
+
 /* Adds an observer of the rooms (copied). Returns 0, or SRV_ENOMEM when SRV_ROOM_OBSERVERS are
  * there already. */
 int srv_rooms_add_observer(srv_rooms *rooms, const srv_room_observer *observer);

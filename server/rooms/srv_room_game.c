@@ -100,7 +100,7 @@ void srv_room__start_game(srv_room *room) {
   for (int s = 0; s < 2; s++)
     addr_of(room->seat[s], room->seat_addr[s]);
   room->game_no++;
-  room->game_id = room->rooms->next_game_id++;
+  room->game_id = srv_rooms__take_game_id(room->rooms);
   room->status = SRV_PLAYING; /* For the record only: set_status() below counts it. */
   srv_room__record(room, SRV_RECORD_GAME_STARTED, -1, 0);
   room->status = status;

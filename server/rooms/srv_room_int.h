@@ -150,6 +150,7 @@ struct srv_rooms {
   uint64_t out_seq;     /* The last srv_room_out.seq given. */
   uint64_t batch;       /* The open storage batch: what rooms owe now waits for its commit. */
   int64_t next_game_id; /* The permanent id of the next game started. */
+  int game_id_lane;     /* srv_rooms_set_game_id_lane()'s lane, or -1: ids count from next. */
   long by_status[3];
   mc_trace *trace; /* Scratch space for one move's steps. */
   srv_room_thinker thinker;
@@ -177,6 +178,8 @@ int srv_room__new_code(srv_rooms *rooms, char code[SRV_CODE_LEN + 1]);
 /* The unfinished rooms where p holds a seat: O(1), p->active_rooms, which take_seat, free_seat
  * and set_status keep. */
 int srv_room__active_count(const srv_rooms *rooms, const srv_player *p);
+/* The id of a game starting now (srv_rooms_set_game_id_lane()). */
+int64_t srv_rooms__take_game_id(srv_rooms *rooms);
 
 /* ---- srv_room.c: one room -------------------------------------------------------------------- */
 

@@ -33,6 +33,7 @@ srv_rooms *srv_rooms_new(srv_time *time, srv_ident *ident, const srv_sink *sink,
   srv_list_init(&rooms->changed);
   rooms->batch = 1;
   rooms->next_game_id = 1;
+  rooms->game_id_lane = -1;
   return rooms;
 }
 
@@ -63,6 +64,21 @@ void srv_rooms_set_recorder(srv_rooms *rooms, const srv_recorder *recorder) {
 
 void srv_rooms_set_next_game_id(srv_rooms *rooms, int64_t next) {
   rooms->next_game_id = next > 0 ? next : 1;
+}
+
+void srv_rooms_set_game_id_lane(srv_rooms *rooms, int lane) {
+  rooms->game_id_lane = lane >= 0 && lane < SRV_GAME_ID_LANES ? lane : -1;
+}
+
+int64_t srv_rooms__take_game_id(srv_rooms *rooms) {
+  if (rooms->game_id_lane < 0)
+    return rooms->next_game_id++;
+  int64_t ms = rooms->time->wall(rooms->time);
+  int64_t last_ms = rooms->next_game_id >> SRV_GAME_ID_LANE_BITS; /* next_game_id: the last id. */
+  if (ms <= last_ms)
+    ms = last_ms + 1;
+  rooms->next_game_id = ms << SRV_GAME_ID_LANE_BITS | rooms->game_id_lane;
+  return rooms->next_game_id;
 }
 
 int srv_rooms_add_observer(srv_rooms *rooms, const srv_room_observer *observer) {

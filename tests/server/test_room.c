@@ -682,6 +682,40 @@ TEST_IMPL(store_seam) {
   return 0;
 }
 
+/* A cluster's node gives ids from the time and its lane: two games started in one millisecond
+ * get the next millisecond's id, and a single process's counted ids stay below them. */
+TEST_IMPL(game_id_lanes) {
+  world w;
+  world_init(&w, NULL);
+  memset(store_game_ids, 0, sizeof store_game_ids);
+  store_games = 0;
+  srv_recorder recorder = {store_listener, NULL};
+  srv_rooms_set_recorder(w.rooms, &recorder);
+  srv_rooms_set_game_id_lane(w.rooms, 5);
+  tclient a, b, c, d;
+  char room[8];
+  snprintf(room, sizeof room, "%s", start_pair(&w, &a, &b, ""));
+  start_pair(&w, &c, &d, ""); /* The same millisecond of the fake clock. */
+  ASSERT_EQ(store_games, 2);
+  /* The fake wall clock reads 1,700,001,000,000 ms (its epoch plus its monotonic start):
+   * (ms << 12) | 5, then one millisecond on. */
+  ASSERT_EQ(store_game_ids[0], 6963204096000005LL);
+  ASSERT_EQ(store_game_ids[1], 6963204096004101LL);
+  /* 2 s later a rematch takes the clock's own millisecond. */
+  fake_advance(&w.time, 2000);
+  ASSERT_EQ(runf(&w, &a, "{\"type\":\"resign\",\"room\":\"%s\"}", room), 0);
+  ASSERT_EQ(runf(&w, &a, "{\"type\":\"rematch\",\"room\":\"%s\"}", room), 0);
+  ASSERT_EQ(runf(&w, &b, "{\"type\":\"rematch\",\"room\":\"%s\"}", room), 0);
+  ASSERT_EQ(store_games, 3);
+  ASSERT_EQ(store_game_ids[2], 6963204104192005LL);
+  disconnect(&w, &a);
+  disconnect(&w, &b);
+  disconnect(&w, &c);
+  disconnect(&w, &d);
+  world_free(&w);
+  return 0;
+}
+
 /* Lobby changes go to the watchers at most every 250 ms, the last one always. */
 TEST_IMPL(lobby_pace) {
   world w;
