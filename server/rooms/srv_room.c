@@ -20,6 +20,9 @@ const srv_room_opts *srv_room_opts_of(const srv_room *room) {
 srv_status srv_room_status(const srv_room *room) {
   return room->status;
 }
+int64_t srv_room_game_id(const srv_room *room) {
+  return room->game_id;
+}
 bool srv_room_aborted(const srv_room *room) {
   return room->status == SRV_FINISHED && room->aborted;
 }

@@ -243,6 +243,25 @@ void srv_rooms_set_next_game_id(srv_rooms *rooms, int64_t next);
 #define SRV_GAME_ID_LANES (1 << SRV_GAME_ID_LANE_BITS)
 void srv_rooms_set_game_id_lane(srv_rooms *rooms, int lane);
 
+/* ---- A cluster's node (server/cluster/) -------------------------------------------------------
+ * The next room made here (create, quick) takes code (borrowed; "" or NULL: none), which the
+ * cluster reserved for this node first; once only, and not when a room here has it already. */
+void srv_rooms_preset_code(srv_rooms *rooms, const char *code);
+
+/* The room code leaves this node without a record (another node runs it now: this one lost its
+ * lease): its members are taken out without a word, each told to member (may be NULL) once it is
+ * out, and the room freed. Nothing when there is no such room. */
+void srv_rooms_evict(srv_rooms *rooms, const char *code, void (*member)(void *ud, srv_client *c),
+                     void *ud);
+
+/* c (identified) enters the room code where its player holds a seat, as on reconnecting.
+ * Returns 0 (also when it is in already), SRV_ENOTFOUND, SRV_ENOTMEMBER (no seat of its player),
+ * SRV_ENOMEM. */
+int srv_rooms_attach(srv_rooms *rooms, srv_client *c, const char *code);
+
+/* The permanent id of the room's current game (0: none yet). */
+int64_t srv_room_game_id(const srv_room *room);
+
 /* Adds an observer of the rooms (copied). Returns 0, or SRV_ENOMEM when SRV_ROOM_OBSERVERS are
  * there already. */
 int srv_rooms_add_observer(srv_rooms *rooms, const srv_room_observer *observer);

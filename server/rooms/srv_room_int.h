@@ -151,6 +151,7 @@ struct srv_rooms {
   uint64_t batch;       /* The open storage batch: what rooms owe now waits for its commit. */
   int64_t next_game_id; /* The permanent id of the next game started. */
   int game_id_lane;     /* srv_rooms_set_game_id_lane()'s lane, or -1: ids count from next. */
+  char preset_code[SRV_CODE_LEN + 1]; /* srv_rooms_preset_code()'s, "" when none. */
   long by_status[3];
   mc_trace *trace; /* Scratch space for one move's steps. */
   srv_room_thinker thinker;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "srv_error.h"
+#include "srv_log.h"
 #include "srv_rand.h"
 #include "srv_room_int.h"
 
@@ -157,6 +158,12 @@ void srv_room__unlink(srv_room *room) {
 
 int srv_room__new_code(srv_rooms *rooms, char code[SRV_CODE_LEN + 1]) {
   static const char alphabet[] = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+  if (rooms->preset_code[0] != '\0') {
+    memcpy(code, rooms->preset_code, SRV_CODE_LEN + 1);
+    rooms->preset_code[0] = '\0';
+    if (srv_rooms_find(rooms, code) == NULL)
+      return 0;
+  }
   for (int attempt = 0; attempt < 32; attempt++) {
     uint8_t bytes[SRV_CODE_LEN];
     int rc = srv_rand_bytes(bytes, sizeof bytes);
@@ -171,6 +178,57 @@ int srv_room__new_code(srv_rooms *rooms, char code[SRV_CODE_LEN + 1]) {
   return SRV_ESERVERFULL;
 }
 
+/* c, whose player holds a seat of r, enters it as on reconnecting: joined, the full state, the
+ * chat, and the others see it present. */
+static int attach(srv_room *r, srv_client *c) {
+  int rc = srv_room__add_member(r, c);
+  if (rc != 0)
+    return rc;
+  srv_room__send_joined(r, c, NULL);
+  srv_room__presence(r);
+  srv_room__changed(r);
+  srv_room__send_full(r, c, NULL);
+  srv_room__send_chat_history(r, c);
+  srv_room__broadcast(r, NULL, NULL, c);
+  return 0;
+}
+
+void srv_rooms_preset_code(srv_rooms *rooms, const char *code) {
+  if (code != NULL && strlen(code) == SRV_CODE_LEN)
+    memcpy(rooms->preset_code, code, SRV_CODE_LEN + 1);
+  else
+    rooms->preset_code[0] = '\0';
+}
+
+void srv_rooms_evict(srv_rooms *rooms, const char *code, void (*member)(void *ud, srv_client *c),
+                     void *ud) {
+  srv_room *room = srv_rooms_find(rooms, code);
+  if (room == NULL)
+    return;
+  srv_log_info("room", "%s: runs elsewhere now; left without a record", code);
+  srv_room__changed(room);
+  srv_list *it;
+  while ((it = srv_list_first(&room->members)) != NULL) {
+    srv_client *c = srv_list_entry(it, srv_member, in_room)->client;
+    srv_room__remove_member(srv_list_entry(it, srv_member, in_room));
+    if (member != NULL)
+      member(ud, c);
+  }
+  srv_room__unlink(room);
+  srv_room__destroy(room);
+}
+
+int srv_rooms_attach(srv_rooms *rooms, srv_client *c, const char *code) {
+  srv_room *r = srv_rooms_find(rooms, code);
+  if (r == NULL)
+    return SRV_ENOTFOUND;
+  if (c->player == NULL || (r->seat[0] != c->player && r->seat[1] != c->player))
+    return SRV_ENOTMEMBER;
+  if (srv_room__member(r, c) != NULL)
+    return 0;
+  return attach(r, c);
+}
+
 /* ---- Clients ------------------------------------------------------------------------------- */
 
 void srv_rooms_identify(srv_rooms *rooms, srv_client *c, srv_player *player, bool resumed) {
@@ -181,16 +239,8 @@ void srv_rooms_identify(srv_rooms *rooms, srv_client *c, srv_player *player, boo
     return;
   srv_list_foreach (it, &rooms->order) {
     srv_room *r = srv_list_entry(it, srv_room, order);
-    if (r->seat[0] != player && r->seat[1] != player)
-      continue;
-    if (srv_room__add_member(r, c) != 0)
-      continue;
-    srv_room__send_joined(r, c, NULL);
-    srv_room__presence(r);
-    srv_room__changed(r);
-    srv_room__send_full(r, c, NULL);
-    srv_room__send_chat_history(r, c);
-    srv_room__broadcast(r, NULL, NULL, c);
+    if (r->seat[0] == player || r->seat[1] == player)
+      (void)attach(r, c); /* Memory ran out: that room is not shown; the others are. */
   }
 }
 

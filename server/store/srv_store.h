@@ -526,6 +526,10 @@ void srv_store_get_stats(const srv_store *store, srv_store_stats *stats);
  * srv_store_replay(). */
 int srv_store_recover(srv_store *store, srv_store_recovery **out);
 
+/* The same for the one room code (borrowed): what a cluster's node reads to take a room over
+ * (no room: n_rooms 0). */
+int srv_store_recover_room(srv_store *store, const char *code, srv_store_recovery **out);
+
 /* Frees recovery and everything in it. NULL is allowed. */
 void srv_store_recovery_free(srv_store_recovery *recovery);
 

@@ -87,6 +87,10 @@ typedef enum srv_store__stmt {
   STMT_RECOVER_GAMES,
   STMT_RECOVER_PLAYERS,
   STMT_RECOVER_CHAT,
+  STMT_RECOVER_ROOM, /* The same four of one room (?1: its code): a cluster's take-over. */
+  STMT_RECOVER_ROOM_GAMES,
+  STMT_RECOVER_ROOM_PLAYERS,
+  STMT_RECOVER_ROOM_CHAT,
   STMT_COUNT
 } srv_store__stmt;
 

@@ -60,32 +60,48 @@ static int row_room(srv_store *store, const srv_store__cols *s, void *item) {
   return 0;
 }
 
-int srv_store_recover(srv_store *store, srv_store_recovery **out) {
+/* The recovery of every room (code NULL) or of the room code. */
+static int recover(srv_store *store, const char *code, srv_store_recovery **out) {
   if (store == NULL || out == NULL)
     return SRV_STORE_EINVAL;
   *out = NULL;
   srv_store_recovery *r = calloc(1, sizeof *r);
   if (r == NULL)
     return SRV_STORE_ENOMEM;
-  int err = srv_store__all(store, STMT_RECOVER_ROOMS, NULL, 0, row_room, (void **)&r->rooms,
-                           &r->n_rooms, sizeof *r->rooms, "cannot read rooms");
+  srv_store__val key[1] = {arg_text(code != NULL ? code : "")};
+  const srv_store__val *args = code != NULL ? key : NULL;
+  size_t n = code != NULL ? 1 : 0;
+  int err = srv_store__all(store, code ? STMT_RECOVER_ROOM : STMT_RECOVER_ROOMS, args, n, row_room,
+                           (void **)&r->rooms, &r->n_rooms, sizeof *r->rooms, "cannot read rooms");
   if (err == 0)
-    err = srv_store__all(store, STMT_RECOVER_GAMES, NULL, 0, srv_store__row_game,
-                         (void **)&r->games, &r->n_games, sizeof *r->games, "cannot read games");
+    err = srv_store__all(store, code ? STMT_RECOVER_ROOM_GAMES : STMT_RECOVER_GAMES, args, n,
+                         srv_store__row_game, (void **)&r->games, &r->n_games, sizeof *r->games,
+                         "cannot read games");
   /* The moves, once the games statement is done with. */
   for (size_t i = 0; err == 0 && i < r->n_games; i++)
     err = srv_store__read_moves(store, &r->games[i]);
   if (err == 0)
-    err = srv_store__all(store, STMT_RECOVER_PLAYERS, NULL, 0, srv_store__row_player,
-                         (void **)&r->players, &r->n_players, sizeof *r->players,
-                         "cannot read players");
+    err = srv_store__all(store, code ? STMT_RECOVER_ROOM_PLAYERS : STMT_RECOVER_PLAYERS, args, n,
+                         srv_store__row_player, (void **)&r->players, &r->n_players,
+                         sizeof *r->players, "cannot read players");
   if (err == 0)
-    err = srv_store__all(store, STMT_RECOVER_CHAT, NULL, 0, row_chat, (void **)&r->chat, &r->n_chat,
-                         sizeof *r->chat, "cannot read chat lines");
+    err =
+        srv_store__all(store, code ? STMT_RECOVER_ROOM_CHAT : STMT_RECOVER_CHAT, args, n, row_chat,
+                       (void **)&r->chat, &r->n_chat, sizeof *r->chat, "cannot read chat lines");
   if (err != 0) {
     srv_store_recovery_free(r);
     return err;
   }
   *out = r;
   return 0;
+}
+
+int srv_store_recover(srv_store *store, srv_store_recovery **out) {
+  return recover(store, NULL, out);
+}
+
+int srv_store_recover_room(srv_store *store, const char *code, srv_store_recovery **out) {
+  if (code == NULL)
+    return SRV_STORE_EINVAL;
+  return recover(store, code, out);
 }

@@ -165,6 +165,18 @@ static const char *const stmt_sql[STMT_COUNT] = {
         "  SELECT *, row_number() OVER (PARTITION BY room ORDER BY id DESC) AS back FROM chat"
         "  WHERE room IN (SELECT code FROM rooms)) AS c WHERE back <= " STORE_STR(
             SRV_STORE_CHAT_KEEP) " ORDER BY room, id",
+    [STMT_RECOVER_ROOM] = "SELECT code, settings, south, south_name, south_computer, north, "
+                          "north_name, north_computer, status, game FROM rooms WHERE code = ?1",
+    [STMT_RECOVER_ROOM_GAMES] =
+        "SELECT " GAME_COLUMNS " FROM games WHERE id IN (SELECT game FROM rooms WHERE code = ?1) "
+        "AND ended_ms IS NULL ORDER BY id",
+    [STMT_RECOVER_ROOM_PLAYERS] =
+        "SELECT id, name, created_ms FROM players WHERE id IN (SELECT south FROM rooms WHERE code "
+        "= ?1 UNION SELECT north FROM rooms WHERE code = ?1) ORDER BY id",
+    [STMT_RECOVER_ROOM_CHAT] =
+        "SELECT room, game, at_ms, player, name, seat, text FROM ("
+        "  SELECT * FROM chat WHERE room = ?1 ORDER BY id DESC LIMIT " STORE_STR(
+            SRV_STORE_CHAT_KEEP) ") AS c ORDER BY id",
 };
 
 const char *srv_store__sql(srv_store__stmt id) {

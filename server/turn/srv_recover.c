@@ -238,6 +238,26 @@ static void recovered(void *arg, int rc) {
   r->rc = 0;
 }
 
+int srv_recover_room(srv_store *store, srv_ident *ident, srv_rooms *rooms, srv_time *time,
+                     const char *code) {
+  recovery ctx = {store, ident, rooms, time};
+  srv_store_recovery *rec = NULL;
+  int rc = srv_store_recover_room(store, code, &rec);
+  if (rc < 0) {
+    srv_log_error("recover", "cannot read room %s: %s (%s)", code, srv_store_strerror(rc),
+                  srv_store_last_error(store));
+    return rc == SRV_STORE_ENOMEM ? SRV_ENOMEM : SRV_ESTORAGE;
+  }
+  rc = rec->n_rooms == 1 ? recover_room(&ctx, rec, &rec->rooms[0]) : 1;
+  srv_store_recovery_free(rec);
+  if (rc == 1)
+    return SRV_ENOTFOUND;
+  if (rc < 0)
+    return rc == SRV_STORE_ENOMEM ? SRV_ENOMEM : SRV_ESTORAGE;
+  /* recover_room() logs a room it could not bring back and goes on: here that is an answer. */
+  return srv_rooms_find(rooms, code) != NULL ? 0 : SRV_ENOTFOUND;
+}
+
 int srv_recover(srv_store *store, srv_ident *ident, srv_rooms *rooms, srv_time *time) {
   recovery ctx = {store, ident, rooms, time};
   recovery_read r = {&ctx, 0, NULL, SRV_EINTERNAL};

@@ -237,6 +237,48 @@ static void check_tampered(const char *sql, size_t index, int engine_err, const 
   rm_tree(fx.dir);
 }
 
+/* A cluster's take-over reads one room: PLAY22 with its game of 12 committed moves (the 13th was
+ * never committed) and its two players; WAIT55 without a game; a closed or unknown room reads as
+ * none. */
+TEST_IMPL(recover_one_room) {
+  fixture fx;
+  make_fixture(&fx);
+  char err[SRV_STORE_ERR_SIZE];
+  srv_store *s = NULL;
+  ASSERT_EQ(open_store(fx.dir, SRV_STORE_SYNC_FULL, &s, err), 0);
+  srv_store_recovery *r = NULL;
+  ASSERT_EQ(srv_store_recover_room(s, "PLAY22", &r), 0);
+  ASSERT(r != NULL);
+  if (r != NULL) {
+    ASSERT_EQ(r->n_rooms, 1);
+    ASSERT_STR_EQ(r->rooms[0].code, "PLAY22");
+    ASSERT_EQ(r->rooms[0].game, fx.playing);
+    ASSERT_EQ(r->n_games, 1);
+    ASSERT_EQ(r->games[0].id, fx.playing);
+    ASSERT_EQ(r->games[0].n_moves, 12);
+    ASSERT_EQ(r->n_players, 2);
+    ASSERT_STR_EQ(r->players[0].id, "pa");
+    ASSERT_STR_EQ(r->players[1].id, "pb");
+  }
+  srv_store_recovery_free(r);
+  r = NULL;
+  ASSERT_EQ(srv_store_recover_room(s, "WAIT55", &r), 0);
+  ASSERT(r != NULL && r->n_rooms == 1 && r->n_games == 0 && r->n_players == 1);
+  srv_store_recovery_free(r);
+  const char *none[] = {"GONE44", "NOPE99"};
+  for (int i = 0; i < 2; i++) {
+    r = NULL;
+    ASSERT_EQ(srv_store_recover_room(s, none[i], &r), 0);
+    ASSERT(r != NULL && r->n_rooms == 0 && r->n_games == 0 && r->n_players == 0);
+    srv_store_recovery_free(r);
+  }
+  ASSERT_EQ(srv_store_recover_room(s, NULL, &r), SRV_STORE_EINVAL);
+  srv_store_close(s);
+  rm_tree(fx.dir);
+  mc_game_free(fx.live);
+  return 0;
+}
+
 TEST_IMPL(tampered_rows) {
   /* Ply 4 made to play house 9 on a 6-house board. */
   check_tampered("UPDATE moves SET house = 9 WHERE ply = 4 AND game = (SELECT game FROM rooms "
