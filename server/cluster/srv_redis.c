@@ -469,6 +469,9 @@ static void conn_connect(rconn *c, const char *ip) {
     redisAsyncFree(ac); /* Not connected: no callback of ours runs. */
     return;
   }
+  /* TCP keepalive (hiredis: probes after 15 s idle): the subscription connection sends nothing,
+   * so a Redis gone without a word (a host down, a partition) is noticed only this way. */
+  redisEnableKeepAlive(&ac->c);
   ac->data = c;
   c->ac = ac;
   c->state = C_CONNECTING;

@@ -36,8 +36,8 @@ typedef struct srv_redis_config {
   void (*message)(void *ud, const char *channel, size_t channel_len, const char *msg, size_t len);
   /* Up (true): both connections (commands, and the one for subscriptions) are connected and every
    * remembered channel is subscribed again; down (false): either was lost. Called only on a
-   * change, never from inside a call of this interface but srv_redis_close() (which reports
-   * nothing). NULL: not told. */
+   * change, from the loop, never from inside a call of this interface; not after
+   * srv_redis_close(). NULL: not told. */
   void (*state)(void *ud, bool up);
   void *ud;
 } srv_redis_config;
