@@ -16,9 +16,12 @@ set -eu
 
 mode=${1:-build}
 
-runtime="libuv1 libwebsockets17 libwebsockets-evlib-uv libjansson4 libsqlite3-0 libpq5 libssl3 libsodium23 zlib1g"
-build="build-essential cmake pkg-config libuv1-dev libwebsockets-dev libwebsockets-evlib-uv libjansson-dev libsqlite3-dev libpq-dev libssl-dev libsodium-dev zlib1g-dev"
-test="valgrind chromium nginx postgresql-15 openssl shellcheck ca-certificates curl sqlite3 clang-format clang libclang-rt-14-dev"
+# redis-server is for the tests (tests/redis.sh starts its own on a free loopback port): the
+# service the package may start on port 6379 is neither used nor needed by them.
+
+runtime="libuv1 libwebsockets17 libwebsockets-evlib-uv libjansson4 libsqlite3-0 libpq5 libhiredis0.14 libssl3 libsodium23 zlib1g"
+build="build-essential cmake pkg-config libuv1-dev libwebsockets-dev libwebsockets-evlib-uv libjansson-dev libsqlite3-dev libpq-dev libhiredis-dev libssl-dev libsodium-dev zlib1g-dev"
+test="valgrind chromium nginx postgresql-15 redis-server openssl shellcheck ca-certificates curl sqlite3 clang-format clang libclang-rt-14-dev"
 docker="debootstrap procps"
 bench="valgrind gnuplot-nox python3"
 
