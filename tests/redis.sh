@@ -33,12 +33,31 @@ redis_start() {
   done
 }
 
+# Whether process $1 runs: a zombie does not (a killed Redis whose parent, init in a container,
+# has not reaped it yet: kill -0 would still find it).
+alive() {
+  state=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)
+  [ -n "$state" ] && [ "$state" != Z ]
+}
+
 # The pid in pidfile when it is a running redis-server (not a reused pid), or nothing.
 redis_pid() {
   pid=$(cat "$1" 2>/dev/null || true)
-  if [ -n "$pid" ] && grep -q '^redis' "/proc/$pid/comm" 2>/dev/null; then
+  if [ -n "$pid" ] && grep -q '^redis' "/proc/$pid/comm" 2>/dev/null && alive "$pid"; then
     echo "$pid"
   fi
+}
+
+# Stops the Redis of DIR, and those started in its subdirectories (a test's own, left running by
+# a test that failed).
+redis_stop_all() {
+  for pidfile in "$dir/pid" "$dir"/*/pid; do
+    pid=$(redis_pid "$pidfile")
+    if [ -n "$pid" ]; then
+      kill "$pid"
+      while alive "$pid"; do sleep 0.05; done
+    fi
+  done
 }
 
 case "$cmd" in
@@ -47,6 +66,7 @@ case "$cmd" in
     if [ "$port" = auto ]; then # A free loopback port, as the kernel gives one.
       port=$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")
     fi
+    redis_stop_all # One started there before (ctest --repeat runs the fixture's start again).
     rm -rf "$dir"
     mkdir -p "$dir"
     echo "$port" >"$dir/port"
@@ -66,22 +86,14 @@ CONF
     echo "redis://127.0.0.1:$port"
     ;;
   stop)
-    # The Redis of DIR, and those started in its subdirectories (a test's own, left running by a
-    # test that failed).
-    for pidfile in "$dir/pid" "$dir"/*/pid; do
-      pid=$(redis_pid "$pidfile")
-      if [ -n "$pid" ]; then
-        kill "$pid"
-        while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
-      fi
-    done
+    redis_stop_all
     rm -rf "$dir"
     ;;
   kill)
     pid=$(redis_pid "$dir/pid")
     if [ -n "$pid" ]; then
       kill -9 "$pid"
-      while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+      while alive "$pid"; do sleep 0.05; done
     fi
     ;;
   restart)
