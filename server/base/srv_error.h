@@ -50,8 +50,8 @@
   X(NOSESSION, "unknown_session", "No session of your account has that id.")                       \
   X(NOMEM, "out_of_memory", "The server ran out of memory.")                                       \
   X(STORAGE, "storage_error", "The server could not store that; nothing changed. Try again.")      \
-  X(UNAVAILABLE, "unavailable",                                                                   \
-    "The server running that room cannot be reached right now; nothing changed. Try again.")      \
+  X(UNAVAILABLE, "unavailable",                                                                    \
+    "The server running that room cannot be reached right now; nothing changed. Try again.")       \
   X(INTERNAL, "internal", "Internal server error.")
 
 enum {
