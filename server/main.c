@@ -10,9 +10,11 @@
 
 #include "srv_account.h"
 #include "srv_api.h"
+#include "srv_cluster.h"
 #include "srv_computer.h"
 #include "srv_config.h"
 #include "srv_dispatch.h"
+#include "srv_error.h"
 #include "srv_gameid.h"
 #include "srv_hints.h"
 #include "srv_ident.h"
@@ -53,7 +55,36 @@ static struct app {
   srv_computer *computer;
   srv_hints *hints;
   srv_search_queue *searches; /* The computer's searches (srv_search_pool.h). */
+  srv_cluster *cluster;       /* A node of a cluster (--cluster), or NULL: one process. */
+  srv_sink net_sink;          /* The network layer's (the cluster's sink hands it its own). */
 } app;
+
+/* A cluster's sink: frames for stand-ins of other nodes' connections go to their node (the
+ * cluster is made after the rooms, which copy their sink when they are made). */
+static void cluster_queue(void *ud, srv_client *to, srv_frame *frame) {
+  struct app *a = ud;
+  if (to->remote != NULL && a->cluster != NULL) {
+    srv_sink s;
+    srv_cluster_sink(a->cluster, &s);
+    s.queue(s.ud, to, frame);
+  } else {
+    a->net_sink.queue(a->net_sink.ud, to, frame);
+  }
+}
+
+static void cluster_lost(void *ud, srv_client *to) {
+  struct app *a = ud;
+  if (to->remote == NULL)
+    a->net_sink.lost(a->net_sink.ud, to);
+}
+
+/* The end of a turn in a cluster: the frames of other nodes' connections, then this node's. */
+static void release_all(void *ud) {
+  struct app *a = ud;
+  if (a->cluster != NULL)
+    srv_cluster_release(a->cluster);
+  srv_net_release(a->net);
+}
 
 /* A lookup of an account name over HTTP (GET /api/players/NAME) from address addr: counted
  * against it like hello's and register's (srv_accounts_lookup()). */
@@ -74,6 +105,8 @@ static void gauges(void *ud, srv_metrics_gauges *g) {
   g->inflight = srv_store_commit_busy(a->store) ? 1 : 0;
 }
 
+static void stop_rest(void *arg);
+
 static void on_stopped(void *arg) {
   struct app *a = arg;
   /* lws is gone and every connection has left its rooms: end the last turn (its writes become
@@ -81,6 +114,17 @@ static void on_stopped(void *arg) {
   srv_store_commit_wait(
       a->store); /* A batch in flight (PostgreSQL): its outcome, settled, first. */
   srv_turn_end(&a->turn);
+  srv_store_commit_wait(a->store);
+  /* A cluster's node gives its rooms back (their last moves are committed) before they go. */
+  if (a->cluster != NULL)
+    srv_cluster_stop(a->cluster, stop_rest, a);
+  else
+    stop_rest(a);
+}
+
+static void stop_rest(void *arg) {
+  struct app *a = arg;
+  srv_turn_end(&a->turn); /* What the stand-ins' leaving changed. */
   srv_store_commit_wait(a->store);
   srv_lobby_free(a->lobby);
   a->lobby = NULL;
@@ -306,6 +350,13 @@ int main(int argc, char **argv) {
   srv_sink sink = {0};
   if (app.net != NULL)
     srv_net_sink(app.net, &sink);
+  app.net_sink = sink;
+  if (cfg.cluster[0] && !cfg.store[0]) {
+    srv_log_error("main", "--cluster needs --store: the nodes of a cluster share one PostgreSQL");
+    return 2;
+  }
+  if (cfg.cluster[0])
+    sink = (srv_sink){cluster_queue, cluster_lost, &app};
   srv_room_limits limits = {
       cfg.abandon_ms, cfg.idle_room_ms,    cfg.finished_room_ms, cfg.rooms_per_player,
       cfg.max_rooms,  cfg.waiting_room_ms, cfg.rooms_per_ip,     cfg.public_rooms_per_ip,
@@ -331,15 +382,17 @@ int main(int argc, char **argv) {
   /* The computer before recovery: a restored game where it is to move gets its search. */
   if (cfg.computer_max_games > 0 && start_computer(&cfg) != 0)
     return 1;
-  /* Recovery before listening: every stored room and game is back before a client can ask. */
-  if (srv_recover(app.store, app.ident, app.rooms, &app.time) != 0) {
+  /* Recovery before listening: every stored room and game is back before a client can ask. A
+   * cluster's node does not: another node may run them; each is taken over when it is needed. */
+  if (!cfg.cluster[0] && srv_recover(app.store, app.ident, app.rooms, &app.time) != 0) {
     srv_log_error("main", "cannot recover the stored games from %s", srv_store_path(app.store));
     return 1;
   }
   app.turn = (srv_turn){.lobby = app.lobby,
                         .persist = app.persist,
                         .rooms = app.rooms,
-                        .net = {srv_net_release, app.net},
+                        .net = {cfg.cluster[0] ? release_all : srv_net_release,
+                                cfg.cluster[0] ? (void *)&app : (void *)app.net},
                         .myrooms = app.myrooms};
   srv_net_set_turn_hook(app.net, srv_turn_end, &app.turn);
   srv_net_routes routes = {gauges, &app, srv_api_get, app.api, name_lookup, &app};
@@ -375,6 +428,15 @@ int main(int argc, char **argv) {
     return 1;
   }
   app.dispatch.accounts = app.accounts;
+  if (cfg.cluster[0]) {
+    srv_cluster_config ccfg = {cfg.cluster, cfg.cluster_lease_ms, 0};
+    srv_cluster_deps deps = {&app.loop, &app.time,     app.rooms,   app.ident,
+                             app.store, &app.dispatch, app.net_sink};
+    if ((rc = srv_cluster_new(&ccfg, &deps, &app.cluster)) != 0) {
+      srv_log_error("main", "cannot join the cluster at %s: %s", cfg.cluster, srv_err_code(rc));
+      return 1;
+    }
+  }
   if ((rc = uv_signal_init(&app.loop, &app.sigint)) != 0 ||
       (rc = uv_signal_init(&app.loop, &app.sigterm)) != 0) {
     srv_log_error("main", "uv_signal_init: %s", uv_strerror(rc));
@@ -401,6 +463,7 @@ int main(int argc, char **argv) {
   srv_search_pool_free(app.searches);
   /* Every password job has had its done call (uv_run() waits for them), applying nothing. */
   srv_accounts_free(app.accounts);
+  srv_cluster_free(app.cluster);
   srv_persist_free(app.persist);
   srv_ident_free(app.ident);
   srv_api_free(app.api);

@@ -50,6 +50,12 @@ static const opt options[] = {
     STR_OPT(
         "store", "MANCALA_STORE", store, "",
         "PostgreSQL database for durable storage instead of --data (postgresql://USER@HOST/DB)"),
+    STR_OPT("cluster", "MANCALA_CLUSTER", cluster, "",
+            "Redis of a cluster (redis://HOST:PORT): this process is one of several nodes sharing "
+            "it and --store's PostgreSQL, any node serving any room (docs/cluster.md)"),
+    INT_OPT("cluster-lease-ms", "MANCALA_CLUSTER_LEASE_MS", cluster_lease_ms, 1500, 600000, 10000,
+            "a node runs a room under a lease this long, renewed every third of it: after a "
+            "node's crash its rooms are taken over within about this long"),
     STR_OPT("sync", "MANCALA_SYNC", sync, "full",
             "full: an acknowledged move survives a power loss; normal: a process crash only"),
     INT_OPT("data-max-kib", "MANCALA_DATA_MAX_KIB", data_max_kib, 0, 2147483647, 0,

@@ -14,6 +14,8 @@ typedef struct srv_config {
   char bind[64];           /* Address to listen on. */
   char data[1024];         /* Directory for durable storage (srv_store.h). */
   char store[1024];        /* A PostgreSQL URL instead of data; "": SQLite in data. */
+  char cluster[256];       /* A Redis URL: a node of a cluster (needs store); "": one process. */
+  int cluster_lease_ms;    /* A room's lease and a node's presence in the cluster. */
   char sync[16];           /* full or normal: SQLite's synchronous setting. */
   int data_max_kib;        /* Size quota of the database in KiB; 0: none. */
   char web[1024];          /* Directory of the web client's static files. */

@@ -26,18 +26,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The adapter is a header of static functions; its prototypes are not ours to fix. */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wstrict-prototypes"
-#pragma GCC diagnostic ignored "-Wmissing-prototypes"
-#pragma GCC diagnostic ignored "-Wunused-parameter"
-#pragma GCC diagnostic ignored "-Wshadow"
-#include <hiredis/adapters/libuv.h>
-#pragma GCC diagnostic pop
+#include <hiredis/async.h>
 
 #include "srv_error.h"
 #include "srv_list.h"
 #include "srv_log.h"
+#include "srv_time_uv.h"
 
 #define LOG_MOD "redis"
 /* Between two attempts to make a connection, in ms. */
@@ -289,7 +283,7 @@ int srv_redis_publish(srv_redis *r, const char *channel, const char *msg, size_t
 /* ---- The time limit of the oldest command --------------------------------------------------- */
 
 static void on_timeout(uv_timer_t *t) {
-  srv_redis *r = t->data;
+  srv_redis *r = (srv_redis *)((char *)t - offsetof(srv_redis, timeout));
   srv_list *first = srv_list_first(&r->pending);
   if (first == NULL)
     return;
@@ -456,6 +450,82 @@ static void on_disconnect(const redisAsyncContext *cac, int status) {
     update_up(r);
 }
 
+/* ---- hiredis on the loop ------------------------------------------------------------------------
+ * What hiredis' libuv adapter does, with one difference: our handles carry SRV_OWN_TAG in their
+ * data (srv_time_uv.h), as every handle of ours on the loop does, so that the network layer's
+ * shutdown, which waits for lws's handles to close, tells them apart; the adapter's handle data
+ * points at itself. It also hands a poll error to hiredis (a read then finds it) rather than
+ * dropping it. */
+typedef struct uv_events {
+  redisAsyncContext *ac; /* NULL once hiredis cleaned up. */
+  uv_poll_t handle;
+  int events;
+} uv_events;
+
+#define EVENTS_OF(h) ((uv_events *)((char *)(h)-offsetof(uv_events, handle)))
+
+static void ev_poll(uv_poll_t *h, int status, int events) {
+  uv_events *p = EVENTS_OF(h);
+  if (status < 0)
+    events = UV_READABLE;
+  if (p->ac != NULL && (events & UV_READABLE))
+    redisAsyncHandleRead(p->ac);
+  if (p->ac != NULL && (events & UV_WRITABLE))
+    redisAsyncHandleWrite(p->ac);
+}
+
+static void ev_set(uv_events *p, int add, int del) {
+  p->events = (p->events | add) & ~del;
+  if (p->events != 0)
+    uv_poll_start(&p->handle, p->events, ev_poll);
+  else
+    uv_poll_stop(&p->handle);
+}
+
+static void ev_add_read(void *d) {
+  ev_set(d, UV_READABLE, 0);
+}
+static void ev_del_read(void *d) {
+  ev_set(d, 0, UV_READABLE);
+}
+static void ev_add_write(void *d) {
+  ev_set(d, UV_WRITABLE, 0);
+}
+static void ev_del_write(void *d) {
+  ev_set(d, 0, UV_WRITABLE);
+}
+
+static void ev_closed(uv_handle_t *h) {
+  free(EVENTS_OF(h));
+}
+
+static void ev_cleanup(void *d) {
+  uv_events *p = d;
+  p->ac = NULL;
+  uv_close((uv_handle_t *)&p->handle, ev_closed);
+}
+
+static int ev_attach(redisAsyncContext *ac, uv_loop_t *loop) {
+  if (ac->ev.data != NULL)
+    return REDIS_ERR;
+  uv_events *p = calloc(1, sizeof *p);
+  if (p == NULL)
+    return REDIS_ERR;
+  if (uv_poll_init(loop, &p->handle, ac->c.fd) != 0) {
+    free(p);
+    return REDIS_ERR;
+  }
+  p->handle.data = SRV_OWN_TAG;
+  p->ac = ac;
+  ac->ev.addRead = ev_add_read;
+  ac->ev.delRead = ev_del_read;
+  ac->ev.addWrite = ev_add_write;
+  ac->ev.delWrite = ev_del_write;
+  ac->ev.cleanup = ev_cleanup;
+  ac->ev.data = p;
+  return REDIS_OK;
+}
+
 /* Starts a context to ip (an address). */
 static void conn_connect(rconn *c, const char *ip) {
   srv_redis *r = c->r;
@@ -463,7 +533,7 @@ static void conn_connect(rconn *c, const char *ip) {
   redisAsyncContext *ac = redisAsyncConnect(ip, r->port);
   if (ac == NULL)
     return;
-  if (ac->err != 0 || redisLibuvAttach(ac, r->loop) != REDIS_OK) {
+  if (ac->err != 0 || ev_attach(ac, r->loop) != REDIS_OK) {
     srv_log_debug(LOG_MOD, "%s:%d: cannot connect: %s", r->host, r->port,
                   ac->err ? ac->errstr : "cannot watch the socket");
     redisAsyncFree(ac); /* Not connected: no callback of ours runs. */
@@ -560,7 +630,7 @@ static void conn_drop(rconn *c) {
 
 /* Every RETRY_MS: makes what is down, drops what took too long to become ready. */
 static void on_retry(uv_timer_t *t) {
-  srv_redis *r = t->data;
+  srv_redis *r = (srv_redis *)((char *)t - offsetof(srv_redis, retry));
   rconn *conns[] = {&r->cmd, &r->sub};
   for (size_t i = 0; i < 2 && !r->closed; i++) {
     rconn *c = conns[i];
@@ -588,10 +658,17 @@ static void maybe_free(srv_redis *r) {
   free(r);
 }
 
-static void timer_closed(uv_handle_t *h) {
-  srv_redis *r = h->data;
+static void timer_closed(srv_redis *r) {
   r->handles--;
   maybe_free(r);
+}
+
+static void retry_closed(uv_handle_t *h) {
+  timer_closed((srv_redis *)((char *)h - offsetof(srv_redis, retry)));
+}
+
+static void timeout_closed(uv_handle_t *h) {
+  timer_closed((srv_redis *)((char *)h - offsetof(srv_redis, timeout)));
 }
 
 int srv_redis_new(uv_loop_t *loop, const srv_redis_config *cfg, srv_redis **out) {
@@ -617,7 +694,7 @@ int srv_redis_new(uv_loop_t *loop, const srv_redis_config *cfg, srv_redis **out)
   srv_list_init(&r->pending);
   uv_timer_init(loop, &r->retry);
   uv_timer_init(loop, &r->timeout);
-  r->retry.data = r->timeout.data = r;
+  r->retry.data = r->timeout.data = SRV_OWN_TAG; /* Ours (srv_time_uv.h); found by offset. */
   r->handles = 2;
   /* The first attempt on the loop's next turn: nothing of the user's runs inside this call. */
   uv_timer_start(&r->retry, on_retry, 0, RETRY_MS);
@@ -645,8 +722,8 @@ void srv_redis_close(srv_redis *r) {
   conn_drop(&r->sub);
   uv_timer_stop(&r->retry);
   uv_timer_stop(&r->timeout);
-  uv_close((uv_handle_t *)&r->retry, timer_closed);
-  uv_close((uv_handle_t *)&r->timeout, timer_closed);
+  uv_close((uv_handle_t *)&r->retry, retry_closed);
+  uv_close((uv_handle_t *)&r->timeout, timeout_closed);
 }
 
 void srv_redis_stats_get(const srv_redis *r, srv_redis_stats *out) {

@@ -122,6 +122,10 @@ void srv_dispatch_frame(srv_dispatch *d, srv_client *c, const char *buf, size_t 
   int rc = srv_proto_decode(buf, len, &cmd, &perr);
   if (rc != 0) {
     srv_dispatch_error(d, c, rc, &cmd.id, perr.field, perr.request);
+  } else if (d->router.route != NULL && c->remote == NULL && c->player != NULL &&
+             (rc = d->router.route(d->router.ud, c, &cmd, buf, len)) != 0) {
+    if (rc < 0)
+      srv_dispatch_error(d, c, rc, &cmd.id, NULL, srv_proto_cmd_name(cmd.type));
   } else if ((rc = srv_dispatch_command(d, c, &cmd)) != 0) {
     srv_dispatch_error(d, c, rc, &cmd.id, field_of(rc), srv_proto_cmd_name(cmd.type));
   }
@@ -134,6 +138,8 @@ void srv_dispatch_frame(srv_dispatch *d, srv_client *c, const char *buf, size_t 
 }
 
 void srv_dispatch_client_gone(srv_dispatch *d, srv_client *c) {
+  if (d->router.gone != NULL && c->remote == NULL)
+    d->router.gone(d->router.ud, c);
   if (d->accounts != NULL)
     srv_accounts_client_gone(d->accounts, c);
   srv_lobby_client_gone(d->lobby, c);

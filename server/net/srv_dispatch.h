@@ -45,6 +45,16 @@ typedef struct srv_dispatch {
   srv_time *time;
   int players_per_addr;
   struct srv_accounts *accounts; /* NULL: the account commands are unsupported. */
+  /* A cluster's router (server/cluster/srv_cluster.h; all NULL: one process). route sees every
+   * decoded command of an identified connection of this node before its handler: it returns 1
+   * when it took the frame (buf, len: the command as it came; a room run by another node, a code to
+   * reserve first: answered later), 0 to handle it here, or a negative SRV_E* code to answer.
+   * gone: a connection of this node is gone (before the rooms hear of it). */
+  struct {
+    int (*route)(void *ud, srv_client *c, const srv_cmd *cmd, const char *buf, size_t len);
+    void (*gone)(void *ud, srv_client *c);
+    void *ud;
+  } router;
 } srv_dispatch;
 
 /* Handles one complete text frame (buf, len; borrowed) from c. Never fails: errors are sent. */

@@ -22,6 +22,11 @@ typedef struct srv_client {
   void *conn;             /* The owner's data; nothing else touches it. */
   struct srv_peer *peer;  /* Its address's entry (srv_peer.h; the owner holds the reference), or
                            * NULL: not counted by address (the unit tests). */
+  /* A cluster (server/cluster/): a connection of another node that sent commands for a room run
+   * here has a stand-in client here, remote its node's data (NULL: a connection of this node);
+   * route_id names one of this node's connections to the others (0: never named). */
+  void *remote;
+  uint64_t route_id;
 } srv_client;
 
 /* Initialises c for the connection conn (borrowed): no player, no room, not watching. */
@@ -35,6 +40,8 @@ static inline void srv_client_init(srv_client *c, void *conn) {
   c->addr[0] = '\0';
   c->conn = conn;
   c->peer = NULL;
+  c->remote = NULL;
+  c->route_id = 0;
 }
 
 #endif

@@ -1,0 +1,145 @@
+/* What the cluster's files share (srv_cluster.h): srv_cluster.c (the node: Redis, presence, the
+ * tick, the messages between nodes, the stop), srv_cluster_lease.c (leases, codes reserved,
+ * take-over), srv_cluster_route.c (commands to the owner, stand-ins, frames back). */
+#ifndef SRV_CLUSTER_INT_H
+#define SRV_CLUSTER_INT_H
+
+#include "srv_cluster.h"
+#include "srv_frame.h"
+#include "srv_hash.h"
+#include "srv_redis.h"
+
+#define NODE_ID_LEN 16
+#define KEY_SIZE 64
+
+/* A room this node runs or is taking (mancala:lease:CODE = this node's id). */
+typedef struct lease {
+  char code[SRV_CODE_LEN + 1];
+  srv_hash_node hnode;
+  bool held;           /* Confirmed by Redis (false: being taken). */
+  uint64_t renewed_ms; /* Loop time of the last confirmation. */
+} lease;
+
+/* A command of one of this node's connections waiting for its room's owner to be known. */
+typedef struct pending {
+  struct pending *next;
+  uint64_t conn;     /* The connection's route_id (it may be gone meanwhile). */
+  srv_cmd_type type; /* For the error when it cannot go anywhere. */
+  srv_req_id id;
+  bool reattach; /* Made here to bring a member back into its room (no answer owed). */
+  size_t len;
+  char frame[]; /* The command as the client sent it. */
+} pending;
+
+/* What this node knows about a room run elsewhere (or being looked up). */
+typedef struct route {
+  char code[SRV_CODE_LEN + 1];
+  srv_hash_node hnode;
+  char owner[NODE_ID_LEN + 1]; /* "" while unknown. */
+  bool looking;                /* A lookup (or a take-over) is under way. */
+  pending *head, *tail;        /* Waiting for it, in order. */
+} route;
+
+/* The rooms run elsewhere one of this node's connections is in. */
+#define ROUTED_ROOMS 16
+typedef struct routed {
+  srv_client *c;
+  srv_hash_node hnode; /* By c->route_id. */
+  int n;
+  struct {
+    char code[SRV_CODE_LEN + 1];
+    char owner[NODE_ID_LEN + 1];
+  } in[ROUTED_ROOMS];
+} routed;
+
+/* A connection of another node, here for the rooms it sent commands to. */
+typedef struct standin {
+  srv_client client; /* client.remote points back here. */
+  srv_hash_node hnode;
+  char node[NODE_ID_LEN + 1];
+  uint64_t conn;
+} standin;
+
+/* A frame for a stand-in, published at the end of the turn. */
+typedef struct outgoing {
+  struct outgoing *next;
+  char node[NODE_ID_LEN + 1];
+  uint64_t conn;
+  srv_frame *frame;
+} outgoing;
+
+struct srv_cluster {
+  srv_cluster_config cfg;
+  char url[256];
+  srv_cluster_deps d;
+  srv_redis *redis;
+  char node[NODE_ID_LEN + 1];
+  char channel[KEY_SIZE]; /* mancala:to:<node> */
+  int lane;
+  uv_timer_t tick;
+  uint64_t ticks;
+  srv_hash leases;   /* lease, by code */
+  srv_hash routes;   /* route, by code */
+  srv_hash routed;   /* routed, by route_id */
+  srv_hash standins; /* standin, by node and conn */
+  uint64_t next_conn;
+  outgoing *out_head, *out_tail;
+  bool bypass; /* Running a command here that the router already saw. */
+  bool stopping;
+  int stop_left; /* Answers the stop still waits for. */
+  void (*stop_done)(void *);
+  void *stop_arg;
+  srv_cluster_stats stats;
+};
+
+/* srv_cluster.c */
+uint64_t srv_cluster__now(const srv_cluster *cl);
+void srv_cluster__key(char out[KEY_SIZE], const char *prefix, const char *name);
+/* Runs frame (len bytes; a command of c's) here, past the router. */
+void srv_cluster__run_here(srv_cluster *cl, srv_client *c, const char *frame, size_t len);
+
+/* srv_cluster_lease.c */
+lease *srv_cluster__lease(srv_cluster *cl, const char *code);
+/* Takes (SET NX PX) the lease of code for this node; done(cl, code, ok, owner) on the loop:
+ * ok, or the node that holds it ("" when Redis did not answer). */
+typedef void (*srv_cluster_take_fn)(srv_cluster *cl, const char *code, bool ok, const char *owner,
+                                    void *arg);
+int srv_cluster__take(srv_cluster *cl, const char *code, srv_cluster_take_fn done, void *arg);
+void srv_cluster__drop_lease(srv_cluster *cl, const char *code, bool release);
+/* create and quick: a code reserved first. Returns 1 (taken) or a negative code. */
+int srv_cluster__reserve(srv_cluster *cl, srv_client *c, const srv_cmd *cmd, const char *buf,
+                         size_t len);
+/* Brings room code back from the store as its owner (the lease is this node's). Returns 0,
+ * SRV_ENOTFOUND (no such open room) or an error. */
+int srv_cluster__take_over(srv_cluster *cl, const char *code);
+void srv_cluster__leases_tick(srv_cluster *cl, bool renew);
+void srv_cluster__leases_stop(srv_cluster *cl, void (*answered)(void *, const redisReply *));
+void srv_cluster__leases_free(srv_cluster *cl);
+
+/* srv_cluster_route.c */
+/* c's entry among the connections routed elsewhere, made (with its route_id) when new; NULL when
+ * memory ran out. */
+routed *srv_cluster__routed_of(srv_cluster *cl, srv_client *c);
+/* The connection of this node named conn, or NULL (gone). */
+srv_client *srv_cluster__client(srv_cluster *cl, uint64_t conn);
+int srv_cluster__route(void *ud, srv_client *c, const srv_cmd *cmd, const char *buf, size_t len);
+void srv_cluster__gone(void *ud, srv_client *c);
+void srv_cluster__queue(void *ud, srv_client *to, srv_frame *frame);
+void srv_cluster__lost(void *ud, srv_client *to);
+void srv_cluster__on_command(srv_cluster *cl, const char *msg, size_t len);
+void srv_cluster__on_frame(srv_cluster *cl, const char *msg, size_t len);
+void srv_cluster__on_gone(srv_cluster *cl, const char *msg, size_t len);
+void srv_cluster__on_moved(srv_cluster *cl, const char *msg, size_t len);
+void srv_cluster__on_redirect(srv_cluster *cl, const char *msg, size_t len);
+/* A node is gone (its presence lapsed): its stand-ins leave, the rooms it ran are looked up again
+ * and this node's members of them brought back. */
+void srv_cluster__node_dead(srv_cluster *cl, const char *node);
+/* The nodes this one depends on (owners of its routes, nodes of its stand-ins), each once. */
+int srv_cluster__peers(srv_cluster *cl, char (*out)[NODE_ID_LEN + 1], int max);
+/* The room code left this node (lease lost): its members come back through the new owner. */
+void srv_cluster__evicted(srv_cluster *cl, const char *code);
+/* Looks up the owner of code again for the commands waiting in r (a retry). */
+void srv_cluster__routes_tick(srv_cluster *cl);
+void srv_cluster__routes_free(srv_cluster *cl);
+
+#endif

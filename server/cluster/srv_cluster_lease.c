@@ -1,0 +1,296 @@
+/* Leases (srv_cluster.h): a room run here holds mancala:lease:CODE = this node's id; codes are
+ * reserved that way before a room is made; a room whose lease lapsed is taken over from the store;
+ * a lease found taken by another node means the room left this node. */
+#include "srv_cluster_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "srv_error.h"
+#include "srv_log.h"
+#include "srv_proto.h"
+#include "srv_rand.h"
+#include "srv_recover.h"
+
+/* SET NX PX, and when it is taken, who holds it: 1 (taken for ARGV[1]), the holder, or 0 (it
+ * lapsed between the two: try again). */
+static const char take_script[] =
+    "if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end "
+    "local o = redis.call('get', KEYS[1]) if o then return o end return 0";
+/* Compare and extend: 1 when the lease is still ARGV[1]'s, else 0. */
+static const char renew_script[] = "if redis.call('get', KEYS[1]) == ARGV[1] then "
+                                   "return redis.call('pexpire', KEYS[1], ARGV[2]) end return 0";
+/* Compare and delete. */
+static const char release_script[] =
+    "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0";
+
+static bool lease_is(const srv_hash_node *n, const void *code) {
+  return strcmp(srv_hash_entry(n, lease, hnode)->code, code) == 0;
+}
+
+lease *srv_cluster__lease(srv_cluster *cl, const char *code) {
+  srv_hash_node *n = srv_hash_find(&cl->leases, srv_hash_str(code), lease_is, code);
+  return n != NULL ? srv_hash_entry(n, lease, hnode) : NULL;
+}
+
+static lease *lease_add(srv_cluster *cl, const char *code) {
+  lease *l = srv_cluster__lease(cl, code);
+  if (l != NULL)
+    return l;
+  if ((l = calloc(1, sizeof *l)) == NULL)
+    return NULL;
+  snprintf(l->code, sizeof l->code, "%s", code);
+  srv_hash_insert(&cl->leases, &l->hnode, srv_hash_str(l->code));
+  return l;
+}
+
+/* Runs a lease script on code's key. */
+static int script(srv_cluster *cl, const char *body, const char *code, srv_redis_reply_fn fn,
+                  void *arg) {
+  char key[KEY_SIZE], ms[24];
+  srv_cluster__key(key, "lease", code);
+  snprintf(ms, sizeof ms, "%lld", (long long)cl->cfg.lease_ms);
+  const char *argv[] = {"EVAL", body, "1", key, cl->node, ms};
+  return srv_redis_command(cl->redis, fn, arg, 6, argv, NULL);
+}
+
+void srv_cluster__drop_lease(srv_cluster *cl, const char *code, bool release) {
+  lease *l = srv_cluster__lease(cl, code);
+  if (l == NULL)
+    return;
+  if (release)
+    (void)script(cl, release_script, code, NULL, NULL);
+  srv_hash_remove(&cl->leases, &l->hnode);
+  free(l);
+}
+
+/* ---- Taking a lease -------------------------------------------------------------------------- */
+
+typedef struct take_req {
+  srv_cluster *cl;
+  char code[SRV_CODE_LEN + 1];
+  srv_cluster_take_fn done;
+  void *arg;
+  int tries;
+} take_req;
+
+static void take_answered(void *arg, const redisReply *reply) {
+  take_req *t = arg;
+  srv_cluster *cl = t->cl;
+  if (reply != NULL && reply->type == REDIS_REPLY_INTEGER && reply->integer == 0 && t->tries < 3) {
+    t->tries++; /* It lapsed in between: once more. */
+    if (script(cl, take_script, t->code, take_answered, t) == 0)
+      return;
+  }
+  bool ok = reply != NULL && reply->type == REDIS_REPLY_INTEGER && reply->integer == 1;
+  char owner[NODE_ID_LEN + 1] = "";
+  if (reply != NULL && reply->type == REDIS_REPLY_STRING)
+    snprintf(owner, sizeof owner, "%.*s", (int)reply->len, reply->str);
+  if (strcmp(owner, cl->node) == 0)
+    ok = true; /* Already this node's. */
+  if (ok) {
+    lease *l = lease_add(cl, t->code);
+    if (l == NULL) {
+      (void)script(cl, release_script, t->code, NULL, NULL);
+      ok = false;
+    } else {
+      l->held = true;
+      l->renewed_ms = srv_cluster__now(cl);
+    }
+  }
+  t->done(cl, t->code, ok, owner, t->arg);
+  free(t);
+}
+
+int srv_cluster__take(srv_cluster *cl, const char *code, srv_cluster_take_fn done, void *arg) {
+  take_req *t = calloc(1, sizeof *t);
+  if (t == NULL)
+    return SRV_ENOMEM;
+  *t = (take_req){cl, "", done, arg, 0};
+  snprintf(t->code, sizeof t->code, "%s", code);
+  int rc = script(cl, take_script, code, take_answered, t);
+  if (rc != 0)
+    free(t);
+  return rc;
+}
+
+/* ---- Take-over ------------------------------------------------------------------------------- */
+
+int srv_cluster__take_over(srv_cluster *cl, const char *code) {
+  int rc = srv_recover_room(cl->d.store, cl->d.ident, cl->d.rooms, cl->d.time, code);
+  if (rc != 0)
+    return rc;
+  srv_room *room = srv_rooms_find(cl->d.rooms, code);
+  int64_t game = room != NULL ? srv_room_game_id(room) : 0;
+  int64_t epoch = 0;
+  if (game > 0 && (rc = srv_store_game_claim(cl->d.store, game, &epoch)) != 0) {
+    /* Without the claim a node that lost the room during a pause could still commit to it:
+     * the room is not run here. */
+    srv_log_error("cluster", "room %s: cannot claim its game %lld: %s", code, (long long)game,
+                  srv_store_strerror(rc));
+    srv_rooms_evict(cl->d.rooms, code, NULL, NULL);
+    return SRV_ESTORAGE;
+  }
+  cl->stats.takeovers++;
+  srv_log_info("cluster", "room %s taken over (game %lld, owner epoch %lld)", code, (long long)game,
+               (long long)epoch);
+  return 0;
+}
+
+/* ---- Codes reserved for create and quick ----------------------------------------------------- */
+
+typedef struct reservation {
+  uint64_t conn;
+  int tries;
+  size_t len;
+  char frame[];
+} reservation;
+
+static int reserve_try(srv_cluster *cl, reservation *r);
+
+static void reserved(srv_cluster *cl, const char *code, bool ok, const char *owner, void *arg) {
+  reservation *r = arg;
+  srv_client *c = srv_cluster__client(cl, r->conn);
+  if (ok && c != NULL) {
+    srv_rooms_preset_code(cl->d.rooms, code);
+    srv_cluster__run_here(cl, c, r->frame, r->len);
+    srv_rooms_preset_code(cl->d.rooms, NULL);
+  }
+  if (ok && srv_rooms_find(cl->d.rooms, code) == NULL)
+    srv_cluster__drop_lease(cl, code, true); /* Not used: quick paired, create refused, gone. */
+  if (!ok && owner[0] != '\0' && c != NULL && ++r->tries < 5 && reserve_try(cl, r) == 0)
+    return; /* The code runs elsewhere: another one. */
+  if (!ok && c != NULL) {
+    srv_cmd cmd;
+    srv_proto_error perr;
+    bool read = srv_proto_decode(r->frame, r->len, &cmd, &perr) == 0;
+    srv_req_id none = {0};
+    srv_dispatch_error(cl->d.dispatch, c, SRV_EUNAVAILABLE, read ? &cmd.id : &none, NULL,
+                       read ? srv_proto_cmd_name(cmd.type) : NULL);
+  }
+  free(r);
+}
+
+static int reserve_try(srv_cluster *cl, reservation *r) {
+  static const char alphabet[] = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+  char code[SRV_CODE_LEN + 1];
+  uint8_t bytes[SRV_CODE_LEN];
+  int rc = srv_rand_bytes(bytes, sizeof bytes);
+  if (rc != 0)
+    return rc;
+  for (int i = 0; i < SRV_CODE_LEN; i++)
+    code[i] = alphabet[bytes[i] & 31];
+  code[SRV_CODE_LEN] = '\0';
+  if (srv_rooms_find(cl->d.rooms, code) != NULL)
+    code[0] = code[0] == 'A' ? 'B' : 'A'; /* Never a code of this node's (the next try tells). */
+  return srv_cluster__take(cl, code, reserved, r);
+}
+
+int srv_cluster__reserve(srv_cluster *cl, srv_client *c, const srv_cmd *cmd, const char *buf,
+                         size_t len) {
+  if (cmd->type == SRV_CMD_QUICK && cmd->opts.opponent == SRV_OPP_LOCAL)
+    return 0; /* Refused by the handler as it is. */
+  if (!srv_redis_up(cl->redis))
+    return SRV_EUNAVAILABLE;
+  if (srv_cluster__routed_of(cl, c) == NULL)
+    return SRV_ENOMEM;
+  reservation *r = malloc(sizeof *r + len);
+  if (r == NULL)
+    return SRV_ENOMEM;
+  r->conn = c->route_id;
+  r->tries = 0;
+  r->len = len;
+  memcpy(r->frame, buf, len);
+  int rc = reserve_try(cl, r);
+  if (rc != 0) {
+    free(r);
+    return rc == SRV_ENOMEM ? rc : SRV_EUNAVAILABLE;
+  }
+  return 1;
+}
+
+/* ---- The tick -------------------------------------------------------------------------------- */
+
+typedef struct renewal {
+  srv_cluster *cl;
+  char code[SRV_CODE_LEN + 1];
+} renewal;
+
+static void renewed(void *arg, const redisReply *reply) {
+  renewal *r = arg;
+  srv_cluster *cl = r->cl;
+  lease *l = srv_cluster__lease(cl, r->code);
+  if (l != NULL && reply != NULL && reply->type == REDIS_REPLY_INTEGER) {
+    if (reply->integer == 1) {
+      l->renewed_ms = srv_cluster__now(cl);
+      cl->stats.renewals++;
+    } else if (!cl->stopping) {
+      /* Another node holds it (this one paused past it, or Redis lost it and another took it):
+       * the room is not this node's any more; its members come back through the new owner. */
+      srv_log_warn("cluster", "room %s: lease lost; it leaves this node", r->code);
+      cl->stats.leases_lost++;
+      srv_cluster__drop_lease(cl, r->code, false);
+      srv_cluster__evicted(cl, r->code);
+    }
+  }
+  free(r);
+}
+
+/* A room of this node without a lease (made before its reservation was known, or restored):
+ * its lease taken, or the room leaves when another node holds it. */
+static void reconciled(srv_cluster *cl, const char *code, bool ok, const char *owner, void *arg) {
+  (void)arg;
+  if (!ok && owner[0] != '\0' && srv_rooms_find(cl->d.rooms, code) != NULL) {
+    srv_log_warn("cluster", "room %s runs on node %s too; it leaves this one", code, owner);
+    srv_cluster__evicted(cl, code);
+  }
+}
+
+void srv_cluster__leases_tick(srv_cluster *cl, bool renew) {
+  if (!srv_redis_up(cl->redis))
+    return;
+  /* Leases of rooms that closed are given back; the others renewed. */
+  srv_hash_node *n = srv_hash_first(&cl->leases);
+  while (n != NULL) {
+    srv_hash_node *next = srv_hash_next(&cl->leases, n);
+    lease *l = srv_hash_entry(n, lease, hnode);
+    if (l->held && srv_rooms_find(cl->d.rooms, l->code) == NULL) {
+      srv_cluster__drop_lease(cl, l->code, true);
+    } else if (renew && l->held) {
+      renewal *r = malloc(sizeof *r);
+      if (r != NULL) {
+        r->cl = cl;
+        memcpy(r->code, l->code, sizeof r->code);
+        if (script(cl, renew_script, l->code, renewed, r) != 0)
+          free(r);
+      }
+    }
+    n = next;
+  }
+  for (const srv_room *room = srv_rooms_first(cl->d.rooms); room != NULL;
+       room = srv_rooms_next(room)) {
+    const char *code = srv_room_code(room);
+    if (srv_cluster__lease(cl, code) == NULL && lease_add(cl, code) != NULL)
+      (void)srv_cluster__take(cl, code, reconciled, NULL);
+  }
+}
+
+void srv_cluster__leases_stop(srv_cluster *cl, void (*answered)(void *, const redisReply *)) {
+  srv_hash_node *n;
+  while ((n = srv_hash_first(&cl->leases)) != NULL) {
+    lease *l = srv_hash_entry(n, lease, hnode);
+    if (l->held && script(cl, release_script, l->code, answered, cl) == 0)
+      cl->stop_left++;
+    srv_hash_remove(&cl->leases, n);
+    free(l);
+  }
+}
+
+void srv_cluster__leases_free(srv_cluster *cl) {
+  srv_hash_node *n;
+  while ((n = srv_hash_first(&cl->leases)) != NULL) {
+    srv_hash_remove(&cl->leases, n);
+    free(srv_hash_entry(n, lease, hnode));
+  }
+}

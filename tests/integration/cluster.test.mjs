@@ -1,0 +1,189 @@
+// A cluster (issue 21): three nodes sharing one PostgreSQL and one Redis, each started by this
+// file (tests/pg.sh, tests/redis.sh, loopback ports). Games whose players and spectators are on
+// different nodes, a reconnection through another node, and the owner of rooms killed -9 while
+// they are played: another node takes them over, every game finishes, no acknowledged move lost.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { Client, followMoves, sleep, startServer } from './harness.mjs';
+
+const here = path.dirname(new URL(import.meta.url).pathname);
+const PG_SH = process.env.MANCALA_PG_SH || path.resolve(here, '../pg.sh');
+const REDIS_SH = process.env.MANCALA_REDIS_SH || path.resolve(here, '../redis.sh');
+const LEASE_MS = 3000; // Short, so that take-overs come quickly here (the default is 10 s).
+
+const sh = (script, ...args) => execFileSync('sh', [script, ...args], { encoding: 'utf8' }).trim();
+
+let base, pgUrl, redisUrl;
+const nodes = [];
+
+before(() => {
+  base = fs.mkdtempSync(path.join(os.tmpdir(), 'mancala-cluster-'));
+  fs.chmodSync(base, 0o755); // PostgreSQL runs as its own user.
+  pgUrl = sh(PG_SH, 'start', path.join(base, 'pg'), 'auto');
+  redisUrl = sh(REDIS_SH, 'start', path.join(base, 'redis'), 'auto');
+});
+
+after(async () => {
+  for (const n of nodes) if (n.child.exitCode === null && n.child.signalCode === null) n.child.kill('SIGKILL');
+  try { sh(PG_SH, 'stop', path.join(base, 'pg')); } catch { /* already gone */ }
+  try { sh(REDIS_SH, 'stop', path.join(base, 'redis')); } catch { /* already gone */ }
+  fs.rmSync(base, { recursive: true, force: true });
+});
+
+async function node() {
+  const n = await startServer(['--store', pgUrl, '--cluster', redisUrl, '--cluster-lease-ms', String(LEASE_MS)]);
+  nodes.push(n);
+  return n;
+}
+
+// Plays seats' moves (first legal house) until the game ends, each move sent by the client of the
+// side to move, whichever node it is on; every state any of watchers gets is followed.
+async function playToEnd(room, seats, first) {
+  let st = first;
+  const played = [];
+  while (st.status === 'playing') {
+    const mover = seats[st.turn];
+    const reply = await mover.request({ type: 'move', room, house: st.legal[0], ply: st.ply }, 20000);
+    assert.equal(reply.type, 'state', JSON.stringify(reply));
+    st = reply;
+    played.push({ seat: st.last.seat, house: st.last.house });
+  }
+  return { state: st, played };
+}
+
+test('a game whose players and spectator are on three nodes plays to its end; the archive has it', async () => {
+  const [n1, n2, n3] = [await node(), await node(), await node()];
+  const ana = await Client.connect(n1, { name: 'Ana' });
+  const bo = await Client.connect(n2, { name: 'Bo' });
+  const cy = await Client.connect(n3, { name: 'Cy' });
+  const made = await ana.request({ type: 'create', game: 'kalah', seat: 'south', visibility: 'private' });
+  assert.equal(made.type, 'joined', JSON.stringify(made));
+  const room = made.room;
+  // Bo joins through node 2, Cy watches through node 3: both reach the room on node 1.
+  const j = await bo.request({ type: 'join', room }, 20000);
+  assert.equal(j.type, 'joined', JSON.stringify(j));
+  assert.equal(j.seat, 'north');
+  const w = await cy.request({ type: 'join', room, role: 'spectator' }, 20000);
+  assert.equal(w.type, 'joined', JSON.stringify(w));
+  const first = await ana.state(room, (s) => s.status === 'playing', 20000);
+  assert.equal(first.players.north.name, 'Bo');
+  const { state, played } = await playToEnd(room, { south: ana, north: bo }, first);
+  assert.equal(state.status, 'finished');
+  // The spectator on the third node saw every move, in order.
+  let list;
+  for (;;) {
+    const s = await cy.state(room, () => true, 20000);
+    list = followMoves(list, s);
+    assert.ok(list !== null, 'the spectator missed no state');
+    if (s.status === 'finished') break;
+  }
+  assert.deepEqual(list, played);
+  // Stored once, in the one database: any node's archive serves it.
+  const res = await fetch(`${n3.http}/api/games/${state.game_id}`);
+  assert.equal(res.status, 200);
+  const rec = await res.json();
+  assert.deepEqual(rec.moves.map((m) => ({ seat: m.seat, house: m.house })), played);
+  for (const c of [ana, bo, cy]) await c.close();
+});
+
+test('a player reconnects through another node and keeps the seat', async () => {
+  const [n1, n2, n3] = nodes.length >= 3 ? nodes : [await node(), await node(), await node()];
+  const ana = await Client.connect(n1, { name: 'Ana' });
+  const bo = await Client.connect(n2, { name: 'Bo' });
+  const made = await ana.request({ type: 'create', game: 'oware', seat: 'south', visibility: 'private' });
+  const room = made.room;
+  assert.equal((await bo.request({ type: 'join', room }, 20000)).type, 'joined');
+  let st = await ana.state(room, (s) => s.status === 'playing', 20000);
+  st = await ana.request({ type: 'move', room, house: st.legal[0], ply: st.ply }, 20000);
+  assert.equal(st.type, 'state', JSON.stringify(st));
+  // Bo's connection drops; Bo comes back through node 3 with the token and asks for the room.
+  const token = bo.me.token;
+  await bo.close();
+  const back = await Client.connect(n3, { token });
+  assert.equal(back.me.resumed, true);
+  assert.equal(back.me.player, bo.me.player);
+  const j = await back.request({ type: 'join', room }, 20000);
+  assert.equal(j.type, 'joined', JSON.stringify(j));
+  assert.equal(j.seat, 'north');
+  const full = await back.state(room, (s) => Array.isArray(s.moves), 20000);
+  assert.equal(full.turn, 'north');
+  const moved = await back.request({ type: 'move', room, house: full.legal[0], ply: full.ply }, 20000);
+  assert.equal(moved.type, 'state', JSON.stringify(moved));
+  assert.equal(moved.ply, 2);
+  for (const c of [ana, back]) await c.close();
+});
+
+test('the owner killed -9 during games: another node takes them over, every game finishes, no acknowledged move lost', { timeout: 240000 }, async () => {
+  const GAMES = 10;
+  const owner = await node();
+  const others = nodes.filter((n) => n !== owner && n.child.exitCode === null).slice(0, 2);
+  while (others.length < 2) others.push(await node());
+  // Each game: South on the owner (it creates the room there), North on another node.
+  const games = [];
+  for (let g = 0; g < GAMES; g++) {
+    const south = await Client.connect(owner, { name: `S${g}` });
+    const north = await Client.connect(others[g % 2], { name: `N${g}` });
+    const made = await south.request({ type: 'create', game: 'kalah', houses: 4, seeds: 3, seat: 'south', visibility: 'private' });
+    assert.equal(made.type, 'joined');
+    assert.equal((await north.request({ type: 'join', room: made.room }, 20000)).type, 'joined');
+    const st = await north.state(made.room, (s) => s.status === 'playing', 20000);
+    games.push({ room: made.room, south, north, st, acked: [], southToken: south.me.token });
+  }
+  // A few moves each, acknowledged, then the owner dies.
+  for (const g of games) {
+    for (let i = 0; i < 3 && g.st.status === 'playing'; i++) {
+      const mover = g.st.turn === 'south' ? g.south : g.north;
+      const r = await mover.request({ type: 'move', room: g.room, house: g.st.legal[0], ply: g.st.ply }, 20000);
+      assert.equal(r.type, 'state', JSON.stringify(r));
+      g.st = r;
+      g.acked.push({ seat: r.last.seat, house: r.last.house });
+    }
+  }
+  const killedAt = Date.now();
+  owner.child.kill('SIGKILL');
+  await owner.exited;
+  // South players come back through the surviving nodes; every game is played to its end.
+  let firstAccepted = null;
+  for (const [i, g] of games.entries()) {
+    g.south = await Client.connect(others[i % 2 === 0 ? 1 : 0], { token: g.southToken });
+    for (let tries = 0; ; tries++) {
+      const j = await g.south.request({ type: 'join', room: g.room }, 20000);
+      if (j.type === 'joined') break;
+      assert.equal(j.code, 'unavailable', JSON.stringify(j)); // Until its lease lapses.
+      assert.ok(tries < 60, 'taken over in time');
+      await sleep(500);
+    }
+    const full = await g.south.state(g.room, (s) => Array.isArray(s.moves), 20000);
+    assert.deepEqual(full.moves.map((m) => ({ seat: m.seat, house: m.house })), g.acked, `${g.room}: every acknowledged move is there`);
+    g.st = full;
+  }
+  for (const g of games) {
+    while (g.st.status === 'playing') {
+      const mover = g.st.turn === 'south' ? g.south : g.north;
+      const r = await mover.request({ type: 'move', room: g.room, house: g.st.legal[0], ply: g.st.ply }, 20000);
+      if (r.type === 'error' && r.code === 'unavailable') { await sleep(300); continue; }
+      if (r.type === 'error' && r.code === 'stale') { g.st = await mover.request({ type: 'resync', room: g.room }, 20000); continue; }
+      assert.equal(r.type, 'state', JSON.stringify(r));
+      if (firstAccepted === null) firstAccepted = Date.now();
+      g.st = r;
+      g.acked.push({ seat: r.last.seat, house: r.last.house });
+    }
+    const res = await fetch(`${others[0].http}/api/games/${g.st.game_id}`);
+    assert.equal(res.status, 200);
+    const rec = await res.json();
+    assert.deepEqual(rec.moves.map((m) => ({ seat: m.seat, house: m.house })), g.acked, `${g.room}: archived as played`);
+  }
+  console.log(`# take-over: ${firstAccepted - killedAt} ms from the kill -9 to the first accepted move (lease ${LEASE_MS} ms)`);
+  for (const g of games) { await g.south.close(); await g.north.close(); }
+});
+
+test('every node stops cleanly', async () => {
+  for (const n of nodes) {
+    if (n.child.exitCode !== null || n.child.signalCode !== null) continue;
+    assert.deepEqual(await n.stop(), { code: 0, signal: null });
+  }
+});
