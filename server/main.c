@@ -430,8 +430,14 @@ int main(int argc, char **argv) {
   app.dispatch.accounts = app.accounts;
   if (cfg.cluster[0]) {
     srv_cluster_config ccfg = {cfg.cluster, cfg.cluster_lease_ms, 0};
-    srv_cluster_deps deps = {&app.loop, &app.time,     app.rooms,   app.ident,
-                             app.store, &app.dispatch, app.net_sink};
+    srv_cluster_deps deps = {.loop = &app.loop,
+                             .time = &app.time,
+                             .rooms = app.rooms,
+                             .lobby = app.lobby,
+                             .ident = app.ident,
+                             .store = app.store,
+                             .dispatch = &app.dispatch,
+                             .net = app.net_sink};
     if ((rc = srv_cluster_new(&ccfg, &deps, &app.cluster)) != 0) {
       srv_log_error("main", "cannot join the cluster at %s: %s", cfg.cluster, srv_err_code(rc));
       return 1;

@@ -39,8 +39,10 @@ void srv_cluster__run_here(srv_cluster *cl, srv_client *c, const char *frame, si
  * moved, R a command back from a node that does not run its room (srv_cluster_route.c). */
 static void on_message(void *ud, const char *channel, size_t clen, const char *msg, size_t len) {
   srv_cluster *cl = ud;
-  (void)channel;
-  (void)clen;
+  if (clen == strlen("mancala:lobby") && memcmp(channel, "mancala:lobby", clen) == 0) {
+    srv_cluster__lobby_message(cl, msg, len);
+    return;
+  }
   if (len < 2)
     return;
   switch (msg[0]) {
@@ -96,6 +98,7 @@ static void presence_answered(void *arg, const redisReply *reply) {
       !p->cl->stopping) {
     srv_log_warn("cluster", "node %s is gone (its presence lapsed)", p->node);
     srv_cluster__node_dead(p->cl, p->node);
+    srv_cluster__lobby_node_dead(p->cl, p->node);
   }
   free(p);
 }
@@ -131,6 +134,7 @@ static void on_tick(uv_timer_t *t) {
   }
   srv_cluster__leases_tick(cl, renew);
   srv_cluster__routes_tick(cl);
+  srv_cluster__lobby_tick(cl, renew);
 }
 
 /* ---- Start ---------------------------------------------------------------------------------- */
@@ -209,7 +213,7 @@ int srv_cluster_new(const srv_cluster_config *cfg, const srv_cluster_deps *deps,
     srv_cluster_free(cl);
     return rc;
   }
-  if (srv_redis_subscribe(cl->redis, cl->channel) != 0) {
+  if (srv_redis_subscribe(cl->redis, cl->channel) != 0 || srv_cluster__lobby_new(cl) != 0) {
     srv_cluster_free(cl);
     return SRV_ENOMEM;
   }
@@ -338,6 +342,7 @@ void srv_cluster_free(srv_cluster *cl) {
   }
   srv_cluster__routes_free(cl);
   srv_cluster__leases_free(cl);
+  srv_cluster__lobby_free(cl);
   srv_hash_dispose(&cl->leases);
   srv_hash_dispose(&cl->routes);
   srv_hash_dispose(&cl->routed);

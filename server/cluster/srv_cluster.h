@@ -32,6 +32,7 @@
 
 #include "srv_dispatch.h"
 #include "srv_ident.h"
+#include "srv_lobby.h"
 #include "srv_room.h"
 #include "srv_send.h"
 #include "srv_store.h"
@@ -50,6 +51,7 @@ typedef struct srv_cluster_deps {
   uv_loop_t *loop;
   srv_time *time;
   srv_rooms *rooms;
+  srv_lobby *lobby; /* Lists the rooms of every node. */
   srv_ident *ident;
   srv_store *store;       /* PostgreSQL (srv_store_is_network()). */
   srv_dispatch *dispatch; /* Its router is set here. */

@@ -68,6 +68,8 @@ typedef struct outgoing {
   srv_frame *frame;
 } outgoing;
 
+typedef struct srv_cluster_lobby srv_cluster_lobby;
+
 struct srv_cluster {
   srv_cluster_config cfg;
   char url[256];
@@ -90,6 +92,7 @@ struct srv_cluster {
   void (*stop_done)(void *);
   void *stop_arg;
   srv_cluster_stats stats;
+  srv_cluster_lobby *lobby; /* srv_cluster_lobby.c */
 };
 
 /* srv_cluster.c */
@@ -115,6 +118,15 @@ int srv_cluster__take_over(srv_cluster *cl, const char *code);
 void srv_cluster__leases_tick(srv_cluster *cl, bool renew);
 void srv_cluster__leases_stop(srv_cluster *cl, void (*answered)(void *, const redisReply *));
 void srv_cluster__leases_free(srv_cluster *cl);
+
+/* srv_cluster_lobby.c */
+int srv_cluster__lobby_new(srv_cluster *cl);
+void srv_cluster__lobby_free(srv_cluster *cl);
+void srv_cluster__lobby_message(srv_cluster *cl, const char *msg, size_t len);
+void srv_cluster__lobby_tick(srv_cluster *cl, bool renew);
+void srv_cluster__lobby_node_dead(srv_cluster *cl, const char *node);
+/* The code of a room waiting in quick play's pool on another node, or NULL. */
+const char *srv_cluster__lobby_seek(srv_cluster *cl, int pool);
 
 /* srv_cluster_route.c */
 /* c's entry among the connections routed elsewhere, made (with its route_id) when new; NULL when

@@ -20,6 +20,7 @@
 #include "srv_error.h"
 #include "srv_log.h"
 #include "srv_persist.h"
+#include "srv_pool.h"
 #include "srv_proto.h"
 
 /* A command bounced between nodes more often than this gives up (unavailable). */
@@ -377,13 +378,41 @@ static int send_to_owner(srv_cluster *cl, srv_client *c, const char *code, srv_c
 
 /* ---- The dispatch's router ------------------------------------------------------------------- */
 
+/* Quick play with nobody waiting in its pool here but someone on another node: the player joins
+ * that room through its node (its answer, joined, carries the quick request's id). */
+static bool quick_elsewhere(srv_cluster *cl, srv_client *c, const srv_cmd *cmd) {
+  if (cmd->opts.opponent != SRV_OPP_HUMAN)
+    return false;
+  int pool = srv_pool_of(&cmd->opts);
+  const char *code = pool >= 0 ? srv_cluster__lobby_seek(cl, pool) : NULL;
+  if (code == NULL || srv_rooms_has_seek(cl->d.rooms, &cmd->opts))
+    return false;
+  json_t *j = json_pack("{s:s,s:s,s:s}", "type", "join", "room", code, "role", "player");
+  if (j != NULL && cmd->id.kind == SRV_ID_INT)
+    json_object_set_new(j, "id", json_integer(cmd->id.num));
+  else if (j != NULL && cmd->id.kind == SRV_ID_STR)
+    json_object_set_new(j, "id", json_string(cmd->id.str));
+  char *frame = j != NULL ? json_dumps(j, JSON_COMPACT) : NULL;
+  json_decref(j);
+  if (frame == NULL)
+    return false;
+  char room[SRV_CODE_LEN + 1];
+  snprintf(room, sizeof room, "%s", code);
+  int rc = send_to_owner(cl, c, room, SRV_CMD_JOIN, &cmd->id, frame, strlen(frame), false, 0);
+  free(frame);
+  return rc > 0;
+}
+
 int srv_cluster__route(void *ud, srv_client *c, const srv_cmd *cmd, const char *buf, size_t len) {
   srv_cluster *cl = ud;
   if (cl->bypass || cl->stopping)
     return 0;
   switch (cmd->type) {
-  case SRV_CMD_CREATE:
   case SRV_CMD_QUICK:
+    if (quick_elsewhere(cl, c, cmd))
+      return 1;
+    return srv_cluster__reserve(cl, c, cmd, buf, len);
+  case SRV_CMD_CREATE:
     return srv_cluster__reserve(cl, c, cmd, buf, len);
   case SRV_CMD_JOIN:
   case SRV_CMD_LEAVE:

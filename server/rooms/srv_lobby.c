@@ -47,6 +47,9 @@ struct srv_lobby {
   srv_frame *snapshot; /* pub as a lobby frame with its rev (NULL: never published). */
   uint64_t lists_rev;  /* The revision last sent to the watchers of whole lists. */
   srv_frame *fresh;    /* The list as it is now while stale, for a whole list; NULL: not made. */
+  srv_lobby_foreign *foreign; /* Other nodes' listed rooms (srv_lobby_set_foreign()). */
+  size_t nforeign;
+  bool local_changed; /* A room here changed since srv_lobby_local(). */
 };
 
 /* A room is listed when it is public, for two people, and not finished; a waiting room only while
@@ -79,6 +82,11 @@ static void count_pools(const srv_lobby *lobby, srv_pool_view pool[SRV_POOLS]) {
     if (i >= 0)
       pool[i].waiting++;
   }
+  for (size_t f = 0; f < lobby->nforeign; f++) {
+    const srv_lobby_foreign *e = &lobby->foreign[f];
+    if (e->waiting && e->pool >= 0 && e->pool < SRV_POOLS)
+      pool[e->pool].waiting++;
+  }
 }
 
 static void view_free(view *v) {
@@ -99,6 +107,9 @@ static int collect(const srv_lobby *lobby, view *v) {
     if (k >= 0)
       total[k]++;
   }
+  for (size_t f = 0; f < lobby->nforeign; f++)
+    if (lobby->foreign[f].kind >= 0 && lobby->foreign[f].kind < KINDS)
+      total[lobby->foreign[f].kind]++;
   size_t n = 0;
   for (int k = 0; k < KINDS; k++) {
     int shown = total[k] < lobby->per_game ? total[k] : lobby->per_game;
@@ -131,6 +142,23 @@ static int collect(const srv_lobby *lobby, view *v) {
     }
     memcpy(it->code, e.room, SRV_CODE_LEN);
     it->code[SRV_CODE_LEN] = '\0';
+    v->n++;
+  }
+  /* Other nodes' rooms after this node's (a cluster). */
+  for (size_t f = 0; f < lobby->nforeign && v->n < n; f++) {
+    const srv_lobby_foreign *e = &lobby->foreign[f];
+    int k = e->kind >= 0 && e->kind < KINDS ? e->kind : -1;
+    if (k < 0 || seen[k]++ < v->more[k])
+      continue;
+    item *it = &v->items[v->n];
+    if ((it->json = malloc(e->len + 1)) == NULL) {
+      view_free(v);
+      return SRV_ENOMEM;
+    }
+    memcpy(it->json, e->json, e->len);
+    it->json[e->len] = '\0';
+    it->len = e->len;
+    memcpy(it->code, e->code, sizeof it->code);
     v->n++;
   }
   count_pools(lobby, v->pools);
@@ -396,6 +424,7 @@ static void on_timer(void *arg) {
 static void on_changed(void *ud, const srv_room *room) {
   (void)room;
   srv_lobby *lobby = ud;
+  lobby->local_changed = true;
   lobby->dirty = true;
   lobby->stale = true;
   srv_frame_unref(lobby->fresh);
@@ -430,9 +459,75 @@ srv_lobby *srv_lobby_new(srv_rooms *rooms, srv_time *time, const srv_sink *sink)
   return lobby;
 }
 
+void srv_lobby_foreign_free(srv_lobby_foreign *rooms, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    free(rooms[i].json);
+  free(rooms);
+}
+
+int srv_lobby_set_foreign(srv_lobby *lobby, const srv_lobby_foreign *rooms, size_t n) {
+  srv_lobby_foreign *copy = calloc(n ? n : 1, sizeof *copy);
+  if (copy == NULL)
+    return SRV_ENOMEM;
+  for (size_t i = 0; i < n; i++) {
+    copy[i] = rooms[i];
+    if ((copy[i].json = malloc(rooms[i].len + 1)) == NULL) {
+      srv_lobby_foreign_free(copy, i);
+      return SRV_ENOMEM;
+    }
+    memcpy(copy[i].json, rooms[i].json, rooms[i].len);
+    copy[i].json[rooms[i].len] = '\0';
+  }
+  srv_lobby_foreign_free(lobby->foreign, lobby->nforeign);
+  lobby->foreign = copy;
+  lobby->nforeign = n;
+  on_changed(lobby, NULL);
+  lobby->local_changed = false; /* Not a change of this node's own rooms. */
+  return 0;
+}
+
+int srv_lobby_local(srv_lobby *lobby, srv_lobby_foreign **out, size_t *n, bool *changed) {
+  *out = NULL;
+  *n = 0;
+  *changed = lobby->local_changed;
+  lobby->local_changed = false;
+  /* This node's own list: the foreign rooms set aside while it is collected. */
+  srv_lobby_foreign *keep = lobby->foreign;
+  size_t nkeep = lobby->nforeign;
+  lobby->foreign = NULL;
+  lobby->nforeign = 0;
+  view v;
+  int rc = collect(lobby, &v);
+  lobby->foreign = keep;
+  lobby->nforeign = nkeep;
+  if (rc != 0)
+    return rc;
+  srv_lobby_foreign *items = calloc(v.n ? v.n : 1, sizeof *items);
+  if (items == NULL) {
+    view_free(&v);
+    return SRV_ENOMEM;
+  }
+  for (size_t i = 0; i < v.n; i++) {
+    srv_room *r = srv_rooms_find(lobby->rooms, v.items[i].code);
+    srv_lobby_foreign *e = &items[i];
+    memcpy(e->code, v.items[i].code, sizeof e->code);
+    e->kind = r != NULL ? kind_of(r) : 0;
+    e->pool = r != NULL ? srv_pool_of(srv_room_opts_of(r)) : -1;
+    e->waiting = r != NULL && srv_room_status(r) == SRV_WAITING;
+    e->json = v.items[i].json; /* Taken from the view. */
+    e->len = v.items[i].len;
+    v.items[i].json = NULL;
+  }
+  *n = v.n;
+  *out = items;
+  view_free(&v);
+  return 0;
+}
+
 void srv_lobby_free(srv_lobby *lobby) {
   if (lobby == NULL)
     return;
+  srv_lobby_foreign_free(lobby->foreign, lobby->nforeign);
   srv_rooms_remove_observer(lobby->rooms, lobby);
   lobby->time->timer_free(lobby->timer);
   srv_frame_unref(lobby->snapshot);

@@ -57,4 +57,28 @@ void srv_lobby_flush(srv_lobby *lobby);
 /* c's connection is gone: it stops watching. */
 void srv_lobby_client_gone(srv_lobby *lobby, srv_client *c);
 
+/* ---- A cluster's lobby (server/cluster/): every node lists the rooms of every node ------------
+ */
+
+/* A listed room as nodes tell each other: its entry already encoded (srv_proto_lobby_entry()). */
+typedef struct srv_lobby_foreign {
+  char code[SRV_CODE_LEN + 1];
+  int kind;     /* mc_kind */
+  int pool;     /* srv_pool_of() of its settings, or -1. */
+  bool waiting; /* Waiting for its second player. */
+  char *json;
+  size_t len;
+} srv_lobby_foreign;
+
+/* The rooms other nodes list, shown after this node's own (a list still shows at most per_game
+ * of each game): replaces the last set; copied. Returns 0 or SRV_ENOMEM (the last set stays). */
+int srv_lobby_set_foreign(srv_lobby *lobby, const srv_lobby_foreign *rooms, size_t n);
+
+/* This node's own listed rooms (at most per_game of each game, the newest) into a new array *out
+ * of *n (free with srv_lobby_foreign_free()), and whether they may have changed since the last
+ * call (*changed). Returns 0 or SRV_ENOMEM. */
+int srv_lobby_local(srv_lobby *lobby, srv_lobby_foreign **out, size_t *n, bool *changed);
+
+void srv_lobby_foreign_free(srv_lobby_foreign *rooms, size_t n);
+
 #endif

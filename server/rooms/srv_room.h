@@ -259,6 +259,10 @@ void srv_rooms_evict(srv_rooms *rooms, const char *code, void (*member)(void *ud
  * SRV_ENOMEM. */
 int srv_rooms_attach(srv_rooms *rooms, srv_client *c, const char *code);
 
+/* Whether quick play with opts (borrowed) would pair here: a public room for two people waits
+ * with the same table. */
+bool srv_rooms_has_seek(srv_rooms *rooms, const srv_room_opts *opts);
+
 /* The permanent id of the room's current game (0: none yet). */
 int64_t srv_room_game_id(const srv_room *room);
 

@@ -149,6 +149,14 @@ static bool pairable(const srv_room *r, const srv_room_opts *opts) {
          r->status == SRV_WAITING && same_table(&r->opts, opts);
 }
 
+bool srv_rooms_has_seek(srv_rooms *rooms, const srv_room_opts *opts) {
+  srv_list_foreach (it, &rooms->order) {
+    if (pairable(srv_list_entry(it, srv_room, order), opts))
+      return true;
+  }
+  return false;
+}
+
 /* One seeker of a pool: a waiting player and the oldest room it waits in. */
 typedef struct seeker {
   srv_room *room;

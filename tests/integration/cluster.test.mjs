@@ -117,6 +117,32 @@ test('a player reconnects through another node and keeps the seat', async () => 
   for (const c of [ana, back]) await c.close();
 });
 
+test('the lobby lists the rooms of every node; quick play pairs players on different nodes', async () => {
+  const [n1, n2] = nodes.length >= 3 ? nodes : [await node(), await node()];
+  const ana = await Client.connect(n1, { name: 'Ana' });
+  const bo = await Client.connect(n2, { name: 'Bo' });
+  const watcher = await Client.connect(n2, { name: 'Wes' });
+  // A public room waiting on node 1 shows in node 2's lobby (nodes tell each other every second).
+  const clock = { initial_ms: 300000, increment_ms: 3000 };
+  const seek = await ana.request({ type: 'quick', game: 'oware', clock }, 20000);
+  assert.equal(seek.type, 'joined', JSON.stringify(seek));
+  let listed = null;
+  for (let i = 0; i < 50 && !listed; i++) {
+    const lobby = await watcher.request({ type: 'lobby', watch: false }, 20000);
+    listed = lobby.rooms.find((r) => r.code === seek.room);
+    if (!listed) await sleep(200);
+  }
+  assert.ok(listed, 'the room of node 1 is in the lobby of node 2');
+  assert.equal(listed.status, 'waiting');
+  // Bo asks node 2 for the same pool: paired with Ana's room on node 1.
+  const paired = await bo.request({ type: 'quick', game: 'oware', clock }, 20000);
+  assert.equal(paired.type, 'joined', JSON.stringify(paired));
+  assert.equal(paired.room, seek.room);
+  const st = await ana.state(seek.room, (s) => s.status === 'playing', 20000);
+  assert.equal(st.players.north.name === 'Bo' || st.players.south.name === 'Bo', true);
+  for (const c of [ana, bo, watcher]) await c.close();
+});
+
 test('the owner killed -9 during games: another node takes them over, every game finishes, no acknowledged move lost', { timeout: 240000 }, async () => {
   const GAMES = 10;
   const owner = await node();
