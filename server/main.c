@@ -103,6 +103,11 @@ static void gauges(void *ud, srv_metrics_gauges *g) {
   g->backend = srv_store_backend(a->store);
   g->unreachable = !srv_store_connected(a->store);
   g->inflight = srv_store_commit_busy(a->store) ? 1 : 0;
+  if (a->cluster != NULL) {
+    static srv_cluster_stats cs; /* The loop's only: read while the gauges are rendered. */
+    srv_cluster_stats_get(a->cluster, &cs);
+    g->cluster = &cs;
+  }
 }
 
 static void stop_rest(void *arg);

@@ -241,6 +241,10 @@ int srv_cluster_new(const srv_cluster_config *cfg, const srv_cluster_deps *deps,
     srv_cluster_free(cl);
     return SRV_EUNAVAILABLE;
   }
+  if (srv_store_fence_all(deps->store) != 0) {
+    srv_cluster_free(cl);
+    return SRV_EBADREQ;
+  }
   cl->lane = (int)((w.value - 1) % SRV_GAME_ID_LANES);
   cl->stats.lane = cl->lane;
   srv_rooms_set_game_id_lane(deps->rooms, cl->lane);
@@ -290,6 +294,7 @@ static void on_stop_timeout(uv_timer_t *t) {
 
 void srv_cluster_stop(srv_cluster *cl, void (*done)(void *arg), void *arg) {
   cl->stopping = true;
+  srv_cluster__standins_drop(cl);
   cl->stop_done = done;
   cl->stop_arg = arg;
   cl->stop_left = 1; /* Until every release is sent. */

@@ -33,6 +33,7 @@
 #include "srv_dispatch.h"
 #include "srv_ident.h"
 #include "srv_lobby.h"
+#include "srv_metrics.h"
 #include "srv_room.h"
 #include "srv_send.h"
 #include "srv_store.h"
@@ -80,22 +81,8 @@ void srv_cluster_stop(srv_cluster *cl, void (*done)(void *arg), void *arg);
 /* Frees what is left (after srv_cluster_stop()'s done and the loop's handles closed). */
 void srv_cluster_free(srv_cluster *cl);
 
-typedef struct srv_cluster_stats {
-  char node[17];           /* This node's id. */
-  int lane;                /* Its lane of game ids. */
-  bool redis_up;           /* Both connections to Redis are up. */
-  long leases;             /* Rooms this node holds a lease on. */
-  long standins;           /* Connections of other nodes in rooms of this node. */
-  uint64_t forwarded;      /* Commands sent to the node that runs their room. */
-  uint64_t received;       /* Commands received from other nodes. */
-  uint64_t frames_out;     /* Frames published for other nodes' connections. */
-  uint64_t frames_in;      /* Frames received for this node's connections. */
-  uint64_t takeovers;      /* Rooms taken over from a node that stopped. */
-  uint64_t renewals;       /* Leases renewed. */
-  uint64_t leases_lost;    /* Leases found taken by another node (the room left this node). */
-  uint64_t redis_commands; /* Round trips to Redis, and their mean time. */
-  double redis_rtt_avg_ms;
-} srv_cluster_stats;
+/* What /healthz and /metrics show of the node (srv_metrics.h). */
+typedef srv_metrics_cluster srv_cluster_stats;
 
 void srv_cluster_stats_get(const srv_cluster *cl, srv_cluster_stats *out);
 

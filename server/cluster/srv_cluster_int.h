@@ -153,5 +153,7 @@ void srv_cluster__evicted(srv_cluster *cl, const char *code);
 /* Looks up the owner of code again for the commands waiting in r (a retry). */
 void srv_cluster__routes_tick(srv_cluster *cl);
 void srv_cluster__routes_free(srv_cluster *cl);
+/* The stop: every stand-in leaves its rooms (before the rooms go). */
+void srv_cluster__standins_drop(srv_cluster *cl);
 
 #endif

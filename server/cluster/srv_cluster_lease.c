@@ -124,13 +124,29 @@ int srv_cluster__take_over(srv_cluster *cl, const char *code) {
   srv_room *room = srv_rooms_find(cl->d.rooms, code);
   int64_t game = room != NULL ? srv_room_game_id(room) : 0;
   int64_t epoch = 0;
-  if (game > 0 && (rc = srv_store_game_claim(cl->d.store, game, &epoch)) != 0) {
-    /* Without the claim a node that lost the room during a pause could still commit to it:
-     * the room is not run here. */
-    srv_log_error("cluster", "room %s: cannot claim its game %lld: %s", code, (long long)game,
-                  srv_store_strerror(rc));
+  if (game > 0) {
+    /* The claim, then the room read again: the node that ran it may have committed after the
+     * first read (its last batch, before it knew); once claimed, nothing of it commits any more
+     * (its batches are fenced), so the second read is the room as it stays. */
     srv_rooms_evict(cl->d.rooms, code, NULL, NULL);
-    return SRV_ESTORAGE;
+    if ((rc = srv_store_game_claim(cl->d.store, game, &epoch)) != 0) {
+      /* Without the claim a node that lost the room during a pause could still commit to it:
+       * the room is not run here. */
+      srv_log_error("cluster", "room %s: cannot claim its game %lld: %s", code, (long long)game,
+                    srv_store_strerror(rc));
+      return SRV_ESTORAGE;
+    }
+    if ((rc = srv_recover_room(cl->d.store, cl->d.ident, cl->d.rooms, cl->d.time, code)) != 0)
+      return rc;
+    room = srv_rooms_find(cl->d.rooms, code);
+    if (room != NULL && srv_room_game_id(room) != game) {
+      /* A rematch began in between (a new game, never claimed): claimed too. */
+      game = srv_room_game_id(room);
+      if (game > 0 && (rc = srv_store_game_claim(cl->d.store, game, &epoch)) != 0) {
+        srv_rooms_evict(cl->d.rooms, code, NULL, NULL);
+        return SRV_ESTORAGE;
+      }
+    }
   }
   cl->stats.takeovers++;
   srv_log_info("cluster", "room %s taken over (game %lld, owner epoch %lld)", code, (long long)game,

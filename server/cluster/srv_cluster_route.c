@@ -843,10 +843,15 @@ void srv_cluster__routes_free(srv_cluster *cl) {
     srv_hash_remove(&cl->routed, n);
     free(r);
   }
+  /* Left at the stop (srv_cluster__standins_drop()): only their memory is left. */
   while ((n = srv_hash_first(&cl->standins)) != NULL) {
-    standin *s = srv_hash_entry(n, standin, hnode);
-    srv_dispatch_client_gone(cl->d.dispatch, &s->client);
     srv_hash_remove(&cl->standins, n);
-    free(s);
+    free(srv_hash_entry(n, standin, hnode));
   }
+}
+
+void srv_cluster__standins_drop(srv_cluster *cl) {
+  srv_hash_node *n;
+  while ((n = srv_hash_first(&cl->standins)) != NULL)
+    standin_gone(cl, srv_hash_entry(n, standin, hnode));
 }

@@ -908,12 +908,11 @@ static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void
     srv_metrics_gauges g;
     switch (a.route) {
     case SRV_HTTP_HEALTHZ:
-      /* 503 while storage refuses writes, for a container's health check. */
+      /* 503 while storage refuses writes (or a cluster's Redis is down), for a container's
+       * health check. */
       gauges(net, &g);
       return http_reply(wsi, req,
-                        g.storage && srv_metrics_storage_degraded(&g)
-                            ? HTTP_STATUS_SERVICE_UNAVAILABLE
-                            : HTTP_STATUS_OK,
+                        srv_metrics_degraded(&g) ? HTTP_STATUS_SERVICE_UNAVAILABLE : HTTP_STATUS_OK,
                         "application/json",
                         srv_metrics_health(&g, net->version, now_ms() - net->started_ms), a.body);
     case SRV_HTTP_METRICS:

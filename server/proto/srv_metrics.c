@@ -101,6 +101,12 @@ void srv_metrics_storage_turn(const srv_store_stats *st) {
   }
 }
 
+/* A cluster's node whose Redis is down serves no room of another node and keeps its own only
+ * while their leases last. */
+static bool cluster_down(const srv_metrics_gauges *g) {
+  return g != NULL && g->cluster != NULL && !g->cluster->redis_up;
+}
+
 bool srv_metrics_storage_degraded(const srv_metrics_gauges *g) {
   if (g != NULL && g->storage && g->unreachable)
     return true;
@@ -230,6 +236,40 @@ char *srv_metrics_prometheus(const srv_metrics_gauges *g) {
         st->commits ? (double)st->commit_ns_total / 1e9 / (double)st->commits : 0.0, g->inflight,
         g->unreachable ? 0 : 1);
   }
+  const srv_metrics_cluster *c = g->cluster;
+  if (c != NULL)
+    put(&b,
+        "# HELP mancala_cluster_redis_up 1 while both connections to Redis are up.\n"
+        "# TYPE mancala_cluster_redis_up gauge\nmancala_cluster_redis_up %d\n"
+        "# HELP mancala_cluster_leases Rooms this node holds a lease on.\n"
+        "# TYPE mancala_cluster_leases gauge\nmancala_cluster_leases %ld\n"
+        "# HELP mancala_cluster_standins Connections of other nodes in rooms of this node.\n"
+        "# TYPE mancala_cluster_standins gauge\nmancala_cluster_standins %ld\n"
+        "# HELP mancala_cluster_forwarded_total Commands sent to the node that runs their room.\n"
+        "# TYPE mancala_cluster_forwarded_total counter\nmancala_cluster_forwarded_total %" PRIu64
+        "\n# HELP mancala_cluster_received_total Commands received from other nodes.\n"
+        "# TYPE mancala_cluster_received_total counter\nmancala_cluster_received_total %" PRIu64
+        "\n# HELP mancala_cluster_frames_out_total Frames published for other nodes' "
+        "connections.\n# TYPE mancala_cluster_frames_out_total counter\n"
+        "mancala_cluster_frames_out_total %" PRIu64
+        "\n# HELP mancala_cluster_frames_in_total Frames received for this node's connections.\n"
+        "# TYPE mancala_cluster_frames_in_total counter\nmancala_cluster_frames_in_total %" PRIu64
+        "\n# HELP mancala_cluster_takeovers_total Rooms taken over from a node that stopped.\n"
+        "# TYPE mancala_cluster_takeovers_total counter\nmancala_cluster_takeovers_total %" PRIu64
+        "\n# HELP mancala_cluster_lease_renewals_total Leases renewed.\n"
+        "# TYPE mancala_cluster_lease_renewals_total counter\n"
+        "mancala_cluster_lease_renewals_total %" PRIu64
+        "\n# HELP mancala_cluster_leases_lost_total Leases found held by another node.\n"
+        "# TYPE mancala_cluster_leases_lost_total counter\nmancala_cluster_leases_lost_total "
+        "%" PRIu64 "\n# HELP mancala_cluster_redis_commands_total Round trips to Redis.\n"
+        "# TYPE mancala_cluster_redis_commands_total counter\n"
+        "mancala_cluster_redis_commands_total %" PRIu64
+        "\n# HELP mancala_cluster_redis_rtt_seconds_avg The mean round trip to Redis.\n"
+        "# TYPE mancala_cluster_redis_rtt_seconds_avg gauge\nmancala_cluster_redis_rtt_seconds_avg "
+        "%.6f\n",
+        c->redis_up ? 1 : 0, c->leases, c->standins, c->forwarded, c->received, c->frames_out,
+        c->frames_in, c->takeovers, c->renewals, c->leases_lost, c->redis_commands,
+        c->redis_rtt_avg_ms / 1000.0);
   if (b.failed) {
     free(b.p);
     return NULL;
@@ -249,8 +289,12 @@ static void degraded_reason(char *buf, size_t size) {
            m.storage.lost, m.storage.refused, since);
 }
 
+bool srv_metrics_degraded(const srv_metrics_gauges *g) {
+  return (g->storage && srv_metrics_storage_degraded(g)) || cluster_down(g);
+}
+
 char *srv_metrics_health(const srv_metrics_gauges *g, const char *version, uint64_t uptime_ms) {
-  bool degraded = g->storage && srv_metrics_storage_degraded(g);
+  bool degraded = srv_metrics_degraded(g);
   json_t *o = json_pack("{s:s,s:s,s:I,s:I,s:I,s:I,s:I,s:I}", "status", degraded ? "degraded" : "ok",
                         "version", version, "uptime", (json_int_t)(uptime_ms / 1000), "uptime_ms",
                         (json_int_t)uptime_ms, "rooms",
@@ -263,9 +307,24 @@ char *srv_metrics_health(const srv_metrics_gauges *g, const char *version, uint6
     json_decref(o);
     return NULL;
   }
+  if (g->cluster != NULL) {
+    const srv_metrics_cluster *c = g->cluster;
+    json_t *cl = json_pack("{s:s,s:i,s:s,s:I,s:I}", "node", c->node, "lane", c->lane, "redis",
+                           c->redis_up ? "up" : "down", "leases", (json_int_t)c->leases, "standins",
+                           (json_int_t)c->standins);
+    if (cl == NULL || json_object_set_new(o, "cluster", cl) != 0) {
+      json_decref(o);
+      return NULL;
+    }
+  }
   if (degraded) {
     char reason[256];
-    if (g->unreachable)
+    if (cluster_down(g) && !(g->storage && srv_metrics_storage_degraded(g)))
+      snprintf(reason, sizeof reason,
+               "Redis cannot be reached: rooms of other nodes cannot be played through this one, "
+               "and this node's own refuse moves (unavailable) once their leases cannot be kept "
+               "(the node connects again by itself)");
+    else if (g->unreachable)
       snprintf(reason, sizeof reason,
                "the %s database cannot be reached: moves are refused with storage_error until it "
                "is back (the server connects again by itself; the log says why)",

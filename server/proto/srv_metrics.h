@@ -15,6 +15,24 @@
 #include "srv_store.h"
 
 /* What other modules own, read at each rendering. */
+/* A cluster's node (server/cluster/srv_cluster.h), as /healthz and /metrics show it. */
+typedef struct srv_metrics_cluster {
+  char node[17];           /* This node's id. */
+  int lane;                /* Its lane of game ids. */
+  bool redis_up;           /* Both connections to Redis are up. */
+  long leases;             /* Rooms this node holds a lease on. */
+  long standins;           /* Connections of other nodes in rooms of this node. */
+  uint64_t forwarded;      /* Commands sent to the node that runs their room. */
+  uint64_t received;       /* Commands received from other nodes. */
+  uint64_t frames_out;     /* Frames published for other nodes' connections. */
+  uint64_t frames_in;      /* Frames received for this node's connections. */
+  uint64_t takeovers;      /* Rooms taken over from a node that stopped. */
+  uint64_t renewals;       /* Leases renewed. */
+  uint64_t leases_lost;    /* Leases found taken by another node (the room left this node). */
+  uint64_t redis_commands; /* Round trips to Redis, and their mean time. */
+  double redis_rtt_avg_ms;
+} srv_metrics_cluster;
+
 typedef struct srv_metrics_gauges {
   long connections;
   long players;
@@ -24,6 +42,7 @@ typedef struct srv_metrics_gauges {
   const char *backend;   /* srv_store_backend(): "sqlite", "postgresql" (NULL: not said). */
   bool unreachable;      /* The database cannot be reached now (PostgreSQL down): degraded. */
   int inflight;          /* Batches handed over, their outcome not known yet (0 or 1). */
+  const srv_metrics_cluster *cluster; /* A cluster's node, or NULL: one process. */
 } srv_metrics_gauges;
 
 /* The counters. They cannot fail; unknown kinds, reasons and codes are ignored or counted as
@@ -54,6 +73,9 @@ bool srv_metrics_storage_degraded(const srv_metrics_gauges *g);
 /* Writes the /healthz JSON object into a new malloc'd string (the caller frees it); g and version
  * are borrowed. "status" is "ok", or "degraded" with a "reason" while storage refuses writes (the
  * caller answers 503 then: srv_metrics_storage_degraded()). Returns NULL when memory runs out. */
+/* Whether /healthz says degraded (503): storage refuses writes, or a cluster's Redis is down. */
+bool srv_metrics_degraded(const srv_metrics_gauges *g);
+
 char *srv_metrics_health(const srv_metrics_gauges *g, const char *version, uint64_t uptime_ms);
 
 #endif

@@ -436,6 +436,12 @@ int srv_store_game_abort(srv_store *store, int64_t game, int64_t ended_ms);
  * (the directory lock) and answers SRV_STORE_EINVAL. SRV_STORE_ENOTFOUND for an unknown game. */
 int srv_store_game_claim(srv_store *store, int64_t game, int64_t *epoch);
 
+/* A cluster's node: from now on every batch also fences the games this store never claimed, at
+ * epoch 0 (a game's epoch as the node that started it holds it), so that a node that lost a room
+ * it started, during a pause, cannot commit to it once another node claimed it. PostgreSQL only
+ * (SRV_STORE_EINVAL otherwise). */
+int srv_store_fence_all(srv_store *store);
+
 /* Deletes the players (and their sessions) created and last seen before before_ms (Unix ms) that
  * have no account, never played a game and hold no seat in an open room: guests nobody can come
  * back as usefully. Returns how many

@@ -177,3 +177,10 @@ int srv_store_game_claim(srv_store *store, int64_t game, int64_t *epoch) {
     return SRV_STORE_EINVAL;
   return srv_store__pg_claim(store, game, epoch);
 }
+
+int srv_store_fence_all(srv_store *store) {
+  if (store == NULL || !srv_store_is_network(store))
+    return SRV_STORE_EINVAL;
+  srv_store__pg_fence_all(store);
+  return 0;
+}

@@ -338,6 +338,8 @@ bool srv_store__pg_up(const srv_store *store);
 int srv_store__pg_account_pending(srv_store *store, const char *key, const char *player);
 /* srv_store_game_claim() on PostgreSQL. */
 int srv_store__pg_claim(srv_store *store, int64_t game, int64_t *epoch);
+/* srv_store_fence_all() on PostgreSQL. */
+void srv_store__pg_fence_all(srv_store *store);
 /* The read connection (a PGconn), connected, or NULL with the error set (srv_store_copy.c). */
 struct pg_conn *srv_store__pg_reader(srv_store *store);
 /* The id of a game started with id given (0: the next one). */

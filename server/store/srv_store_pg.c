@@ -174,6 +174,9 @@ struct srv_store_pg {
     int64_t game, epoch;
   } * claims;
   size_t n_claims, cap_claims;
+  /* A cluster's node (srv_store_fence_all()): a game it never claimed is fenced at epoch 0, the
+   * epoch of a game as its first owner made it. */
+  bool fence_all;
   /* On the loop. */
   uv_loop_t *loop;
   pg_poll *poll; /* On the write connection's socket (poll_fd), while it is open. */
@@ -553,6 +556,22 @@ static int flight_send(srv_store *store) {
   }
   for (size_t i = 0; ok && i < pg->flight.n; i++)
     ok = send_stmt(pg, &pg->flight, &pg->flight.stmts[i], expect);
+  /* A cluster's node fences the games it never claimed too, at the epoch a first owner holds:
+   * after the writes, since the batch may be the one that makes the game's row. */
+  for (size_t i = 0; ok && pg->fence_all && i < pg->flight.n_ops; i++) {
+    const srv_store_op *op = &pg->flight.ops[i];
+    bool claimed = false, first = true;
+    for (size_t c = 0; c < pg->n_claims && !claimed; c++)
+      claimed = pg->claims[c].game == op->game;
+    for (size_t j = 0; j < i; j++)
+      first = first && pg->flight.ops[j].game != op->game;
+    if (op->game > 0 && !claimed && first) {
+      pg_batch fence = {0};
+      ok = batch_add(&fence, PGS_FENCE, STORE_ARGS(arg_int(op->game), arg_int(0))) == 0 &&
+           send_stmt(pg, &fence, &fence.stmts[0], expect);
+      batch_free(&fence);
+    }
+  }
   ok = ok && send_stmt(pg, &undo, &undo.stmts[undo.n - 1], expect) &&
        send_stmt(pg, &undo, &commit, expect) && PQpipelineSync(pg->w) == 1;
   batch_free(&undo);
@@ -1320,6 +1339,10 @@ int srv_store__pg_claim(srv_store *store, int64_t game, int64_t *epoch) {
   pg->claims[i] = (struct pg_claim){game, e};
   *epoch = e;
   return 0;
+}
+
+void srv_store__pg_fence_all(srv_store *store) {
+  store->pg->fence_all = true;
 }
 
 struct pg_conn *srv_store__pg_reader(srv_store *store) {
