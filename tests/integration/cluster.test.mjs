@@ -7,7 +7,10 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { spawn } from 'node:child_process';
+import net from 'node:net';
 import { after, before, test } from 'node:test';
+import WebSocket from 'ws';
 import { Client, followMoves, sleep, startServer } from './harness.mjs';
 
 const here = path.dirname(new URL(import.meta.url).pathname);
@@ -345,6 +348,172 @@ test('an owner paused past its lease commits nothing after another node took its
   console.log('# the woken owner: ' + owner.log.split('\n').filter((l) => /fence|newer owner|lease lost|epoch/.test(l)).join(' | '));
   await g.south.close();
   await g.north.close();
+});
+
+// nginx in front of the nodes, plain round-robin (no sticky sessions), as a site would run it.
+async function startNginx(ns) {
+  const port = await new Promise((resolve) => {
+    const srv = net.createServer().listen(0, '127.0.0.1', () => { const p = srv.address().port; srv.close(() => resolve(p)); });
+  });
+  const dir = fs.mkdtempSync(path.join(base, 'nginx-'));
+  fs.writeFileSync(path.join(dir, 'nginx.conf'), `daemon off;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log warn;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path ${dir}/body;
+  proxy_temp_path ${dir}/proxy;
+  fastcgi_temp_path ${dir}/fastcgi;
+  uwsgi_temp_path ${dir}/uwsgi;
+  scgi_temp_path ${dir}/scgi;
+  upstream nodes {
+${ns.map((n) => `    server 127.0.0.1:${n.port} max_fails=0;`).join('\n')}
+  }
+  server {
+    listen 127.0.0.1:${port};
+    location / {
+      proxy_pass http://nodes;
+      proxy_http_version 1.1;
+      proxy_set_header Upgrade $http_upgrade;
+      proxy_set_header Connection "upgrade";
+      proxy_read_timeout 300s;
+      proxy_next_upstream error timeout;
+      proxy_connect_timeout 1s;
+    }
+  }
+}
+`);
+  const child = spawn('/usr/sbin/nginx', ['-c', path.join(dir, 'nginx.conf'), '-p', dir], { stdio: 'ignore' });
+  for (let i = 0; i < 100; i++) {
+    const up = await new Promise((resolve) => {
+      const c = net.connect(port, '127.0.0.1', () => { c.end(); resolve(true); });
+      c.on('error', () => resolve(false));
+    });
+    if (up) break;
+    await sleep(50);
+  }
+  return { child, url: `ws://127.0.0.1:${port}/ws`, http: `http://127.0.0.1:${port}` };
+}
+
+// A player behind the load balancer: moves whenever a state says it is its turn; when its
+// connection drops (its node died) it comes back through the balancer with its token and joins
+// its room again. seen: room -> the longest move list any client saw (followMoves).
+class Bot {
+  constructor(name, url, seen) {
+    Object.assign(this, { name, url, seen, token: undefined, room: null, done: false, lists: new Map(), sent: -1, acked: [] });
+  }
+
+  connect() {
+    return new Promise((resolve) => {
+      const ws = new WebSocket(this.url, 'mancala.v1');
+      this.ws = ws;
+      ws.on('error', () => {});
+      ws.on('open', () => ws.send(JSON.stringify({ type: 'hello', name: this.name, token: this.token })));
+      ws.on('close', () => {
+        resolve(false);
+        if (!this.done) setTimeout(() => this.reconnect(), 200);
+      });
+      ws.on('message', (data) => {
+        const m = JSON.parse(data.toString());
+        if (m.type === 'welcome') {
+          this.token = m.token;
+          this.sent = -1; // A move sent on the connection that dropped may never have arrived.
+          if (this.room) this.send({ type: 'join', room: this.room, id: 'rejoin' });
+          resolve(true);
+        } else if (m.type === 'joined' && this.onJoined) {
+          this.onJoined(m);
+        } else if (m.type === 'state' && m.room === this.room) {
+          this.onState(m);
+        } else if (m.type === 'error' && m.id === 'rejoin') {
+          setTimeout(() => this.send({ type: 'join', room: this.room, id: 'rejoin' }), 300);
+        } else if (m.type === 'error' && m.id === 'move') {
+          this.sent = -1; // Refused (its node went away, a service was down): asked again.
+          setTimeout(() => this.send({ type: 'resync', room: this.room }), 300);
+        }
+      });
+    });
+  }
+
+  async reconnect() {
+    while (!this.done && !(await this.connect())) await sleep(200);
+  }
+
+  send(obj) {
+    if (this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(obj));
+  }
+
+  onState(s) {
+    const list = followMoves(this.lists.get(s.game_no), s);
+    this.lists.set(s.game_no, list);
+    if (list === null) this.send({ type: 'resync', room: s.room });
+    else {
+      const prev = this.seen.get(s.room);
+      if (!prev || list.length > prev.length) this.seen.set(s.room, list);
+    }
+    if (s.id === 'move' && s.last) this.acked.push({ ply: s.ply, seat: s.last.seat, house: s.last.house });
+    this.last = s;
+    // A full state (a join, a resync, a take-over's return) is where the game stands: a move sent
+    // before it and not in it was lost with its node, and is sent again.
+    if (Array.isArray(s.moves)) this.sent = -1;
+    if (s.status === 'finished') { this.finished = s; return; }
+    if (s.status === 'playing' && s.turn === this.seat && this.sent !== s.ply) {
+      this.sent = s.ply;
+      // A moment to think, as people do: the games are still on when a node dies.
+      const house = s.legal[Math.floor(Math.random() * s.legal.length)];
+      setTimeout(() => this.send({ type: 'move', room: s.room, house, ply: s.ply, id: 'move' }), 20 + Math.random() * 40);
+    }
+  }
+}
+
+test('30 games through nginx round-robin, a node killed -9 at a random moment: every game finishes, no acknowledged move lost', { timeout: 300000 }, async () => {
+  const live = nodes.filter((n) => n.child.exitCode === null && n.child.signalCode === null);
+  while (live.length < 3) live.push(await node());
+  const lb = await startNginx(live);
+  const seen = new Map();
+  const bots = [];
+  try {
+    for (let g = 0; g < 30; g++) {
+      const s = new Bot(`LS${g}`, lb.url, seen), n = new Bot(`LN${g}`, lb.url, seen);
+      await s.connect();
+      await n.connect();
+      const joined = new Promise((resolve) => { s.onJoined = resolve; });
+      s.send({ type: 'create', game: 'kalah', seat: 'south', visibility: 'private' });
+      const j = await joined;
+      s.onJoined = null;
+      s.room = n.room = j.room;
+      s.seat = 'south';
+      n.seat = 'north';
+      n.send({ type: 'join', room: j.room, id: 'rejoin' });
+      bots.push(s, n);
+    }
+    // Somewhere in the games, one node dies.
+    await sleep(200 + Math.floor(Math.random() * 1500));
+    const victim = live[Math.floor(Math.random() * live.length)];
+    const before = bots.filter((b) => b.finished).length / 2;
+    victim.child.kill('SIGKILL');
+    await victim.exited;
+    console.log(`# a node killed with ${30 - before} of 30 games still on`);
+    const until = Date.now() + 120000;
+    while (bots.some((b) => !b.finished) && Date.now() < until) await sleep(200);
+    const unfinished = bots.filter((b) => !b.finished).map((b) => b.room);
+    assert.deepEqual(unfinished, [], 'every game finished: ' + JSON.stringify(bots.filter((b) => !b.finished)
+      .map((b) => ({ name: b.name, seat: b.seat, sent: b.sent, ply: b.last && b.last.ply, turn: b.last && b.last.turn, status: b.last && b.last.status, open: b.ws.readyState }))));
+    const survivor = live.find((n) => n !== victim);
+    for (let i = 0; i < bots.length; i += 2) {
+      const s = bots[i];
+      const res = await fetch(`${survivor.http}/api/games/${s.finished.game_id}`);
+      assert.equal(res.status, 200);
+      const moves = (await res.json()).moves.map((m) => ({ seat: m.seat, house: m.house }));
+      assert.deepEqual(moves, seen.get(s.room), `${s.room}: archived as its players saw it`);
+      for (const b of [s, bots[i + 1]])
+        for (const a of b.acked)
+          assert.deepEqual(moves[a.ply - 1], { seat: a.seat, house: a.house }, `${s.room}: acknowledged move ${a.ply} kept`);
+    }
+  } finally {
+    for (const b of bots) { b.done = true; b.ws.close(); }
+    lb.child.kill('SIGTERM');
+  }
 });
 
 test('every node stops cleanly', async () => {
