@@ -132,6 +132,9 @@ const char *srv_cluster__lobby_seek(srv_cluster *cl, int pool);
 /* c's entry among the connections routed elsewhere, made (with its route_id) when new; NULL when
  * memory ran out. */
 routed *srv_cluster__routed_of(srv_cluster *cl, srv_client *c);
+/* c joins room code (as a player: its seat if it holds one) wherever it runs, the answer carrying
+ * id. Returns 1 (under way) or a negative code. */
+int srv_cluster__join(srv_cluster *cl, srv_client *c, const char *code, const srv_req_id *id);
 /* The connection of this node named conn, or NULL (gone). */
 srv_client *srv_cluster__client(srv_cluster *cl, uint64_t conn);
 int srv_cluster__route(void *ud, srv_client *c, const srv_cmd *cmd, const char *buf, size_t len);

@@ -159,9 +159,17 @@ int srv_cluster__take_over(srv_cluster *cl, const char *code) {
 typedef struct reservation {
   uint64_t conn;
   int tries;
+  char once[128]; /* create with a request id: mancala:create:PLAYER:ID ("" for none). */
   size_t len;
   char frame[];
 } reservation;
+
+/* A create's request id, when its client made it unique (a string of 8 characters or more): a
+ * retried create (its answer lost with a node) gets the room the first one made, through whichever
+ * node. The key holds "-" while the first is under way, then the room's code, for ten minutes. */
+#define ONCE_MS "600000"
+static const char once_script[] = "local v = redis.call('get', KEYS[1]) if v then return v end "
+                                  "redis.call('set', KEYS[1], '-', 'PX', ARGV[1]) return ''";
 
 static int reserve_try(srv_cluster *cl, reservation *r);
 
@@ -173,8 +181,16 @@ static void reserved(srv_cluster *cl, const char *code, bool ok, const char *own
     srv_cluster__run_here(cl, c, r->frame, r->len);
     srv_rooms_preset_code(cl->d.rooms, NULL);
   }
-  if (ok && srv_rooms_find(cl->d.rooms, code) == NULL)
+  bool made = ok && srv_rooms_find(cl->d.rooms, code) != NULL;
+  if (ok && !made)
     srv_cluster__drop_lease(cl, code, true); /* Not used: quick paired, create refused, gone. */
+  if (r->once[0] != '\0' && (ok || owner[0] == '\0' || c == NULL || r->tries + 1 >= 5)) {
+    /* The create's outcome for its retries: the room, or nothing (they make one). */
+    const char *set[] = {"SET", r->once, code, "PX", ONCE_MS};
+    const char *del[] = {"DEL", r->once};
+    (void)(made ? srv_redis_command(cl->redis, NULL, NULL, 5, set, NULL)
+                : srv_redis_command(cl->redis, NULL, NULL, 2, del, NULL));
+  }
   if (!ok && owner[0] != '\0' && c != NULL && ++r->tries < 5 && reserve_try(cl, r) == 0)
     return; /* The code runs elsewhere: another one. */
   if (!ok && c != NULL) {
@@ -203,6 +219,43 @@ static int reserve_try(srv_cluster *cl, reservation *r) {
   return srv_cluster__take(cl, code, reserved, r);
 }
 
+/* The answer to a create's request id (once_script): "" to make the room, a code to join. */
+typedef struct once_req {
+  srv_cluster *cl;
+  reservation *r;
+} once_req;
+
+static void once_looked(void *arg, const redisReply *reply) {
+  once_req *q = arg;
+  srv_cluster *cl = q->cl;
+  reservation *r = q->r;
+  free(q);
+  srv_client *c = srv_cluster__client(cl, r->conn);
+  srv_cmd cmd;
+  srv_proto_error perr;
+  bool read = srv_proto_decode(r->frame, r->len, &cmd, &perr) == 0;
+  int rc = 0;
+  if (c == NULL || !read) {
+    rc = -1;
+  } else if (reply == NULL || reply->type != REDIS_REPLY_STRING) {
+    rc = SRV_EUNAVAILABLE;
+  } else if (reply->len == 0) {
+    if ((rc = reserve_try(cl, r)) == 0)
+      return;
+    rc = SRV_EUNAVAILABLE;
+  } else if (reply->len == 1) {
+    rc = SRV_EBUSY; /* The first is under way: its answer comes, or a retry later finds it. */
+  } else if (reply->len == SRV_CODE_LEN) {
+    char code[SRV_CODE_LEN + 1];
+    memcpy(code, reply->str, SRV_CODE_LEN);
+    code[SRV_CODE_LEN] = '\0';
+    rc = srv_cluster__join(cl, c, code, &cmd.id);
+  }
+  if (rc < 0 && c != NULL && read)
+    srv_dispatch_error(cl->d.dispatch, c, rc, &cmd.id, NULL, srv_proto_cmd_name(cmd.type));
+  free(r);
+}
+
 int srv_cluster__reserve(srv_cluster *cl, srv_client *c, const srv_cmd *cmd, const char *buf,
                          size_t len) {
   if (cmd->type == SRV_CMD_QUICK && cmd->opts.opponent == SRV_OPP_LOCAL)
@@ -216,8 +269,27 @@ int srv_cluster__reserve(srv_cluster *cl, srv_client *c, const srv_cmd *cmd, con
     return SRV_ENOMEM;
   r->conn = c->route_id;
   r->tries = 0;
+  r->once[0] = '\0';
   r->len = len;
   memcpy(r->frame, buf, len);
+  /* Only a string id of 8 characters or more says "this very request" (a client's own unique id,
+   * docs/protocol.md); numbers count requests on one connection and come again on the next. */
+  if (cmd->type == SRV_CMD_CREATE && cmd->id.kind == SRV_ID_STR && strlen(cmd->id.str) >= 8) {
+    snprintf(r->once, sizeof r->once, "mancala:create:%s:%s", c->player->id, cmd->id.str);
+    once_req *q = malloc(sizeof *q);
+    const char *argv[] = {"EVAL", once_script, "1", r->once, ONCE_MS};
+    if (q == NULL) {
+      free(r);
+      return SRV_ENOMEM;
+    }
+    *q = (once_req){cl, r};
+    if (srv_redis_command(cl->redis, once_looked, q, 5, argv, NULL) != 0) {
+      free(q);
+      free(r);
+      return SRV_EUNAVAILABLE;
+    }
+    return 1;
+  }
   int rc = reserve_try(cl, r);
   if (rc != 0) {
     free(r);

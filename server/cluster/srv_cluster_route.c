@@ -378,6 +378,27 @@ static int send_to_owner(srv_cluster *cl, srv_client *c, const char *code, srv_c
 
 /* ---- The dispatch's router ------------------------------------------------------------------- */
 
+int srv_cluster__join(srv_cluster *cl, srv_client *c, const char *code, const srv_req_id *id) {
+  json_t *j = json_pack("{s:s,s:s,s:s}", "type", "join", "room", code, "role", "player");
+  if (j != NULL && id->kind == SRV_ID_INT)
+    json_object_set_new(j, "id", json_integer(id->num));
+  else if (j != NULL && id->kind == SRV_ID_STR)
+    json_object_set_new(j, "id", json_string(id->str));
+  char *frame = j != NULL ? json_dumps(j, JSON_COMPACT) : NULL;
+  json_decref(j);
+  if (frame == NULL)
+    return SRV_ENOMEM;
+  char room[SRV_CODE_LEN + 1];
+  snprintf(room, sizeof room, "%s", code);
+  int rc = 1;
+  if (srv_rooms_find(cl->d.rooms, room) != NULL)
+    srv_cluster__run_here(cl, c, frame, strlen(frame));
+  else
+    rc = send_to_owner(cl, c, room, SRV_CMD_JOIN, id, frame, strlen(frame), false, 0);
+  free(frame);
+  return rc;
+}
+
 /* Quick play with nobody waiting in its pool here but someone on another node: the player joins
  * that room through its node (its answer, joined, carries the quick request's id). */
 static bool quick_elsewhere(srv_cluster *cl, srv_client *c, const srv_cmd *cmd) {
@@ -387,20 +408,7 @@ static bool quick_elsewhere(srv_cluster *cl, srv_client *c, const srv_cmd *cmd) 
   const char *code = pool >= 0 ? srv_cluster__lobby_seek(cl, pool) : NULL;
   if (code == NULL || srv_rooms_has_seek(cl->d.rooms, &cmd->opts))
     return false;
-  json_t *j = json_pack("{s:s,s:s,s:s}", "type", "join", "room", code, "role", "player");
-  if (j != NULL && cmd->id.kind == SRV_ID_INT)
-    json_object_set_new(j, "id", json_integer(cmd->id.num));
-  else if (j != NULL && cmd->id.kind == SRV_ID_STR)
-    json_object_set_new(j, "id", json_string(cmd->id.str));
-  char *frame = j != NULL ? json_dumps(j, JSON_COMPACT) : NULL;
-  json_decref(j);
-  if (frame == NULL)
-    return false;
-  char room[SRV_CODE_LEN + 1];
-  snprintf(room, sizeof room, "%s", code);
-  int rc = send_to_owner(cl, c, room, SRV_CMD_JOIN, &cmd->id, frame, strlen(frame), false, 0);
-  free(frame);
-  return rc > 0;
+  return srv_cluster__join(cl, c, code, &cmd->id) > 0;
 }
 
 int srv_cluster__route(void *ud, srv_client *c, const srv_cmd *cmd, const char *buf, size_t len) {

@@ -120,6 +120,29 @@ test('a player reconnects through another node and keeps the seat', async () => 
   for (const c of [ana, back]) await c.close();
 });
 
+test('a create retried through another node with its request id gets the room the first made', async () => {
+  const [n1, n2] = nodes.length >= 2 ? nodes : [await node(), await node()];
+  const ana = await Client.connect(n1, { name: 'Ana' });
+  const create = { type: 'create', game: 'kalah', seat: 'south', visibility: 'private', id: 'create-7' };
+  ana.send(create);
+  const first = await ana.next((m) => m.id === 'create-7', 20000);
+  assert.equal(first.type, 'joined', JSON.stringify(first));
+  // Its answer lost with its connection: the same request again, through node 2.
+  const token = ana.me.token;
+  await ana.close();
+  const again = await Client.connect(n2, { token });
+  again.send(create);
+  const second = await again.next((m) => m.id === 'create-7', 20000);
+  assert.equal(second.type, 'joined', JSON.stringify(second));
+  assert.equal(second.room, first.room, 'no twin');
+  assert.equal(second.seat, 'south');
+  // Another request id makes another room.
+  const other = await again.request({ type: 'create', game: 'kalah', seat: 'south', visibility: 'private' }, 20000);
+  assert.equal(other.type, 'joined');
+  assert.notEqual(other.room, first.room);
+  await again.close();
+});
+
 test('the lobby lists the rooms of every node; quick play pairs players on different nodes', async () => {
   const [n1, n2] = nodes.length >= 3 ? nodes : [await node(), await node()];
   const ana = await Client.connect(n1, { name: 'Ana' });
