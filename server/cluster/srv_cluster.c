@@ -39,6 +39,8 @@ void srv_cluster__run_here(srv_cluster *cl, srv_client *c, const char *frame, si
  * moved, R a command back from a node that does not run its room (srv_cluster_route.c). */
 static void on_message(void *ud, const char *channel, size_t clen, const char *msg, size_t len) {
   srv_cluster *cl = ud;
+  if (cl->stopping)
+    return; /* Its leases are being given back: nothing more is run here. */
   if (clen == strlen("mancala:lobby") && memcmp(channel, "mancala:lobby", clen) == 0) {
     srv_cluster__lobby_message(cl, msg, len);
     return;
@@ -66,12 +68,19 @@ static void on_message(void *ud, const char *channel, size_t clen, const char *m
   }
 }
 
+static void announce(srv_cluster *cl);
+
 static void on_state(void *ud, bool up) {
   srv_cluster *cl = ud;
   cl->stats.redis_up = up;
-  if (up)
+  if (up) {
     srv_log_info("cluster", "Redis is up (node %s)", cl->node);
-  else
+    /* Present again at once (a Redis that restarted lost every key), and the others' presence
+     * not judged before they could say so too. */
+    if (!cl->stopping)
+      announce(cl);
+    cl->peers_from = srv_cluster__now(cl) + (uint64_t)cl->cfg.lease_ms;
+  } else
     srv_log_warn("cluster", "Redis is down: rooms whose lease cannot be renewed refuse moves "
                             "(unavailable) until it is back");
 }
@@ -104,6 +113,8 @@ static void presence_answered(void *arg, const redisReply *reply) {
 }
 
 static void check_peers(srv_cluster *cl) {
+  if (srv_cluster__now(cl) < cl->peers_from)
+    return;
   char peers[64][NODE_ID_LEN + 1];
   int n = srv_cluster__peers(cl, peers, 64);
   for (int i = 0; i < n; i++) {
@@ -254,6 +265,7 @@ int srv_cluster_new(const srv_cluster_config *cfg, const srv_cluster_deps *deps,
   uv_timer_start(&cl->tick, on_tick, TICK_MS, TICK_MS);
   cl->d.dispatch->router.route = srv_cluster__route;
   cl->d.dispatch->router.gone = srv_cluster__gone;
+  cl->d.dispatch->router.resumed = srv_cluster__resumed;
   cl->d.dispatch->router.ud = cl;
   srv_log_info("cluster",
                "node %s joined through Redis at %s (lane %d of the game ids, leases "
@@ -299,6 +311,7 @@ void srv_cluster_stop(srv_cluster *cl, void (*done)(void *arg), void *arg) {
   cl->stop_arg = arg;
   cl->stop_left = 1; /* Until every release is sent. */
   srv_cluster__leases_stop(cl, stop_answered);
+  srv_cluster__lobby_stop(cl);
   char key[KEY_SIZE];
   srv_cluster__key(key, "node", cl->node);
   const char *argv[] = {"DEL", key};
@@ -316,6 +329,11 @@ void srv_cluster_release(void *ud) {
   outgoing *o;
   while ((o = cl->out_head) != NULL) {
     cl->out_head = o->next;
+    if (cl->redis == NULL) { /* Stopped: nobody to send it to. */
+      srv_frame_unref(o->frame);
+      free(o);
+      continue;
+    }
     srv_frame *f = o->frame;
     char head[96];
     int n = snprintf(head, sizeof head, "O%llu %d %d %d %s\n", (unsigned long long)o->conn,

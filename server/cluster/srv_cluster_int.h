@@ -27,6 +27,7 @@ typedef struct pending {
   srv_cmd_type type; /* For the error when it cannot go anywhere. */
   srv_req_id id;
   bool reattach; /* Made here to bring a member back into its room (no answer owed). */
+  int hops;      /* Times it came back from a node that did not run its room. */
   size_t len;
   char frame[]; /* The command as the client sent it. */
 } pending;
@@ -88,7 +89,8 @@ struct srv_cluster {
   outgoing *out_head, *out_tail;
   bool bypass; /* Running a command here that the router already saw. */
   bool stopping;
-  int stop_left; /* Answers the stop still waits for. */
+  uint64_t peers_from; /* Other nodes' presence is judged from this loop time on. */
+  int stop_left;       /* Answers the stop still waits for. */
   void (*stop_done)(void *);
   void *stop_arg;
   srv_cluster_stats stats;
@@ -125,6 +127,8 @@ void srv_cluster__lobby_free(srv_cluster *cl);
 void srv_cluster__lobby_message(srv_cluster *cl, const char *msg, size_t len);
 void srv_cluster__lobby_tick(srv_cluster *cl, bool renew);
 void srv_cluster__lobby_node_dead(srv_cluster *cl, const char *node);
+/* The stop: this node's rooms leave the other nodes' lists. */
+void srv_cluster__lobby_stop(srv_cluster *cl);
 /* The code of a room waiting in quick play's pool on another node, or NULL. */
 const char *srv_cluster__lobby_seek(srv_cluster *cl, int pool);
 
@@ -139,6 +143,7 @@ int srv_cluster__join(srv_cluster *cl, srv_client *c, const char *code, const sr
 srv_client *srv_cluster__client(srv_cluster *cl, uint64_t conn);
 int srv_cluster__route(void *ud, srv_client *c, const srv_cmd *cmd, const char *buf, size_t len);
 void srv_cluster__gone(void *ud, srv_client *c);
+void srv_cluster__resumed(void *ud, srv_client *c);
 void srv_cluster__queue(void *ud, srv_client *to, srv_frame *frame);
 void srv_cluster__lost(void *ud, srv_client *to);
 void srv_cluster__on_command(srv_cluster *cl, const char *msg, size_t len);

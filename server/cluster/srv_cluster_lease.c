@@ -175,7 +175,7 @@ static int reserve_try(srv_cluster *cl, reservation *r);
 
 static void reserved(srv_cluster *cl, const char *code, bool ok, const char *owner, void *arg) {
   reservation *r = arg;
-  srv_client *c = srv_cluster__client(cl, r->conn);
+  srv_client *c = cl->stopping ? NULL : srv_cluster__client(cl, r->conn);
   if (ok && c != NULL) {
     srv_rooms_preset_code(cl->d.rooms, code);
     srv_cluster__run_here(cl, c, r->frame, r->len);
@@ -235,13 +235,17 @@ static void once_looked(void *arg, const redisReply *reply) {
   srv_proto_error perr;
   bool read = srv_proto_decode(r->frame, r->len, &cmd, &perr) == 0;
   int rc = 0;
+  const char *del[] = {"DEL", r->once};
   if (c == NULL || !read) {
     rc = -1;
+    if (reply != NULL && reply->type == REDIS_REPLY_STRING && reply->len == 0)
+      (void)srv_redis_command(cl->redis, NULL, NULL, 2, del, NULL); /* Ours, and made nothing. */
   } else if (reply == NULL || reply->type != REDIS_REPLY_STRING) {
     rc = SRV_EUNAVAILABLE;
   } else if (reply->len == 0) {
     if ((rc = reserve_try(cl, r)) == 0)
       return;
+    (void)srv_redis_command(cl->redis, NULL, NULL, 2, del, NULL);
     rc = SRV_EUNAVAILABLE;
   } else if (reply->len == 1) {
     rc = SRV_EBUSY; /* The first is under way: its answer comes, or a retry later finds it. */
@@ -250,6 +254,8 @@ static void once_looked(void *arg, const redisReply *reply) {
     memcpy(code, reply->str, SRV_CODE_LEN);
     code[SRV_CODE_LEN] = '\0';
     rc = srv_cluster__join(cl, c, code, &cmd.id);
+  } else {
+    rc = SRV_EUNAVAILABLE;
   }
   if (rc < 0 && c != NULL && read)
     srv_dispatch_error(cl->d.dispatch, c, rc, &cmd.id, NULL, srv_proto_cmd_name(cmd.type));
@@ -283,6 +289,10 @@ int srv_cluster__reserve(srv_cluster *cl, srv_client *c, const srv_cmd *cmd, con
       return SRV_ENOMEM;
     }
     *q = (once_req){cl, r};
+    /* "-" only for two leases: a node that died making the room does not leave it for long. */
+    char hold[24];
+    snprintf(hold, sizeof hold, "%lld", (long long)cl->cfg.lease_ms * 2);
+    argv[4] = hold;
     if (srv_redis_command(cl->redis, once_looked, q, 5, argv, NULL) != 0) {
       free(q);
       free(r);

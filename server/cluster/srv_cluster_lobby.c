@@ -20,6 +20,7 @@
 /* One other node's listed rooms. */
 typedef struct node_list {
   char node[NODE_ID_LEN + 1];
+  uint64_t at; /* Loop time it was read: a node rewrites it at every renewal. */
   srv_lobby_foreign *rooms;
   size_t n;
 } node_list;
@@ -123,6 +124,7 @@ static void read_answered(void *arg, const redisReply *reply) {
       srv_lobby_foreign_free(l->rooms, l->n);
       l->rooms = rooms;
       l->n = n;
+      l->at = srv_cluster__now(cl);
       set_foreign(cl);
     } else {
       srv_lobby_foreign_free(rooms, n);
@@ -150,6 +152,15 @@ void srv_cluster__lobby_message(srv_cluster *cl, const char *msg, size_t len) {
 void srv_cluster__lobby_tick(srv_cluster *cl, bool renew) {
   if (cl->d.lobby == NULL || !srv_redis_up(cl->redis))
     return;
+  /* A node not heard of for two leases is gone (stopped, or dead without anyone depending on
+   * it): its rooms leave the list. */
+  srv_cluster_lobby *lb = cl->lobby;
+  for (size_t i = 0; i < lb->nnodes;) {
+    if (srv_cluster__now(cl) - lb->nodes[i].at > 2 * (uint64_t)cl->cfg.lease_ms)
+      srv_cluster__lobby_node_dead(cl, lb->nodes[i].node);
+    else
+      i++;
+  }
   srv_lobby_foreign *rooms = NULL;
   size_t n = 0;
   bool changed = false;
@@ -191,6 +202,14 @@ void srv_cluster__lobby_node_dead(srv_cluster *cl, const char *node) {
   srv_cluster_lobby *lb = cl->lobby;
   *l = lb->nodes[--lb->nnodes];
   set_foreign(cl);
+}
+
+void srv_cluster__lobby_stop(srv_cluster *cl) {
+  char key[KEY_SIZE];
+  srv_cluster__key(key, "lobby", cl->node);
+  const char *argv[] = {"DEL", key};
+  if (srv_redis_command(cl->redis, NULL, NULL, 2, argv, NULL) == 0)
+    (void)srv_redis_publish(cl->redis, LOBBY_CHANNEL, cl->node, NODE_ID_LEN);
 }
 
 const char *srv_cluster__lobby_seek(srv_cluster *cl, int pool) {

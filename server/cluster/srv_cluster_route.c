@@ -130,28 +130,52 @@ static void route_free(srv_cluster *cl, route *rt) {
   free(rt);
 }
 
-/* A command that could not go anywhere: its error to its connection (none for a reattach). */
-static void fail(srv_cluster *cl, const pending *p, int err) {
+/* A command for room code that could not go anywhere: its error to its connection; a reattach
+ * owes no answer, its member is tried again by the tick. */
+static void fail(srv_cluster *cl, const pending *p, int err, const char *code) {
   srv_client *c = srv_cluster__client(cl, p->conn);
   if (c == NULL)
     return;
   if (p->reattach) {
     routed *r = routed_find(cl, p->conn);
-    char code[SRV_CODE_LEN + 1];
-    /* The frame names the room at a fixed place (see reattach()). */
-    const char *at = strstr(p->frame, "\"room\":\"");
-    if (r != NULL && at != NULL) {
-      snprintf(code, sizeof code, "%.6s", at + 8);
-      if (member_index(r, code) >= 0)
-        member_set(r, code, "");
-    }
+    if (r != NULL && member_index(r, code) >= 0)
+      member_set(r, code, "");
     return;
   }
   srv_dispatch_error(cl->d.dispatch, c, err, &p->id, NULL, srv_proto_cmd_name(p->type));
 }
 
-/* ---- Forwarding --------------------------------------------------------------------------------
- */
+/* r's connection, a member of room code elsewhere until now, enters it here (the room runs here
+ * now: taken over): its seat's member, or a spectator's join. */
+static void member_here(srv_cluster *cl, routed *r, const char *code) {
+  member_drop(r, code);
+  if (srv_rooms_attach(cl->d.rooms, r->c, code) == SRV_ENOTMEMBER) {
+    char frame[64];
+    int fl = snprintf(frame, sizeof frame,
+                      "{\"type\":\"join\",\"room\":\"%s\",\"role\":\"spectator\"}", code);
+    srv_cluster__run_here(cl, r->c, frame, (size_t)fl);
+  }
+}
+
+/* Every connection of this node that was a member of room code elsewhere enters it here. */
+static void members_here(srv_cluster *cl, const char *code) {
+  for (srv_hash_node *h = srv_hash_first(&cl->routed); h; h = srv_hash_next(&cl->routed, h)) {
+    routed *r = srv_hash_entry(h, routed, hnode);
+    if (member_index(r, code) >= 0)
+      member_here(cl, r, code);
+  }
+}
+
+/* Whether this node may still act in its room code: its lease was confirmed within 80% of a lease
+ * (else Redis is down, or this node was paused: another node may take the room over once the lease
+ * lapses, so nothing more is accepted here). */
+static bool lease_current(srv_cluster *cl, const char *code) {
+  lease *l = srv_cluster__lease(cl, code);
+  return l == NULL || !l->held ||
+         srv_cluster__now(cl) - l->renewed_ms <= (uint64_t)(cl->cfg.lease_ms * 8 / 10);
+}
+
+/* ---- Forwarding ------------------------------------------------------------------------------ */
 
 /* What a published command waits for: how many nodes listened. */
 typedef struct sent {
@@ -173,7 +197,7 @@ static void published(void *arg, const redisReply *reply) {
   route *rt = route_find(cl, s->code);
   if (rt != NULL && strcmp(rt->owner, s->owner) == 0)
     rt->owner[0] = '\0';
-  fail(cl, &s->p, SRV_EUNAVAILABLE);
+  fail(cl, &s->p, SRV_EUNAVAILABLE, s->code);
   free(s);
 }
 
@@ -187,9 +211,9 @@ static int forward(srv_cluster *cl, srv_client *c, route *rt, const pending *p, 
   char token[65];
   for (int i = 0; i < 32; i++)
     snprintf(token + 2 * i, 3, "%02x", c->token_hash[i]);
-  json_t *m = json_pack("{s:s,s:I,s:s,s:s,s:s,s:s,s:s%}", "from", cl->node, "conn",
+  json_t *m = json_pack("{s:s,s:I,s:s,s:s,s:s,s:s,s:i,s:s%}", "from", cl->node, "conn",
                         (json_int_t)c->route_id, "player", c->player->id, "name", c->player->name,
-                        "addr", c->addr, "token", token, "frame", frame, len);
+                        "addr", c->addr, "token", token, "hops", p->hops, "frame", frame, len);
   char *text = m != NULL ? json_dumps(m, JSON_COMPACT) : NULL;
   json_decref(m);
   sent *s = text != NULL ? malloc(sizeof *s) : NULL;
@@ -251,7 +275,7 @@ static void send_waiting(srv_cluster *cl, route *rt) {
     srv_client *c = srv_cluster__client(cl, p->conn);
     int rc = c != NULL ? forward(cl, c, rt, p, p->frame, p->len) : 0;
     if (rc != 0)
-      fail(cl, p, SRV_EUNAVAILABLE);
+      fail(cl, p, SRV_EUNAVAILABLE, rt->code);
     free(p);
   }
   rt->tail = NULL;
@@ -261,7 +285,7 @@ static void fail_waiting(srv_cluster *cl, route *rt, int err) {
   pending *p;
   while ((p = rt->head) != NULL) {
     rt->head = p->next;
-    fail(cl, p, err);
+    fail(cl, p, err, rt->code);
     free(p);
   }
   rt->tail = NULL;
@@ -273,8 +297,8 @@ static void lookup(srv_cluster *cl, route *rt);
 
 static void took(srv_cluster *cl, const char *code, bool ok, const char *owner, void *arg) {
   (void)arg;
-  route *rt = route_find(cl, code);
-  if (rt == NULL) { /* Freed at the stop. */
+  route *rt = cl->stopping ? NULL : route_find(cl, code);
+  if (rt == NULL) { /* Freed at the stop, or stopping: nothing more is run here. */
     if (ok)
       srv_cluster__drop_lease(cl, code, true);
     return;
@@ -285,6 +309,7 @@ static void took(srv_cluster *cl, const char *code, bool ok, const char *owner, 
     if (rc == 0) {
       run_waiting_here(cl, rt);
       route_free(cl, rt);
+      members_here(cl, code); /* The others of this node in it, at once, not at the next tick. */
       return;
     }
     srv_cluster__drop_lease(cl, code, true);
@@ -358,7 +383,7 @@ static int send_to_owner(srv_cluster *cl, srv_client *c, const char *code, srv_c
   pending *p = rt != NULL ? malloc(sizeof *p + len + 1) : NULL;
   if (p == NULL)
     return SRV_ENOMEM;
-  *p = (pending){NULL, c->route_id, type, *id, reattach, len};
+  *p = (pending){NULL, c->route_id, type, *id, reattach, hops, len};
   memcpy(p->frame, buf, len);
   p->frame[len] = '\0';
   if (rt->owner[0] != '\0' && !rt->looking) {
@@ -439,15 +464,32 @@ int srv_cluster__route(void *ud, srv_client *c, const srv_cmd *cmd, const char *
   if (cmd->room[0] == '\0')
     return 0; /* The handler's error. */
   if (srv_rooms_find(cl->d.rooms, cmd->room) != NULL) {
-    /* Run here, unless its lease could not be renewed for most of its time (Redis down): another
-     * node may take the room over once it lapses, so nothing more is accepted here. */
-    lease *l = srv_cluster__lease(cl, cmd->room);
-    if (l != NULL && l->held &&
-        srv_cluster__now(cl) - l->renewed_ms > (uint64_t)(cl->cfg.lease_ms * 8 / 10))
+    if (!lease_current(cl, cmd->room))
       return SRV_EUNAVAILABLE;
+    /* A member of it elsewhere until the room came here: in first. */
+    routed *r = routed_find(cl, c->route_id);
+    if (r != NULL && member_index(r, cmd->room) >= 0)
+      member_here(cl, r, cmd->room);
     return 0;
   }
   return send_to_owner(cl, c, cmd->room, cmd->type, &cmd->id, buf, len, false, 0);
+}
+
+void srv_cluster__resumed(void *ud, srv_client *c) {
+  srv_cluster *cl = ud;
+  char codes[ROUTED_ROOMS][SRV_STORE_CODE_SIZE];
+  size_t n = 0;
+  int rc = srv_store_player_rooms(cl->d.store, c->player->id, codes, ROUTED_ROOMS, &n);
+  if (rc != 0) {
+    srv_log_warn("cluster", "cannot read the rooms of player %s: %s", c->player->id,
+                 srv_store_strerror(rc));
+    return;
+  }
+  /* Those run elsewhere (or by nobody now): back in through their node, as a reconnection here
+   * is back in this node's own rooms. */
+  for (size_t i = 0; i < n; i++)
+    if (srv_rooms_find(cl->d.rooms, codes[i]) == NULL)
+      reattach(cl, c, codes[i]);
 }
 
 void srv_cluster__gone(void *ud, srv_client *c) {
@@ -574,6 +616,8 @@ static standin *standin_new(srv_cluster *cl, const char *node, uint64_t conn, co
 /* A command for a room not run here: back to its node, to be routed again. */
 static void bounce(srv_cluster *cl, const char *node, uint64_t conn, const char *code, int hops,
                    const char *frame, size_t len) {
+  if (cl->redis == NULL)
+    return;
   char head[96], channel[KEY_SIZE];
   int n = snprintf(head, sizeof head, "R%" PRIu64 " %s %d\n", conn, code, hops + 1);
   char *msg = malloc((size_t)n + len);
@@ -591,12 +635,13 @@ void srv_cluster__on_command(srv_cluster *cl, const char *msg, size_t len) {
   json_t *m = json_loadb(msg, len, 0, &err);
   const char *from = NULL, *player = NULL, *name = NULL, *addr = NULL, *frame = NULL;
   const char *token = "";
+  int hops = 0;
   json_int_t conn = 0;
   size_t flen = 0;
   if (m == NULL ||
-      json_unpack(m, "{s:s,s:I,s:s,s:s,s:s,s?s,s:s%}", "from", &from, "conn", &conn, "player",
-                  &player, "name", &name, "addr", &addr, "token", &token, "frame", &frame,
-                  &flen) != 0 ||
+      json_unpack(m, "{s:s,s:I,s:s,s:s,s:s,s?s,s?i,s:s%}", "from", &from, "conn", &conn, "player",
+                  &player, "name", &name, "addr", &addr, "token", &token, "hops", &hops, "frame",
+                  &frame, &flen) != 0 ||
       strlen(from) != NODE_ID_LEN) {
     srv_log_warn("cluster", "a command that does not read: %s", m ? "fields" : err.text);
     json_decref(m);
@@ -606,16 +651,26 @@ void srv_cluster__on_command(srv_cluster *cl, const char *msg, size_t len) {
   /* A room command for a room this node does not run (it left, or the sender's view is old). */
   srv_cmd cmd;
   srv_proto_error perr;
-  if (srv_proto_decode(frame, flen, &cmd, &perr) == 0 && cmd.room[0] != '\0' &&
-      cmd.type != SRV_CMD_CREATE && cmd.type != SRV_CMD_QUICK &&
+  bool decoded = srv_proto_decode(frame, flen, &cmd, &perr) == 0;
+  if (decoded && cmd.room[0] != '\0' && cmd.type != SRV_CMD_CREATE && cmd.type != SRV_CMD_QUICK &&
       srv_rooms_find(cl->d.rooms, cmd.room) == NULL) {
-    bounce(cl, from, (uint64_t)conn, cmd.room, 0, frame, flen);
+    bounce(cl, from, (uint64_t)conn, cmd.room, hops, frame, flen);
     json_decref(m);
     return;
   }
   standin *s = standin_find(cl, from, (uint64_t)conn);
+  if (s != NULL && strcmp(s->client.player->id, player) != 0) {
+    standin_gone(cl, s); /* Its connection is another player now (a login, a logout). */
+    s = NULL;
+  }
   if (s == NULL && (s = standin_new(cl, from, (uint64_t)conn, player, name, addr, token)) == NULL) {
     srv_log_warn("cluster", "cannot make a stand-in for %s/%lld", from, (long long)conn);
+    json_decref(m);
+    return;
+  }
+  if (decoded && cmd.room[0] != '\0' && !lease_current(cl, cmd.room)) {
+    srv_dispatch_error(cl->d.dispatch, &s->client, SRV_EUNAVAILABLE, &cmd.id, NULL,
+                       srv_proto_cmd_name(cmd.type));
     json_decref(m);
     return;
   }
@@ -766,7 +821,7 @@ typedef struct evicting {
 static void member_out(void *ud, srv_client *c) {
   evicting *e = ud;
   standin *s = c->remote;
-  if (s != NULL) {
+  if (s != NULL && e->cl->redis != NULL) {
     char channel[KEY_SIZE], msg[64];
     srv_cluster__key(channel, "to", s->node);
     int n = snprintf(msg, sizeof msg, "M%" PRIu64 " %s", s->conn, e->code);
@@ -817,14 +872,8 @@ void srv_cluster__routes_tick(srv_cluster *cl) {
       char code[SRV_CODE_LEN + 1];
       memcpy(code, r->in[i].code, sizeof code);
       if (srv_rooms_find(cl->d.rooms, code) != NULL) {
-        member_drop(r, code); /* It runs here now: in as a member of this node's room. */
+        member_here(cl, r, code); /* It runs here now: in as a member of this node's room. */
         i--;
-        if (srv_rooms_attach(cl->d.rooms, r->c, code) == SRV_ENOTMEMBER) {
-          char frame[64];
-          int fl = snprintf(frame, sizeof frame,
-                            "{\"type\":\"join\",\"room\":\"%s\",\"role\":\"spectator\"}", code);
-          srv_cluster__run_here(cl, r->c, frame, (size_t)fl);
-        }
         continue;
       }
       reattach(cl, r->c, code);

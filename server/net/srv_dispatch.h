@@ -49,10 +49,12 @@ typedef struct srv_dispatch {
    * decoded command of an identified connection of this node before its handler: it returns 1
    * when it took the frame (buf, len: the command as it came; a room run by another node, a code to
    * reserve first: answered later), 0 to handle it here, or a negative SRV_E* code to answer.
-   * gone: a connection of this node is gone (before the rooms hear of it). */
+   * gone: a connection of this node is gone (before the rooms hear of it). resumed: a hello
+   * resumed a known player on c (its rooms here are given back already). */
   struct {
     int (*route)(void *ud, srv_client *c, const srv_cmd *cmd, const char *buf, size_t len);
     void (*gone)(void *ud, srv_client *c);
+    void (*resumed)(void *ud, srv_client *c);
     void *ud;
   } router;
 } srv_dispatch;

@@ -82,6 +82,8 @@ int srv_hello(srv_dispatch *d, srv_client *c, const srv_cmd *cmd) {
   ev.u.welcome.computer = srv_rooms_computer_on(d->rooms);
   srv_send_event(&d->sink, c, &ev);
   srv_rooms_identify(d->rooms, c, p, resumed);
+  if (resumed && d->router.resumed != NULL)
+    d->router.resumed(d->router.ud, c); /* A cluster: its rooms on other nodes too. */
   if (owned != NULL)
     srv_ident_unref(d->ident, owned);
   return 0;

@@ -536,6 +536,12 @@ int srv_store_recover(srv_store *store, srv_store_recovery **out);
  * (no room: n_rooms 0). */
 int srv_store_recover_room(srv_store *store, const char *code, srv_store_recovery **out);
 
+/* The codes of the open rooms (not finished) where player (borrowed) holds a seat, at most max of
+ * them, into codes; *n how many. A cluster's node reads them at a hello, to bring the player back
+ * into its rooms wherever they run. Returns 0 or a negative SRV_STORE_E* code. */
+int srv_store_player_rooms(srv_store *store, const char *player, char (*codes)[SRV_STORE_CODE_SIZE],
+                           size_t max, size_t *n);
+
 /* Frees recovery and everything in it. NULL is allowed. */
 void srv_store_recovery_free(srv_store_recovery *recovery);
 

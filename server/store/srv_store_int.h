@@ -91,6 +91,7 @@ typedef enum srv_store__stmt {
   STMT_RECOVER_ROOM_GAMES,
   STMT_RECOVER_ROOM_PLAYERS,
   STMT_RECOVER_ROOM_CHAT,
+  STMT_PLAYER_ROOMS, /* The open rooms where player ?1 holds a seat (a cluster's hello). */
   STMT_COUNT
 } srv_store__stmt;
 

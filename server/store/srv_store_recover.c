@@ -105,3 +105,27 @@ int srv_store_recover_room(srv_store *store, const char *code, srv_store_recover
     return SRV_STORE_EINVAL;
   return recover(store, code, out);
 }
+
+typedef struct codes_out {
+  char (*codes)[SRV_STORE_CODE_SIZE];
+  size_t max, n;
+} codes_out;
+
+static int row_code(srv_store *store, const srv_store__cols *s, void *item) {
+  (void)store;
+  codes_out *o = item;
+  if (o->n < o->max)
+    srv_store__col_text(s, 0, o->codes[o->n++], SRV_STORE_CODE_SIZE);
+  return 0;
+}
+
+int srv_store_player_rooms(srv_store *store, const char *player, char (*codes)[SRV_STORE_CODE_SIZE],
+                           size_t max, size_t *n) {
+  if (store == NULL || player == NULL || codes == NULL || n == NULL)
+    return SRV_STORE_EINVAL;
+  codes_out o = {codes, max, 0};
+  int rc = srv_store__each(store, STMT_PLAYER_ROOMS, STORE_ARGS(arg_text(player)), row_code, &o,
+                           "cannot read a player's rooms");
+  *n = o.n;
+  return rc < 0 ? rc : 0;
+}

@@ -173,6 +173,8 @@ static const char *const stmt_sql[STMT_COUNT] = {
     [STMT_RECOVER_ROOM_PLAYERS] =
         "SELECT id, name, created_ms FROM players WHERE id IN (SELECT south FROM rooms WHERE code "
         "= ?1 UNION SELECT north FROM rooms WHERE code = ?1) ORDER BY id",
+    [STMT_PLAYER_ROOMS] = "SELECT code FROM rooms WHERE (south = ?1 OR north = ?1) AND status <> "
+                          "'finished' ORDER BY code",
     [STMT_RECOVER_ROOM_CHAT] =
         "SELECT room, game, at_ms, player, name, seat, text FROM ("
         "  SELECT * FROM chat WHERE room = ?1 ORDER BY id DESC LIMIT " STORE_STR(

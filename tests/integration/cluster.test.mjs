@@ -109,6 +109,9 @@ test('a player reconnects through another node and keeps the seat', async () => 
   const back = await Client.connect(n3, { token });
   assert.equal(back.me.resumed, true);
   assert.equal(back.me.player, bo.me.player);
+  // Its hello alone brings it back into its room on node 1, as a reconnection to node 1 would.
+  const auto = await back.next((m) => m.type === 'joined' && m.room === room, 20000);
+  assert.equal(auto.seat, 'north');
   const j = await back.request({ type: 'join', room }, 20000);
   assert.equal(j.type, 'joined', JSON.stringify(j));
   assert.equal(j.seat, 'north');
