@@ -9,8 +9,8 @@
 # Everything the tests create is named after this run (mancalatest<PID>) and published on
 # 127.0.0.1 only; it is removed at the end whatever happens. The images mancala-online-test,
 # mancala-online-test-build (its build stage), mancala-online-test-nginx,
-# mancala-online-test-postgres and the base image are kept (about 800 MB): the next run builds
-# from their cache.
+# mancala-online-test-postgres, mancala-online-test-redis and the base image are kept (about
+# 900 MB): the next run builds from their cache.
 # Runs on one machine take turns (a lock in /tmp), since they share the daemon.
 #
 # Usage: run.sh WORK_DIR   (logs: WORK_DIR/dockerd.log, WORK_DIR/build.log, WORK_DIR/*.log)
