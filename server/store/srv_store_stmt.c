@@ -62,6 +62,7 @@ static const char *const stmt_sql[STMT_COUNT] = {
         "UPDATE accounts SET password = ?2, password_ms = ?3 WHERE player = ?1",
     [STMT_ACCOUNT_BY_KEY] = "SELECT " ACCOUNT_COLUMNS " FROM accounts WHERE name_key = ?1",
     [STMT_ACCOUNT_BY_PLAYER] = "SELECT " ACCOUNT_COLUMNS " FROM accounts WHERE player = ?1",
+    [STMT_ACCOUNT_NAMES] = "SELECT player, name FROM accounts ORDER BY player",
     [STMT_DELETE_ACCOUNT] = "DELETE FROM accounts WHERE player = ?1",
     [STMT_DELETE_RATINGS] = "DELETE FROM ratings WHERE player = ?1",
     [STMT_DELETE_HISTORY] = "DELETE FROM rating_history WHERE player = ?1",
