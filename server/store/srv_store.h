@@ -194,6 +194,7 @@ typedef struct srv_store_chat {
   char name[SRV_STORE_NAME_SIZE];
   char seat[8]; /* "south", "north", "both"; "" for a spectator. */
   const char *text;
+  bool account; /* Read by a recovery only: the speaker's player has an account now. */
 } srv_store_chat;
 
 /* A recovery gives back at most this many chat lines per room, the last ones. */

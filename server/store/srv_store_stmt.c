@@ -162,7 +162,8 @@ static const char *const stmt_sql[STMT_COUNT] = {
     [STMT_RECOVER_PLAYERS] = "SELECT id, name, created_ms FROM players WHERE id IN "
                              "(SELECT south FROM rooms UNION SELECT north FROM rooms) ORDER BY id",
     [STMT_RECOVER_CHAT] =
-        "SELECT room, game, at_ms, player, name, seat, text FROM ("
+        "SELECT room, game, at_ms, player, name, seat, text, "
+        "CASE WHEN player IN (SELECT player FROM accounts) THEN 1 ELSE 0 END FROM ("
         "  SELECT *, row_number() OVER (PARTITION BY room ORDER BY id DESC) AS back FROM chat"
         "  WHERE room IN (SELECT code FROM rooms)) AS c WHERE back <= " STORE_STR(
             SRV_STORE_CHAT_KEEP) " ORDER BY room, id",
