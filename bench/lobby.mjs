@@ -1,7 +1,7 @@
 // What the lobby costs (issue 25, item 4): one command,
 //
 //   node bench/lobby.mjs [--server BIN] [--mode lists|changes] [--watchers 200] [--rooms 2000]
-//                        [--churn 20] [--seconds 10]
+//                        [--churn 20] [--seconds 10] [--lobby-rooms N] [--rss S]
 //
 // starts BIN (default build-bench/bin/mancala-server, a Release build) on a free port of
 // 127.0.0.1 with the per-address limits raised (everything comes from 127.0.0.1), opens ROOMS
@@ -17,6 +17,12 @@
 //
 // Before/after: run it against a build of the commit before the change with --mode lists (the
 // only way it had), and against this one with both modes (docs/performance.md, "The lobby").
+//
+// --rss S (issue 25, item 12: memory after a lobby burst): also samples the server's resident
+// memory (VmRSS from /proc) before the rooms are made, every 100 ms during the burst (its peak),
+// and S seconds after every client has gone (the rooms then close, their players gone); it prints a
+// second row: RSS before, peak, after. Run it a few times: the issue saw the memory kept in one
+// run of two.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -37,6 +43,8 @@ const WATCHERS = Number(opt('--watchers', '200'));
 const ROOMS = Number(opt('--rooms', '2000'));
 const CHURN = Number(opt('--churn', '20'));
 const SECONDS = Number(opt('--seconds', '10'));
+const LOBBY_ROOMS = opt('--lobby-rooms', null); // the server's --lobby-rooms (default: its own)
+const RSS_AFTER = opt('--rss', null) === null ? null : Number(opt('--rss'));
 const CREATORS = 200;
 const GAMES = ['kalah', 'oware', 'congkak'];
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -49,7 +57,8 @@ async function startServer() {
   const args = ['--port', '0', '--bind', '127.0.0.1', '--data', data, '--web', path.join(top, 'web'),
     '--rate', '100000', '--burst', '100000', '--players-per-ip', '1000000', '--rooms-per-ip', '10000000',
     '--public-rooms-per-ip', '10000000', '--watchers-per-ip', '1000000', '--max-per-ip', '100000',
-    '--max-connections', '100000', '--rooms-per-player', '10000', '--sync', 'normal'];
+    '--max-connections', '100000', '--rooms-per-player', '10000', '--sync', 'normal',
+    ...(LOBBY_ROOMS === null ? [] : ['--lobby-rooms', LOBBY_ROOMS])];
   const child = spawn(BIN, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
   const port = await new Promise((resolve, reject) => {
@@ -63,6 +72,8 @@ async function startServer() {
   const exited = new Promise((r) => child.once('exit', (code, signal) => r({ code, signal })));
   return {
     url: `ws://127.0.0.1:${port}/ws`,
+    // Resident memory of the server's process, in KiB.
+    rss() { return Number(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)[1]); },
     // User + system time of the server's process, in clock ticks (USER_HZ, 100 on Linux).
     ticks() {
       const stat = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8');
@@ -110,6 +121,8 @@ function open(server, name) {
 async function main() {
   const server = await startServer();
   const all = [];
+  const rss = { before: server.rss(), peak: 0, after: 0 };
+  const sampler = setInterval(() => { rss.peak = Math.max(rss.peak, server.rss()); }, 100);
   try {
     // The rooms: CREATORS players, each with its share, connected (a waiting room is listed only
     // while its player is there).
@@ -168,7 +181,20 @@ async function main() {
     console.log('| server | mode | watchers | rooms | changes/s | first frame | bytes/watcher/s | frames/watcher/s | server CPU | watchers dropped |');
     console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
     console.log(`| ${BIN} | ${MODE} | ${WATCHERS} | ${ROOMS} | ${CHURN} | ${kb(snapshot)} | ${kb(bps)} | ${fps.toFixed(2)} | ${cpu.toFixed(0)} % | ${dropped} |`);
+    if (RSS_AFTER !== null) {
+      for (const ws of all) ws.terminate();
+      all.length = 0;
+      await sleep(RSS_AFTER * 1000);
+      clearInterval(sampler);
+      rss.after = server.rss();
+      const mib = (k) => (k / 1024).toFixed(1) + ' MiB';
+      console.log('');
+      console.log(`| server | mode | RSS before | RSS peak | RSS ${RSS_AFTER} s after the clients left |`);
+      console.log('| --- | --- | --- | --- | --- |');
+      console.log(`| ${BIN} | ${MODE} | ${mib(rss.before)} | ${mib(rss.peak)} | ${mib(rss.after)} |`);
+    }
   } finally {
+    clearInterval(sampler);
     for (const ws of all) ws.terminate();
     await server.stop();
   }

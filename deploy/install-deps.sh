@@ -19,8 +19,8 @@ mode=${1:-build}
 # redis-server is for the tests (tests/redis.sh starts its own on a free loopback port): the
 # service the package may start on port 6379 is neither used nor needed by them.
 
-runtime="libuv1 libwebsockets17 libwebsockets-evlib-uv libjansson4 libsqlite3-0 libpq5 libhiredis0.14 libssl3 libsodium23 zlib1g"
-build="build-essential cmake pkg-config libuv1-dev libwebsockets-dev libwebsockets-evlib-uv libjansson-dev libsqlite3-dev libpq-dev libhiredis-dev libssl-dev libsodium-dev zlib1g-dev"
+runtime="libuv1 libwebsockets17 libwebsockets-evlib-uv libjansson4 libsqlite3-0 libpq5 libhiredis0.14 libssl3 libsodium23 libicu72 zlib1g"
+build="build-essential cmake pkg-config libuv1-dev libwebsockets-dev libwebsockets-evlib-uv libjansson-dev libsqlite3-dev libpq-dev libhiredis-dev libssl-dev libsodium-dev libicu-dev zlib1g-dev"
 test="valgrind chromium nginx postgresql-15 redis-server openssl shellcheck ca-certificates curl sqlite3 clang-format clang libclang-rt-14-dev"
 docker="debootstrap procps"
 bench="valgrind gnuplot-nox python3"

@@ -16,6 +16,7 @@
 #include "srv_dispatch.h"
 #include "srv_error.h"
 #include "srv_gameid.h"
+#include "srv_heap.h"
 #include "srv_hints.h"
 #include "srv_ident.h"
 #include "srv_lobby.h"
@@ -57,6 +58,7 @@ static struct app {
   srv_search_queue *searches; /* The computer's searches (srv_search_pool.h). */
   srv_cluster *cluster;       /* A node of a cluster (--cluster), or NULL: one process. */
   srv_sink net_sink;          /* The network layer's (the cluster's sink hands it its own). */
+  srv_heap_trimmer *trimmer;  /* Gives the heap's free memory back now and then (srv_heap.h). */
 } app;
 
 /* A cluster's sink: frames for stand-ins of other nodes' connections go to their node (the
@@ -137,6 +139,8 @@ static void stop_rest(void *arg) {
   a->myrooms = NULL;
   srv_rooms_free(a->rooms);
   a->rooms = NULL;
+  srv_heap_trimmer_free(a->trimmer);
+  a->trimmer = NULL;
   srv_computer_close(a->computer); /* Its timers; searches in flight end on their own. */
   if (a->searches != NULL)
     srv_search_pool_close(a->searches);
@@ -350,6 +354,15 @@ int main(int argc, char **argv) {
     return 1;
   }
   srv_time_init_uv(&app.time, &app.loop);
+  /* Large frames mapped and unmapped whatever came before, and the heap's free memory given back
+   * after a burst (srv_heap.h: RSS stayed at 145 MiB after a lobby burst without). */
+  if (srv_heap_init(SRV_HEAP_MMAP_THRESHOLD) != 0)
+    srv_log_info("main", "the allocator's mmap threshold cannot be set (not glibc's malloc)");
+  else if ((app.trimmer = srv_heap_trimmer_new(&app.time, SRV_HEAP_TRIM_PERIOD_MS,
+                                               SRV_HEAP_TRIM_FREE)) == NULL) {
+    srv_log_error("main", "out of memory");
+    return 1;
+  }
   app.ident = srv_ident_new();
   app.net = srv_net_new(&app.loop, &cfg, MANCALA_VERSION);
   srv_sink sink = {0};

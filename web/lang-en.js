@@ -313,6 +313,7 @@ export default {
   'room.move_deadline': 'move within {s} s or lose',
   'status.clocks_wait': 'Each clock starts after its side’s first move.',
   'chat.spectator': 'spectator',
+  'badge.account': 'registered account',
   'chat.settings': 'Chat settings',
   'chat.show_spectators': 'Show spectators’ messages',
   'chat.mute': 'Mute {name}',

@@ -313,6 +313,7 @@ export default {
   'room.move_deadline': 'jouer dans {s} s ou perdre',
   'status.clocks_wait': 'Chaque pendule démarre après le premier coup de son camp.',
   'chat.spectator': 'spectateur',
+  'badge.account': 'compte enregistré',
   'chat.settings': 'Réglages de la discussion',
   'chat.show_spectators': 'Afficher les messages des spectateurs',
   'chat.mute': 'Ignorer {name}',

@@ -313,6 +313,7 @@ export default {
   'room.move_deadline': 'ruch w ciągu {s} s albo przegrana',
   'status.clocks_wait': 'Zegar każdej strony rusza po jej pierwszym ruchu.',
   'chat.spectator': 'widz',
+  'badge.account': 'zarejestrowane konto',
   'chat.settings': 'Ustawienia czatu',
   'chat.show_spectators': 'Pokazuj wiadomości widzów',
   'chat.mute': 'Wycisz: {name}',

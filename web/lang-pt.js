@@ -313,6 +313,7 @@ export default {
   'room.move_deadline': 'jogue em até {s} s ou perca',
   'status.clocks_wait': 'Cada relógio começa após a primeira jogada do seu lado.',
   'chat.spectator': 'espectador',
+  'badge.account': 'conta registrada',
   'chat.settings': 'Configurações do bate-papo',
   'chat.show_spectators': 'Mostrar as mensagens dos espectadores',
   'chat.mute': 'Silenciar {name}',

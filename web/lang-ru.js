@@ -313,6 +313,7 @@ export default {
   'room.move_deadline': 'ход в течение {s} с, иначе поражение',
   'status.clocks_wait': 'Часы каждой стороны пойдут после её первого хода.',
   'chat.spectator': 'зритель',
+  'badge.account': 'зарегистрированный аккаунт',
   'chat.settings': 'Настройки чата',
   'chat.show_spectators': 'Показывать сообщения зрителей',
   'chat.mute': 'Скрыть сообщения: {name}',

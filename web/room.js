@@ -1,6 +1,9 @@
 // The room page /r/CODE: board, players and clocks, move list, chat, and the actions of a game.
 // Everything shown comes from the server's state frames; clicks and keys become requests.
 //
+// Account badges: a seat's name and a chat line's speaker that are an account's (the server's
+// `account`) carry a small shield, labelled for screen readers, so that a guest with a look-alike
+// name cannot pass for the account.
 // Chat: the room's last lines come with chat_history on entering; spectators' lines are marked; the
 // reader can hide the spectators' lines, mute the opponent or turn chat off (mc.chat, this browser).
 // Takeback: at one screen at once, between people on request (the other side accepts or declines);
@@ -26,6 +29,11 @@ import { setTitle, alertHidden, clearAlert, notifySupported, notifyOn, toggleNot
 
 // An untimed game's move deadline (state.move_deadline) shows when this many seconds are left.
 const MOVE_DEADLINE_SHOW_S = 60;
+
+// The badge of an account's name: an icon with its name for screen readers and a tooltip.
+function accountBadge() {
+  return h('span', { class: 'account-badge', role: 'img', 'aria-label': t('badge.account'), title: t('badge.account') }, icon('shield'));
+}
 
 function reducedMotion() {
   return typeof matchMedia === 'function' && matchMedia('(prefers-reduced-motion: reduce)').matches;
@@ -538,6 +546,8 @@ export class RoomView {
     bar.className = 'pbar ' + (seat === this.bottom ? 'near' : 'far') + (turn ? ' turn' : '') + ' seat-' + seat;
     const name = local || s.local ? this.seatName(seat, s) : p ? playerName(p) : t('room.waiting_player');
     const tags = [];
+    // An account's name: its badge right after it (a guest cannot pass for it).
+    if (p && p.account && !local) tags.push(accountBadge());
     if (p && typeof p.rating === 'number' && !local) tags.push(h('span', { class: 'prating', title: t('room.rating') }, String(p.rating) + (p.provisional ? '?' : '')));
     if (mine) tags.push(h('span', { class: 'tag you' }, t('room.you')));
     // The computer's name says what it is; the tag marks a computer named otherwise.
@@ -918,12 +928,14 @@ export class RoomView {
     E.moves.scrollTop = E.moves.scrollHeight;
   }
 
-  // A chat line as shown: its speaker (marked when a spectator), its time and its text.
+  // A chat line as shown: its speaker (marked when an account's name, or a spectator), its time
+  // and its text.
   chatLine(c) {
     const at = new Date(c.at || Date.now());
     const me = this.isMe(c);
     return h('div', { class: 'msg' + (me ? ' me' : '') + (c.spectator ? ' spectator' : ''), dataset: { player: c.player || '' } },
       h('span', { class: 'from' }, playerName(c.from) || '?'),
+      c.account ? accountBadge() : null,
       c.spectator ? h('span', { class: 'tag' }, t('chat.spectator')) : null,
       h('span', { class: 'time' }, at.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })),
       h('p', {}, c.text));

@@ -17,6 +17,7 @@
 #include "srv_rating.h"
 #include "srv_reader.h"
 #include "srv_send.h"
+#include "srv_taken.h"
 
 /* How many keys each limit remembers at most (the least recently tried are forgotten first). */
 #define LIMIT_KEYS 100000
@@ -78,6 +79,7 @@ struct srv_accounts {
   srv_attempts *by_name, *by_addr, *by_device;
   srv_attempts *by_lookup; /* Lookups of account names, by address group. */
   srv_checkq *queue;
+  srv_taken *taken; /* Every account's name: what guests may not call themselves. */
   srv_list jobs;
   size_t njobs;
 };
@@ -128,8 +130,15 @@ srv_accounts *srv_accounts_new(srv_rooms *rooms, srv_ident *ident, const srv_sin
   }
   a->queue = srv_checkq_new(&a->cfg.queue);
   a->reader = srv_reader_new(store);
+  a->taken = srv_taken_new();
   if (a->by_name == NULL || a->by_addr == NULL || a->by_device == NULL || a->by_lookup == NULL ||
-      a->queue == NULL || a->reader == NULL || a->cfg.sessions_per_account < 1) {
+      a->queue == NULL || a->reader == NULL || a->taken == NULL ||
+      a->cfg.sessions_per_account < 1) {
+    srv_accounts_free(a);
+    return NULL;
+  }
+  /* The accounts' names, read once (at start, before the loop serves anyone). */
+  if (srv_taken_load(a->taken, store) != 0) {
     srv_accounts_free(a);
     return NULL;
   }
@@ -167,6 +176,7 @@ void srv_accounts_free(srv_accounts *a) {
     j->c = NULL;
   }
   srv_checkq_free(a->queue);
+  srv_taken_free(a->taken);
   srv_reader_free(a->reader);
   srv_attempts_free(a->by_name);
   srv_attempts_free(a->by_addr);
@@ -535,14 +545,13 @@ int srv_accounts_check_name(srv_accounts *a, const srv_client *c, const srv_play
     *retry_after_ms = wait;
     return SRV_EATTEMPTS;
   }
-  srv_store_account acc;
-  rc = srv_store_account_by_key(a->store, key, &acc);
-  if (rc == SRV_STORE_ENOTFOUND)
-    return 0;
-  if (rc < 0)
-    return storage_fail(a, "cannot read an account", rc);
-  srv_pwhash_wipe(acc.password, sizeof acc.password);
-  if (p != NULL && strcmp(acc.player, p->id) == 0)
+  /* The accounts' names in memory: the same key, or the same TR39 skeleton (a look-alike in any
+   * script), is taken. No read: on PostgreSQL it would hold the loop for a round trip. */
+  const char *owner = NULL;
+  rc = srv_taken_find(a->taken, name, p != NULL ? p->id : NULL, &owner);
+  if (rc != 0)
+    return rc;
+  if (owner == NULL)
     return 0;
   if (!same)
     lookup_count(a, c->addr);
@@ -569,6 +578,12 @@ static void done_register(void *arg, bool cancelled) {
     err = SRV_EREGISTERED;
   else if ((rc = srv_store_account_by_key(a->store, j->key, &acc)) != SRV_STORE_ENOTFOUND)
     err = rc == 0 ? SRV_ENAMETAKEN : storage_fail(a, "cannot read an account", rc);
+  else {
+    /* Another sign-up of a look-alike may have been applied while this one hashed. */
+    const char *owner = NULL;
+    if (srv_taken_find(a->taken, j->name, p->id, &owner) == 0 && owner != NULL)
+      err = SRV_ENAMETAKEN;
+  }
   if (err == 0) {
     /* The player first (a guest is not always stored yet), then its account. */
     srv_persist_player(a->persist, p);
@@ -592,6 +607,11 @@ static void done_register(void *arg, bool cancelled) {
   }
   p->account = true;
   snprintf(p->name, sizeof p->name, "%s", j->name);
+  /* Guests may not look like it from now on (a name that has a key has a skeleton; out of
+   * memory, the account stands unguarded until the next start, which reads it). */
+  if ((rc = srv_taken_add(a->taken, p->id, p->name)) != 0)
+    srv_log_warn("account", "player %s: its name is not guarded against look-alikes (%s)", p->id,
+                 srv_err_code(rc));
   for (int k = 0; k < SRV_RATED_GAMES; k++)
     p->ratings[k] = SRV_PLAYER_RATING_NEW;
   srv_persist_player(a->persist, p); /* Its name is the account's now. */
@@ -622,6 +642,13 @@ int srv_account_register(srv_accounts *a, srv_client *c, const srv_cmd *cmd) {
   if (wait > 0) {
     srv_send_error(&a->sink, c, SRV_EATTEMPTS, &cmd->id, NULL, "register", wait);
     return 0;
+  }
+  /* Another account's name that reads the same (its skeleton: a look-alike the key does not
+   * know) is taken as well. */
+  const char *owner = NULL;
+  if (srv_taken_find(a->taken, name, p->id, &owner) == 0 && owner != NULL) {
+    lookup_count(a, c->addr);
+    return SRV_ENAMETAKEN;
   }
   srv_store_account acc;
   rc = srv_store_account_by_key(a->store, key, &acc);
@@ -1080,6 +1107,7 @@ static void done_delete(void *arg, bool cancelled) {
     return;
   }
   srv_log_info("account", "player %s deleted its account", p->id);
+  srv_taken_remove(a->taken, p->id); /* Its name is free again. */
   srv_rooms_chat_anonymise(a->rooms, p->id, SRV_ACCOUNT_DELETED_NAME);
   p->account = false;
   p->deleted = true;

@@ -96,8 +96,9 @@ typedef struct srv_accounts_config {
 void srv_accounts_config_init(srv_accounts_config *cfg);
 
 /* Returns the accounts over rooms, ident, store, persist, work and time (all borrowed; they must
- * outlive it), answering clients through sink (copied), or NULL when memory runs out or libsodium
- * cannot start. cfg is copied (NULL: defaults). */
+ * outlive it), answering clients through sink (copied), or NULL when memory runs out, libsodium
+ * cannot start or the accounts' names cannot be read (srv_taken.h: read once, now, on the calling
+ * thread). cfg is copied (NULL: defaults). */
 srv_accounts *srv_accounts_new(srv_rooms *rooms, srv_ident *ident, const srv_sink *sink,
                                srv_store *store, srv_persist *persist, srv_work *work,
                                srv_time *time, const srv_accounts_config *cfg);
@@ -116,10 +117,11 @@ size_t srv_accounts_pending(const srv_accounts *a);
 const srv_checkq *srv_accounts_queue(const srv_accounts *a);
 
 /* The check of a display name (borrowed) that player p (borrowed; NULL: a new guest) asks for in
- * hello on connection c: not reserved (srv_names_display()), and not the name of an account other
- * than p's, checked against c's address's lookups (a name found taken counts; the name p has
- * already neither waits nor counts). Returns 0, SRV_ENAMERESERVED, SRV_ENAMETAKEN,
- * SRV_ENAMEINVALID, SRV_ESTORAGE, or SRV_EATTEMPTS with *retry_after_ms set (nothing looked up). */
+ * hello on connection c: not reserved (srv_names_display()), and not a name that reads as an
+ * account's other than p's (the same key, or the same TR39 skeleton: srv_taken.h, in memory, no
+ * read), checked against c's address's lookups (a name found taken counts; the name p has already
+ * neither waits nor counts). Returns 0, SRV_ENAMERESERVED, SRV_ENAMETAKEN, SRV_ENAMEINVALID, or
+ * SRV_EATTEMPTS with *retry_after_ms set (nothing looked up). */
 int srv_accounts_check_name(srv_accounts *a, const srv_client *c, const srv_player *p,
                             const char *name, int64_t *retry_after_ms);
 

@@ -2,9 +2,15 @@
  * srv_names.h). */
 #include "srv_names.h"
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include <unicode/uchar.h>
+#include <unicode/unorm2.h>
+#include <unicode/uspoof.h>
+#include <unicode/ustring.h>
+#include <unicode/utf16.h>
 
 #include "srv_error.h"
 #include "srv_text.h"
@@ -319,6 +325,8 @@ static uint32_t lower_other(uint32_t c) {
   return c;
 }
 
+static bool is_invisible(uint32_t c);
+
 /* ---- Keys -------------------------------------------------------------------------------------
  */
 
@@ -407,6 +415,91 @@ int srv_names_key(const char *name, char *key, size_t size) {
     }
   }
   return (int)merge_pairs(key, len);
+}
+
+/* ---- Skeletons (Unicode TR39, through ICU) ----------------------------------------------------
+ */
+
+/* ICU's spoof checker and its NFKC_Casefold normaliser, opened once for the process (ICU's const
+ * calls on them are thread-safe) and never closed. */
+static pthread_once_t icu_once = PTHREAD_ONCE_INIT;
+static USpoofChecker *icu_spoof;
+static const UNormalizer2 *icu_nfkc_cf;
+
+static void icu_open(void) {
+  UErrorCode st = U_ZERO_ERROR;
+  USpoofChecker *sc = uspoof_open(&st);
+  const UNormalizer2 *n = U_SUCCESS(st) ? unorm2_getNFKCCasefoldInstance(&st) : NULL;
+  if (U_FAILURE(st)) {
+    if (sc != NULL)
+      uspoof_close(sc);
+    return;
+  }
+  icu_spoof = sc;
+  icu_nfkc_cf = n;
+}
+
+/* UTF-16 units a skeleton's steps may take: a name is at most SRV_NAME_SIZE bytes (fewer code
+ * points, each at most 2 units), and a skeleton mapping writes at most 18 code points for one. */
+#define SKEL_UNITS 4096
+
+/* One round: a = skeleton(NFKC_Casefold(a)), through b. Returns the new length of a, or -1. */
+static int32_t skeleton_round(UChar *a, int32_t n, UChar *b) {
+  UErrorCode st = U_ZERO_ERROR;
+  int32_t m = unorm2_normalize(icu_nfkc_cf, a, n, b, SKEL_UNITS, &st);
+  if (U_FAILURE(st) || st == U_STRING_NOT_TERMINATED_WARNING)
+    return -1;
+  n = uspoof_getSkeleton(icu_spoof, 0, b, m, a, SKEL_UNITS, &st);
+  if (U_FAILURE(st) || st == U_STRING_NOT_TERMINATED_WARNING)
+    return -1;
+  return n;
+}
+
+int srv_names_skeleton(const char *name, char *out, size_t size) {
+  static _Thread_local UChar a[SKEL_UNITS], b[SKEL_UNITS];
+  uint32_t cps[MAX_CPS];
+  if (size == 0)
+    return -1;
+  out[0] = '\0';
+  int n = name ? decode(name, cps, MAX_CPS) : -1;
+  pthread_once(&icu_once, icu_open);
+  if (n < 0 || icu_spoof == NULL)
+    return -1;
+  /* What the display-name check calls invisible goes first (spaces, zero-width and format
+   * characters, fillers, the braille blank, interlinear annotation marks, tags, combining marks):
+   * nobody sees it, so it cannot tell two names apart. */
+  int32_t len = 0;
+  for (int i = 0; i < n; i++) {
+    if (!is_invisible(cps[i]))
+      U16_APPEND_UNSAFE(a, len, cps[i]);
+  }
+  /* TR39's skeleton, made case-insensitive: the confusables' prototypes first (so that a capital
+   * I is l before case folding makes it i), then NFKC_Casefold (fullwidth, maths letters, the
+   * Kelvin sign, case) and the prototypes again, twice: a prototype may be a capital (Lisu "ꓟ" ->
+   * "M") whose lower case has a prototype of its own ("m" -> "rn"). */
+  if (len > 0) {
+    UErrorCode st = U_ZERO_ERROR;
+    memcpy(b, a, (size_t)len * sizeof *a);
+    len = uspoof_getSkeleton(icu_spoof, 0, b, len, a, SKEL_UNITS, &st);
+    if (U_FAILURE(st) || st == U_STRING_NOT_TERMINATED_WARNING)
+      return -1;
+  }
+  for (int round = 0; round < 2 && len > 0; round++) {
+    len = skeleton_round(a, len, b);
+    if (len < 0)
+      return -1;
+  }
+  /* Only letters and digits are kept, as in keys: "Magnus_Oak" and "Magnus Oak" read as one. */
+  size_t w = 0;
+  for (int32_t i = 0; i < len;) {
+    UChar32 c;
+    U16_NEXT(a, i, len, c);
+    if (u_isalnum(c) && !put_cp(out, size, &w, (uint32_t)c)) {
+      out[0] = '\0';
+      return -1;
+    }
+  }
+  return (int)w;
 }
 
 /* ---- Reserved words ---------------------------------------------------------------------------
@@ -603,28 +696,54 @@ static bool is_invisible(uint32_t c) {
   return false;
 }
 
+/* Whether invisible character c (is_invisible()) is one a name keeps: a space of some width (it
+ * separates words, and shows as a gap) or a combining mark (it decorates the letter before it).
+ * The others (zero-width and format characters, fillers, the braille blank, interlinear
+ * annotation marks, variation selectors, tags) are dropped from the name. */
+static bool invisible_kept(uint32_t c) {
+  static const uint32_t ranges[][2] = {
+      {0x0020, 0x0020}, {0x00a0, 0x00a0}, {0x0300, 0x034e}, {0x0350, 0x036f}, {0x0483, 0x0489},
+      {0x0591, 0x05bd}, {0x1680, 0x1680}, {0x1ab0, 0x1aff}, {0x1dc0, 0x1dff}, {0x2000, 0x200a},
+      {0x202f, 0x202f}, {0x205f, 0x205f}, {0x20d0, 0x20ff}, {0x3000, 0x3000}, {0xfe20, 0xfe2f}};
+  for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++) {
+    if (c >= ranges[i][0] && c <= ranges[i][1])
+      return true;
+  }
+  return false;
+}
+
 int srv_name_check(const char *s, size_t len, char *out, size_t size) {
   const unsigned char *u = (const unsigned char *)s;
-  while (len > 0 && u[0] == ' ') {
-    u++;
-    len--;
-  }
-  while (len > 0 && u[len - 1] == ' ')
-    len--;
-  size_t chars = 0;
+  char name[512]; /* Longer input is refused: a name is at most SRV_NAME_CHARS characters. */
+  size_t n = 0;
   bool visible = false;
+  /* Checked, and the invisible characters a name does not keep dropped. */
   for (size_t i = 0; i < len;) {
     uint32_t c;
     size_t k = decode_at(u, len, i, &c);
     if (k == 0 || srv_text_unsafe(c) || is_bidi_mark(c))
       return SRV_EBADREQ;
+    if (!is_invisible(c) || invisible_kept(c)) {
+      if (n + k > sizeof name - 1)
+        return SRV_EBADREQ;
+      memcpy(name + n, u + i, k);
+      n += k;
+    }
     visible |= !is_invisible(c);
-    chars++;
     i += k;
   }
-  if (chars < 1 || chars > SRV_NAME_CHARS || !visible || len >= size)
+  /* Trimmed: the spaces at both ends. */
+  size_t first = 0;
+  while (first < n && name[first] == ' ')
+    first++;
+  while (n > first && name[n - 1] == ' ')
+    n--;
+  size_t chars = 0;
+  for (size_t i = first; i < n; i++)
+    chars += ((unsigned char)name[i] & 0xc0) != 0x80;
+  if (chars < 1 || chars > SRV_NAME_CHARS || !visible || n - first >= size)
     return SRV_EBADREQ;
-  memcpy(out, u, len);
-  out[len] = '\0';
+  memcpy(out, name + first, n - first);
+  out[n - first] = '\0';
   return 0;
 }

@@ -21,7 +21,13 @@
  * it. Its character rule is srv_text_unsafe() (srv_text.h), the one chat lines are cleaned by,
  * with the plain bidirectional marks refused as well.
  *
- * Pure functions: no allocation, no state. Every name is UTF-8.
+ * A second, wider comparison is the skeleton of Unicode's TR39 (srv_names_skeleton(), ICU's
+ * uspoof_getSkeleton()): it knows every script's look-alikes (Latin "ɡ", the Kelvin sign, Lisu,
+ * Armenian, Cherokee, mathematical letters...). A guest may not take a name whose skeleton is an
+ * account's either (srv_taken.h).
+ *
+ * Pure functions but srv_names_skeleton() (ICU's tables, opened once, never freed); no allocation
+ * of the caller's. Every name is UTF-8.
  */
 #ifndef SRV_NAMES_H
 #define SRV_NAMES_H
@@ -38,6 +44,19 @@
  * not valid UTF-8 or the key does not fit (key is then ""). A name without a letter or a digit
  * has the empty key. */
 int srv_names_key(const char *name, char *key, size_t size);
+
+/* Bytes of a skeleton, NUL included (enough for every name of SRV_NAME_SIZE bytes but the
+ * rarest expansions, which fail). */
+#define SRV_NAME_SKELETON_SIZE 512
+
+/* Writes the TR39 skeleton of name (borrowed) into out (size bytes), case-insensitive: what the
+ * display-name check calls invisible dropped (srv_name_check()), then ICU's skeleton, then twice
+ * NFKC_Casefold and the skeleton again (so "I" -> "l", and "ꓟ" -> "M" -> "m" -> "rn"), then only
+ * letters and digits kept. Two names
+ * with one skeleton read as one name. Returns its length in bytes (0: nothing a reader sees), or
+ * -1 when name is not valid UTF-8, ICU cannot start, or it does not fit (out is then ""). Safe
+ * from any thread. */
+int srv_names_skeleton(const char *name, char *out, size_t size);
 
 /* Checks an account name and writes its normal form (composed letters, fullwidth forms made
  * ASCII) into out (out_size bytes, SRV_NAME_SIZE is enough) and its key into key

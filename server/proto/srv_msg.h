@@ -160,6 +160,7 @@ typedef struct srv_chat_line {
   char player[SRV_PLAYER_ID_CHARS + 1]; /* The speaker's public id. */
   char name[SRV_NAME_SIZE];             /* The speaker's name when it was said. */
   const char *text;                     /* Cleaned (srv_text.h), 1..SRV_CHAT_MAX characters. */
+  bool account; /* The name is an account's (the speaker had one then; after a restart: has). */
 } srv_chat_line;
 
 /* One seat as shown in a state. */
@@ -340,6 +341,7 @@ typedef struct srv_event {
       int64_t at;
       const char *player; /* The speaker's id. */
       int seat;           /* MC_SOUTH, MC_NORTH, SRV_SEAT_BOTH or SRV_SEAT_SPECTATOR. */
+      bool account;       /* from is an account's name. */
     } chat;
     struct {
       const char *room;

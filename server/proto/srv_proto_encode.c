@@ -139,6 +139,9 @@ static void state(srv_jsonw *w, const srv_state_view *v) {
     srv_jsonw_bool(w, sv->connected);
     srv_jsonw_lit(w, ",\"computer\":");
     srv_jsonw_bool(w, sv->computer);
+    /* Whether the name is an account's (a client marks it: a guest cannot pass for it). */
+    srv_jsonw_lit(w, ",\"account\":");
+    srv_jsonw_bool(w, !sv->computer && sv->player->account && !sv->player->deleted);
     /* The computer's level, so that a client can word its name in its own language. */
     srv_jsonw_lit(w, ",\"level\":");
     if (sv->computer && sv->player->computer > 0)
@@ -442,12 +445,16 @@ int srv_proto_lobby_entry(const srv_lobby_entry *e, char **text, size_t *len) {
 
 /* The fields of a chat line after "from" (the same in chat and chat_history); a deleted
  * account's line has no player (NULL or ""): null. */
-static void chat_fields(srv_jsonw *w, const char *player, int seat, const char *text, int64_t at) {
+static void chat_fields(srv_jsonw *w, const char *player, bool account, int seat, const char *text,
+                        int64_t at) {
   srv_jsonw_lit(w, ",\"player\":");
   if (player == NULL || player[0] == '\0')
     srv_jsonw_lit(w, "null");
   else
     srv_jsonw_str(w, player);
+  /* Whether from is an account's name: a client marks it, so that a guest cannot pass for it. */
+  srv_jsonw_lit(w, ",\"account\":");
+  srv_jsonw_bool(w, account && player != NULL && player[0] != '\0');
   srv_jsonw_lit(w, ",\"seat\":");
   seat_or_null(w, seat == SRV_SEAT_SPECTATOR ? SRV_SEAT_NONE : seat);
   srv_jsonw_lit(w, ",\"spectator\":");
@@ -555,7 +562,8 @@ static srv_frame *hot(const srv_event *ev) {
     srv_jsonw_str(w, ev->u.chat.room);
     srv_jsonw_lit(w, ",\"from\":");
     srv_jsonw_str(w, ev->u.chat.from);
-    chat_fields(w, ev->u.chat.player, ev->u.chat.seat, ev->u.chat.text, ev->u.chat.at);
+    chat_fields(w, ev->u.chat.player, ev->u.chat.account, ev->u.chat.seat, ev->u.chat.text,
+                ev->u.chat.at);
     srv_jsonw_lit(w, "}");
     break;
   case SRV_EV_CHAT_HISTORY:
@@ -569,7 +577,7 @@ static srv_frame *hot(const srv_event *ev) {
         srv_jsonw_lit(w, ",");
       srv_jsonw_lit(w, "{\"from\":");
       srv_jsonw_str(w, l->name);
-      chat_fields(w, l->player, l->seat, l->text, l->at);
+      chat_fields(w, l->player, l->account, l->seat, l->text, l->at);
       srv_jsonw_lit(w, "}");
     }
     srv_jsonw_lit(w, "]}");

@@ -73,6 +73,7 @@ void srv_rooms_chat_anonymise(srv_rooms *rooms, const char *player, const char *
       if (strcmp(line->player, player) != 0)
         continue;
       line->player[0] = '\0';
+      line->account = false;
       snprintf(line->name, sizeof line->name, "%s", name);
     }
   }
@@ -97,6 +98,7 @@ int srv_room_chat(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
   line.seat = you;
   memcpy(line.player, c->player->id, sizeof line.player);
   memcpy(line.name, c->player->name, sizeof line.name);
+  line.account = c->player->account && !c->player->deleted;
   line.text = cmd->text;
   srv_room__record_chat(room, &line);
   if (srv_room__chat_keep(room, &line) != 0)

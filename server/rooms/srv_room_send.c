@@ -400,6 +400,7 @@ static void send_chat(srv_room *room, const srv_room_out *e) {
   ev.u.chat.at = e->chat.at;
   ev.u.chat.player = e->chat.player;
   ev.u.chat.seat = e->chat.seat;
+  ev.u.chat.account = e->chat.account;
   srv_frame *f = srv_proto_encode(&ev); /* Once, for every member. */
   srv_list_foreach (it, &room->members) {
     srv_member *m = srv_list_entry(it, srv_member, in_room);

@@ -194,6 +194,7 @@ typedef struct srv_store_chat {
   char name[SRV_STORE_NAME_SIZE];
   char seat[8]; /* "south", "north", "both"; "" for a spectator. */
   const char *text;
+  bool account; /* Read by a recovery only: the speaker's player has an account now. */
 } srv_store_chat;
 
 /* A recovery gives back at most this many chat lines per room, the last ones. */
@@ -380,6 +381,14 @@ int srv_store_account_delete(srv_store *store, const char *player, const char *a
 
 /* Reads the account whose name has key (borrowed) into *out. Returns 0 or SRV_STORE_ENOTFOUND. */
 int srv_store_account_by_key(srv_store *store, const char *key, srv_store_account *out);
+
+/* Called for each account by srv_store_account_names() with its player id and its name (both
+ * borrowed for the call); returns 0, or a negative code that stops the walk. */
+typedef int (*srv_store_name_fn)(void *arg, const char *player, const char *name);
+
+/* Calls fn(arg, player, name) for every committed account, by player id. Returns 0, the first
+ * negative code of fn, or a negative code for a failed read. */
+int srv_store_account_names(srv_store *store, srv_store_name_fn fn, void *arg);
 
 /* Reads player's account (borrowed) into *out. Returns 0 or SRV_STORE_ENOTFOUND. */
 int srv_store_account_by_player(srv_store *store, const char *player, srv_store_account *out);

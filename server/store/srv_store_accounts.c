@@ -246,6 +246,30 @@ int srv_store_account_by_player(srv_store *store, const char *player, srv_store_
   return account_read(store, STMT_ACCOUNT_BY_PLAYER, player, out);
 }
 
+/* srv_store_account_names()'s callback and its argument, for row_name(). */
+typedef struct names_ctx {
+  srv_store_name_fn fn;
+  void *arg;
+} names_ctx;
+
+static int row_name(srv_store *store, const srv_store__cols *s, void *item) {
+  (void)store;
+  names_ctx *ctx = item;
+  char player[SRV_STORE_ID_SIZE], name[SRV_STORE_NAME_SIZE];
+  srv_store__col_text(s, 0, player, sizeof player);
+  srv_store__col_text(s, 1, name, sizeof name);
+  return ctx->fn(ctx->arg, player, name);
+}
+
+int srv_store_account_names(srv_store *store, srv_store_name_fn fn, void *arg) {
+  if (store == NULL || fn == NULL)
+    return SRV_STORE_EINVAL;
+  names_ctx ctx = {fn, arg};
+  int rows = srv_store__each(store, STMT_ACCOUNT_NAMES, NULL, 0, row_name, &ctx,
+                             "cannot read the accounts' names");
+  return rows < 0 ? rows : 0;
+}
+
 /* ---- Ratings -------------------------------------------------------------------------------- */
 
 static void rating_new(srv_store_rating *r) {

@@ -37,6 +37,7 @@ static int row_chat(srv_store *store, const srv_store__cols *s, void *item) {
   srv_store__col_text(s, 4, c->name, sizeof c->name);
   srv_store__col_text(s, 5, c->seat, sizeof c->seat);
   c->text = col_copy(s, 6);
+  c->account = srv_store__int(s, 7) != 0;
   return c->text ? 0 : SRV_STORE_ENOMEM;
 }
 

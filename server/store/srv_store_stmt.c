@@ -62,6 +62,7 @@ static const char *const stmt_sql[STMT_COUNT] = {
         "UPDATE accounts SET password = ?2, password_ms = ?3 WHERE player = ?1",
     [STMT_ACCOUNT_BY_KEY] = "SELECT " ACCOUNT_COLUMNS " FROM accounts WHERE name_key = ?1",
     [STMT_ACCOUNT_BY_PLAYER] = "SELECT " ACCOUNT_COLUMNS " FROM accounts WHERE player = ?1",
+    [STMT_ACCOUNT_NAMES] = "SELECT player, name FROM accounts ORDER BY player",
     [STMT_DELETE_ACCOUNT] = "DELETE FROM accounts WHERE player = ?1",
     [STMT_DELETE_RATINGS] = "DELETE FROM ratings WHERE player = ?1",
     [STMT_DELETE_HISTORY] = "DELETE FROM rating_history WHERE player = ?1",
@@ -161,7 +162,8 @@ static const char *const stmt_sql[STMT_COUNT] = {
     [STMT_RECOVER_PLAYERS] = "SELECT id, name, created_ms FROM players WHERE id IN "
                              "(SELECT south FROM rooms UNION SELECT north FROM rooms) ORDER BY id",
     [STMT_RECOVER_CHAT] =
-        "SELECT room, game, at_ms, player, name, seat, text FROM ("
+        "SELECT room, game, at_ms, player, name, seat, text, "
+        "CASE WHEN player IN (SELECT player FROM accounts) THEN 1 ELSE 0 END FROM ("
         "  SELECT *, row_number() OVER (PARTITION BY room ORDER BY id DESC) AS back FROM chat"
         "  WHERE room IN (SELECT code FROM rooms)) AS c WHERE back <= " STORE_STR(
             SRV_STORE_CHAT_KEEP) " ORDER BY room, id",

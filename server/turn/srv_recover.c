@@ -86,6 +86,7 @@ static srv_chat_line *room_chat(const srv_store_recovery *rec, const char *code,
     l->player[plen] = '\0';
     snprintf(l->name, sizeof l->name, "%s", c->name);
     l->text = c->text;
+    l->account = c->account;
   }
   *n = count;
   return lines;

@@ -2,10 +2,10 @@
 // password refused, log in on a second browser context and get the seat back, a rated game whose
 // end shows the rating change, the profile with its rating graph and games, the leaderboard,
 // settings (log out everywhere), in English and French, at 1280 and 360 px; screenshots in
-// tests/artifacts/.
+// tests/artifacts/. And the account badge: in a room's seats and chat, in French at 1280 and 360 px.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useBrowser, createRoom, setSpeed, shot } from './harness.mjs';
+import { useBrowser, createRoom, setSpeed, shot, acceptInvite } from './harness.mjs';
 import { tIn, loadLang } from '../../web/i18n.js';
 
 const ctx = useBrowser();
@@ -169,4 +169,48 @@ test('in French, on a phone: the sign-up dialog, the profile and the leaderboard
   await p.goto(ctx.server.base + '/@/Personne');
   await p.locator('h1', { hasText: tIn('fr', 'profile.missing_title') }).waitFor();
   ctx.noProblems(p);
+});
+
+test('in French: an account name carries a badge in the room and in chat; a guest name does not', async () => {
+  // The account plays at 1280 px, a guest joins by the invite link on a phone (360 px).
+  const acc = await ctx.page({ locale: 'fr-FR' });
+  await acc.goto(ctx.server.base + '/');
+  await (await signUp(acc, 'Magnus_Oak', 'fr')).locator('button[type=submit]').click();
+  await acc.locator('.account-btn', { hasText: 'Magnus_Oak' }).waitFor();
+  const code = await createRoom(acc, { visibility: 'private' });
+  const guest = await ctx.page({ width: 360, height: 740, locale: 'fr-FR' });
+  await guest.goto(ctx.server.base + '/r/' + code);
+  await acceptInvite(guest, 'Visiteur');
+  await acc.locator('.pbar .pname-text', { hasText: 'Visiteur' }).waitFor();
+  await acc.fill('.chat-form input', 'Bonjour !');
+  await acc.press('.chat-form input', 'Enter');
+  await guest.locator('.chat-log .msg p', { hasText: 'Bonjour !' }).waitFor();
+  await guest.fill('.chat-form input', 'Salut');
+  await guest.press('.chat-form input', 'Enter');
+  await acc.locator('.chat-log .msg p', { hasText: 'Salut' }).waitFor();
+  const label = tIn('fr', 'badge.account');
+  assert.equal(label, 'compte enregistré');
+  for (const p of [acc, guest]) {
+    // One badge on the seats, by the account's name, named for screen readers.
+    const seats = p.locator('.pbar .account-badge');
+    assert.equal(await seats.count(), 1);
+    assert.equal(await seats.getAttribute('aria-label'), label);
+    assert.equal(await seats.getAttribute('role'), 'img');
+    await p.locator('.pbar', { has: p.locator('.account-badge') }).locator('.pname-text', { hasText: 'Magnus_Oak' }).waitFor();
+    // In chat: the account's line has it, the guest's has not.
+    const lines = p.locator('.chat-log .msg');
+    assert.equal(await lines.filter({ hasText: 'Bonjour !' }).locator('.account-badge').count(), 1);
+    assert.equal(await lines.filter({ hasText: 'Salut' }).locator('.account-badge').count(), 0);
+    assert.equal(await lines.filter({ hasText: 'Bonjour !' }).locator('.account-badge').getAttribute('aria-label'), label);
+  }
+  // The phone's page still fits its screen with the badge.
+  const overflow = await guest.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, 'the page is ' + overflow + ' px wider than the screen');
+  await acc.locator('.chat-log').scrollIntoViewIfNeeded();
+  await shot(acc, 'account-badge-fr');
+  await guest.locator('.chat-log').scrollIntoViewIfNeeded();
+  await shot(guest, 'account-badge-fr');
+  await guest.locator('.pbar').first().scrollIntoViewIfNeeded();
+  await shot(guest, 'account-badge-seats-fr');
+  ctx.noProblems(acc, guest);
 });

@@ -112,7 +112,7 @@ test('chat is broadcast with the sender name and time', async () => {
   assert.equal(mine.type, 'chat');
   const theirs = await b.next('chat');
   assert.deepEqual({ ...theirs, at: 0 }, { type: 'chat', room, from: 'Ana', text: 'good luck 🙂', at: 0,
-    player: a.me.player, seat: 'south', spectator: false });
+    player: a.me.player, account: false, seat: 'south', spectator: false });
   assert.ok(theirs.at >= before - 1000 && theirs.at <= Date.now() + 1000);
   await a.close();
   await b.close();

@@ -244,6 +244,16 @@ TEST_IMPL(names_in_hello) {
   ASSERT_EQ(run(&e.w, &g, "{\"type\":\"hello\",\"name\":\"zofia\"}"), SRV_ENAMETAKEN);
   ASSERT_EQ(run(&e.w, &g, "{\"type\":\"hello\",\"name\":\"Z0FIA\"}"), SRV_ENAMETAKEN);
   ASSERT_EQ(run(&e.w, &g, "{\"type\":\"hello\",\"name\":\"Computer\"}"), SRV_ENAMERESERVED);
+  /* Look-alikes the key does not know, by TR39 skeleton (issue 25, item 6; confusables.txt
+   * "0251 ; 0061" Latin alpha -> a, "0585 ; 006F" Armenian oh -> o; NFKC makes U+1D419
+   * MATHEMATICAL BOLD CAPITAL Z a Z), and invisible characters the name drops (U+2800 braille
+   * blank, U+FFF9 interlinear annotation anchor): all read as "Zofia". */
+  ASSERT_EQ(run(&e.w, &g, "{\"type\":\"hello\",\"name\":\"Zofi\u0251\"}"), SRV_ENAMETAKEN);
+  ASSERT_EQ(run(&e.w, &g, "{\"type\":\"hello\",\"name\":\"Z\u0585fia\"}"), SRV_ENAMETAKEN);
+  ASSERT_EQ(run(&e.w, &g, "{\"type\":\"hello\",\"name\":\"\U0001d419ofia\"}"),
+            SRV_ENAMETAKEN); /* U+1D419 MATHEMATICAL BOLD CAPITAL Z */
+  ASSERT_EQ(run(&e.w, &g, "{\"type\":\"hello\",\"name\":\"Zofia\u2800\"}"), SRV_ENAMETAKEN);
+  ASSERT_EQ(run(&e.w, &g, "{\"type\":\"hello\",\"name\":\"\ufff9Zofia\"}"), SRV_ENAMETAKEN);
   ASSERT_NULL(g.c.player);
   ASSERT_EQ(run(&e.w, &g, "{\"type\":\"hello\",\"name\":\"Zosia\"}"), 0);
   disconnect(&e.w, &g);

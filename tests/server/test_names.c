@@ -5,7 +5,19 @@
  *
  * The display-name check (srv_name_check()): what a name may be. Security probe, finding 14:
  * names of only invisible characters (U+200B, U+00A0, U+FEFF) and names with bidirectional
- * overrides (U+202E) were accepted. */
+ * overrides (U+202E) were accepted.
+ *
+ * Skeletons (srv_names_skeleton(), issue 25 item 6): the vectors are worked by hand from TR39's
+ * confusables.txt and the NFKC_Casefold mapping, step by step in each comment: invisible
+ * characters dropped, the confusables' prototypes, then twice NFKC_Casefold and the prototypes
+ * again, then only letters and digits. The lines of confusables.txt used:
+ *   006D ; 0072 006E  (m -> rn)          0049 ; 006C  (I -> l)       0031 ; 006C  (1 -> l)
+ *   0261 ; 0067       (script g -> g)    A4DF ; 004D  (Lisu MA -> M) A4EE ; 0041  (Lisu A -> A)
+ *   0585 ; 006F       (Armenian oh -> o) 0578 ; 006E  (Armenian vo -> n)
+ *   057D ; 0075       (Armenian seh -> u)
+ * and of NFKC_Casefold: U+212A KELVIN SIGN -> k, U+1D40C..U+1D42C (mathematical bold) -> their
+ * letters in lower case; U+2800 (braille blank) and U+FFF9 (interlinear annotation anchor) are
+ * what the display-name check calls invisible. */
 #include <string.h>
 
 #include "srv_error.h"
@@ -40,8 +52,8 @@ TEST_IMPL(ordinary_names) {
   OK("Иван", "Иван");
   OK("名前", "名前");
   OK("🙂", "🙂");
-  OK("a\u0301", "a\u0301");             /* A combining accent on a letter. */
-  OK("\u200bA\u200b", "\u200bA\u200b"); /* Invisible ones around a visible one. */
+  OK("a\u0301", "a\u0301"); /* A combining accent on a letter. */
+  OK("\u200bA\u200b", "A"); /* Invisible ones around a visible one: dropped. */
   OK("Ana\u00a0Bo", "Ana\u00a0Bo");
   /* 24 characters of up to 4 bytes are fine; 25 are not. */
   OK("🙂🙂🙂🙂🙂🙂🙂🙂🙂🙂🙂🙂🙂🙂🙂🙂🙂🙂🙂🙂🙂🙂🙂"
@@ -93,6 +105,72 @@ TEST_IMPL(controls_and_bad_utf8) {
   char small[4];
   ASSERT_EQ(srv_name_check("Ana", 3, small, sizeof small), 0);
   ASSERT_EQ(srv_name_check("Anna", 4, small, sizeof small), SRV_EBADREQ); /* Does not fit. */
+  return 0;
+}
+
+/* The invisible characters a name does not keep are dropped from it; spaces and combining marks
+ * stay. */
+TEST_IMPL(invisible_dropped) {
+  OK("Magnus_Oak\u2800", "Magnus_Oak"); /* Braille blank, at the end. */
+  OK("Magnus\u2800Oak", "MagnusOak");   /* ... and inside. */
+  OK("Magnus_Oak\ufff9", "Magnus_Oak"); /* Interlinear annotation anchor. */
+  OK("\ufffaMagnus\ufffb", "Magnus");   /* Its separator and terminator. */
+  OK("Ma\u200dgnus\ufe0f", "Magnus");   /* Zero-width joiner, variation selector. */
+  OK("Ma\u3164gnus", "Magnus");         /* Hangul filler. */
+  OK("Ana\u00a0Bo", "Ana\u00a0Bo");     /* A no-break space is a space: kept. */
+  OK("Ana\u2003Bo", "Ana\u2003Bo");     /* So is an em space. */
+  OK("Jose\u0301", "Jose\u0301");       /* A combining accent: kept. */
+  OK("\u2800 Ana \u2800", "Ana");       /* Trimmed after the blanks went. */
+  REFUSED("\u2800\ufff9");              /* Nothing left. */
+  return 0;
+}
+
+static const char *skel_of(const char *name) {
+  static char skel[SRV_NAME_SKELETON_SIZE];
+  int n = srv_names_skeleton(name, skel, sizeof skel);
+  return n < 0 ? "(error)" : skel;
+}
+
+TEST_IMPL(skeletons) {
+  /* The account: no prototype changes "Magnus_Oak"; NFKC_Casefold "magnus_oak"; m -> rn; again
+   * the same; letters: "rnagnusoak". */
+  ASSERT_STR_EQ(skel_of("Magnus_Oak"), "rnagnusoak");
+  /* U+0261 -> g, then as the account. */
+  ASSERT_STR_EQ(skel_of("Ma\u0261nus_Oak"), "rnagnusoak");
+  /* U+212A Kelvin sign: its canonical decomposition (the skeleton's NFD) is K; casefold k. */
+  ASSERT_STR_EQ(skel_of("Magnus_Oa\u212a"), "rnagnusoak");
+  /* Lisu MA U+A4DF -> M; casefold m -> rn. */
+  ASSERT_STR_EQ(skel_of("\ua4dfagnus_Oak"), "rnagnusoak");
+  /* Lisu A U+A4EE -> A; casefold a. */
+  ASSERT_STR_EQ(skel_of("M\ua4eegnus_Oak"), "rnagnusoak");
+  /* Armenian capital OH U+0555: no prototype of its own (confusables.txt has 0555 ; 004F: O,
+   * either way o after casefold); casefold U+0585 -> o. */
+  ASSERT_STR_EQ(skel_of("Magnus_\u0555ak"), "rnagnusoak");
+  /* Armenian vo U+0578 -> n, seh U+057D -> u. */
+  ASSERT_STR_EQ(skel_of("Mag\u0578\u057ds_Oak"), "rnagnusoak");
+  /* Mathematical bold (U+1D40C M, U+1D41A a, U+1D420 g, U+1D427 n, U+1D42E u, U+1D42C s,
+   * U+1D40E O, U+1D41A a, U+1D424 k): their prototypes (and NFKC) are ASCII. */
+  ASSERT_STR_EQ(skel_of("\U0001d40c\U0001d41a\U0001d420\U0001d427\U0001d42e\U0001d42c_"
+                        "\U0001d40e\U0001d41a\U0001d424"),
+                "rnagnusoak");
+  /* The braille blank and U+FFF9 are dropped first. */
+  ASSERT_STR_EQ(skel_of("Magnus_Oak\u2800"), "rnagnusoak");
+  ASSERT_STR_EQ(skel_of("\ufff9Magnus_Oak"), "rnagnusoak");
+  /* Spaces and punctuation are not letters: "Magnus Oak" reads as "Magnus_Oak". */
+  ASSERT_STR_EQ(skel_of("Magnus Oak!"), "rnagnusoak");
+  /* I, 1 and l are one prototype, l (before case folding would make the I an i); i is not (its
+   * dot shows). */
+  ASSERT_STR_EQ(skel_of("Il1i"), "llli");
+  /* A different name stays different. */
+  ASSERT_STR_EQ(skel_of("Magnus_Oaks"), "rnagnusoaks");
+  /* Letters with no look-alike stay themselves. */
+  ASSERT_STR_EQ(skel_of("\u540d\u524d"), "\u540d\u524d"); /* 名前 */
+  /* Nothing visible: an empty skeleton; not UTF-8: an error. */
+  ASSERT_STR_EQ(skel_of("\u200b!"), "");
+  ASSERT_STR_EQ(skel_of("\xff"), "(error)");
+  char small[4];
+  ASSERT_EQ(srv_names_skeleton("Magnus", small, sizeof small), -1);
+  ASSERT_STR_EQ(small, "");
   return 0;
 }
 
