@@ -603,9 +603,7 @@ static standin *standin_new(srv_cluster *cl, const char *node, uint64_t conn, co
     srv_log_warn("cluster", "cannot read the account of player %s", player);
   if (!pl->account)
     snprintf(pl->name, sizeof pl->name, "%s", name); /* A guest's name as its node knows it. */
-  if (token_of(token, s->client.token_hash) &&
-      srv_ident_add_token(cl->d.ident, pl, s->client.token_hash) != 0)
-    srv_log_warn("cluster", "player %s: its session is not known here (out of memory)", player);
+  (void)token_of(token, s->client.token_hash);
   /* As a reconnection: it is back in the rooms here where its player holds a seat. */
   srv_rooms_identify(cl->d.rooms, &s->client, pl, true);
   srv_ident_unref(cl->d.ident, pl);
@@ -674,7 +672,20 @@ void srv_cluster__on_command(srv_cluster *cl, const char *msg, size_t len) {
     json_decref(m);
     return;
   }
+  /* The session's token hash is known while the command runs: a seat taken here records the
+   * player with it (srv_persist), so that it comes back through any node with its token. Not
+   * kept after: a hello here reads sessions from PostgreSQL, where a logout or a revocation on
+   * another node is seen at once. */
+  const uint8_t *hash = s->client.token_hash;
+  bool lent = false;
+  for (int i = 0; i < 32 && !lent; i++)
+    lent = hash[i] != 0;
+  for (size_t i = 0; lent && i < srv_ident_token_count(s->client.player); i++)
+    lent = memcmp(srv_ident_token(s->client.player, i), hash, 32) != 0; /* Known here already. */
+  lent = lent && srv_ident_add_token(cl->d.ident, s->client.player, hash) == 0;
   srv_dispatch_frame(cl->d.dispatch, &s->client, frame, flen);
+  if (lent)
+    srv_ident_revoke(cl->d.ident, hash);
   json_decref(m);
 }
 

@@ -475,7 +475,10 @@ static void ev_poll(uv_poll_t *h, int status, int events) {
 }
 
 static void ev_set(uv_events *p, int add, int del) {
-  p->events = (p->events | add) & ~del;
+  int events = (p->events | add) & ~del;
+  if (events == p->events)
+    return; /* uv_poll_start() would take the socket out of epoll and put it back for nothing. */
+  p->events = events;
   if (p->events != 0)
     uv_poll_start(&p->handle, p->events, ev_poll);
   else

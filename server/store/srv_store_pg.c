@@ -135,6 +135,7 @@ typedef enum pg_state {
 typedef struct pg_poll {
   uv_poll_t h;
   srv_store *store;
+  int events; /* What it watches now (0: stopped). */
 } pg_poll;
 typedef struct pg_timer {
   uv_timer_t h;
@@ -738,6 +739,7 @@ static int poll_watch(srv_store *store, int events) {
     }
     pg->poll->h.data = SRV_OWN_TAG;
     pg->poll->store = store;
+    pg->poll->events = 0;
     pg->poll_fd = fd;
   }
   /* A flight keeps the loop alive (a stop waits for its outcome); an idle or a connecting socket
@@ -746,6 +748,11 @@ static int poll_watch(srv_store *store, int events) {
     uv_ref((uv_handle_t *)&pg->poll->h);
   else
     uv_unref((uv_handle_t *)&pg->poll->h);
+  /* libuv takes the socket out of epoll and puts it back on every uv_poll_start(): only when the
+   * events change (a move's batch asked for the same ones each time: two epoll_ctl calls). */
+  if (pg->poll->events == events && uv_is_active((uv_handle_t *)&pg->poll->h))
+    return 0;
+  pg->poll->events = events;
   return uv_poll_start(&pg->poll->h, events, on_poll) == 0 ? 0 : SRV_STORE_EIO;
 }
 
