@@ -17,6 +17,14 @@
 //                                      throwaway one, tests/pg.sh, synchronous_commit on): server
 //                                      CPU per move, PostgreSQL's own CPU per move, p99; then
 //                                      10,000 players thinking 1-3 s on PostgreSQL: p99
+//   node bench/bench.mjs cluster       (f) a cluster (issue 21), PostgreSQL and Redis on loopback:
+//                                      one node against the single process on PostgreSQL and
+//                                      SQLite (100 players two a room); a forwarded move's extra
+//                                      round trip (one room, its joiner on node B); take-over
+//                                      after kill -9 with the default lease (--takeovers N,
+//                                      default 5); two nodes against one with every process's
+//                                      CPU, and on paper N nodes. --mode one|forward|takeover|two
+//                                      runs one part (default both: all)
 //   node bench/bench.mjs all           a, b, c and d in one run
 //
 // Options: --seconds S (measured window of a, b and d), --build DIR (default build-bench),
@@ -60,12 +68,12 @@ const SWEEP_PLAYERS = opt('--sweep-players', '100,500,1000,2000,5000,10000').spl
 const NOFILE = 65536;
 const MAX_CONNECTIONS = 60000;
 const WITH_PEER = !flag('--no-peer');
-const known = ['closed', 'think', 'idle', 'sweep', 'profile', 'store', 'all'];
+const known = ['closed', 'think', 'idle', 'sweep', 'profile', 'store', 'cluster', 'all'];
 if (!known.includes(what) || !(SECONDS > 0) || !(ROUNDS >= 1) || !['normal', 'full'].includes(SYNC) ||
-  !['pair', 'local', 'both'].includes(MODE)) {
+  !(what === 'cluster' ? ['one', 'forward', 'takeover', 'two', 'both'] : ['pair', 'local', 'both']).includes(MODE)) {
   console.error(`usage: node bench/bench.mjs ${known.join('|')} [--seconds S] [--build DIR] [--peer DIR] ` +
     '[--no-peer] [--sync normal|full] [--mode pair|local|both] [--rounds N] [--sweep-think MIN-MAX] ' +
-    '[--sweep-players N,N,...]');
+    '[--sweep-players N,N,...] [--takeovers N]; cluster: --mode one|forward|takeover|two|both');
   process.exit(2);
 }
 
@@ -183,15 +191,15 @@ const tmpData = (prefix) => fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 // Our server, Release build, --sync sync, the per-address limits raised for thousands of
 // connections, players and rooms from one address (and the rate limit out of the way of a closed
 // loop).
-function startOurs(sync, { wrap = [], timeoutMs, store } = {}) {
+function startOurs(sync, { wrap = [], timeoutMs, store, extra = [], label } = {}) {
   const data = tmpData('mancala-bench-');
   const args = ['--port', '0', '--bind', '127.0.0.1', '--data', data, '--sync', sync, ...(store ? ['--store', store()] : []),
     '--rate', '1000000', '--burst', '1000000', '--max-per-ip', '1000000',
     '--players-per-ip', '1000000', '--rooms-per-ip', '10000000', '--public-rooms-per-ip', '10000000',
     '--watchers-per-ip', '1000000',
-    '--max-connections', String(MAX_CONNECTIONS), '--rooms-per-player', '10'];
+    '--max-connections', String(MAX_CONNECTIONS), '--rooms-per-player', '10', ...extra];
   const [cmd, ...rest] = [...wrap, bin('mancala-server'), ...args];
-  return startProcess(store ? 'mancala-server --store postgresql' : `mancala-server --sync ${sync}`, cmd, rest,
+  return startProcess(label || (store ? 'mancala-server --store postgresql' : `mancala-server --sync ${sync}`), cmd, rest,
     /listening on http:\/\/127\.0\.0\.1:(\d+)\//, { data, timeoutMs });
 }
 
@@ -208,8 +216,14 @@ function startEcho() {
 }
 
 // Runs bin/loadgen against server with args; resolves with its JSON report.
+// A server may name more processes (server.measured(): { group: [pid, ...] }, e.g. the other
+// nodes of a cluster, Redis, PostgreSQL) whose CPU loadgen reads over its window (--cpu-pid): the
+// report's cpu_by gives each group's CPU in % of a core.
 function loadgen(server, args) {
-  const all = ['--port', String(server.port), '--server-pid', String(server.pid), '--json', ...args];
+  const groups = server.measured ? Object.entries(server.measured()) : [];
+  const pids = groups.flatMap(([, ps]) => ps);
+  const all = ['--port', String(server.port), '--server-pid', String(server.pid), '--json', ...args,
+    ...pids.flatMap((p) => ['--cpu-pid', String(p)])];
   log(`loadgen ${all.join(' ')}  (${server.label})`);
   const child = spawnLimited(bin('loadgen'), all, { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
@@ -221,6 +235,8 @@ function loadgen(server, args) {
       if (code === 3) notes.push(`loadgen against ${server.label} took over 30 s to close its connections`);
       const r = JSON.parse(out);
       r.label = server.label;
+      const cpu = new Map(r.cpu.map((c) => [c.pid, Math.max(0, c.cpu_pct)]));
+      r.cpu_by = Object.fromEntries(groups.map(([g, ps]) => [g, ps.reduce((t, p) => t + (cpu.get(p) ?? 0), 0)]));
       resolve(r);
     });
   });
@@ -298,7 +314,7 @@ async function rotate(entries) {
   for (let round = 0; round < ROUNDS; round++) {
     for (let i = 0; i < entries.length; i++) {
       const [key, start, args] = entries[(i + round) % entries.length];
-      runs.get(key).push(await withServer(start, (s) => loadgen(s, args)));
+      runs.get(key).push(await withServer(start, (s) => loadgen(s, typeof args === 'function' ? args(s) : args)));
     }
   }
   return new Map([...runs].map(([key, rs]) => [key, {
@@ -472,36 +488,62 @@ async function sweep(peerScript) {
   return results;
 }
 
-// (e) The storage backends. A throwaway PostgreSQL 15 (tests/pg.sh) in the build directory, with
-// its defaults (synchronous_commit on, fsync on); every run a fresh database in it. Besides the
-// server's CPU per move, PostgreSQL's own: the CPU time of all its processes over the run (from
-// /proc), divided by the moves.
-async function stores() {
+// ---- The services: PostgreSQL and Redis ------------------------------------------------------
+
+const HZ = 100; // USER_HZ on Linux
+// CPU ticks (user + system) of the processes pids, from /proc (a process gone counts 0).
+const cpuTicks = (pids) => pids.reduce((t, p) => {
+  try {
+    const f = fs.readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ');
+    return t + Number(f[11]) + Number(f[12]);
+  } catch { return t; }
+}, 0);
+// The nice value of process pid (field 19 of /proc/PID/stat).
+const niceOf = (pid) => {
+  try { return Number(fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[16]); } catch { return null; }
+};
+
+// The scheduler's account of process pid's main thread (/proc/PID/schedstat): ns on a CPU, ns
+// waiting on a run queue for one, and timeslices (for a loop that sleeps in epoll: wake-ups).
+const schedstat = (pid) => {
+  try { return fs.readFileSync(`/proc/${pid}/schedstat`, 'utf8').trim().split(' ').map(Number); } catch { return [0, 0, 0]; }
+};
+
+// A throwaway PostgreSQL 15 (tests/pg.sh) in the build directory, with its defaults
+// (synchronous_commit on, fsync on). fresh() makes a new database in it and returns its URL;
+// pids() the postmaster and its children (the backends of the servers connected now).
+function startPostgres() {
   const dir = path.join(BUILD, 'postgres');
   const pgsh = path.join(top, 'tests', 'pg.sh');
   const url = execFileSync('sh', [pgsh, 'start', dir, 'auto'], { encoding: 'utf8' }).trim();
   const port = url.match(/:(\d+)\//)[1];
   let n = 0;
-  const fresh = () => {
-    const db = `bench_${process.pid}_${n++}`;
-    execFileSync('/usr/lib/postgresql/15/bin/psql', ['-h', '127.0.0.1', '-p', port, '-U', 'postgres', '-qtA',
-      '-c', `CREATE DATABASE ${db} OWNER mancala`, 'postgres']);
-    return `postgresql://mancala@127.0.0.1:${port}/${db}`;
-  };
-  const pgPids = () => {
+  const pids = () => {
     const master = Number(fs.readFileSync(path.join(dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
     const kids = fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
       try { return Number(fs.readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ')[1]) === master; } catch { return false; }
     });
     return [master, ...kids.map(Number)];
   };
-  const ticks = () => pgPids().reduce((t, p) => {
-    try {
-      const f = fs.readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ');
-      return t + Number(f[11]) + Number(f[12]);
-    } catch { return t; }
-  }, 0);
-  const HZ = 100; // USER_HZ on Linux
+  return {
+    fresh() {
+      const db = `bench_${process.pid}_${n++}`;
+      execFileSync('/usr/lib/postgresql/15/bin/psql', ['-h', '127.0.0.1', '-p', port, '-U', 'postgres', '-qtA',
+        '-c', `CREATE DATABASE ${db} OWNER mancala`, 'postgres']);
+      return `postgresql://mancala@127.0.0.1:${port}/${db}`;
+    },
+    pids,
+    ticks: () => cpuTicks(pids()),
+    stop: () => execFileSync('sh', [pgsh, 'stop', dir]),
+  };
+}
+
+// (e) The storage backends. A throwaway PostgreSQL 15 (startPostgres()); every run a fresh
+// database in it. Besides the server's CPU per move, PostgreSQL's own: the CPU time of all its
+// processes over the run (from /proc), divided by the moves.
+async function stores() {
+  const pg = startPostgres();
+  const { fresh, ticks } = pg;
   try {
     const secs = Math.max(5, Math.round(SECONDS / ROUNDS));
     const args = ['--players', '100', '--warmup', '3', '--duration', String(secs), '--mode', 'pair'];
@@ -550,8 +592,328 @@ async function stores() {
         f2(r.rtt_ms.max), `${f0(r.server.cpu_pct)}%`, errorsOf(r)]]);
     printNotes();
   } finally {
-    execFileSync('sh', [pgsh, 'stop', dir]);
+    pg.stop();
   }
+}
+
+// ---- The cluster (issue 21) -------------------------------------------------------------------
+
+// A throwaway Redis 7 (tests/redis.sh) in the build directory, without persistence. stats(): its
+// commands processed so far, by kind ({ total, byCmd: { publish: { calls, usec } ... } }).
+function startRedis() {
+  const dir = path.join(BUILD, 'redis');
+  const redissh = path.join(top, 'tests', 'redis.sh');
+  const url = execFileSync('sh', [redissh, 'start', dir, 'auto'], { encoding: 'utf8' }).trim();
+  const port = url.match(/:(\d+)$/)[1];
+  const cli = (...a) => execFileSync('redis-cli', ['-h', '127.0.0.1', '-p', port, ...a], { encoding: 'utf8' });
+  return {
+    url, port,
+    pid: () => Number(fs.readFileSync(path.join(dir, 'pid'), 'utf8')),
+    flush: () => cli('FLUSHALL'),
+    stats() {
+      const text = cli('INFO', 'all');
+      const byCmd = {};
+      for (const m of text.matchAll(/^cmdstat_(\w+):calls=(\d+),usec=(\d+)/gm)) byCmd[m[1]] = { calls: Number(m[2]), usec: Number(m[3]) };
+      return { total: Number(text.match(/^total_commands_processed:(\d+)/m)[1]), byCmd };
+    },
+    // redis-benchmark's round trip of one command from one connection, one at a time (ms).
+    latency(cmd) {
+      const out = execFileSync('redis-benchmark', ['-h', '127.0.0.1', '-p', port, '-c', '1', '-n', '20000', '--csv', ...cmd],
+        { encoding: 'utf8' });
+      const row = out.trim().split('\n').pop().split(',').map((x) => x.replace(/"/g, ''));
+      return { p50: Number(row[4]), p99: Number(row[6]) };
+    },
+    stop: () => execFileSync('sh', [redissh, 'stop', dir]),
+  };
+}
+
+// A cluster of n nodes (mancala-server --store ... --cluster ..., --sync full as the single
+// process on PostgreSQL) sharing a fresh database of svc.pg and svc.redis (emptied first); lease:
+// --cluster-lease-ms (undefined: the default, 10 s). Node A (the first) is loadgen's server;
+// measured() names the other nodes, Redis and PostgreSQL's processes for loadgen's window.
+async function startCluster(n, svc, { lease } = {}) {
+  svc.redis.flush();
+  const db = svc.pg.fresh();
+  const extra = ['--cluster', svc.redis.url, ...(lease ? ['--cluster-lease-ms', String(lease)] : [])];
+  const nodes = [];
+  try {
+    for (let i = 0; i < n; i++) {
+      nodes.push(await startOurs('full', { store: () => db, extra, label: `node ${'ABCDEFGH'[i]}` }));
+    }
+  } catch (e) {
+    for (const x of nodes) await x.stop();
+    throw e;
+  }
+  return {
+    label: `cluster of ${n} node${n > 1 ? 's' : ''}`, port: nodes[0].port, pid: nodes[0].pid, nodes,
+    measured: () => ({ nodes: nodes.slice(1).map((x) => x.pid), redis: [svc.redis.pid()], postgresql: svc.pg.pids() }),
+    async stop() {
+      let worst = null;
+      for (const x of nodes) {
+        const r = await x.stop();
+        if (worst === null || (r.code !== 0 && r.signal !== 'SIGTERM')) worst = r;
+      }
+      return worst;
+    },
+  };
+}
+
+// The figures of a cluster: (1) one node against the single process on PostgreSQL and on
+// SQLite; (2) the round trip of a forwarded move; (3) take-over after a kill -9 with the default
+// lease; (4) two nodes against one, with every process's CPU. PostgreSQL and Redis run on this
+// machine beside the nodes and loadgen, at the same nice value (inherited from bench.mjs).
+async function cluster() {
+  const svc = { pg: startPostgres(), redis: startRedis() };
+  const secs = Math.max(5, Math.round(SECONDS / ROUNDS));
+  const nice = () => `nice values: bench.mjs ${niceOf(process.pid)}, Redis ${niceOf(svc.redis.pid())}, PostgreSQL ${niceOf(svc.pg.pids()[0])}`;
+  const perMove = (pct, r) => (r.moves > 0 ? (1e4 * pct * r.window_s) / r.moves : null); // µs per move from % of a core
+  const groupPerMove = (rs, g) => sum(rs, (r) => (g === 'server' ? cpuSeconds(r) : (r.cpu_by[g] / 100) * r.window_s)) * 1e6 / sum(rs, (r) => r.moves);
+  try {
+    console.log(`Services: PostgreSQL 15 (tests/pg.sh, synchronous_commit on) and Redis ${execFileSync('redis-server', ['--version'], { encoding: 'utf8' }).match(/v=(\S+)/)[1]} (tests/redis.sh) on loopback; ${nice()}.\n`);
+    const pair = ['--players', '100', '--warmup', '3', '--duration', String(secs), '--mode', 'pair'];
+    if (MODE === 'both' || MODE === 'one') await clusterOne(svc, secs, pair, groupPerMove);
+    if (MODE === 'both' || MODE === 'forward') await clusterForward(svc, secs);
+    if (MODE === 'both' || MODE === 'takeover') await clusterTakeover(svc);
+    if (MODE === 'both' || MODE === 'two') await clusterTwo(svc, secs, pair, groupPerMove, perMove);
+  } finally {
+    svc.pg.stop();
+    svc.redis.stop();
+  }
+}
+
+// (1) A cluster of one node against the single process, 100 players two a room.
+async function clusterOne(svc, secs, args, groupPerMove) {
+  const single = () => {
+    const p = startOurs('full', { store: svc.pg.fresh, label: 'single process, PostgreSQL' });
+    return p.then((s) => Object.assign(s, { measured: () => ({ redis: [], postgresql: svc.pg.pids() }) }));
+  };
+  const agg = await rotate([
+    ['sqlite-normal', () => startOurs('normal', { label: 'single process, SQLite --sync normal' }), args],
+    ['sqlite-full', () => startOurs('full', { label: 'single process, SQLite --sync full' }), args],
+    ['postgresql', single, args],
+    ['cluster', () => startCluster(1, svc), args],
+  ]);
+  console.log(`### Cluster (1): one node against the single process, 100 players two a room, closed loop (${ROUNDS} rounds of ${secs} s per server, rotated)\n`);
+  closedTable(agg);
+  table(['server', 'PostgreSQL CPU per move, µs', 'Redis CPU per move, µs'],
+    ['postgresql', 'cluster'].map((k) => [agg.get(k).label, f1(groupPerMove(agg.get(k).rs, 'postgresql')),
+      k === 'cluster' ? f1(groupPerMove(agg.get(k).rs, 'redis')) : '-']));
+  table(['ratio', 'measured', 'per round', 'target'], [
+    ratioRow(agg, 'cluster of 1 node / single process on PostgreSQL, server CPU per move', 'cluster', 'postgresql', { cpu: true }),
+    ratioRow(agg, 'cluster of 1 node / single process on SQLite full, server CPU per move', 'cluster', 'sqlite-full', { cpu: true }),
+    ratioRow(agg, 'cluster of 1 node / single process on SQLite normal, server CPU per move', 'cluster', 'sqlite-normal', { cpu: true }),
+  ]);
+  printNotes();
+}
+
+// (2) A forwarded move: one room, its two players in a closed loop (one move in flight: no
+// queueing), on a cluster of two nodes. Direct: both players on node A, which runs the room.
+// Forwarded: the joiner on node B (loadgen --port-b): its moves go B -> Redis -> A, its states
+// A -> Redis -> B. The joiner's round trip in both, beside Redis's own round trip.
+async function clusterForward(svc, secs) {
+  const args = (cross) => (s) => ['--players', '2', '--mode', 'pair', '--warmup', '2', '--duration', String(secs),
+    ...(cross ? ['--port-b', String(s.nodes[1].port)] : [])];
+  // The scheduler's account of the nodes and Redis over each run: how often each woke up per
+  // move, and how long each wake-up waited for a CPU (the machine's share of the round trip).
+  const sched = new Map();
+  const two = (key) => async () => {
+    const c = await startCluster(2, svc);
+    const pids = { 'node A': c.nodes[0].pid, 'node B': c.nodes[1].pid, Redis: svc.redis.pid() };
+    const s0 = Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, schedstat(p)]));
+    const stop = c.stop.bind(c);
+    c.stop = async () => {
+      const d = Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, schedstat(p).map((v, i) => v - s0[k][i])]));
+      sched.set(key, [...(sched.get(key) ?? []), d]);
+      return stop();
+    };
+    return c;
+  };
+  const agg = await rotate([['direct', two('direct'), args(false)], ['forwarded', two('forwarded'), args(true)]]);
+  const ping = svc.redis.latency(['-t', 'ping']);
+  const pub = svc.redis.latency(['PUBLISH', 'bench-nobody', 'x'.repeat(300)]);
+  const seat = (k, i, q) => median(agg.get(k).rs.map((r) => r.rtt_seat_ms[i][i ? 'joiner' : 'creator'][q]));
+  console.log(`### Cluster (2): a forwarded move, one room of 2 players in a closed loop on 2 nodes (${ROUNDS} rounds of ${secs} s, rotated; medians of the rounds)\n`);
+  table(['joiner on', 'moves/s', "creator's moves p50 / p99 ms", "joiner's moves p50 / p99 ms", 'per round, joiner p50 / p99', 'errors'],
+    [['direct', 'node A (the owner)'], ['forwarded', 'node B']].map(([k, where]) => [where, f0(agg.get(k).rate),
+      `${f2(seat(k, 0, 'p50'))} / ${f2(seat(k, 0, 'p99'))}`, `${f2(seat(k, 1, 'p50'))} / ${f2(seat(k, 1, 'p99'))}`,
+      agg.get(k).rs.map((r) => `${f2(r.rtt_seat_ms[1].joiner.p50)} / ${f2(r.rtt_seat_ms[1].joiner.p99)}`).join(', '), agg.get(k).errors]));
+  // Two comparisons: the joiner on B against the joiner on A (separate runs), and, in the same
+  // run, the joiner's forwarded moves against the creator's, played on the owner at the same time
+  // (the same PostgreSQL commits, the same load on the machine: the paired figure).
+  const extra = (q) => seat('forwarded', 1, q) - seat('direct', 1, q);
+  const paired = (q) => median(agg.get('forwarded').rs.map((r) => r.rtt_seat_ms[1].joiner[q] - r.rtt_seat_ms[0].creator[q]));
+  const control = (q) => median(agg.get('direct').rs.map((r) => r.rtt_seat_ms[1].joiner[q] - r.rtt_seat_ms[0].creator[q]));
+  table(['figure', 'p50 ms', 'p99 ms', 'target'], [
+    ['forwarded move, extra round trip: joiner on B minus joiner on A (separate runs)', f2(extra('p50')), f2(extra('p99')), 'p99 under 1 ms'],
+    ['forwarded move, extra round trip: joiner on B minus creator on A (same run, paired)', f2(paired('p50')), f2(paired('p99')), 'p99 under 1 ms'],
+    ['control: joiner on A minus creator on A (same run)', f2(control('p50')), f2(control('p99')), ''],
+    ['Redis PING round trip (redis-benchmark -c 1)', f2(ping.p50), f2(ping.p99), ''],
+    ['Redis PUBLISH of 300 bytes, nobody subscribed (redis-benchmark -c 1)', f2(pub.p50), f2(pub.p99), ''],
+  ]);
+  console.log('A forwarded move crosses Redis twice (the command B -> A, the state A -> B): about two PUBLISH deliveries.\n');
+  const rows = [];
+  for (const [k, where] of [['direct', 'node A'], ['forwarded', 'node B']]) {
+    const runs = sched.get(k) ?? [];
+    const moves = sum(agg.get(k).rs, (r) => r.moves_total);
+    for (const proc of ['node A', 'node B', 'Redis']) {
+      const t = [0, 1, 2].map((i) => sum(runs, (d) => d[proc][i]));
+      rows.push([where, proc, f2(t[2] / moves), f1(t[1] / t[2] / 1000), f1(t[0] / t[2] / 1000)]);
+    }
+  }
+  console.log('The scheduler (/proc/PID/schedstat over each whole run): wake-ups per move, and how long each waited for a CPU.\n');
+  table(['joiner on', 'process', 'wake-ups per move', 'run-queue wait per wake-up, µs', 'CPU per wake-up, µs'], rows);
+  printNotes();
+}
+
+// (3) Take-over with the default lease: a room on node A (its creator there), its joiner on B;
+// A killed -9 on the joiner's turn, at a random moment of the lease's renewal cycle; the joiner
+// sends its move again every 50 ms while refused (unavailable) until B, having taken the lease
+// once it lapsed and rebuilt the room from PostgreSQL, accepts it. The protocol client of the
+// integration tests (tests/integration/harness.mjs, the ws package of tests/node_modules).
+async function clusterTakeover(svc) {
+  const { Client } = await import('../tests/integration/harness.mjs');
+  const reps = Number(opt('--takeovers', 5));
+  const times = [];
+  const refusals = [];
+  const losses = [];
+  let stale = 0;
+  for (let i = 0; i < reps; i++) {
+    const cl = await startCluster(2, svc);
+    const [a, b] = cl.nodes;
+    const url = (x) => ({ url: `ws://127.0.0.1:${x.port}/ws` });
+    try {
+      const south = await Client.connect(url(a), { name: 'Ana' });
+      const north = await Client.connect(url(b), { name: 'Bo' });
+      const made = await south.request({ type: 'create', game: 'kalah', seat: 'south', visibility: 'private' });
+      const room = made.room;
+      const j = await north.request({ type: 'join', room }, 20000);
+      if (j.type !== 'joined') throw new Error(JSON.stringify(j));
+      let st = await north.state(room, (s) => s.status === 'playing', 20000);
+      // Moves until it is North's turn (at least one move committed).
+      do {
+        const mover = st.turn === 'south' ? south : north;
+        st = await mover.request({ type: 'move', room, house: st.legal[0], ply: st.ply }, 20000);
+        if (st.type !== 'state') throw new Error(JSON.stringify(st));
+      } while (st.turn !== 'north' || st.ply === 0);
+      await sleep(Math.random() * 3500); // a random moment of the renewal cycle (every 3 s)
+      const killed = process.hrtime.bigint();
+      process.kill(a.pid, 'SIGKILL');
+      // A move forwarded while A's sockets are still being closed is published to a subscriber
+      // Redis still counts, and lost (pub/sub is at most once): neither state nor error comes.
+      // Like the web client (web/net.js), a request without an answer is given up after a time
+      // limit, 1 s here, and the move sent again.
+      let refused = 0, lost = 0;
+      for (;;) {
+        let r;
+        try {
+          r = await north.request({ type: 'move', room, house: st.legal[0], ply: st.ply }, 1000);
+        } catch {
+          lost++;
+          continue;
+        }
+        if (r.type === 'state') break;
+        // stale: the move was committed by A before it died (its answer lost with A), and the new
+        // owner, which rebuilt the room from PostgreSQL, says so: it runs the room now.
+        if (r.type === 'error' && r.code === 'stale') {
+          stale++;
+          break;
+        }
+        if (r.type !== 'error' || r.code !== 'unavailable') throw new Error(`take-over: ${JSON.stringify(r)}`);
+        refused++;
+        if (Number(process.hrtime.bigint() - killed) > 60e9) throw new Error('no take-over within 60 s');
+        await sleep(50);
+      }
+      times.push(Number(process.hrtime.bigint() - killed) / 1e6);
+      refusals.push(refused);
+      losses.push(lost);
+      log(`take-over ${i + 1}: ${f0(times.at(-1))} ms, ${refused} moves refused, ${lost} without an answer`);
+      for (const c of [south, north]) c.ws.terminate();
+    } finally {
+      await cl.stop();
+    }
+  }
+  const s = [...times].sort((x, y) => x - y);
+  console.log(`### Cluster (3): take-over, from kill -9 of the owner to the first accepted move on the new owner (default lease, 10 s; ${reps} repetitions)\n`);
+  table(['figure', 'min', 'median', 'max', 'target'],
+    [['kill -9 to the first accepted move, s', f2(s[0] / 1000), f2(median(s) / 1000), f2(s.at(-1) / 1000), 'under 12 s'],
+      ['moves refused (unavailable) meanwhile, retried every 50 ms', f0(Math.min(...refusals)), f0(median(refusals)), f0(Math.max(...refusals)), ''],
+      ['moves without any answer (lost), given up after 1 s', f0(Math.min(...losses)), f0(median(losses)), f0(Math.max(...losses)), '']]);
+  console.log(`Each: ${s.map((t) => f2(t / 1000)).join(', ')} s.${stale ? ` In ${stale} of them the new owner's first answer was stale: ` +
+    'the move had been committed by A before the kill (its answer died with A); that answer is counted as the first.' : ''}\n`);
+  printNotes();
+}
+
+// (4) Two nodes against one: 100 players two a room in a closed loop. Two nodes with every other
+// room on node B (no move forwarded: the best case, as behind sticky routing), and with every
+// room's joiner on node B (half of the moves forwarded; behind a round-robin balancer a room's
+// two players are on different nodes (N-1)/N of the time). The CPU of every process in the
+// window; Redis's cost per command over each whole run (its CPU over INFO's commands processed).
+async function clusterTwo(svc, secs, pair, groupPerMove, perMove) {
+  const redisRuns = new Map();
+  const withRedis = (key, n) => async () => {
+    const c = await startCluster(n, svc);
+    const t0 = cpuTicks([svc.redis.pid()]), s0 = svc.redis.stats();
+    const stop = c.stop.bind(c);
+    c.stop = async () => {
+      const s1 = svc.redis.stats();
+      const runs = redisRuns.get(key) ?? [];
+      runs.push({ cpu_s: (cpuTicks([svc.redis.pid()]) - t0) / HZ, cmds: s1.total - s0.total,
+        publish: (s1.byCmd.publish?.calls ?? 0) - (s0.byCmd.publish?.calls ?? 0),
+        eval: (s1.byCmd.eval?.calls ?? 0) - (s0.byCmd.eval?.calls ?? 0),
+        usec: Object.keys(s1.byCmd).reduce((t, k) => t + s1.byCmd[k].usec - (s0.byCmd[k]?.usec ?? 0), 0) });
+      redisRuns.set(key, runs);
+      return stop();
+    };
+    return c;
+  };
+  const agg = await rotate([
+    ['one', withRedis('one', 1), pair],
+    ['rooms', withRedis('rooms', 2), (s) => [...pair, '--port-b', String(s.nodes[1].port), '--spread', 'rooms']],
+    ['joiners', withRedis('joiners', 2), (s) => [...pair, '--port-b', String(s.nodes[1].port), '--spread', 'joiners']],
+  ]);
+  const names = { one: '1 node', rooms: '2 nodes, every other room on B (none forwarded)', joiners: '2 nodes, every joiner on B (half forwarded)' };
+  const nodesPerMove = (a) => groupPerMove(a.rs, 'server') + groupPerMove(a.rs, 'nodes');
+  console.log(`### Cluster (4): two nodes against one, 100 players two a room, closed loop (${ROUNDS} rounds of ${secs} s, rotated)\n`);
+  table(['cluster', 'moves/s', 'per round', 'nodes CPU per move, µs', 'node A CPU', 'node B CPU', 'loadgen CPU',
+    'Redis CPU', 'Redis per move, µs', 'PostgreSQL CPU', 'PostgreSQL per move, µs', 'RTT p50 / p99 ms', 'errors'],
+  ['one', 'rooms', 'joiners'].map((k) => {
+    const a = agg.get(k);
+    const avg = (g) => sum(a.rs, (r) => r.cpu_by[g]) / a.rs.length;
+    return [names[k], f0(a.rate), a.rs.map((r) => f0(r.moves_per_s)).join(', '), f1(nodesPerMove(a)), `${f0(a.cpu)}%`,
+      k === 'one' ? '-' : `${f0(avg('nodes'))}%`, `${f0(a.own)}%`, `${f0(avg('redis'))}%`, f1(groupPerMove(a.rs, 'redis')),
+      `${f0(avg('postgresql'))}%`, f1(groupPerMove(a.rs, 'postgresql')), `${f2(a.p50)} / ${f2(a.p99)}`, a.errors];
+  }));
+  table(['ratio', 'measured', 'per round', 'target'], [
+    ratioRow(agg, '2 nodes (none forwarded) / 1 node, moves/s', 'rooms', 'one', {}),
+    ratioRow(agg, '2 nodes (half forwarded) / 1 node, moves/s', 'joiners', 'one', {}),
+  ]);
+  // Redis: its CPU per command processed (each whole run), and commands per move.
+  const rr = (k) => redisRuns.get(k) ?? [];
+  const rsum = (k, f) => sum(rr(k), f);
+  const movesAll = (k) => sum(agg.get(k).rs, (r) => r.moves_total);
+  table(['cluster', 'Redis commands per move', 'PUBLISH per move', 'EVAL per move', 'Redis CPU per command, µs (from /proc)', "Redis's own time per command, µs (INFO)"],
+    ['one', 'rooms', 'joiners'].map((k) => [names[k], f2(rsum(k, (r) => r.cmds) / movesAll(k)), f2(rsum(k, (r) => r.publish) / movesAll(k)),
+      f2(rsum(k, (r) => r.eval) / movesAll(k)), f1((1e6 * rsum(k, (r) => r.cpu_s)) / rsum(k, (r) => r.cmds)), f2(rsum(k, (r) => r.usec) / rsum(k, (r) => r.cmds))]));
+  // On paper: N nodes behind a round-robin balancer (no stickiness). A room is run where its
+  // creator is; its joiner is on another node (N-1)/N of the time. In such a room every move
+  // costs more: half of its moves are forwarded, and every state is published once to the other
+  // node. That extra is the difference between the two 2-node runs (every room split, none).
+  // A node is one loop on one core.
+  const c0 = nodesPerMove(agg.get('rooms')), dc = nodesPerMove(agg.get('joiners')) - c0;
+  const r0 = groupPerMove(agg.get('rooms').rs, 'redis'), dr = groupPerMove(agg.get('joiners').rs, 'redis') - r0;
+  const p0 = groupPerMove(agg.get('one').rs, 'postgresql');
+  const perCmd = (1e6 * rsum('joiners', (r) => r.cpu_s)) / rsum('joiners', (r) => r.cmds);
+  console.log(`On paper, from these figures: a move costs the nodes ${f1(c0)} µs of CPU, ${f1(dc)} µs more in a room ` +
+    `whose players are on two nodes; Redis ${f1(r0)} µs per move and ${f1(dr)} µs more in such a room ` +
+    `(${f1(perCmd)} µs of its CPU per command when most are PUBLISH; Redis runs commands on one thread: one core); ` +
+    `PostgreSQL ${f1(p0)} µs per move (1 node).\n`);
+  table(['nodes N', 'rooms split over two nodes', 'nodes µs per move', 'moves/s per node (one core)', 'N nodes', 'Redis bound (one core)', 'PostgreSQL bound per core'],
+    [1, 2, 4, 8, 16, 32].map((n) => {
+      const f = (n - 1) / n;
+      const node = c0 + f * dc, redis = r0 + f * dr;
+      return [n, `${f0(100 * f)}%`, f1(node), f0(1e6 / node), f0((n * 1e6) / node), f0(1e6 / redis), f0(1e6 / p0)];
+    }));
+  printNotes();
 }
 
 // Instructions per move: the server under callgrind, instrumentation on only while loadgen plays
@@ -618,7 +980,7 @@ async function profile() {
 // ---- Main -------------------------------------------------------------------------------------
 
 build();
-const peerScript = WITH_PEER && what !== 'profile' ? preparePeer() : null;
+const peerScript = WITH_PEER && !['profile', 'cluster'].includes(what) ? preparePeer() : null;
 machine();
 if (what === 'closed' || what === 'all') await closed(peerScript);
 if (what === 'think' || what === 'all') await think(peerScript);
@@ -626,3 +988,4 @@ if (what === 'idle' || what === 'all') await idle(peerScript);
 if (what === 'sweep' || what === 'all') await sweep(peerScript);
 if (what === 'profile') await profile();
 if (what === 'store') await stores();
+if (what === 'cluster') await cluster();

@@ -8,6 +8,12 @@
  * the move round trip (send to the state with the new ply), errors by code, connection losses,
  * and the server's CPU and memory from /proc. `loadgen --help` lists the options.
  *
+ * For a cluster (issue 21) the connections may go to a second server (--port-b): the second
+ * player of every room (the room is then run by the first server, the move of that player
+ * forwarded), or every other room whole (--spread rooms). The round trip is then also reported
+ * per seat of the room (its creator's, its joiner's), and the CPU of more processes (--cpu-pid:
+ * the other node, Redis, PostgreSQL) over the same window.
+ *
  * It is built to cost little next to the server it measures: frames are scanned in place for the
  * few fields used (lg_json.h), nothing is allocated per frame (fragments of a large frame are the
  * exception), requests are written from a shared buffer when the socket is writeable, and every
@@ -46,6 +52,11 @@
 typedef struct config {
   char host[256], path[256], host_header[300];
   int port;
+  int port_b;                 /* 0: one server. */
+  char host_header_b[300];
+  bool spread_rooms;          /* --spread rooms: every other room on port_b; else its joiner. */
+  long cpu_pids[32];          /* --cpu-pid: more processes whose CPU is reported. */
+  int ncpu_pids;
   int players;
   bool pair; /* --mode pair: two connections per room; else each player has a local room. */
   char game[16];
@@ -76,6 +87,7 @@ typedef struct conn {
   lg_timer timer; /* First member: a timer is its connection. */
   uint8_t timer_kind;
   uint8_t role, seat;
+  bool on_b;     /* Connects to --port-b. */
   bool open;     /* The WebSocket is established. */
   bool welcomed; /* welcome received. */
   bool ever_open;
@@ -123,6 +135,7 @@ struct game {
 typedef struct stats {
   uint64_t moves, moves_total, games;
   lg_hist rtt, lag;
+  lg_hist rtt_seat[2]; /* The round trip of the room's creator's moves, and its joiner's. */
   uint64_t spectator_frames, error_frames, bad_frames, other_frames;
   uint64_t attempts, connect_errors, drops, reconnects, internal;
   struct {
@@ -159,6 +172,7 @@ static struct loadgen {
   bool measuring, window_done, stopping, destroyed_once;
   uint64_t t0, win_start, win_end;
   double srv_cpu0, srv_cpu1;
+  double pid_cpu0[32], pid_cpu1[32];
   long rss_initial, rss_start, rss_end, rss_max;
   struct rusage ru0, ru1;
   stats st;
@@ -483,6 +497,7 @@ static void on_player_state(conn *c, const lg_msg *m) {
     if (lg.measuring) {
       lg.st.moves++;
       lg_hist_add(&lg.st.rtt, (now - c->sent_ns) / 1000u);
+      lg_hist_add(&lg.st.rtt_seat[c == g->seat[0] ? 0 : 1], (now - c->sent_ns) / 1000u);
     }
   }
   c->ply = m->ply;
@@ -630,10 +645,10 @@ static void conn_connect(conn *c) {
   memset(&ci, 0, sizeof ci);
   ci.context = lg.context;
   ci.address = lg.cfg.host;
-  ci.port = lg.cfg.port;
+  ci.port = c->on_b ? lg.cfg.port_b : lg.cfg.port;
   ci.path = lg.cfg.path;
-  ci.host = lg.cfg.host_header;
-  ci.origin = lg.cfg.host_header;
+  ci.host = c->on_b ? lg.cfg.host_header_b : lg.cfg.host_header;
+  ci.origin = ci.host;
   ci.protocol = PROTOCOL_NAME;
   ci.ietf_version_or_minus_one = -1;
   ci.userdata = c;
@@ -803,6 +818,8 @@ static void window_end(void) {
   getrusage(RUSAGE_SELF, &lg.ru1);
   if (lg.cfg.server_pid > 0) {
     lg.srv_cpu1 = lg_proc_cpu_s((pid_t)lg.cfg.server_pid);
+    for (int i = 0; i < lg.cfg.ncpu_pids; i++)
+      lg.pid_cpu1[i] = lg_proc_cpu_s((pid_t)lg.cfg.cpu_pids[i]);
     lg.rss_end = lg_proc_rss_kib((pid_t)lg.cfg.server_pid);
     sample_server();
   }
@@ -847,6 +864,8 @@ static void on_window_start(uv_timer_t *t) {
   lg.measuring = true;
   lg.win_start = now_ns();
   getrusage(RUSAGE_SELF, &lg.ru0);
+  for (int i = 0; i < lg.cfg.ncpu_pids; i++)
+    lg.pid_cpu0[i] = lg_proc_cpu_s((pid_t)lg.cfg.cpu_pids[i]);
   if (lg.cfg.server_pid > 0) {
     lg.srv_cpu0 = lg_proc_cpu_s((pid_t)lg.cfg.server_pid);
     lg.rss_start = lg.rss_max = lg_proc_rss_kib((pid_t)lg.cfg.server_pid);
@@ -885,6 +904,14 @@ static void report_text(double secs, double srv_cpu, double own_cpu, const int r
   printf("  move round trip ms: p50 %.2f  p95 %.2f  p99 %.2f  max %.2f  (%" PRIu64 " moves)\n",
          ms(lg_hist_quantile(&st->rtt, 0.5)), ms(lg_hist_quantile(&st->rtt, 0.95)),
          ms(lg_hist_quantile(&st->rtt, 0.99)), ms(st->rtt.max), st->rtt.count);
+  if (cfg->pair)
+    for (int s = 0; s < 2; s++)
+      printf("  %s's moves ms: p50 %.2f  p99 %.2f  (%" PRIu64 " moves)\n",
+             s == 0 ? "the creator" : "the joiner", ms(lg_hist_quantile(&st->rtt_seat[s], 0.5)),
+             ms(lg_hist_quantile(&st->rtt_seat[s], 0.99)), st->rtt_seat[s].count);
+  for (int i = 0; i < cfg->ncpu_pids; i++)
+    printf("  process %ld: CPU %.1f%% of a core\n", cfg->cpu_pids[i],
+           secs > 0 ? 100.0 * (lg.pid_cpu1[i] - lg.pid_cpu0[i]) / secs : 0.0);
   if (cfg->spectators > 0)
     printf("  spectator lag ms: p50 %.2f  p99 %.2f  max %.2f  (%" PRIu64 " frames)\n",
            ms(lg_hist_quantile(&st->lag, 0.5)), ms(lg_hist_quantile(&st->lag, 0.99)),
@@ -929,15 +956,27 @@ static void report_json(double secs, double srv_cpu, double own_cpu, const int r
          cfg->pair ? "pair" : "local", cfg->game, cfg->houses, cfg->seeds, cfg->players, cfg->idle,
          cfg->silent, cfg->spectators, cfg->think_min, cfg->think_max, cfg->ramp, cfg->warmup,
          ready_wait_s(), secs);
-  printf("\"moves\":%" PRIu64 ",\"moves_per_s\":%.1f,\"games\":%" PRIu64 ",", st->moves,
-         secs > 0 ? (double)st->moves / secs : 0.0, st->games);
+  printf("\"moves\":%" PRIu64 ",\"moves_total\":%" PRIu64 ",\"moves_per_s\":%.1f,\"games\":%" PRIu64
+         ",",
+         st->moves, st->moves_total, secs > 0 ? (double)st->moves / secs : 0.0, st->games);
   if (offered > 0)
     printf("\"offered_per_s\":%.1f,\"achieved_pct\":%.2f,", offered,
            secs > 0 ? 100.0 * (double)st->moves / secs / offered : 0.0);
   else
     printf("\"offered_per_s\":null,\"achieved_pct\":null,");
   print_hist_json("rtt_ms", &st->rtt);
-  putchar(',');
+  printf(",\"rtt_seat_ms\":[{");
+  print_hist_json("creator", &st->rtt_seat[0]);
+  printf("},{");
+  print_hist_json("joiner", &st->rtt_seat[1]);
+  printf("}],\"port_b\":%d,\"spread\":\"%s\",\"cpu\":[", cfg->port_b,
+         cfg->port_b == 0 ? "none" : cfg->spread_rooms ? "rooms" : "joiners");
+  for (int i = 0; i < cfg->ncpu_pids; i++)
+    printf("%s{\"pid\":%ld,\"cpu_pct\":%.2f}", i ? "," : "", cfg->cpu_pids[i],
+           secs > 0 && lg.pid_cpu0[i] >= 0 && lg.pid_cpu1[i] >= 0
+               ? 100.0 * (lg.pid_cpu1[i] - lg.pid_cpu0[i]) / secs
+               : -1.0);
+  printf("],");
   print_hist_json("spectator_lag_ms", &st->lag);
   printf(",\"spectator_frames\":%" PRIu64 ",\"error_frames\":%" PRIu64 ",\"errors\":{",
          st->spectator_frames, st->error_frames);
@@ -1106,6 +1145,11 @@ static void usage(FILE *f) {
           "                              spectator and idle connection to be ready (default 0)\n"
           "  --moves N                   end the window after N moves\n"
           "  --server-pid PID            report that process's CPU and RSS (from /proc)\n"
+          "  --port-b PORT               a second server (a node of the same cluster) on HOST\n"
+          "  --spread joiners|rooms      what goes to --port-b: each room's second player (its\n"
+          "                              moves forwarded to the first server; default) or every\n"
+          "                              other room, both players\n"
+          "  --cpu-pid PID               also report that process's CPU (up to 32 times)\n"
           "  --seed N                    seed of the move and think-time choices (default 1)\n"
           "  --json                      one JSON object on stdout instead of text\n"
           "  --progress                  a line of progress on stderr every second\n"
@@ -1203,6 +1247,9 @@ static int parse_options(config *cfg, int argc, char **argv) {
     O_PROGRESS,
     O_CONNECTING,
     O_READY,
+    O_PORT_B,
+    O_SPREAD,
+    O_CPU_PID,
     O_HELP
   };
   static const struct option opts[] = {
@@ -1229,6 +1276,9 @@ static int parse_options(config *cfg, int argc, char **argv) {
       {"progress", no_argument, NULL, O_PROGRESS},
       {"max-connecting", required_argument, NULL, O_CONNECTING},
       {"ready-timeout", required_argument, NULL, O_READY},
+      {"port-b", required_argument, NULL, O_PORT_B},
+      {"spread", required_argument, NULL, O_SPREAD},
+      {"cpu-pid", required_argument, NULL, O_CPU_PID},
       {"help", no_argument, NULL, O_HELP},
       {NULL, 0, NULL, 0},
   };
@@ -1331,6 +1381,19 @@ static int parse_options(config *cfg, int argc, char **argv) {
       bad = parse_long(optarg, 1, 100000, &v);
       cfg->max_connecting = (int)v;
       break;
+    case O_PORT_B:
+      bad = parse_long(optarg, 1, 65535, &v);
+      cfg->port_b = (int)v;
+      break;
+    case O_SPREAD:
+      bad = strcmp(optarg, "joiners") != 0 && strcmp(optarg, "rooms") != 0;
+      cfg->spread_rooms = strcmp(optarg, "rooms") == 0;
+      break;
+    case O_CPU_PID:
+      bad = cfg->ncpu_pids == 32 || parse_long(optarg, 1, INT_MAX, &v);
+      if (!bad)
+        cfg->cpu_pids[cfg->ncpu_pids++] = v;
+      break;
     case O_HELP:
       return 1;
     default:
@@ -1353,7 +1416,12 @@ static int parse_options(config *cfg, int argc, char **argv) {
     fprintf(stderr, "loadgen: spectators need players\n");
     return 2;
   }
+  if (cfg->port_b != 0 && !cfg->pair && !cfg->spread_rooms) {
+    fprintf(stderr, "loadgen: --port-b in local mode needs --spread rooms\n");
+    return 2;
+  }
   snprintf(cfg->host_header, sizeof cfg->host_header, "%s:%d", cfg->host, cfg->port);
+  snprintf(cfg->host_header_b, sizeof cfg->host_header_b, "%s:%d", cfg->host, cfg->port_b);
   return 0;
 }
 
@@ -1385,6 +1453,14 @@ static int build_conns(void) {
       lg.conns[k].role = ROLE_SPECTATOR;
       lg.conns[k++].g = g;
     }
+    /* --port-b: the joiner (and the spectators) of every room, or every other room. */
+    bool room_b = cfg->port_b != 0 && cfg->spread_rooms && i % 2 == 1;
+    bool others_b = cfg->port_b != 0 && (room_b || !cfg->spread_rooms);
+    g->seat[0]->on_b = room_b;
+    for (int s = 1; s < per_game; s++)
+      g->seat[s]->on_b = others_b;
+    for (int s = 0; s < g->nspect; s++)
+      g->spect[s].on_b = others_b;
   }
   for (int i = 0; i < cfg->idle; i++)
     lg.conns[k++].role = ROLE_IDLE;
