@@ -27,11 +27,14 @@
 
 /* The mmap threshold the server sets: glibc's own starting value, kept. */
 #define SRV_HEAP_MMAP_THRESHOLD (128 * 1024)
+/* What free() leaves at the heap's top before it gives it back by itself (srv_heap_init()). */
+#define SRV_HEAP_TRIM_THRESHOLD ((size_t)8 << 20)
 /* The trimmer's defaults: every 30 s, when more than 16 MiB of the heap is free. */
 #define SRV_HEAP_TRIM_PERIOD_MS 30000
 #define SRV_HEAP_TRIM_FREE ((size_t)16 << 20)
 
-/* Fixes malloc's mmap threshold at bytes (> 0), so that it no longer rises as mappings are freed.
+/* Fixes malloc's mmap threshold at bytes (> 0), so that it no longer rises as mappings are freed,
+ * and its trim threshold at SRV_HEAP_TRIM_THRESHOLD.
  * Returns 0, or SRV_EUNSUPPORTED when the allocator has no such setting (not glibc, or a
  * sanitizer's): nothing changed. */
 int srv_heap_init(size_t bytes);
