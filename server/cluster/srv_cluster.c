@@ -23,7 +23,7 @@ uint64_t srv_cluster__now(const srv_cluster *cl) {
 }
 
 void srv_cluster__key(char out[KEY_SIZE], const char *prefix, const char *name) {
-  snprintf(out, KEY_SIZE, "mancala:%s:%s", prefix, name);
+  snprintf(out, KEY_SIZE, "mancala:%.24s:%.24s", prefix, name); /* Ids and codes: 6 to 16. */
 }
 
 void srv_cluster__run_here(srv_cluster *cl, srv_client *c, const char *frame, size_t len) {
