@@ -1,13 +1,13 @@
 // The soak (issue 25, "the long runs"): one command,
 //
-//   node bench/soak.mjs [--server BIN] [--games 20000] [--minutes 30] [--pairs 120]
+//   node bench/soak.mjs [--server BIN] [--games 20000] [--minutes 30] [--max-minutes 45] [--pairs 120]
 //                       [--think 60-250] [--spectators 60] [--watchers 20] [--reconnect 0.1]
 //                       [--out docs/soak] [--sample-s 5]
 //
 // starts BIN (default build-bench/bin/mancala-server, a Release build) on a free port of
 // 127.0.0.1 with its default limits except the per-address ones (everything comes from one
 // address here; the soak is about what the server keeps, not about its defences), and plays until
-// both GAMES games have finished and MINUTES minutes have passed:
+// both GAMES games have finished and MINUTES minutes have passed (at most MAX_MINUTES):
 //
 // - PAIRS pairs of players, each playing game after game: a room (public or private; Kalah 6x4
 //   and 4x3, Oware, Congkak), up to three games in it by rematch, then both leave and the next
@@ -41,6 +41,7 @@ const { opt } = options();
 const BIN = path.resolve(opt('--server', path.join(top, 'build-bench', 'bin', 'mancala-server')));
 const GAMES = Number(opt('--games', '20000'));
 const MINUTES = Number(opt('--minutes', '30'));
+const MAX_MINUTES = Number(opt('--max-minutes', '45'));
 const PAIRS = Number(opt('--pairs', '120'));
 const [THINK_MIN, THINK_MAX] = opt('--think', '60-250').split('-').map(Number);
 const SPECTATORS = Number(opt('--spectators', '60'));
@@ -319,7 +320,8 @@ const crowd = Promise.all([
   stagger(SPECTATORS, spectator, 5000),
   stagger(WATCHERS, lobbyWatcher, 5000),
 ]);
-while ((c.games < GAMES || Date.now() - t0 < MINUTES * 60000) && !server.exited) await sleep(1000);
+while ((c.games < GAMES || Date.now() - t0 < MINUTES * 60000) && Date.now() - t0 < MAX_MINUTES * 60000 &&
+  !server.exited) await sleep(1000);
 stopping = true;
 const elapsed = (Date.now() - t0) / 1000;
 await Promise.race([crowd, sleep(60000)]);
