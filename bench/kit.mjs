@@ -30,7 +30,7 @@ export function options(argv = process.argv.slice(2)) {
 // Starts BIN on a free port of 127.0.0.1 with a fresh data directory and ARGS (besides --port,
 // --bind, --data and --web). The open-file limit is raised to the hard limit first (the server
 // clamps its connections to what that allows). Resolves with { url, http, port, pid, rss(),
-// fds(), cpuSeconds(), exited, log, stop() }.
+// fds(), schedstat(), cpuSeconds(), exited, log, stop() }.
 export async function startServer(bin, args = []) {
   const data = fs.mkdtempSync(path.join(os.tmpdir(), 'mancala-bench-'));
   const script = 'ulimit -n "$(ulimit -Hn)"; exec "$0" "$@"';
@@ -58,6 +58,10 @@ export async function startServer(bin, args = []) {
     data,
     rss() { return Number(fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)[1]) * 1024; },
     fds() { return fs.readdirSync(`/proc/${pid}/fd`).length; },
+    // The scheduler's account of the process's main thread: [ns on a CPU, ns runnable but
+    // waiting for a CPU] (/proc/PID/schedstat): the second says when the machine, not the
+    // server, is what is slow.
+    schedstat() { return fs.readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ').slice(0, 2).map(Number); },
     cpuSeconds() {
       const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
       return (Number(f[11]) + Number(f[12])) / 100; // USER_HZ

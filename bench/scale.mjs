@@ -3,6 +3,7 @@
 //   node bench/scale.mjs hello [--connections 10000] [--victims 20] [--moves 100] [--server BIN]
 //   node bench/scale.mjs storm [--players 5000] [--storms 5] [--victims 20] [--moves 100] [--server BIN]
 //   node bench/scale.mjs both  (the two, one after the other, each with a fresh server)
+//   [--no-control] (skip the control phases, below)
 //
 // Both start BIN (default build-bench/bin/mancala-server, a Release build) on a free port of
 // 127.0.0.1 with its default limits (the defences as deployed: only --max-connections is raised
@@ -24,7 +25,13 @@
 //   (and 1 s more), until MOVES per room have been measured.
 //
 // The attackers and the stormers run in worker threads (an event loop each), so that their work
-// does not delay the victims' timers and sockets. Figures: a Markdown table per mode on stdout.
+// does not delay the victims' timers and sockets. But they share the machine's cores with the
+// victims and the server: on a small machine the victims' round trips grow under load whoever
+// handles it. So each mode also runs a control (unless --no-control): the same load aimed at a
+// second server process on the same machine while the victims play on the first, then idle
+// again. The victims' p99 under the load against under the control is the server's own share;
+// the table also gives the victims' server's CPU and its time runnable but waiting for a CPU
+// (/proc/PID/schedstat), and the load generator's CPU. Figures: a Markdown table per mode.
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import os from 'node:os';
 import path from 'node:path';
@@ -42,6 +49,7 @@ const STORMS = Number(opt('--storms', '5'));
 const VICTIMS = Number(opt('--victims', '20'));
 const MOVES = Number(opt('--moves', '100'));
 const WORKERS = Number(opt('--workers', '2'));
+const CONTROL = !argv.includes('--no-control');
 const PER_ADDR = 50;
 const self = fileURLToPath(import.meta.url);
 const log = (...a) => console.error(`scale ${new Date().toISOString().slice(11, 19)}:`, ...a);
@@ -163,48 +171,119 @@ const errors = (vs) => vs.reduce((a, v) => a + v.errors, 0);
 const ms = (x) => (x === undefined ? '-' : x.toFixed(1));
 const mib = (b) => (b / 1048576).toFixed(1);
 
+// What a phase cost: the victims' server's CPU and its time waiting for a CPU (runnable, not
+// running: the machine's share, not the server's), and this process's CPU (all its threads),
+// each in % of the phase's wall time.
+function usage(server) {
+  const t0 = performance.now(), [run0, wait0] = server.schedstat(), c0 = process.cpuUsage();
+  return () => {
+    const secs = (performance.now() - t0) / 1000, [run1, wait1] = server.schedstat(), c = process.cpuUsage(c0);
+    return { cpu: (run1 - run0) / 1e7 / secs, wait: (wait1 - wait0) / 1e7 / secs, gen: (c.user + c.system) / 1e4 / secs };
+  };
+}
+const usageText = (u) => `${u.cpu.toFixed(0)}% / ${u.wait.toFixed(0)}% / ${u.gen.toFixed(0)}%`;
+
+// The victims play on server while CONNECTIONS silent connections are held open on target (the
+// same server, or for the control, another server process on the same machine).
+async function helloPhase(server, target, vs, name) {
+  const workers = spawnWorkers('hello', target.url, CONNECTIONS, 0);
+  await Promise.all(workers.map((w) => w.firstReply));
+  // Until every attacker has been opened once (the ramp, 10 s), then 2 s more.
+  for (let t = 0; t < 120; t++) {
+    const st = await askAll(workers, 'status');
+    if (sumOf(st, 'opened') >= CONNECTIONS) break;
+    await sleep(500);
+  }
+  await sleep(2000);
+  const e0 = errors(vs);
+  let peakOpen = 0, peakFds = 0, peakRss = 0;
+  const sampler = setInterval(async () => {
+    try { peakFds = Math.max(peakFds, target.fds()); peakRss = Math.max(peakRss, target.rss()); } catch { /* gone */ }
+    const st = await askAll(workers, 'status');
+    peakOpen = Math.max(peakOpen, sumOf(st, 'open'));
+  }, 1000);
+  const u = usage(server);
+  const q = quantiles(await allRtt(vs, MOVES));
+  const used = u();
+  clearInterval(sampler);
+  const end = await askAll(workers, 'stop');
+  for (const w of workers) await w.terminate();
+  return [name, q, errors(vs) - e0, used, `${mib(peakRss)} MiB, ${peakFds} files (peaks${target === server ? '' : ', the other server'})`,
+    `${sumOf(end, 'opened')} opened, ${sumOf(end, 'closed')} closed by the server, ${sumOf(end, 'refused')} refused; ` +
+    `up to ${peakOpen} open at once`];
+}
+
 async function helloRun() {
-  const server = await startServer(BIN, ['--max-connections', String(CONNECTIONS + 100)]);
+  const args = ['--max-connections', String(CONNECTIONS + 100)];
+  const server = await startServer(BIN, args);
   log(`hello: server pid ${server.pid}, ${CONNECTIONS} connections that never say hello`);
   const rows = [];
   try {
     const vs = await victims(server);
+    let u = usage(server);
     const idle = quantiles(await allRtt(vs, MOVES));
-    const base = { rss: server.rss(), fds: server.fds() };
-    rows.push(['idle', idle, 0, `${mib(base.rss)} MiB, ${base.fds} files`, '']);
-    const workers = spawnWorkers('hello', server.url, CONNECTIONS, 0);
-    await Promise.all(workers.map((w) => w.firstReply));
-    // Until every attacker has been opened once (the ramp, 10 s), then 2 s more.
-    for (let t = 0; t < 120; t++) {
-      const s = await askAll(workers, 'status');
-      if (sumOf(s, 'opened') >= CONNECTIONS) break;
-      await sleep(500);
-    }
-    await sleep(2000);
-    const cpu0 = server.cpuSeconds(), t0 = performance.now();
-    const e0 = errors(vs);
-    let peakOpen = 0, peakFds = 0, peakRss = 0;
-    const sampler = setInterval(async () => {
-      try { peakFds = Math.max(peakFds, server.fds()); peakRss = Math.max(peakRss, server.rss()); } catch { /* gone */ }
-      const s = await askAll(workers, 'status');
-      peakOpen = Math.max(peakOpen, sumOf(s, 'open'));
-    }, 1000);
-    const abused = quantiles(await allRtt(vs, MOVES));
-    clearInterval(sampler);
-    const cpu = (100 * (server.cpuSeconds() - cpu0)) / ((performance.now() - t0) / 1000);
-    const end = await askAll(workers, 'stop');
-    for (const w of workers) await w.terminate();
-    rows.push([`${CONNECTIONS.toLocaleString('en-US')} connections that never say hello`, abused, errors(vs) - e0,
-      `${mib(peakRss)} MiB, ${peakFds} files (peaks)`,
-      `${sumOf(end, 'opened')} opened, ${sumOf(end, 'closed')} closed by the server, ${sumOf(end, 'refused')} refused; ` +
-      `up to ${peakOpen} open at once (attackers' count); server CPU ${cpu.toFixed(0)}%`]);
+    rows.push(['idle', idle, 0, u(), `${mib(server.rss())} MiB, ${server.fds()} files`, '']);
+    rows.push(await helloPhase(server, server, vs, `${CONNECTIONS.toLocaleString('en-US')} connections that never say hello`));
     await sleep(3000);
-    rows.push(['after (3 s)', null, 0, `${mib(server.rss())} MiB, ${server.fds()} files`, '']);
+    rows.push(['after (3 s)', null, 0, null, `${mib(server.rss())} MiB, ${server.fds()} files`, '']);
+    if (CONTROL) {
+      const sink = await startServer(BIN, args);
+      try {
+        rows.push(await helloPhase(server, sink, vs, 'control: the same connections held by another server process'));
+      } finally {
+        await sink.stop();
+      }
+      await sleep(2000);
+      u = usage(server);
+      rows.push(['idle again', quantiles(await allRtt(vs, MOVES)), 0, u(), `${mib(server.rss())} MiB, ${server.fds()} files`, '']);
+    }
     for (const v of vs) { v.a.close(); v.b.close(); }
   } finally {
     rows.exit = await server.stop();
   }
   return rows;
+}
+
+// The victims play on server while PLAYERS stormers (seated on target) drop and come back,
+// STORMS times at least and until MOVES per room were measured during storms.
+async function stormPhase(server, target, vs, name) {
+  const workers = spawnWorkers('storm', target.url, PLAYERS, 0);
+  const ready = await Promise.all(workers.map((w) => w.firstReply));
+  log(`storm: ${sumOf(ready, 'ready')} players seated, ${sumOf(ready, 'failed')} failed to set up`);
+  const e0 = errors(vs);
+  const storms = [];
+  const rtt = [];
+  let peakRss = 0, peakFds = 0;
+  const all = { cpu: 0, wait: 0, gen: 0 };
+  for (let i = 0; i < STORMS || rtt.length < (MOVES * VICTIMS) / 2; i++) {
+    if (i >= 3 * STORMS) break;
+    let done = false;
+    const u = usage(server);
+    const measuring = allRtt(vs, 1e9, { until: () => done });
+    const sampler = setInterval(() => {
+      try { peakFds = Math.max(peakFds, target.fds()); peakRss = Math.max(peakRss, target.rss()); } catch { /* gone */ }
+    }, 200);
+    const rs = await askAll(workers, 'drop');
+    await sleep(1000);
+    done = true;
+    rtt.push(...(await measuring));
+    const used = u();
+    for (const k of Object.keys(all)) all[k] += used[k];
+    clearInterval(sampler);
+    storms.push({ back: sumOf(rs, 'back'), lost: sumOf(rs, 'lost'), why: rs.map((r) => JSON.stringify(r.why)).join(' '),
+      p50: Math.max(...rs.map((r) => r.p50 ?? 0)), max: Math.max(...rs.map((r) => r.max ?? 0)), used });
+    log(`storm ${i + 1}: ${JSON.stringify(storms.at(-1))}; ${rtt.length} victim moves so far`);
+    await sleep(2000);
+  }
+  for (const k of Object.keys(all)) all[k] /= storms.length;
+  await askAll(workers, 'stop');
+  for (const w of workers) await w.terminate();
+  const back = storms.reduce((a, x) => a + x.back, 0), lost = storms.reduce((a, x) => a + x.lost, 0);
+  return [name, quantiles(rtt), errors(vs) - e0, all,
+    `${mib(peakRss)} MiB, ${peakFds} files (peaks${target === server ? '' : ', the other server'})`,
+    `${back} of ${back + lost} seats back (${lost} not) in ${storms.length} storms; all back ` +
+    `${storms.map((x) => (x.max / 1000).toFixed(1)).join(', ')} s after the drop` +
+    (lost ? `; not back: ${storms.map((x) => x.why).join(' ')}` : '')];
 }
 
 async function stormRun() {
@@ -213,46 +292,24 @@ async function stormRun() {
   const rows = [];
   try {
     const vs = await victims(server);
+    let u = usage(server);
     const idle = quantiles(await allRtt(vs, MOVES));
-    rows.push(['idle', idle, 0, `${mib(server.rss())} MiB, ${server.fds()} files`, '']);
-    // Address groups after the victims' (127.0.0.1) and clear of the hello run's.
-    const workers = spawnWorkers('storm', server.url, PLAYERS, 0);
-    const ready = await Promise.all(workers.map((w) => w.firstReply));
-    log(`storm: ${sumOf(ready, 'ready')} players seated, ${sumOf(ready, 'failed')} failed to set up`);
-    const e0 = errors(vs);
-    const storms = [];
-    const rtt = [];
-    let peakRss = 0, peakFds = 0;
-    for (let i = 0; i < STORMS || rtt.length < (MOVES * VICTIMS) / 2; i++) {
-      if (i >= 3 * STORMS) break;
-      let done = false;
-      const cpu0 = server.cpuSeconds(), t0 = performance.now();
-      const measuring = allRtt(vs, 1e9, { until: () => done });
-      const sampler = setInterval(() => {
-        try { peakFds = Math.max(peakFds, server.fds()); peakRss = Math.max(peakRss, server.rss()); } catch { /* gone */ }
-      }, 200);
-      const rs = await askAll(workers, 'drop');
-      await sleep(1000);
-      done = true;
-      rtt.push(...(await measuring));
-      clearInterval(sampler);
-      const secs = (performance.now() - t0) / 1000;
-      storms.push({ back: sumOf(rs, 'back'), lost: sumOf(rs, 'lost'), why: rs.map((r) => JSON.stringify(r.why)).join(' '),
-        p50: Math.max(...rs.map((r) => r.p50 ?? 0)), max: Math.max(...rs.map((r) => r.max ?? 0)), secs,
-        cpu: (100 * (server.cpuSeconds() - cpu0)) / secs });
-      log(`storm ${i + 1}: ${JSON.stringify(storms.at(-1))}; ${rtt.length} victim moves so far`);
-      await sleep(2000);
-    }
-    const stormed = quantiles(rtt);
-    const back = storms.reduce((a, s) => a + s.back, 0), lost = storms.reduce((a, s) => a + s.lost, 0);
-    rows.push([`${PLAYERS.toLocaleString('en-US')} players drop and come back with their tokens within 1 s, ${storms.length} times`,
-      stormed, errors(vs) - e0, `${mib(peakRss)} MiB, ${peakFds} files (peaks)`,
-      `${back} of ${back + lost} seats back (${lost} not); all back ${storms.map((s) => (s.max / 1000).toFixed(1)).join(', ')} s ` +
-      `after the drop; server CPU ${storms.map((s) => s.cpu.toFixed(0)).join(', ')}%` + (lost ? `; not back: ${storms.map((s) => s.why).join(' ')}` : '')]);
-    await askAll(workers, 'stop');
-    for (const w of workers) await w.terminate();
+    rows.push(['idle', idle, 0, u(), `${mib(server.rss())} MiB, ${server.fds()} files`, '']);
+    rows.push(await stormPhase(server, server, vs,
+      `${PLAYERS.toLocaleString('en-US')} players drop and come back with their tokens within 1 s`));
     await sleep(3000);
-    rows.push(['after (3 s)', null, 0, `${mib(server.rss())} MiB, ${server.fds()} files`, '']);
+    rows.push(['after (3 s)', null, 0, null, `${mib(server.rss())} MiB, ${server.fds()} files`, '']);
+    if (CONTROL) {
+      const sink = await startServer(BIN);
+      try {
+        rows.push(await stormPhase(server, sink, vs, 'control: the same storm on another server process'));
+      } finally {
+        await sink.stop();
+      }
+      await sleep(2000);
+      u = usage(server);
+      rows.push(['idle again', quantiles(await allRtt(vs, MOVES)), 0, u(), `${mib(server.rss())} MiB, ${server.fds()} files`, '']);
+    }
     for (const v of vs) { v.a.close(); v.b.close(); }
   } finally {
     rows.exit = await server.stop();
@@ -265,18 +322,18 @@ function print(title, rows) {
   console.log(`### ${title}\n`);
   console.log(`Victims: ${VICTIMS} players, two a private Kalah room, each room's moves paced at 10/s; server ${path.relative(top, BIN)}, ` +
     `${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}; ${new Date().toISOString()}\n`);
-  console.log('| phase | moves | p50 ms | p99 ms | max ms | p99 / idle | victims\' errors | server memory and files | what the load did |');
-  console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |');
-  for (const [name, q, errs, mem, what] of rows) {
+  console.log('| phase | moves | p50 ms | p99 ms | max ms | p99 / idle | victims\' errors | victims\' server CPU / waiting for a CPU / load generator CPU | server memory and files | what the load did |');
+  console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |');
+  for (const [name, q, errs, used, mem, what] of rows) {
     console.log(`| ${name} | ${q ? q.n : ''} | ${q ? ms(q.p50) : ''} | ${q ? ms(q.p99) : ''} | ${q ? ms(q.max) : ''} | ` +
-      `${q ? (q.p99 / idle.p99).toFixed(2) : ''} | ${q ? errs : ''} | ${mem} | ${what} |`);
+      `${q ? (q.p99 / idle.p99).toFixed(2) : ''} | ${q ? errs : ''} | ${used ? usageText(used) : ''} | ${mem} | ${what} |`);
   }
   console.log(`\nserver exit: ${JSON.stringify(rows.exit)}\n`);
 }
 
 async function main() {
   if (!['hello', 'storm', 'both'].includes(what)) {
-    console.error('usage: node bench/scale.mjs hello|storm|both [--connections N] [--players N] [--storms N] [--victims N] [--moves N] [--server BIN]');
+    console.error('usage: node bench/scale.mjs hello|storm|both [--connections N] [--players N] [--storms N] [--victims N] [--moves N] [--server BIN] [--no-control]');
     process.exit(2);
   }
   if (what === 'hello' || what === 'both') print(`${CONNECTIONS.toLocaleString('en-US')} connections that never say hello`, await helloRun());
