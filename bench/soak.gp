@@ -15,8 +15,9 @@ set y2tics
 set ytics nomirror
 plot datafile using ($1/60):2 with lines lw 2 lc rgb "#1f77b4" title "RSS (VmRSS)", \
      datafile using ($1/60):5 axes x1y2 with lines dt 2 lc rgb "#888888" title "games finished"
-unset y2label
-unset y2tics
 set ylabel "open files"
-plot datafile using ($1/60):3 with lines lw 2 lc rgb "#d62728" title "open files (/proc/PID/fd)"
+set y2label "rooms in memory"
+set y2range [0:*]
+plot datafile using ($1/60):3 with lines lw 2 lc rgb "#d62728" title "open files (/proc/PID/fd)", \
+     datafile using ($1/60):7 axes x1y2 with lines dt 2 lc rgb "#2ca02c" title "rooms in memory (/metrics)"
 unset multiplot

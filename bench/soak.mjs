@@ -2,7 +2,7 @@
 //
 //   node bench/soak.mjs [--server BIN] [--games 20000] [--minutes 30] [--max-minutes 45] [--pairs 120]
 //                       [--think 60-250] [--spectators 60] [--watchers 20] [--reconnect 0.1]
-//                       [--out docs/soak] [--sample-s 5]
+//                       [--out docs/soak] [--sample-s 5] [--finished-room-ms 600000]
 //
 // starts BIN (default build-bench/bin/mancala-server, a Release build) on a free port of
 // 127.0.0.1 with its default limits except the per-address ones (everything comes from one
@@ -22,13 +22,13 @@
 //   remembered per game; when the game ends its archive (GET /api/games/ID, the finished state's
 //   game_id) must hold exactly those moves in that order. Every game is checked.
 // - Every SAMPLE seconds: the server's RSS (/proc/PID/status VmRSS), its open files (/proc/PID/fd),
-//   its CPU, games and moves so far. Written to OUT.dat and plotted (gnuplot, bench/soak.gp) to
+//   its CPU, games and moves so far, and the rooms and players it holds (its /metrics). Written to OUT.dat and plotted (gnuplot, bench/soak.gp) to
 //   OUT.svg.
 //
 // It prints a Markdown summary: games, moves checked, lost or mismatched moves (must be 0),
 // reconnects and seats back, RSS and open files at the start, after the warm-up (the first
-// finished-room lifetime, 10 minutes by default: finished rooms are kept that long for a
-// rematch) and at the end, and the server's exit status.
+// finished-room lifetime, --finished-room-ms, the server's default 10 minutes unless given:
+// finished rooms are kept that long for a rematch) and at the end, and the server's exit status.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -49,7 +49,10 @@ const WATCHERS = Number(opt('--watchers', '20'));
 const RECONNECT = Number(opt('--reconnect', '0.1'));
 const OUT = path.resolve(top, opt('--out', 'docs/soak'));
 const SAMPLE_S = Number(opt('--sample-s', '5'));
-const WARMUP_S = Number(opt('--warmup-s', '600'));
+const FINISHED_ROOM_MS = Number(opt('--finished-room-ms', '600000'));
+// The warm-up: a finished room is kept --finished-room-ms for a rematch, so the rooms in memory
+// grow for that long (at a steady rate of games).
+const WARMUP_S = Number(opt('--warmup-s', String(Math.max(60, FINISHED_ROOM_MS / 1000))));
 
 const rand = (n) => Math.floor(Math.random() * n);
 const think = () => sleep(THINK_MIN + rand(THINK_MAX - THINK_MIN + 1));
@@ -292,16 +295,28 @@ async function lobbyWatcher(k) {
 // ---- Sampling -------------------------------------------------------------------------------------
 
 const samples = [];
+// The rooms and players in memory, from the server's /metrics (what RSS should follow: a
+// finished room is kept --finished-room-ms for a rematch).
+let gauges = { rooms: NaN, players: NaN };
+async function pollGauges() {
+  try {
+    const text = await (await fetch(`${server.http}/metrics`)).text();
+    const rooms = [...text.matchAll(/^mancala_rooms\{status="\w+"\} (\d+)/gm)].reduce((a, m) => a + Number(m[1]), 0);
+    const players = Number((text.match(/^mancala_players (\d+)/m) || [])[1]);
+    gauges = { rooms, players };
+  } catch { /* the next poll */ }
+}
 function sample(t0) {
   try {
     samples.push({ t: (Date.now() - t0) / 1000, rss: server.rss() / 1048576, fds: server.fds(), cpu: server.cpuSeconds(),
-      games: c.games, moves: c.movesAcked });
+      games: c.games, moves: c.movesAcked, rooms: gauges.rooms, players: gauges.players });
   } catch { /* the server is gone: the exit status tells */ }
+  pollGauges();
 }
 
 // ---- Main -----------------------------------------------------------------------------------------
 
-server = await startServer(BIN, ['--players-per-ip', '1000000', '--max-per-ip', '100000', '--rooms-per-ip', '10000000',
+server = await startServer(BIN, ['--finished-room-ms', String(FINISHED_ROOM_MS), '--players-per-ip', '1000000', '--max-per-ip', '100000', '--rooms-per-ip', '10000000',
   '--public-rooms-per-ip', '10000000', '--watchers-per-ip', '100000']);
 log(`server pid ${server.pid} on ${server.url}; ${PAIRS} pairs, ${SPECTATORS} spectators, ${WATCHERS} lobby watchers; ` +
   `until ${GAMES} games and ${MINUTES} minutes`);
@@ -339,8 +354,8 @@ fs.mkdirSync(path.dirname(dat), { recursive: true });
 fs.writeFileSync(dat, [
   `# bench/soak.mjs: ${PAIRS} pairs (think ${THINK_MIN}-${THINK_MAX} ms), ${SPECTATORS} spectators, ${WATCHERS} lobby watchers, reconnect ${RECONNECT} per game`,
   `# ${os.cpus().length} x ${os.cpus()[0]?.model ?? '?'}; ${new Date(t0).toISOString()}; server ${path.relative(top, BIN)}`,
-  '# seconds rss_mib open_files server_cpu_s games moves',
-  ...samples.map((s) => [s.t.toFixed(1), s.rss.toFixed(2), s.fds, s.cpu.toFixed(2), s.games, s.moves].join(' ')),
+  '# seconds rss_mib open_files server_cpu_s games moves rooms_in_memory players_in_memory',
+  ...samples.map((s) => [s.t.toFixed(1), s.rss.toFixed(2), s.fds, s.cpu.toFixed(2), s.games, s.moves, s.rooms, s.players].join(' ')),
 ].join('\n') + '\n');
 try {
   execFileSync('gnuplot', ['-e', `datafile='${dat}'; outfile='${OUT}.svg'; warmup=${WARMUP_S}`, path.join(here, 'soak.gp')],
@@ -360,7 +375,8 @@ function slope(pts, f) {
 }
 const f1 = (v) => v.toFixed(1);
 console.log(`### Soak: ${c.games.toLocaleString('en-US')} games in ${f1(elapsed / 60)} minutes\n`);
-console.log(`${PAIRS} pairs playing (think ${THINK_MIN}-${THINK_MAX} ms; Kalah 6x4 and 4x3, Oware, Congkak; public and private rooms; ` +
+console.log(`Finished rooms kept ${FINISHED_ROOM_MS / 1000} s for a rematch (--finished-room-ms); warm-up ${WARMUP_S} s. ` +
+  `${PAIRS} pairs playing (think ${THINK_MIN}-${THINK_MAX} ms; Kalah 6x4 and 4x3, Oware, Congkak; public and private rooms; ` +
   `up to 3 games a room by rematch), ${SPECTATORS} spectators, ${WATCHERS} lobby watchers (changes), one player in ` +
   `${Math.round(1 / RECONNECT)} games reconnecting with its token; server ${path.relative(top, BIN)}, ${os.cpus().length} cores.\n`);
 console.log('| figure | value |');
@@ -383,6 +399,8 @@ row('rooms spectated / spectator states', `${c.spectated} / ${c.spectatorFrames}
 row('lobby frames / revision gaps / watcher reconnects', `${c.lobbyFrames} / ${c.lobbyGaps} / ${c.watcherReconnects}`);
 row('RSS MiB: start / after warm-up / end', `${f1(first.rss)} / ${f1(warm.rss)} / ${f1(last.rss)}`);
 if (after.length) row('RSS MiB after warm-up: min / max; slope MiB per hour', `${f1(stats(after.map((s) => s.rss)).min)} / ${f1(stats(after.map((s) => s.rss)).max)}; ${f1(slope(after, (s) => s.rss))}`);
+row('rooms in memory (/metrics): after warm-up / end of play', `${warm.rooms} / ${samples.at(-2)?.rooms}`);
+if (after.length) row('rooms in memory after warm-up: min / max', `${stats(after.map((s) => s.rooms).filter((x) => x === x)).min} / ${stats(after.map((s) => s.rooms).filter((x) => x === x)).max}`);
 row('open files: start / after warm-up / end', `${first.fds} / ${warm.fds} / ${last.fds}`);
 if (after.length) row('open files after warm-up: min / max', `${stats(after.map((s) => s.fds)).min} / ${stats(after.map((s) => s.fds)).max}`);
 row('server CPU', `${f1(cpu)} s (${f1((100 * cpu) / elapsed)}% of a core)`);
