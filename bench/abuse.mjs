@@ -16,148 +16,22 @@
 // use 127.0.0.1. --scale multiplies every attacker count (default 1). The server is BIN, by
 // default build-bench/bin/mancala-server (a Release build:
 // `cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release && cmake --build build-bench -j2`).
-import { spawn } from 'node:child_process';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { keepOpening, live, measure, options, request, sleep, startServer, top, victimGame } from './kit.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const top = path.resolve(here, '..');
-const require = createRequire(path.join(top, 'tests', 'package.json'));
-const WebSocket = require('ws');
-
-const argv = process.argv.slice(2);
-const opt = (name, def) => { const i = argv.indexOf(name); return i >= 0 ? argv[i + 1] : def; };
+const { argv, opt } = options();
 const BIN = path.resolve(opt('--server', path.join(top, 'build-bench', 'bin', 'mancala-server')));
 const MOVES = Number(opt('--moves', '150'));
 const SCALE = Number(opt('--scale', '1'));
 const n = (x) => Math.max(1, Math.round(x * SCALE));
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-// ---- The server ---------------------------------------------------------------------------------
-
-async function startServer() {
-  const data = fs.mkdtempSync(path.join(os.tmpdir(), 'mancala-abuse-'));
-  const child = spawn(BIN, ['--port', '0', '--bind', '127.0.0.1', '--data', data, '--web', path.join(top, 'web')],
-    { stdio: ['ignore', 'ignore', 'pipe'] });
-  let log = '';
-  const port = await new Promise((resolve, reject) => {
-    child.stderr.on('data', (d) => {
-      log += d;
-      const m = log.match(/listening on http:\/\/127\.0\.0\.1:(\d+)\//);
-      if (m) resolve(Number(m[1]));
-    });
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}:\n${log}`)));
-  });
-  const exited = new Promise((r) => child.once('exit', (code, signal) => r({ code, signal })));
-  return {
-    url: `ws://127.0.0.1:${port}/ws`,
-    rss() { return Number(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)[1]) * 1024; },
-    get log() { return log; },
-    async stop() { child.kill('SIGTERM'); const r = await exited; fs.rmSync(data, { recursive: true, force: true }); return r; },
-  };
-}
-
-// ---- Clients ------------------------------------------------------------------------------------
-
-// A loopback source address per attacker group: 127.0.<1 + k / 250>.<1 + k % 250>.
-const addr = (k) => `127.0.${1 + Math.floor(k / 250)}.${1 + (k % 250)}`;
-
-function open(server, localAddress = '127.0.0.1') {
-  return new Promise((resolve) => {
-    const ws = new WebSocket(server.url, 'mancala.v1', { localAddress, perMessageDeflate: false, maxPayload: 64 << 20 });
-    ws.inbox = [];
-    ws.waiters = [];
-    ws.nextId = 1;
-    ws.on('message', (d) => {
-      const m = JSON.parse(d.toString());
-      const w = ws.waiters.findIndex((x) => x.pred(m));
-      if (w >= 0) ws.waiters.splice(w, 1)[0].resolve(m);
-    });
-    ws.on('error', () => {});
-    ws.once('open', () => resolve(ws));
-    ws.once('close', () => { resolve(ws); for (const w of ws.waiters) w.resolve(null); ws.waiters = []; });
-  });
-}
-
-function request(ws, obj, ms = 30000) {
-  const id = ws.nextId++;
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(null), ms);
-    ws.waiters.push({ pred: (m) => m.id === id, resolve: (m) => { clearTimeout(timer); resolve(m); } });
-    if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ ...obj, id }));
-  });
-}
-
-const live = (ws) => ws.readyState === WebSocket.OPEN;
-
-// ---- The victims: one game, moves paced at 10/s ---------------------------------------------------
-
-async function victims(server) {
-  const a = await open(server), b = await open(server);
-  const ha = await request(a, { type: 'hello', name: 'Victim A' });
-  await request(b, { type: 'hello', name: 'Victim B' });
-  const joined = await request(a, { type: 'create', game: 'kalah', seat: 'south', visibility: 'private' });
-  const room = joined.room;
-  await request(b, { type: 'join', room });
-  const st = await request(a, { type: 'resync', room });
-  return { a, b, room, me: ha.player, st, errors: 0 };
-}
-
-async function measure(v, moves) {
-  const rtt = [];
-  let st = v.st;
-  while (rtt.length < moves) {
-    const t0 = performance.now();
-    let r;
-    if (st.status === 'finished') {
-      await request(v.a, { type: 'rematch', room: v.room });
-      r = await request(v.b, { type: 'rematch', room: v.room });
-    } else {
-      const mover = st.players[st.turn].id === v.me ? v.a : v.b;
-      r = await request(mover, { type: 'move', room: v.room, house: st.legal[0], ply: st.ply });
-      if (r && r.type === 'state') rtt.push(performance.now() - t0);
-    }
-    if (!r || r.type !== 'state') {
-      v.errors++;
-      if (!live(v.a) || !live(v.b)) throw new Error('a victim was disconnected: ' + JSON.stringify(r));
-      r = await request(v.a, { type: 'resync', room: v.room });
-    }
-    st = r;
-    const wait = 100 - (performance.now() - t0);
-    if (wait > 0) await sleep(wait);
-  }
-  v.st = st;
-  rtt.sort((x, y) => x - y);
-  const q = (p) => rtt[Math.min(rtt.length - 1, Math.floor(p * rtt.length))];
-  return { p50: q(0.5), p99: q(0.99), max: rtt[rtt.length - 1] };
-}
 
 // ---- The abuses ---------------------------------------------------------------------------------
 // Each is { name, start(server, v) -> state, stop(state) -> what it achieved }. They keep their
-// pressure up for the whole measurement: connections the server closes are opened again.
-
-function keepOpening(server, count, perAddr, first, onOpen) {
-  const st = { socks: new Set(), opened: 0, refused: 0, closedByServer: 0, stopping: false };
-  const one = async (k) => {
-    while (!st.stopping) {
-      const ws = await open(server, addr(first + Math.floor(k / perAddr)));
-      if (!live(ws)) { st.refused++; await sleep(200); continue; }
-      st.opened++;
-      st.socks.add(ws);
-      if (onOpen) await onOpen(ws, st);
-      await new Promise((r) => (live(ws) ? ws.once('close', r) : r()));
-      st.socks.delete(ws);
-      if (!st.stopping) { st.closedByServer++; await sleep(100); }
-    }
-  };
-  st.done = Promise.all(Array.from({ length: count }, (_, k) => one(k)));
-  st.stop = async () => { st.stopping = true; for (const ws of st.socks) ws.terminate(); await st.done; };
-  return st;
-}
+// pressure up for the whole measurement: connections the server closes are opened again
+// (keepOpening, bench/kit.mjs).
 
 const abuses = [
   {
@@ -256,8 +130,8 @@ if (!isMainThread) {
   parentPort.postMessage('started');
   parentPort.once('message', async () => parentPort.postMessage(await ab.stop(s)));
 } else {
-  const server = await startServer();
-  const v = await victims(server);
+  const server = await startServer(BIN);
+  const v = await victimGame(server);
   await measure(v, 20); // Warm up.
   const idle = await measure(v, MOVES);
   const baseline = server.rss();

@@ -74,6 +74,30 @@ static inline void srv_list_remove(srv_list *node) {
   node->prev = node->next = NULL;
 }
 
+/* Puts node (not in a list) where old is in its list, and unlinks old. */
+static inline void srv_list_replace(srv_list *old, srv_list *node) {
+  srv_list_insert_(node, old->prev, old->next);
+  old->prev = old->next = NULL;
+}
+
+/* Exchanges the places of a and b, each in a list or not (the same list or two): a ends where b
+ * was and b where a was. */
+static inline void srv_list_swap(srv_list *a, srv_list *b) {
+  if (a == b)
+    return;
+  bool la = srv_list_linked(a), lb = srv_list_linked(b);
+  if (la && lb) {
+    srv_list tmp;
+    srv_list_replace(a, &tmp);
+    srv_list_replace(b, a);
+    srv_list_replace(&tmp, b);
+  } else if (la) {
+    srv_list_replace(a, b);
+  } else if (lb) {
+    srv_list_replace(b, a);
+  }
+}
+
 /* The first node of head, or NULL when it is empty. */
 static inline srv_list *srv_list_first(const srv_list *head) {
   return head->next == head ? NULL : head->next;

@@ -157,6 +157,7 @@ static ident_node *new_node(const char *id, const char *name) {
   snprintf(p->id, sizeof p->id, "%s", id);
   snprintf(p->name, sizeof p->name, "%s", name);
   srv_list_init(&p->clients);
+  srv_list_init(&p->seats);
   p->refs = 1;
   return node;
 }

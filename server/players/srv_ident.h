@@ -49,8 +49,12 @@ typedef struct srv_player {
   srv_list clients; /* The connections identified as this player (srv_client.of_player). */
   int refs; /* References (connections, seats; a local room's two seats are two): read only. */
   int active_rooms; /* Unfinished rooms where it holds a seat: kept by the room module. */
-  int computer;     /* 0: a person; 1..6: the computer at that level (srv_rooms_computer_player()):
-                     * nobody knows its token, storage keeps it as a level, not as a player. */
+  /* The rooms where it holds a seat, finished ones included (srv_seat_link.node, one per seat: a
+   * local room's player is in it twice), kept by the room module: a resumed hello finds its
+   * seats here instead of in every room. */
+  srv_list seats;
+  int computer; /* 0: a person; 1..6: the computer at that level (srv_rooms_computer_player()):
+                 * nobody knows its token, storage keeps it as a level, not as a player. */
 } srv_player;
 
 typedef struct srv_ident srv_ident;

@@ -345,7 +345,13 @@ void srv_room__take_seat(srv_room *room, int seat, srv_player *p) {
   if (room->status != SRV_FINISHED && room->seat[1 - seat] != p)
     p->active_rooms++;
   room->seat[seat] = p;
+  room->seated[seat].room = room;
+  srv_list_push_back(&p->seats, &room->seated[seat].node);
   srv_ident_ref(p);
+}
+
+void srv_room__swap_seat_links(srv_room *room) {
+  srv_list_swap(&room->seated[0].node, &room->seated[1].node);
 }
 
 void srv_room__free_seat(srv_room *room, int seat) {
@@ -354,6 +360,7 @@ void srv_room__free_seat(srv_room *room, int seat) {
     return;
   if (room->status != SRV_FINISHED && room->seat[1 - seat] != p)
     p->active_rooms--;
+  srv_list_remove(&room->seated[seat].node);
   room->seat[seat] = NULL;
   srv_ident_unref(room->rooms->ident, p);
 }

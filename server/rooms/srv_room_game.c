@@ -31,6 +31,7 @@ void srv_room__swap_seats(srv_room *room) {
   srv_player *south = room->seat[MC_SOUTH];
   room->seat[MC_SOUTH] = room->seat[MC_NORTH];
   room->seat[MC_NORTH] = south;
+  srv_room__swap_seat_links(room);
   char addr[64];
   memcpy(addr, room->seat_addr[MC_SOUTH], sizeof addr);
   memcpy(room->seat_addr[MC_SOUTH], room->seat_addr[MC_NORTH], sizeof addr);
@@ -387,6 +388,7 @@ int srv_room_rematch(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
     srv_player *south = room->seat[MC_SOUTH];
     room->seat[MC_SOUTH] = room->seat[MC_NORTH];
     room->seat[MC_NORTH] = south;
+    srv_room__swap_seat_links(room);
     /* The new game's record holds the swapped seats. */
     srv_room__start_game(room);
   }

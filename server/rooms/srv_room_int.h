@@ -57,6 +57,12 @@ typedef struct srv_room_out {
   srv_chat_line chat;     /* CHAT: the line, its text a copy of its own. */
 } srv_room_out;
 
+/* A seat's link into its player's list of seats (srv_player.seats). */
+typedef struct srv_seat_link {
+  srv_list node;
+  struct srv_room *room;
+} srv_seat_link;
+
 struct srv_room {
   char code[SRV_CODE_LEN + 1];
   srv_rooms *rooms;
@@ -65,7 +71,10 @@ struct srv_room {
   mc_game *game;
   int game_no;
   srv_player *seat[2]; /* Each holds a reference; a local room's player holds both. */
-  srv_list members;    /* srv_member.in_room, newest first. */
+  /* seated[s] is in seat[s]->seats while seat s is taken (srv_room__take_seat(), free_seat();
+   * srv_room__swap_seat_links() when the seats are exchanged). */
+  srv_seat_link seated[2];
+  srv_list members; /* srv_member.in_room, newest first. */
   srv_clock clock;
   srv_timer *clock_timer, *abandon_timer, *idle_timer, *finished_timer;
   bool idle_armed;
@@ -208,6 +217,9 @@ void srv_room__remove_member(srv_member *m);
  * back. */
 void srv_room__take_seat(srv_room *room, int seat, srv_player *p);
 void srv_room__free_seat(srv_room *room, int seat);
+
+/* After seat[0] and seat[1] were exchanged: each seat's link follows it into its player's list. */
+void srv_room__swap_seat_links(srv_room *room);
 
 /* The seat(s) c's player holds here: MC_SOUTH, MC_NORTH, SRV_SEAT_BOTH or SRV_SEAT_SPECTATOR. */
 int srv_room__you(const srv_room *room, const srv_client *c);

@@ -91,6 +91,7 @@ static int take_back_rematch(srv_room *room, int err) {
   srv_player *south = room->seat[MC_SOUTH];
   room->seat[MC_SOUTH] = room->seat[MC_NORTH];
   room->seat[MC_NORTH] = south;
+  srv_room__swap_seat_links(room);
   room->last_seat = room->prev.last_seat;
   room->last_house = room->prev.last_house;
   room->rating = room->prev.rating;

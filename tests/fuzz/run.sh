@@ -10,7 +10,8 @@
 # go). It prints one summary line (executions, speed, coverage, corpus) and fails on a finding:
 # the input that failed is saved as FUZZ_BUILD_DIR/artifacts/TARGET-crash-* (or leak-*,
 # timeout-*, oom-*); replay it with FUZZ_BUILD_DIR/bin/fuzz_TARGET FILE. ctest runs `build` once
-# (fuzz.build) and `run` for 60 s per target (fuzz.TARGET); tests/fuzz/long.sh runs for hours.
+# (fuzz.build) and `run` for 60 s per target (fuzz.TARGET); tests/fuzz/long.sh is the long run
+# (30 minutes a target by default) that grows the committed corpus.
 set -eu
 
 mode=$1

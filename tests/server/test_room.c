@@ -3,6 +3,7 @@
 #include "harness.h"
 
 #include "srv_error.h"
+#include "srv_room_int.h"
 
 static char code[8];
 
@@ -828,6 +829,111 @@ TEST_IMPL(active_rooms) {
   ASSERT(srv_rooms_find(w.rooms, local) == NULL);
   ASSERT_EQ(ana->active_rooms, 0);
   srv_ident_unref(w.ident, ana);
+  world_free(&w);
+  return 0;
+}
+
+/* Whether each link of p's seats is the link of a seat p holds (srv_room.seated[s] for seat[s]):
+ * what lets freeing one seat unlink the right player's link. */
+static bool links_follow_seats(const srv_player *p) {
+  srv_list_foreach (it, &p->seats) {
+    const srv_seat_link *l = srv_list_entry(it, srv_seat_link, node);
+    int s = l == &l->room->seated[0] ? 0 : 1;
+    if (l->room->seat[s] != p)
+      return false;
+  }
+  return true;
+}
+
+/* The seat t's joined frames gave it in room ("" when none came), and how many came for room. */
+static int joined_in(tclient *t, const char *room, const char **seat) {
+  int n = 0;
+  *seat = "";
+  for (int i = 0; i < t->n; i++) {
+    json_t *e = t->events[i];
+    if (strcmp(json_string_value(json_object_get(e, "type")), "joined") != 0 ||
+        strcmp(json_string_value(json_object_get(e, "room")), room) != 0)
+      continue;
+    n++;
+    const char *s = json_string_value(json_object_get(e, "seat"));
+    *seat = s ? s : "";
+  }
+  return n;
+}
+
+/* A resumed player gets back each room where it holds a seat, once, with the seat it holds now
+ * (its seats are kept per player, srv_player.seats, not found by visiting every room): seats
+ * exchanged by a rematch, both seats of a local room, a seat taken by joining; not a seat given
+ * up by leaving a waiting room, nor a room closed since, nor rooms it only watched. */
+TEST_IMPL(resume_own_seats) {
+  world w;
+  world_init(&w, NULL);
+  tclient a, b, a2, b2;
+  char pair[8], local[8], bobs[8], left[8], watched[8];
+  snprintf(pair, sizeof pair, "%s", start_pair(&w, &a, &b, ""));
+  srv_player *ana = a.c.player, *bob = b.c.player;
+  srv_ident_ref(ana);
+  srv_ident_ref(bob);
+  /* Resign, rematch: Ana is North now. */
+  ASSERT_EQ(runf(&w, &a, "{\"type\":\"resign\",\"room\":\"%s\"}", pair), 0);
+  ASSERT_EQ(runf(&w, &a, "{\"type\":\"rematch\",\"room\":\"%s\"}", pair), 0);
+  ASSERT_EQ(runf(&w, &b, "{\"type\":\"rematch\",\"room\":\"%s\"}", pair), 0);
+  ASSERT_STR_EQ(field_s(&a, "state", "you"), "north");
+  ASSERT(links_follow_seats(ana));
+  ASSERT(links_follow_seats(bob));
+  ASSERT_EQ(run(&w, &a, "{\"type\":\"create\",\"game\":\"oware\",\"opponent\":\"local\"}"), 0);
+  snprintf(local, sizeof local, "%s", joined_code(&a));
+  /* Bob's room, Ana joins it: South is Bob's. */
+  ASSERT_EQ(run(&w, &b, "{\"type\":\"create\",\"game\":\"kalah\",\"seat\":\"south\"}"), 0);
+  snprintf(bobs, sizeof bobs, "%s", joined_code(&b));
+  ASSERT_EQ(runf(&w, &a, "{\"type\":\"join\",\"room\":\"%s\"}", bobs), 0);
+  /* A waiting room of Ana's that she leaves: seat given up, room closed. */
+  ASSERT_EQ(run(&w, &a, "{\"type\":\"create\",\"game\":\"congkak\"}"), 0);
+  snprintf(left, sizeof left, "%s", joined_code(&a));
+  ASSERT_EQ(runf(&w, &a, "{\"type\":\"leave\",\"room\":\"%s\"}", left), 0);
+  ASSERT(srv_rooms_find(w.rooms, left) == NULL);
+  /* A room of Bob's that Ana only watches. */
+  ASSERT_EQ(run(&w, &b, "{\"type\":\"create\",\"game\":\"kalah\"}"), 0);
+  snprintf(watched, sizeof watched, "%s", joined_code(&b));
+  ASSERT_EQ(runf(&w, &a, "{\"type\":\"join\",\"room\":\"%s\",\"role\":\"spectator\"}", watched), 0);
+  disconnect(&w, &a);
+  disconnect(&w, &b);
+
+  reconnect_as(&w, &a2, ana);
+  const char *seat;
+  ASSERT_EQ(count_of(&a2, "joined"), 3);
+  ASSERT_EQ(joined_in(&a2, pair, &seat), 1);
+  ASSERT_STR_EQ(seat, "north");
+  ASSERT_EQ(joined_in(&a2, local, &seat), 1);
+  ASSERT_STR_EQ(seat, "both");
+  ASSERT_EQ(joined_in(&a2, bobs, &seat), 1);
+  ASSERT_STR_EQ(seat, "north");
+  ASSERT_EQ(joined_in(&a2, watched, &seat), 0);
+  ASSERT_EQ(count_of(&a2, "state"), 3);
+  ASSERT(links_follow_seats(ana));
+  reconnect_as(&w, &b2, bob);
+  ASSERT_EQ(count_of(&b2, "joined"), 3); /* Pair, his own and the one Ana watched. */
+  ASSERT_EQ(joined_in(&b2, pair, &seat), 1);
+  ASSERT_STR_EQ(seat, "south");
+  ASSERT_EQ(joined_in(&b2, bobs, &seat), 1);
+  ASSERT_STR_EQ(seat, "south");
+  ASSERT_EQ(joined_in(&b2, watched, &seat), 1);
+  /* Moves go on from the resumed connections: Bob is South in the rematch. */
+  ASSERT_EQ(runf(&w, &b2, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":0}", pair), 0);
+  ASSERT_EQ(runf(&w, &a2, "{\"type\":\"resign\",\"room\":\"%s\"}", bobs), 0);
+  /* Bob's seats end with his rooms: once they are gone, a resumed Bob gets nothing back. */
+  disconnect(&w, &a2);
+  disconnect(&w, &b2);
+  fake_advance(&w.time, 24 * 3600 * 1000ULL);
+  ASSERT(srv_rooms_find(w.rooms, pair) == NULL);
+  ASSERT(srv_rooms_find(w.rooms, bobs) == NULL);
+  ASSERT(srv_list_empty(&bob->seats));
+  ASSERT(srv_list_empty(&ana->seats));
+  reconnect_as(&w, &b2, bob);
+  ASSERT_EQ(count_of(&b2, "joined"), 0);
+  disconnect(&w, &b2);
+  srv_ident_unref(w.ident, ana);
+  srv_ident_unref(w.ident, bob);
   world_free(&w);
   return 0;
 }
