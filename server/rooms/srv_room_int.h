@@ -185,6 +185,9 @@ void srv_room__unlink(srv_room *room);
 /* Draws a code no room in memory has. Returns 0, or SRV_ESERVERFULL / SRV_EINTERNAL. */
 int srv_room__new_code(srv_rooms *rooms, char code[SRV_CODE_LEN + 1]);
 
+/* c enters room (already a member or not): joined (answering id) and the full state to c, the
+ * state to everyone else (srv_room_join.c; a reconnection's way in too). */
+int srv_room__enter(srv_room *room, srv_client *c, const srv_req_id *id);
 /* The unfinished rooms where p holds a seat: O(1), p->active_rooms, which take_seat, free_seat
  * and set_status keep. */
 int srv_room__active_count(const srv_rooms *rooms, const srv_player *p);

@@ -10,9 +10,7 @@
 #include "srv_rating.h"
 #include "srv_room_int.h"
 
-/* c enters room (already a member or not): joined (answering id) and the full state to c, the
- * state to everyone else. */
-static int enter(srv_room *room, srv_client *c, const srv_req_id *id) {
+int srv_room__enter(srv_room *room, srv_client *c, const srv_req_id *id) {
   int rc = srv_room__add_member(room, c);
   if (rc != 0)
     return rc;
@@ -70,7 +68,7 @@ static int take_free_seat(srv_rooms *rooms, srv_room *room, srv_client *c, const
       srv_room__remove_member(srv_room__member(room, c));
     return rc;
   }
-  return enter(room, c, id);
+  return srv_room__enter(room, c, id);
 }
 
 /* Whether c's address may create one more room like opts (srv_peer.h; no address: yes). */
@@ -105,7 +103,7 @@ static int create_room(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd, srv_
   srv_room__created_from(room, c->peer);
   if ((rc = seat(room, c->player, cmd->opts.seat)) != 0 ||
       (computer && (rc = srv_room__seat_computer(room)) != 0) ||
-      (rc = enter(room, c, &cmd->id)) != 0) {
+      (rc = srv_room__enter(room, c, &cmd->id)) != 0) {
     srv_room__close(room, "error");
     return rc;
   }
@@ -128,7 +126,7 @@ int srv_room_join(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
       return SRV_EFULL;
     return take_free_seat(rooms, room, c, &cmd->id);
   }
-  return enter(room, c, &cmd->id);
+  return srv_room__enter(room, c, &cmd->id);
 }
 
 /* ---- Quick pairing ------------------------------------------------------------------------- */
@@ -241,7 +239,7 @@ int srv_room_quick(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {
     return rc;
   }
   if (mine != NULL) /* Asked twice: the same waiting room. */
-    return enter(mine, c, &cmd->id);
+    return srv_room__enter(mine, c, &cmd->id);
   srv_cmd create = *cmd;
   create.opts = opts;
   srv_room *room;

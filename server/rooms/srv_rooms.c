@@ -178,21 +178,6 @@ int srv_room__new_code(srv_rooms *rooms, char code[SRV_CODE_LEN + 1]) {
   return SRV_ESERVERFULL;
 }
 
-/* c, whose player holds a seat of r, enters it as on reconnecting: joined, the full state, the
- * chat, and the others see it present. */
-static int attach(srv_room *r, srv_client *c) {
-  int rc = srv_room__add_member(r, c);
-  if (rc != 0)
-    return rc;
-  srv_room__send_joined(r, c, NULL);
-  srv_room__presence(r);
-  srv_room__changed(r);
-  srv_room__send_full(r, c, NULL);
-  srv_room__send_chat_history(r, c);
-  srv_room__broadcast(r, NULL, NULL, c);
-  return 0;
-}
-
 void srv_rooms_preset_code(srv_rooms *rooms, const char *code) {
   if (code != NULL && strlen(code) == SRV_CODE_LEN)
     memcpy(rooms->preset_code, code, SRV_CODE_LEN + 1);
@@ -226,7 +211,7 @@ int srv_rooms_attach(srv_rooms *rooms, srv_client *c, const char *code) {
     return SRV_ENOTMEMBER;
   if (srv_room__member(r, c) != NULL)
     return 0;
-  return attach(r, c);
+  return srv_room__enter(r, c, NULL);
 }
 
 /* ---- Clients ------------------------------------------------------------------------------- */
@@ -244,8 +229,8 @@ void srv_rooms_identify(srv_rooms *rooms, srv_client *c, srv_player *player, boo
     srv_seat_link *link = srv_list_entry(it, srv_seat_link, node);
     srv_room *r = link->room;
     if (link == &r->seated[1] && r->seat[0] == r->seat[1])
-      continue;         /* A local room: once. */
-    (void)attach(r, c); /* Memory ran out: that room is not shown; the others are. */
+      continue;                        /* A local room: once. */
+    (void)srv_room__enter(r, c, NULL); /* Out of memory: that room is not shown. */
   }
 }
 
