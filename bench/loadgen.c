@@ -52,10 +52,10 @@
 typedef struct config {
   char host[256], path[256], host_header[300];
   int port;
-  int port_b;                 /* 0: one server. */
+  int port_b; /* 0: one server. */
   char host_header_b[300];
-  bool spread_rooms;          /* --spread rooms: every other room on port_b; else its joiner. */
-  long cpu_pids[32];          /* --cpu-pid: more processes whose CPU is reported. */
+  bool spread_rooms; /* --spread rooms: every other room on port_b; else its joiner. */
+  long cpu_pids[32]; /* --cpu-pid: more processes whose CPU is reported. */
   int ncpu_pids;
   int players;
   bool pair; /* --mode pair: two connections per room; else each player has a local room. */
@@ -970,7 +970,9 @@ static void report_json(double secs, double srv_cpu, double own_cpu, const int r
   printf("},{");
   print_hist_json("joiner", &st->rtt_seat[1]);
   printf("}],\"port_b\":%d,\"spread\":\"%s\",\"cpu\":[", cfg->port_b,
-         cfg->port_b == 0 ? "none" : cfg->spread_rooms ? "rooms" : "joiners");
+         cfg->port_b == 0    ? "none"
+         : cfg->spread_rooms ? "rooms"
+                             : "joiners");
   for (int i = 0; i < cfg->ncpu_pids; i++)
     printf("%s{\"pid\":%ld,\"cpu_pct\":%.2f}", i ? "," : "", cfg->cpu_pids[i],
            secs > 0 && lg.pid_cpu0[i] >= 0 && lg.pid_cpu1[i] >= 0

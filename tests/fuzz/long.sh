@@ -109,7 +109,8 @@ fuzz_one() {
     >"$build/logs/$t.summary"
 }
 
-# The targets, PARALLEL at a time.
+# The targets, PARALLEL at a time (their names split on purpose: a list of words).
+# shellcheck disable=SC2086
 set -- $targets
 while [ $# -gt 0 ]; do
   batch=""
