@@ -84,17 +84,22 @@ static void member_drop(routed *r, const char *code) {
     r->in[i] = r->in[--r->n];
 }
 
-/* Brings c back into room code through whoever runs it now, as a spectator's join does for
- * anyone (a seated player enters its seat). */
+/* The join that brings a member back into room code: a spectator's, which seats a player who
+ * holds a seat in it (srv_room_join()). Returns its length. */
+static size_t rejoin_frame(char frame[64], const char *code) {
+  int n = snprintf(frame, 64, "{\"type\":\"join\",\"room\":\"%.6s\",\"role\":\"spectator\"}", code);
+  return n > 0 ? (size_t)n : 0;
+}
+
+/* Brings c back into room code through whoever runs it now. */
 static void reattach(srv_cluster *cl, srv_client *c, const char *code) {
   char frame[64];
-  int n = snprintf(frame, sizeof frame,
-                   "{\"type\":\"join\",\"room\":\"%s\",\"role\":\"spectator\"}", code);
+  size_t n = rejoin_frame(frame, code);
   srv_req_id none = {0};
   routed *r = srv_cluster__routed_of(cl, c);
   if (r != NULL)
     member_set(r, code, "*"); /* Under way ("" asks the tick to try again). */
-  if (send_to_owner(cl, c, code, SRV_CMD_JOIN, &none, frame, (size_t)n, true, 0) < 0 && r != NULL)
+  if (send_to_owner(cl, c, code, SRV_CMD_JOIN, &none, frame, n, true, 0) < 0 && r != NULL)
     member_set(r, code, "");
 }
 
@@ -151,9 +156,7 @@ static void member_here(srv_cluster *cl, routed *r, const char *code) {
   member_drop(r, code);
   if (srv_rooms_attach(cl->d.rooms, r->c, code) == SRV_ENOTMEMBER) {
     char frame[64];
-    int fl = snprintf(frame, sizeof frame,
-                      "{\"type\":\"join\",\"room\":\"%s\",\"role\":\"spectator\"}", code);
-    srv_cluster__run_here(cl, r->c, frame, (size_t)fl);
+    srv_cluster__run_here(cl, r->c, frame, rejoin_frame(frame, code));
   }
 }
 
