@@ -387,13 +387,12 @@ int main(int argc, char **argv) {
     srv_log_error("main", "out of memory");
     return 1;
   }
-  /* A network database commits on the loop: the batch goes out, its result comes back later. */
-  if (cfg.store[0]) {
-    srv_persist_set_committer(app.persist, &(srv_committer){commit_on_loop, &app.loop});
-    if ((rc = srv_store_watch(app.store, &app.loop)) != 0) {
-      srv_log_error("main", "cannot watch the database: %s", srv_store_strerror(rc));
-      return 1;
-    }
+  /* Batches commit on the loop without stopping it: a network database's goes out and its result
+   * comes back later; SQLite's (--sync full) is synced by a thread of the store's own. */
+  srv_persist_set_committer(app.persist, &(srv_committer){commit_on_loop, &app.loop});
+  if ((rc = srv_store_watch(app.store, &app.loop)) != 0) {
+    srv_log_error("main", "cannot watch the database: %s", srv_store_strerror(rc));
+    return 1;
   }
   srv_recorder recorder = {srv_persist_record, app.persist};
   srv_rooms_set_recorder(app.rooms, &recorder);
