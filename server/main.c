@@ -452,6 +452,7 @@ int main(int argc, char **argv) {
                              .time = &app.time,
                              .rooms = app.rooms,
                              .lobby = app.lobby,
+                             .myrooms = app.myrooms,
                              .ident = app.ident,
                              .store = app.store,
                              .dispatch = &app.dispatch,

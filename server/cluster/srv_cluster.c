@@ -45,6 +45,10 @@ static void on_message(void *ud, const char *channel, size_t clen, const char *m
     srv_cluster__lobby_message(cl, msg, len);
     return;
   }
+  if (clen == strlen("mancala:mine") && memcmp(channel, "mancala:mine", clen) == 0) {
+    srv_cluster__mine_message(cl, msg, len);
+    return;
+  }
   if (len < 2)
     return;
   switch (msg[0]) {
@@ -224,7 +228,8 @@ int srv_cluster_new(const srv_cluster_config *cfg, const srv_cluster_deps *deps,
     srv_cluster_free(cl);
     return rc;
   }
-  if (srv_redis_subscribe(cl->redis, cl->channel) != 0 || srv_cluster__lobby_new(cl) != 0) {
+  if (srv_redis_subscribe(cl->redis, cl->channel) != 0 || srv_cluster__lobby_new(cl) != 0 ||
+      srv_cluster__mine_new(cl) != 0) {
     srv_cluster_free(cl);
     return SRV_ENOMEM;
   }
@@ -307,6 +312,7 @@ static void on_stop_timeout(uv_timer_t *t) {
 void srv_cluster_stop(srv_cluster *cl, void (*done)(void *arg), void *arg) {
   cl->stopping = true;
   srv_cluster__standins_drop(cl);
+  srv_cluster__mine_stop(cl);
   cl->stop_done = done;
   cl->stop_arg = arg;
   cl->stop_left = 1; /* Until every release is sent. */
@@ -326,6 +332,7 @@ void srv_cluster_stop(srv_cluster *cl, void (*done)(void *arg), void *arg) {
 
 void srv_cluster_release(void *ud) {
   srv_cluster *cl = ud;
+  srv_cluster__mine_flush(cl);
   outgoing *o;
   while ((o = cl->out_head) != NULL) {
     cl->out_head = o->next;
@@ -366,6 +373,7 @@ void srv_cluster_free(srv_cluster *cl) {
   srv_cluster__routes_free(cl);
   srv_cluster__leases_free(cl);
   srv_cluster__lobby_free(cl);
+  srv_cluster__mine_free(cl);
   srv_hash_dispose(&cl->leases);
   srv_hash_dispose(&cl->routes);
   srv_hash_dispose(&cl->routed);

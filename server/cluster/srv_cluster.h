@@ -17,6 +17,9 @@
  *   taken over by the next node that needs them (a command, or a member of its own to bring
  *   back), which rebuilds the room from PostgreSQL (srv_recover_room()), clocks resuming without
  *   charging the gap. Its members on other nodes enter again through the new owner.
+ * - Games in progress: each room's my_rooms entry is written by its owner into its seated
+ *   players' hashes in Redis (mancala:mine:PLAYER); a player's list on any node adds them
+ *   (srv_cluster_mine.c, srv_myrooms_remote).
  * - Game ids: each node has a lane (srv_rooms_set_game_id_lane()) from a counter in Redis; room
  *   codes are reserved in Redis (the lease itself, SET NX) before a room is made.
  *
@@ -34,6 +37,7 @@
 #include "srv_ident.h"
 #include "srv_lobby.h"
 #include "srv_metrics.h"
+#include "srv_myrooms.h"
 #include "srv_room.h"
 #include "srv_send.h"
 #include "srv_store.h"
@@ -52,7 +56,8 @@ typedef struct srv_cluster_deps {
   uv_loop_t *loop;
   srv_time *time;
   srv_rooms *rooms;
-  srv_lobby *lobby; /* Lists the rooms of every node. */
+  srv_lobby *lobby;     /* Lists the rooms of every node. */
+  srv_myrooms *myrooms; /* The players' own lists: their rooms on every node. */
   srv_ident *ident;
   srv_store *store;       /* PostgreSQL (srv_store_is_network()). */
   srv_dispatch *dispatch; /* Its router is set here. */

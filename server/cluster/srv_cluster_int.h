@@ -1,6 +1,7 @@
 /* What the cluster's files share (srv_cluster.h): srv_cluster.c (the node: Redis, presence, the
  * tick, the messages between nodes, the stop), srv_cluster_lease.c (leases, codes reserved,
- * take-over), srv_cluster_route.c (commands to the owner, stand-ins, frames back). */
+ * take-over), srv_cluster_route.c (commands to the owner, stand-ins, frames back),
+ * srv_cluster_lobby.c (the lobby and quick play), srv_cluster_mine.c (games in progress). */
 #ifndef SRV_CLUSTER_INT_H
 #define SRV_CLUSTER_INT_H
 
@@ -70,6 +71,7 @@ typedef struct outgoing {
 } outgoing;
 
 typedef struct srv_cluster_lobby srv_cluster_lobby;
+typedef struct srv_cluster_mine srv_cluster_mine;
 
 struct srv_cluster {
   srv_cluster_config cfg;
@@ -95,6 +97,7 @@ struct srv_cluster {
   void *stop_arg;
   srv_cluster_stats stats;
   srv_cluster_lobby *lobby; /* srv_cluster_lobby.c */
+  srv_cluster_mine *mine;   /* srv_cluster_mine.c */
 };
 
 /* srv_cluster.c */
@@ -131,6 +134,16 @@ void srv_cluster__lobby_node_dead(srv_cluster *cl, const char *node);
 void srv_cluster__lobby_stop(srv_cluster *cl);
 /* The code of a room waiting in quick play's pool on another node, or NULL. */
 const char *srv_cluster__lobby_seek(srv_cluster *cl, int pool);
+
+/* srv_cluster_mine.c */
+int srv_cluster__mine_new(srv_cluster *cl);
+void srv_cluster__mine_free(srv_cluster *cl);
+/* The stop: the rooms and the players' lists are left alone (before they go). */
+void srv_cluster__mine_stop(srv_cluster *cl);
+/* A notice on mancala:mine. */
+void srv_cluster__mine_message(srv_cluster *cl, const char *msg, size_t len);
+/* The end of a turn: the entries of the rooms that changed written to Redis. */
+void srv_cluster__mine_flush(srv_cluster *cl);
 
 /* srv_cluster_route.c */
 /* c's entry among the connections routed elsewhere, made (with its route_id) when new; NULL when

@@ -123,6 +123,54 @@ test('a player reconnects through another node and keeps the seat', async () => 
   for (const c of [ana, back]) await c.close();
 });
 
+test('my_rooms through a third node lists the player\'s games on two other nodes, and follows them', async () => {
+  const [n1, n2, n3] = nodes.length >= 3 ? nodes : [await node(), await node(), await node()];
+  const ana = await Client.connect(n1, { name: 'Ana' });
+  const bo = await Client.connect(n1, { name: 'Bo' });
+  // Room A on node 1: Ana south, Bo north, playing.
+  const a = await ana.request({ type: 'create', game: 'kalah', seat: 'south', visibility: 'private' });
+  assert.equal(a.type, 'joined', JSON.stringify(a));
+  assert.equal((await bo.request({ type: 'join', room: a.room })).type, 'joined');
+  await ana.state(a.room, (s) => s.status === 'playing', 20000);
+  // Room B on node 2: Ana (another connection, same token) waits in it, north.
+  const ana2 = await Client.connect(n2, { token: ana.me.token });
+  const b = await ana2.request({ type: 'create', game: 'oware', seat: 'north', visibility: 'private' }, 20000);
+  assert.equal(b.type, 'joined', JSON.stringify(b));
+  // Through node 3, which runs neither: both.
+  const ana3 = await Client.connect(n3, { token: ana.me.token });
+  // Its resumed hello brings it into both rooms (as in the test above).
+  for (const room of [a.room, b.room]) await ana3.next((m) => m.type === 'joined' && m.room === room, 20000);
+  const mine = await ana3.request({ type: 'my_rooms' }, 20000);
+  assert.equal(mine.type, 'my_rooms', JSON.stringify(mine));
+  const byRoom = (rooms) => Object.fromEntries(rooms.map((r) => [r.room, r]));
+  assert.deepEqual(Object.keys(byRoom(mine.rooms)).sort(), [a.room, b.room].sort());
+  assert.deepEqual(byRoom(mine.rooms)[a.room], {
+    room: a.room, game: 'kalah', houses: 6, seeds: 4, options: { empty_capture: false },
+    clock: null, visibility: 'private', local: false, status: 'playing', you: 'south',
+    opponent: { id: bo.me.player, name: 'Bo', connected: true }, turn: 'south', your_turn: true,
+    ply: 0, game_no: 1,
+  });
+  const waiting = byRoom(mine.rooms)[b.room];
+  assert.equal(waiting.game, 'oware');
+  assert.equal(waiting.status, 'waiting');
+  assert.equal(waiting.you, 'north');
+  assert.equal(waiting.opponent, null);
+  assert.equal(waiting.turn, null);
+  assert.equal(waiting.your_turn, false);
+  // Followed: Ana's first house (4 seeds into houses 2 to 5, none in the store) gives North the move.
+  const list = (pred) => ana3.next((m) => m.type === 'my_rooms' && pred(byRoom(m.rooms)), 20000);
+  assert.equal((await ana.request({ type: 'move', room: a.room, house: 1, ply: 0 })).type, 'state');
+  const moved = await list((r) => r[a.room] && r[a.room].ply === 1);
+  assert.equal(moved.rooms.find((r) => r.room === a.room).turn, 'north');
+  assert.equal(moved.rooms.find((r) => r.room === a.room).your_turn, false);
+  // A game over leaves the list; so does a waiting room its last player left.
+  assert.notEqual((await bo.request({ type: 'resign', room: a.room })).type, 'error');
+  await list((r) => !r[a.room] && r[b.room]);
+  for (const c of [ana3, ana2]) assert.equal((await c.request({ type: 'leave', room: b.room }, 20000)).type, 'left');
+  await list((r) => Object.keys(r).length === 0);
+  for (const c of [ana, ana2, ana3, bo]) await c.close();
+});
+
 test('a create retried through another node with its request id gets the room the first made', async () => {
   const [n1, n2] = nodes.length >= 2 ? nodes : [await node(), await node()];
   const ana = await Client.connect(n1, { name: 'Ana' });
