@@ -120,7 +120,7 @@ static void on_room_changed(void *ud, const srv_room *room) {
 }
 
 static void notice(char out[NODE_ID_LEN + PLAYER_LEN + 2], const srv_cluster *cl, const char *id) {
-  snprintf(out, NODE_ID_LEN + PLAYER_LEN + 2, "%s %s", cl->node, id);
+  snprintf(out, NODE_ID_LEN + PLAYER_LEN + 2, "%.*s %.*s", NODE_ID_LEN, cl->node, PLAYER_LEN, id);
 }
 
 static void entry_delete(srv_cluster *cl, const char *code, const char *player) {
@@ -185,7 +185,7 @@ static void room_flush(srv_cluster *cl, mine_room *r) {
   for (int s = 0; s < 2; s++) {
     if (now[s][0] != '\0' && !entry_write(cl, &e[s], now[s]))
       now[s][0] = '\0'; /* Not listed: written again at its next change. */
-    snprintf(r->listed[s], sizeof r->listed[s], "%s", now[s]);
+    memcpy(r->listed[s], now[s], sizeof r->listed[s]);
   }
   if (now[0][0] == '\0' && now[1][0] == '\0') {
     srv_hash_remove(&cl->mine->rooms, &r->hnode);
