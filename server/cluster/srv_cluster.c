@@ -81,8 +81,10 @@ static void on_state(void *ud, bool up) {
     srv_log_info("cluster", "Redis is up (node %s)", cl->node);
     /* Present again at once (a Redis that restarted lost every key), and the others' presence
      * not judged before they could say so too. */
-    if (!cl->stopping)
+    if (!cl->stopping) {
       announce(cl);
+      srv_cluster__leases_load(cl); /* A Redis that restarted lost its scripts. */
+    }
     cl->peers_from = srv_cluster__now(cl) + (uint64_t)cl->cfg.lease_ms;
   } else
     srv_log_warn("cluster", "Redis is down: rooms whose lease cannot be renewed refuse moves "

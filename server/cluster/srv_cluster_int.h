@@ -96,6 +96,7 @@ struct srv_cluster {
   void (*stop_done)(void *);
   void *stop_arg;
   srv_cluster_stats stats;
+  char renew_sha[41];       /* The renewal script's SHA1 once Redis loaded it ("": not yet). */
   srv_cluster_lobby *lobby; /* srv_cluster_lobby.c */
   srv_cluster_mine *mine;   /* srv_cluster_mine.c */
 };
@@ -120,6 +121,8 @@ int srv_cluster__reserve(srv_cluster *cl, srv_client *c, const srv_cmd *cmd, con
 /* Brings room code back from the store as its owner (the lease is this node's). Returns 0,
  * SRV_ENOTFOUND (no such open room) or an error. */
 int srv_cluster__take_over(srv_cluster *cl, const char *code);
+/* Loads the renewal script into Redis (at start and whenever Redis is up again). */
+void srv_cluster__leases_load(srv_cluster *cl);
 void srv_cluster__leases_tick(srv_cluster *cl, bool renew);
 void srv_cluster__leases_stop(srv_cluster *cl, void (*answered)(void *, const redisReply *));
 void srv_cluster__leases_free(srv_cluster *cl);

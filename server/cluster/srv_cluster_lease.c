@@ -18,9 +18,13 @@
 static const char take_script[] =
     "if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end "
     "local o = redis.call('get', KEYS[1]) if o then return o end return 0";
-/* Compare and extend: 1 when the lease is still ARGV[1]'s, else 0. */
-static const char renew_script[] = "if redis.call('get', KEYS[1]) == ARGV[1] then "
-                                   "return redis.call('pexpire', KEYS[1], ARGV[2]) end return 0";
+/* Compare and extend, for every lease in KEYS: the ones still ARGV[1]'s get ARGV[2] ms more; the
+ * answer is the (1-based) positions of the others, lost. Loaded once (SCRIPT LOAD) and run by its
+ * SHA1 (EVALSHA); a Redis that lost its scripts (NOSCRIPT: restarted) gets it again with EVAL. */
+static const char renew_script[] =
+    "local lost = {} for i, k in ipairs(KEYS) do "
+    "if redis.call('get', k) == ARGV[1] then redis.call('pexpire', k, ARGV[2]) "
+    "else lost[#lost + 1] = i end end return lost";
 /* Compare and delete. */
 static const char release_script[] =
     "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0";
@@ -310,29 +314,122 @@ int srv_cluster__reserve(srv_cluster *cl, srv_client *c, const srv_cmd *cmd, con
 
 /* ---- The tick -------------------------------------------------------------------------------- */
 
+/* At most this many leases a script (a script holds Redis up while it runs: about 1 ms for 1,000
+ * keys). */
+#define RENEW_BATCH 1000
+
+/* One batch of renewals: the codes in the order of KEYS. */
 typedef struct renewal {
   srv_cluster *cl;
-  char code[SRV_CODE_LEN + 1];
+  int n;
+  bool by_sha; /* Sent as EVALSHA (NOSCRIPT: sent again as EVAL). */
+  char (*codes)[SRV_CODE_LEN + 1];
 } renewal;
+
+static void renewal_free(renewal *r) {
+  free(r->codes);
+  free(r);
+}
+
+static int renewal_send(renewal *r);
+
+static void script_loaded(void *arg, const redisReply *reply) {
+  srv_cluster *cl = arg;
+  if (reply != NULL && reply->type == REDIS_REPLY_STRING && reply->len < sizeof cl->renew_sha)
+    snprintf(cl->renew_sha, sizeof cl->renew_sha, "%.*s", (int)reply->len, reply->str);
+}
+
+void srv_cluster__leases_load(srv_cluster *cl) {
+  const char *argv[] = {"SCRIPT", "LOAD", renew_script};
+  (void)srv_redis_command(cl->redis, script_loaded, cl, 3, argv, NULL);
+}
 
 static void renewed(void *arg, const redisReply *reply) {
   renewal *r = arg;
   srv_cluster *cl = r->cl;
-  lease *l = srv_cluster__lease(cl, r->code);
-  if (l != NULL && reply != NULL && reply->type == REDIS_REPLY_INTEGER) {
-    if (reply->integer == 1) {
-      l->renewed_ms = srv_cluster__now(cl);
+  if (reply != NULL && reply->type == REDIS_REPLY_ERROR && r->by_sha &&
+      strncmp(reply->str, "NOSCRIPT", 8) == 0 && !cl->stopping) {
+    r->by_sha = false; /* EVAL loads it again for the next ticks. */
+    if (renewal_send(r) == 0)
+      return;
+  }
+  if (reply == NULL || reply->type != REDIS_REPLY_ARRAY) {
+    if (reply != NULL && reply->type == REDIS_REPLY_ERROR)
+      srv_log_warn("cluster", "lease renewals refused by Redis: %s", reply->str);
+    renewal_free(r);
+    return; /* Not renewed: tried again at the next renewal. */
+  }
+  /* The lost ones first (their positions), then every other still here is renewed. */
+  bool *lost = calloc((size_t)r->n, sizeof *lost);
+  if (lost == NULL) {
+    renewal_free(r);
+    return;
+  }
+  for (size_t i = 0; i < reply->elements; i++) {
+    const redisReply *e = reply->element[i];
+    if (e->type == REDIS_REPLY_INTEGER && e->integer >= 1 && e->integer <= r->n)
+      lost[e->integer - 1] = true;
+  }
+  uint64_t now = srv_cluster__now(cl);
+  for (int i = 0; i < r->n; i++) {
+    lease *l = srv_cluster__lease(cl, r->codes[i]);
+    if (l == NULL)
+      continue;
+    if (!lost[i]) {
+      l->renewed_ms = now;
       cl->stats.renewals++;
     } else if (!cl->stopping) {
       /* Another node holds it (this one paused past it, or Redis lost it and another took it):
        * the room is not this node's any more; its members come back through the new owner. */
-      srv_log_warn("cluster", "room %s: lease lost; it leaves this node", r->code);
+      srv_log_warn("cluster", "room %s: lease lost; it leaves this node", r->codes[i]);
       cl->stats.leases_lost++;
-      srv_cluster__drop_lease(cl, r->code, false);
-      srv_cluster__evicted(cl, r->code);
+      srv_cluster__drop_lease(cl, r->codes[i], false);
+      srv_cluster__evicted(cl, r->codes[i]);
     }
   }
-  free(r);
+  free(lost);
+  renewal_free(r);
+}
+
+static int renewal_send(renewal *r) {
+  srv_cluster *cl = r->cl;
+  int argc = 5 + r->n;
+  const char **argv = malloc((size_t)argc * sizeof *argv);
+  char(*keys)[KEY_SIZE] = malloc((size_t)r->n * sizeof *keys);
+  if (argv == NULL || keys == NULL) {
+    free(argv);
+    free(keys);
+    return SRV_ENOMEM;
+  }
+  char nkeys[16], ms[24];
+  snprintf(nkeys, sizeof nkeys, "%d", r->n);
+  snprintf(ms, sizeof ms, "%lld", (long long)cl->cfg.lease_ms);
+  argv[0] = r->by_sha ? "EVALSHA" : "EVAL";
+  argv[1] = r->by_sha ? cl->renew_sha : renew_script;
+  argv[2] = nkeys;
+  for (int i = 0; i < r->n; i++) {
+    srv_cluster__key(keys[i], "lease", r->codes[i]);
+    argv[3 + i] = keys[i];
+  }
+  argv[3 + r->n] = cl->node;
+  argv[4 + r->n] = ms;
+  int rc = srv_redis_command(cl->redis, renewed, r, argc, argv, NULL);
+  free(argv);
+  free(keys);
+  return rc;
+}
+
+/* Sends the renewals of codes (n of them, taken). */
+static void renew_batch(srv_cluster *cl, char (*codes)[SRV_CODE_LEN + 1], int n) {
+  renewal *r = malloc(sizeof *r);
+  if (r == NULL) {
+    free(codes);
+    return;
+  }
+  *r = (renewal){cl, n, cl->renew_sha[0] != '\0', codes};
+  if (renewal_send(r) != 0)
+    renewal_free(r);
+  cl->stats.renewal_batches++;
 }
 
 /* A room of this node without a lease (made before its reservation was known, or restored):
@@ -348,7 +445,9 @@ static void reconciled(srv_cluster *cl, const char *code, bool ok, const char *o
 void srv_cluster__leases_tick(srv_cluster *cl, bool renew) {
   if (!srv_redis_up(cl->redis))
     return;
-  /* Leases of rooms that closed are given back; the others renewed. */
+  /* Leases of rooms that closed are given back; the others renewed, RENEW_BATCH a script. */
+  char(*codes)[SRV_CODE_LEN + 1] = NULL;
+  int n_codes = 0;
   srv_hash_node *n = srv_hash_first(&cl->leases);
   while (n != NULL) {
     srv_hash_node *next = srv_hash_next(&cl->leases, n);
@@ -356,16 +455,23 @@ void srv_cluster__leases_tick(srv_cluster *cl, bool renew) {
     if (l->held && srv_rooms_find(cl->d.rooms, l->code) == NULL) {
       srv_cluster__drop_lease(cl, l->code, true);
     } else if (renew && l->held) {
-      renewal *r = malloc(sizeof *r);
-      if (r != NULL) {
-        r->cl = cl;
-        memcpy(r->code, l->code, sizeof r->code);
-        if (script(cl, renew_script, l->code, renewed, r) != 0)
-          free(r);
+      if (codes == NULL && (codes = malloc(RENEW_BATCH * sizeof *codes)) == NULL)
+        renew = false; /* Out of memory: the next renewal tries again. */
+      else {
+        memcpy(codes[n_codes++], l->code, sizeof codes[0]);
+        if (n_codes == RENEW_BATCH) {
+          renew_batch(cl, codes, n_codes);
+          codes = NULL;
+          n_codes = 0;
+        }
       }
     }
     n = next;
   }
+  if (n_codes > 0)
+    renew_batch(cl, codes, n_codes);
+  else
+    free(codes);
   for (const srv_room *room = srv_rooms_first(cl->d.rooms); room != NULL;
        room = srv_rooms_next(room)) {
     const char *code = srv_room_code(room);

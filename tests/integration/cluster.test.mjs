@@ -360,6 +360,33 @@ test('/healthz names the node, its leases and Redis; Redis restarted during play
   await g.north.close();
 });
 
+test('leases are renewed in one script a tick, and again after Redis forgot its scripts (NOSCRIPT)', { timeout: 120000 }, async () => {
+  const live = nodes.filter((n) => n.child.exitCode === null && n.child.signalCode === null);
+  const [a, b] = live.length >= 2 ? live : [await node(), await node()];
+  const g = await newGame(a, b, 'L');
+  const gauge = async (name) => Number((await (await fetch(`${a.http}/metrics`)).text()).match(new RegExp(`^${name} (\\d+)$`, 'm'))[1]);
+  // What an earlier test left (leases lost when Redis restarted) settles first: a renewal tick.
+  await sleep(LEASE_MS);
+  // The scripts Redis keeps are dropped (as a restart without persistence would): the next
+  // renewal's EVALSHA is answered NOSCRIPT and sent again as EVAL.
+  execFileSync('redis-cli', ['-u', redisUrl, 'SCRIPT', 'FLUSH']);
+  const [batches0, renewals0, lost0] = [await gauge('mancala_cluster_lease_renewal_batches_total'),
+    await gauge('mancala_cluster_lease_renewals_total'), await gauge('mancala_cluster_leases_lost_total')];
+  // Two leases' time: without renewals the room's lease would lapse and its moves be refused.
+  await sleep(2 * LEASE_MS);
+  const batches = (await gauge('mancala_cluster_lease_renewal_batches_total')) - batches0;
+  const renewals = (await gauge('mancala_cluster_lease_renewals_total')) - renewals0;
+  // A renewal each second (a third of 3 s): about 6 ticks, one script each for this node's leases.
+  assert.ok(batches >= 4 && batches <= 8, `${batches} batches`);
+  assert.ok(renewals >= 4, `${renewals} renewals`); // this game's lease at least, at every tick
+  assert.equal(await gauge('mancala_cluster_leases_lost_total'), lost0);
+  const mover = g.st.turn === 'south' ? g.south : g.north;
+  const r = await mover.request({ type: 'move', room: g.room, house: g.st.legal[0], ply: g.st.ply }, 20000);
+  assert.equal(r.type, 'state', JSON.stringify(r));
+  await g.south.close();
+  await g.north.close();
+});
+
 test('PostgreSQL restarted during play: refused meanwhile, nothing lost', { timeout: 120000 }, async () => {
   const live = nodes.filter((n) => n.child.exitCode === null && n.child.signalCode === null);
   const g = await newGame(live[0], live[1], 'P');
