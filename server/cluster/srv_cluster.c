@@ -83,7 +83,8 @@ static void on_state(void *ud, bool up) {
      * not judged before they could say so too. */
     if (!cl->stopping) {
       announce(cl);
-      srv_cluster__leases_load(cl); /* A Redis that restarted lost its scripts. */
+      srv_cluster__leases_load(cl); /* A Redis that restarted lost its scripts, */
+      srv_cluster__sweep_join(cl);  /* and the nodes' set. */
     }
     cl->peers_from = srv_cluster__now(cl) + (uint64_t)cl->cfg.lease_ms;
   } else
@@ -148,6 +149,7 @@ static void on_tick(uv_timer_t *t) {
     if (renew)
       announce(cl);
     check_peers(cl);
+    srv_cluster__sweep_tick(cl);
   }
   srv_cluster__leases_tick(cl, renew);
   srv_cluster__routes_tick(cl);

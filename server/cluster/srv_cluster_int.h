@@ -96,6 +96,8 @@ struct srv_cluster {
   void (*stop_done)(void *);
   void *stop_arg;
   srv_cluster_stats stats;
+  bool sweeping; /* A sweep is under way (srv_cluster_sweep.c); sweep_left: its takes. */
+  int sweep_left;
   char renew_sha[41];       /* The renewal script's SHA1 once Redis loaded it ("": not yet). */
   srv_cluster_lobby *lobby; /* srv_cluster_lobby.c */
   srv_cluster_mine *mine;   /* srv_cluster_mine.c */
@@ -147,6 +149,12 @@ void srv_cluster__mine_stop(srv_cluster *cl);
 void srv_cluster__mine_message(srv_cluster *cl, const char *msg, size_t len);
 /* The end of a turn: the entries of the rooms that changed written to Redis. */
 void srv_cluster__mine_flush(srv_cluster *cl);
+
+/* srv_cluster_sweep.c */
+/* The node joins mancala:nodes (at start, and when Redis is up again). */
+void srv_cluster__sweep_join(srv_cluster *cl);
+/* Rooms of gone nodes taken over here, SWEEP_RATE at most. */
+void srv_cluster__sweep_tick(srv_cluster *cl);
 
 /* srv_cluster_route.c */
 /* c's entry among the connections routed elsewhere, made (with its route_id) when new; NULL when

@@ -13,10 +13,15 @@
 #include "srv_rand.h"
 #include "srv_recover.h"
 
-/* SET NX PX, and when it is taken, who holds it: 1 (taken for ARGV[1]), the holder, or 0 (it
- * lapsed between the two: try again). */
+/* The lease scripts' arguments (script()): KEYS[1] the lease, KEYS[2] the node's set of rooms
+ * (mancala:rooms:NODE, for the sweep of a node that is gone: srv_cluster_sweep.c), ARGV[1] the
+ * node, ARGV[2] the lease's length in ms, ARGV[3] the room's code. */
+
+/* SET NX PX (the room joins the node's set), and when it is taken, who holds it: 1 (taken for
+ * ARGV[1]), the holder, or 0 (it lapsed between the two: try again). */
 static const char take_script[] =
-    "if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end "
+    "if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then "
+    "redis.call('sadd', KEYS[2], ARGV[3]) return 1 end "
     "local o = redis.call('get', KEYS[1]) if o then return o end return 0";
 /* Compare and extend, for every lease in KEYS: the ones still ARGV[1]'s get ARGV[2] ms more; the
  * answer is the (1-based) positions of the others, lost. Loaded once (SCRIPT LOAD) and run by its
@@ -25,8 +30,12 @@ static const char renew_script[] =
     "local lost = {} for i, k in ipairs(KEYS) do "
     "if redis.call('get', k) == ARGV[1] then redis.call('pexpire', k, ARGV[2]) "
     "else lost[#lost + 1] = i end end return lost";
-/* Compare and delete. */
+/* Compare and delete; the room leaves the node's set (it closed, or it was never made). */
 static const char release_script[] =
+    "redis.call('srem', KEYS[2], ARGV[3]) "
+    "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0";
+/* The same at a clean stop, the room kept in the node's set: the others sweep it. */
+static const char stop_script[] =
     "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0";
 
 static bool lease_is(const srv_hash_node *n, const void *code) {
@@ -52,11 +61,12 @@ static lease *lease_add(srv_cluster *cl, const char *code) {
 /* Runs a lease script on code's key. */
 static int script(srv_cluster *cl, const char *body, const char *code, srv_redis_reply_fn fn,
                   void *arg) {
-  char key[KEY_SIZE], ms[24];
+  char key[KEY_SIZE], rooms[KEY_SIZE], ms[24];
   srv_cluster__key(key, "lease", code);
+  srv_cluster__key(rooms, "rooms", cl->node);
   snprintf(ms, sizeof ms, "%lld", (long long)cl->cfg.lease_ms);
-  const char *argv[] = {"EVAL", body, "1", key, cl->node, ms};
-  return srv_redis_command(cl->redis, fn, arg, 6, argv, NULL);
+  const char *argv[] = {"EVAL", body, "2", key, rooms, cl->node, ms, code};
+  return srv_redis_command(cl->redis, fn, arg, 8, argv, NULL);
 }
 
 void srv_cluster__drop_lease(srv_cluster *cl, const char *code, bool release) {
@@ -484,7 +494,7 @@ void srv_cluster__leases_stop(srv_cluster *cl, void (*answered)(void *, const re
   srv_hash_node *n;
   while ((n = srv_hash_first(&cl->leases)) != NULL) {
     lease *l = srv_hash_entry(n, lease, hnode);
-    if (l->held && script(cl, release_script, l->code, answered, cl) == 0)
+    if (l->held && script(cl, stop_script, l->code, answered, cl) == 0)
       cl->stop_left++;
     srv_hash_remove(&cl->leases, n);
     free(l);

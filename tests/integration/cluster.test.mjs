@@ -567,6 +567,64 @@ class Bot {
   }
 }
 
+test('rooms of a node killed -9 that nobody touches are swept: the clock ends the game, the waiting room runs again', { timeout: 120000 }, async () => {
+  const owner = await node();
+  const others = nodes.filter((n) => n !== owner && n.child.exitCode === null && n.child.signalCode === null).slice(0, 2);
+  while (others.length < 2) others.push(await node());
+  // Everyone on the owner: nobody elsewhere brings anything back after the kill.
+  const ana = await Client.connect(owner, { name: 'Ana' });
+  const bo = await Client.connect(owner, { name: 'Bo' });
+  const cy = await Client.connect(owner, { name: 'Cy' });
+  const made = await ana.request({ type: 'create', game: 'kalah', seat: 'south', visibility: 'private', clock: { initial_ms: 3000, increment_ms: 0 } });
+  assert.equal(made.type, 'joined', JSON.stringify(made));
+  const room = made.room;
+  assert.equal((await bo.request({ type: 'join', room })).type, 'joined');
+  // Both first moves (they cost no time): South's house 1 sows its 4 seeds into houses 2 to 5,
+  // North's first house the same on its side; then South's 3 s run.
+  let st = await ana.state(room, (s) => s.status === 'playing');
+  st = await ana.request({ type: 'move', room, house: 1, ply: 0 });
+  assert.equal(st.turn, 'north', JSON.stringify(st));
+  st = await bo.request({ type: 'move', room, house: st.legal[0], ply: 1 });
+  assert.equal(st.turn, 'south', JSON.stringify(st));
+  const waiting = await cy.request({ type: 'create', game: 'oware', seat: 'south', visibility: 'public' });
+  assert.equal(waiting.type, 'joined', JSON.stringify(waiting));
+  const swept = async () => {
+    let total = 0;
+    for (const n of others) {
+      const text = await (await fetch(`${n.http}/metrics`)).text();
+      total += Number(text.match(/^mancala_cluster_swept_total (\d+)$/m)[1]);
+    }
+    return total;
+  };
+  const before = await swept();
+  owner.child.kill('SIGKILL');
+  await owner.exited;
+  // Its presence lapses within a lease; a sweep (every second) takes both rooms over.
+  let after = before;
+  for (let i = 0; i < 100 && after < before + 2; i++) {
+    await sleep(200);
+    after = await swept();
+  }
+  assert.equal(after, before + 2, 'both rooms swept');
+  // South's clock resumed on the new owner (the gap not charged) and fell with nobody there.
+  await sleep(4000);
+  const spy = await Client.connect(others[0], { name: 'Spy' });
+  const j = await spy.request({ type: 'join', room, role: 'spectator' }, 20000);
+  assert.equal(j.type, 'joined', JSON.stringify(j));
+  const end = await spy.state(room, () => true, 20000);
+  assert.equal(end.status, 'finished', JSON.stringify(end));
+  assert.deepEqual([end.result.winner, end.result.reason], ['north', 'timeout']);
+  // The waiting room runs on a live node again (its idle timer with it: --idle-room-ms closes it),
+  // Cy's seat shown away; the lobby lists a waiting room only while its player is there.
+  const w = await spy.request({ type: 'join', room: waiting.room, role: 'spectator' }, 20000);
+  assert.equal(w.type, 'joined', JSON.stringify(w));
+  const ws = await spy.state(waiting.room, () => true, 20000);
+  assert.equal(ws.status, 'waiting');
+  assert.equal(ws.players.south.name, 'Cy');
+  assert.equal(ws.players.south.connected, false);
+  await spy.close();
+});
+
 test('30 games through nginx round-robin, a node killed -9 at a random moment: every game finishes, no acknowledged move lost', { timeout: 300000 }, async () => {
   const live = nodes.filter((n) => n.child.exitCode === null && n.child.signalCode === null);
   while (live.length < 3) live.push(await node());
