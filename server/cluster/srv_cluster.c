@@ -226,6 +226,12 @@ int srv_cluster_new(const srv_cluster_config *cfg, const srv_cluster_deps *deps,
     srv_cluster_free(cl);
     return SRV_ENOMEM;
   }
+  if ((cl->reader = srv_reader_new(deps->store)) == NULL ||
+      (deps->work != NULL && srv_reader_use_work(cl->reader, deps->work) != 0)) {
+    srv_log_error("cluster", "cannot open the cluster's reader of PostgreSQL");
+    srv_cluster_free(cl);
+    return SRV_ESTORAGE;
+  }
   srv_redis_config rc_cfg = {.url = cl->url, .message = on_message, .state = on_state, .ud = cl};
   if ((rc = srv_redis_new(deps->loop, &rc_cfg, &cl->redis)) != 0) {
     srv_log_error("cluster", "bad Redis URL %s", cl->url);
@@ -378,6 +384,7 @@ void srv_cluster_free(srv_cluster *cl) {
   srv_cluster__leases_free(cl);
   srv_cluster__lobby_free(cl);
   srv_cluster__mine_free(cl);
+  srv_reader_free(cl->reader); /* After the loop ran its last jobs' answers. */
   srv_hash_dispose(&cl->leases);
   srv_hash_dispose(&cl->routes);
   srv_hash_dispose(&cl->routed);

@@ -44,6 +44,7 @@
 #include "srv_send.h"
 #include "srv_store.h"
 #include "srv_time.h"
+#include "srv_work.h"
 
 typedef struct srv_cluster srv_cluster;
 
@@ -63,13 +64,14 @@ typedef struct srv_cluster_deps {
   srv_ident *ident;
   srv_store *store;       /* PostgreSQL (srv_store_is_network()). */
   srv_dispatch *dispatch; /* Its router is set here. */
+  srv_work *work;         /* The thread pool its PostgreSQL reads run on (srv_reader.h). */
   srv_sink net;           /* The network layer's sink: this node's own connections. */
 } srv_cluster_deps;
 
 /* Joins the cluster: connects to Redis (waiting up to wait_ms, running the loop), takes a lane
  * for the game ids, announces the node's presence, and sets the dispatch's router. Returns 0 with
  * *out, SRV_EBADREQ (a bad URL, a store that is not PostgreSQL), SRV_EUNAVAILABLE (no Redis in
- * time), SRV_ENOMEM. */
+ * time), SRV_ESTORAGE (no connection for its reads of PostgreSQL), SRV_ENOMEM. */
 int srv_cluster_new(const srv_cluster_config *cfg, const srv_cluster_deps *deps, srv_cluster **out);
 
 /* The sink the rooms, the lobby, the dispatch and the accounts send through: frames for a

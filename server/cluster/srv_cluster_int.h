@@ -8,6 +8,7 @@
 #include "srv_cluster.h"
 #include "srv_frame.h"
 #include "srv_hash.h"
+#include "srv_reader.h"
 #include "srv_redis.h"
 
 #define NODE_ID_LEN 16
@@ -78,6 +79,7 @@ struct srv_cluster {
   char url[256];
   srv_cluster_deps d;
   srv_redis *redis;
+  srv_reader *reader; /* PostgreSQL's reads off the loop (srv_reader.h): a resumed hello's rooms. */
   char node[NODE_ID_LEN + 1];
   char channel[KEY_SIZE]; /* mancala:to:<node> */
   int lane;

@@ -478,21 +478,59 @@ int srv_cluster__route(void *ud, srv_client *c, const srv_cmd *cmd, const char *
   return send_to_owner(cl, c, cmd->room, cmd->type, &cmd->id, buf, len, false, 0);
 }
 
-void srv_cluster__resumed(void *ud, srv_client *c) {
-  srv_cluster *cl = ud;
+/* A resumed hello's rooms, read through the cluster's reader (off the loop). */
+typedef struct rooms_read {
+  srv_cluster *cl;
+  uint64_t conn;
+  char player[SRV_PLAYER_ID_CHARS + 1];
   char codes[ROUTED_ROOMS][SRV_STORE_CODE_SIZE];
-  size_t n = 0;
-  int rc = srv_store_player_rooms(cl->d.store, c->player->id, codes, ROUTED_ROOMS, &n);
+  size_t n;
+} rooms_read;
+
+/* On the reader's connection (a pool thread with PostgreSQL). */
+static int read_player_rooms(srv_store *store, void *arg) {
+  rooms_read *q = arg;
+  return srv_store_player_rooms(store, q->player, q->codes, ROUTED_ROOMS, &q->n);
+}
+
+static void player_rooms_read(void *arg, int rc) {
+  rooms_read *q = arg;
+  srv_cluster *cl = q->cl;
+  srv_client *c = cl->stopping ? NULL : srv_cluster__client(cl, q->conn);
+  if (c == NULL || c->player == NULL || strcmp(c->player->id, q->player) != 0) {
+    free(q); /* Gone, or another player now. */
+    return;
+  }
   if (rc != 0) {
-    srv_log_warn("cluster", "cannot read the rooms of player %s: %s", c->player->id,
+    srv_log_warn("cluster", "cannot read the rooms of player %s: %s", q->player,
                  srv_store_strerror(rc));
+    free(q);
     return;
   }
   /* Those run elsewhere (or by nobody now): back in through their node, as a reconnection here
    * is back in this node's own rooms. */
-  for (size_t i = 0; i < n; i++)
-    if (srv_rooms_find(cl->d.rooms, codes[i]) == NULL)
-      reattach(cl, c, codes[i]);
+  for (size_t i = 0; i < q->n; i++)
+    if (srv_rooms_find(cl->d.rooms, q->codes[i]) == NULL)
+      reattach(cl, c, q->codes[i]);
+  free(q);
+}
+
+void srv_cluster__resumed(void *ud, srv_client *c) {
+  srv_cluster *cl = ud;
+  rooms_read *q = calloc(1, sizeof *q);
+  if (q == NULL || srv_cluster__routed_of(cl, c) == NULL) {
+    free(q);
+    srv_log_warn("cluster", "cannot bring player %s back into its rooms (out of memory)",
+                 c->player->id);
+    return;
+  }
+  q->cl = cl;
+  q->conn = c->route_id;
+  snprintf(q->player, sizeof q->player, "%s", c->player->id);
+  if (srv_reader_read(cl->reader, read_player_rooms, player_rooms_read, q) != 0) {
+    srv_log_warn("cluster", "cannot read the rooms of player %s", c->player->id);
+    free(q);
+  }
 }
 
 void srv_cluster__gone(void *ud, srv_client *c) {
