@@ -19,6 +19,7 @@ typedef struct lease {
   char code[SRV_CODE_LEN + 1];
   srv_hash_node hnode;
   bool held;           /* Confirmed by Redis (false: being taken). */
+  bool recovering;     /* Its room is being read from the store (a take-over under way). */
   uint64_t renewed_ms; /* Loop time of the last confirmation. */
 } lease;
 
@@ -122,9 +123,15 @@ void srv_cluster__drop_lease(srv_cluster *cl, const char *code, bool release);
 /* create and quick: a code reserved first. Returns 1 (taken) or a negative code. */
 int srv_cluster__reserve(srv_cluster *cl, srv_client *c, const srv_cmd *cmd, const char *buf,
                          size_t len);
-/* Brings room code back from the store as its owner (the lease is this node's). Returns 0,
- * SRV_ENOTFOUND (no such open room) or an error. */
-int srv_cluster__take_over(srv_cluster *cl, const char *code);
+/* Brings room code back from the store as its owner (its lease is this node's, held): the claim of
+ * its game and its reads through the cluster's reader, off the loop; then done(cl, code, rc, arg)
+ * on the loop with 0 (the room runs here), SRV_ENOTFOUND (no such open room), SRV_EUNAVAILABLE
+ * (its lease went meanwhile, or the node stops: then done must not use Redis any more),
+ * SRV_ESTORAGE or SRV_ENOMEM.
+ * Returns 0 (under way), SRV_EBUSY (under way for another caller: the room comes), or an error
+ * (done not called). */
+typedef void (*srv_cluster_taken_fn)(srv_cluster *cl, const char *code, int rc, void *arg);
+int srv_cluster__take_over(srv_cluster *cl, const char *code, srv_cluster_taken_fn done, void *arg);
 /* Loads the renewal script into Redis (at start and whenever Redis is up again). */
 void srv_cluster__leases_load(srv_cluster *cl);
 void srv_cluster__leases_tick(srv_cluster *cl, bool renew);
@@ -184,6 +191,10 @@ void srv_cluster__node_dead(srv_cluster *cl, const char *node);
 int srv_cluster__peers(srv_cluster *cl, char (*out)[NODE_ID_LEN + 1], int max);
 /* The room code left this node (lease lost): its members come back through the new owner. */
 void srv_cluster__evicted(srv_cluster *cl, const char *code);
+/* A take-over of code ended (rc as srv_cluster__take_over()'s done): the commands of this node's
+ * connections waiting for the room run here (or get not_found) or fail, and its members of this
+ * node enter it. */
+void srv_cluster__taken_over(srv_cluster *cl, const char *code, int rc);
 /* Looks up the owner of code again for the commands waiting in r (a retry). */
 void srv_cluster__routes_tick(srv_cluster *cl);
 void srv_cluster__routes_free(srv_cluster *cl);

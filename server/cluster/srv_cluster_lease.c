@@ -11,6 +11,7 @@
 #include "srv_log.h"
 #include "srv_proto.h"
 #include "srv_rand.h"
+#include "srv_reader.h"
 #include "srv_recover.h"
 
 /* The lease scripts' arguments (script()): KEYS[1] the lease, KEYS[2] the node's set of rooms
@@ -131,40 +132,115 @@ int srv_cluster__take(srv_cluster *cl, const char *code, srv_cluster_take_fn don
 
 /* ---- Take-over ------------------------------------------------------------------------------- */
 
-int srv_cluster__take_over(srv_cluster *cl, const char *code) {
-  int rc = srv_recover_room(cl->d.store, cl->d.ident, cl->d.rooms, cl->d.time, code);
-  if (rc != 0)
-    return rc;
-  srv_room *room = srv_rooms_find(cl->d.rooms, code);
-  int64_t game = room != NULL ? srv_room_game_id(room) : 0;
-  int64_t epoch = 0;
-  if (game > 0) {
-    /* The claim, then the room read again: the node that ran it may have committed after the
-     * first read (its last batch, before it knew); once claimed, nothing of it commits any more
-     * (its batches are fenced), so the second read is the room as it stays. */
-    srv_rooms_evict(cl->d.rooms, code, NULL, NULL);
-    if ((rc = srv_store_game_claim(cl->d.store, game, &epoch)) != 0) {
-      /* Without the claim a node that lost the room during a pause could still commit to it:
-       * the room is not run here. */
-      srv_log_error("cluster", "room %s: cannot claim its game %lld: %s", code, (long long)game,
-                    srv_store_strerror(rc));
-      return SRV_ESTORAGE;
-    }
-    if ((rc = srv_recover_room(cl->d.store, cl->d.ident, cl->d.rooms, cl->d.time, code)) != 0)
+/* A take-over: its reads and the claim of its game run on the cluster's reader (a pool thread);
+ * the room is rebuilt on the loop. */
+typedef struct takeover {
+  srv_cluster *cl;
+  char code[SRV_CODE_LEN + 1];
+  srv_cluster_taken_fn done;
+  void *arg;
+  srv_store_recovery *rec; /* The room as read after the claim. */
+  int64_t games[2];        /* The games claimed (a rematch begun in between: two), epochs. */
+  int64_t epochs[2];
+  int n_claims;
+} takeover;
+
+/* The room's game claimed, then the room read again: the node that ran it may have committed after
+ * the first read (its last batch, before it knew); once claimed, nothing of it commits any more
+ * (its batches are fenced), so the second read is the room as it stays. Returns 0, 1 (no such
+ * open room) or a negative SRV_STORE_E* code. On the reader's connection. */
+static int takeover_read(srv_store *store, void *arg) {
+  takeover *t = arg;
+  for (int pass = 0; pass < 3; pass++) {
+    srv_store_recovery_free(t->rec);
+    t->rec = NULL;
+    int rc = srv_store_recover_room(store, t->code, &t->rec);
+    if (rc < 0)
       return rc;
-    room = srv_rooms_find(cl->d.rooms, code);
-    if (room != NULL && srv_room_game_id(room) != game) {
-      /* A rematch began in between (a new game, never claimed): claimed too. */
-      game = srv_room_game_id(room);
-      if (game > 0 && (rc = srv_store_game_claim(cl->d.store, game, &epoch)) != 0) {
-        srv_rooms_evict(cl->d.rooms, code, NULL, NULL);
-        return SRV_ESTORAGE;
-      }
+    if (t->rec->n_rooms != 1)
+      return 1;
+    int64_t game = t->rec->rooms[0].game;
+    bool claimed = game <= 0;
+    for (int i = 0; i < t->n_claims && !claimed; i++)
+      claimed = t->games[i] == game;
+    if (claimed)
+      return 0; /* The room as read is the room as it stays. */
+    if (t->n_claims == 2)
+      return SRV_STORE_ECONFLICT; /* Games begun faster than it is read: not run here. */
+    if ((rc = srv_store_game_claim_raise(store, game, &t->epochs[t->n_claims])) < 0)
+      return rc;
+    t->games[t->n_claims++] = game;
+  }
+  return SRV_STORE_ECONFLICT;
+}
+
+static void takeover_read_done(void *arg, int rc) {
+  takeover *t = arg;
+  srv_cluster *cl = t->cl;
+  lease *l = srv_cluster__lease(cl, t->code);
+  if (l != NULL)
+    l->recovering = false;
+  if (cl->stopping) {
+    /* Its leases were given back already; nothing more is run here (Redis may be closed). */
+    srv_store_recovery_free(t->rec);
+    t->done(cl, t->code, SRV_EUNAVAILABLE, t->arg);
+    free(t);
+    return;
+  }
+  int err = 0;
+  if (rc < 0) {
+    srv_log_error("cluster", "room %s: cannot take it over: %s", t->code, srv_store_strerror(rc));
+    err = rc == SRV_STORE_ENOMEM ? SRV_ENOMEM : SRV_ESTORAGE;
+  } else if (rc == 1) {
+    err = SRV_ENOTFOUND;
+  } else if (l == NULL || !l->held) {
+    err = SRV_EUNAVAILABLE; /* Its lease went meanwhile (lost, or Redis lost it). */
+  } else if (srv_rooms_find(cl->d.rooms, t->code) != NULL) {
+    err = 0; /* Here already. */
+  } else {
+    for (int i = 0; i < t->n_claims && err == 0; i++)
+      if (srv_store_game_claimed(cl->d.store, t->games[i], t->epochs[i]) != 0)
+        err = SRV_ENOMEM;
+    if (err == 0) {
+      err =
+          srv_recover_room_from(cl->d.store, cl->d.ident, cl->d.rooms, cl->d.time, t->code, t->rec);
+      t->rec = NULL;
+    }
+    if (err == 0) {
+      cl->stats.takeovers++;
+      srv_room *room = srv_rooms_find(cl->d.rooms, t->code);
+      srv_log_info("cluster", "room %s taken over (game %lld, owner epoch %lld)", t->code,
+                   (long long)(room != NULL ? srv_room_game_id(room) : 0),
+                   (long long)(t->n_claims > 0 ? t->epochs[t->n_claims - 1] : 0));
     }
   }
-  cl->stats.takeovers++;
-  srv_log_info("cluster", "room %s taken over (game %lld, owner epoch %lld)", code, (long long)game,
-               (long long)epoch);
+  srv_store_recovery_free(t->rec);
+  srv_cluster__taken_over(cl, t->code, err); /* The commands waiting for it, first. */
+  t->done(cl, t->code, err, t->arg);
+  free(t);
+}
+
+int srv_cluster__take_over(srv_cluster *cl, const char *code, srv_cluster_taken_fn done,
+                           void *arg) {
+  lease *l = srv_cluster__lease(cl, code);
+  if (l == NULL || !l->held)
+    return SRV_EUNAVAILABLE;
+  if (l->recovering)
+    return SRV_EBUSY; /* Under way for another caller: the room comes. */
+  takeover *t = calloc(1, sizeof *t);
+  if (t == NULL)
+    return SRV_ENOMEM;
+  t->cl = cl;
+  snprintf(t->code, sizeof t->code, "%s", code);
+  t->done = done;
+  t->arg = arg;
+  l->recovering = true;
+  int rc = srv_reader_read(cl->reader, takeover_read, takeover_read_done, t);
+  if (rc != 0) {
+    l->recovering = false;
+    free(t);
+    return rc;
+  }
   return 0;
 }
 
@@ -462,7 +538,7 @@ void srv_cluster__leases_tick(srv_cluster *cl, bool renew) {
   while (n != NULL) {
     srv_hash_node *next = srv_hash_next(&cl->leases, n);
     lease *l = srv_hash_entry(n, lease, hnode);
-    if (l->held && srv_rooms_find(cl->d.rooms, l->code) == NULL) {
+    if (l->held && !l->recovering && srv_rooms_find(cl->d.rooms, l->code) == NULL) {
       srv_cluster__drop_lease(cl, l->code, true);
     } else if (renew && l->held) {
       if (codes == NULL && (codes = malloc(RENEW_BATCH * sizeof *codes)) == NULL)

@@ -298,29 +298,57 @@ static void fail_waiting(srv_cluster *cl, route *rt, int err) {
 
 static void lookup(srv_cluster *cl, route *rt);
 
+void srv_cluster__taken_over(srv_cluster *cl, const char *code, int rc) {
+  route *rt = route_find(cl, code);
+  if (rc == 0) {
+    if (rt != NULL) {
+      run_waiting_here(cl, rt);
+      route_free(cl, rt);
+    }
+    members_here(cl, code); /* The others of this node in it, at once, not at the next tick. */
+    return;
+  }
+  if (rt == NULL)
+    return;
+  rt->looking = false;
+  if (rc == SRV_ENOTFOUND) {
+    run_waiting_here(cl, rt); /* Each gets the handler's own not_found. */
+    route_free(cl, rt);
+  } else {
+    fail_waiting(cl, rt, rc == SRV_ENOMEM ? rc : SRV_EUNAVAILABLE);
+  }
+}
+
+/* A take-over this route asked for failed: its lease is given back (srv_cluster__taken_over()
+ * answered the commands). */
+static void route_taken(srv_cluster *cl, const char *code, int rc, void *arg) {
+  (void)arg;
+  if (rc != 0 && !cl->stopping)
+    srv_cluster__drop_lease(cl, code, true);
+}
+
 static void took(srv_cluster *cl, const char *code, bool ok, const char *owner, void *arg) {
   (void)arg;
   route *rt = cl->stopping ? NULL : route_find(cl, code);
   if (rt == NULL) { /* Freed at the stop, or stopping: nothing more is run here. */
-    if (ok)
+    lease *l = ok ? srv_cluster__lease(cl, code) : NULL;
+    if (l != NULL &&
+        (cl->stopping || (!l->recovering && srv_rooms_find(cl->d.rooms, code) == NULL)))
       srv_cluster__drop_lease(cl, code, true);
     return;
   }
   rt->looking = false;
   if (ok) {
-    int rc = srv_rooms_find(cl->d.rooms, code) != NULL ? 0 : srv_cluster__take_over(cl, code);
-    if (rc == 0) {
-      run_waiting_here(cl, rt);
-      route_free(cl, rt);
-      members_here(cl, code); /* The others of this node in it, at once, not at the next tick. */
+    if (srv_rooms_find(cl->d.rooms, code) != NULL) {
+      srv_cluster__taken_over(cl, code, 0);
       return;
     }
-    srv_cluster__drop_lease(cl, code, true);
-    if (rc == SRV_ENOTFOUND) {
-      run_waiting_here(cl, rt); /* Each gets the handler's own not_found. */
-      route_free(cl, rt);
-    } else {
-      fail_waiting(cl, rt, rc == SRV_ENOMEM ? rc : SRV_EUNAVAILABLE);
+    /* Its reads off the loop; the commands keep waiting (the route looking) until it ends. */
+    rt->looking = true;
+    int rc = srv_cluster__take_over(cl, code, route_taken, NULL);
+    if (rc != 0 && rc != SRV_EBUSY) { /* EBUSY: under way already, its end answers them. */
+      srv_cluster__drop_lease(cl, code, true);
+      srv_cluster__taken_over(cl, code, rc);
     }
     return;
   }

@@ -46,22 +46,39 @@ static void forget(srv_cluster *cl, const char *node, const char *code) {
   (void)srv_redis_command(cl->redis, NULL, NULL, 3, argv, NULL);
 }
 
+/* A room of a gone node taken over here (or not). */
+static void swept_over(srv_cluster *cl, const char *code, int rc, void *arg) {
+  sweep_item *it = arg;
+  if (cl->stopping) {
+    /* Redis may be closed: nothing more. */
+  } else if (rc == 0) {
+    cl->stats.swept++;
+    srv_log_info("cluster", "room %s of gone node %s swept here", code, it->node);
+    forget(cl, it->node, code);
+  } else {
+    srv_cluster__drop_lease(cl, code, true);
+    if (rc == SRV_ENOTFOUND)
+      forget(cl, it->node, code); /* Closed or over: nothing to run. */
+    /* Else (PostgreSQL down, its lease gone meanwhile): tried again at a later sweep. */
+  }
+  free(it);
+  sweep_done_one(cl);
+}
+
 static void swept(srv_cluster *cl, const char *code, bool ok, const char *owner, void *arg) {
   sweep_item *it = arg;
   if (cl->stopping) {
     if (ok)
-      srv_cluster__drop_lease(cl, code, true);
+      srv_cluster__drop_lease(cl, code, true); /* Taken as the others were given back. */
+  } else if (ok && srv_rooms_find(cl->d.rooms, code) != NULL) {
+    forget(cl, it->node, code); /* Here already (a command brought it). */
   } else if (ok) {
-    int rc = srv_rooms_find(cl->d.rooms, code) != NULL ? 0 : srv_cluster__take_over(cl, code);
-    if (rc == 0) {
-      cl->stats.swept++;
-      srv_log_info("cluster", "room %s of gone node %s swept here", code, it->node);
-      forget(cl, it->node, code);
-    } else {
-      srv_cluster__drop_lease(cl, code, true);
-      if (rc == SRV_ENOTFOUND)
-        forget(cl, it->node, code); /* Closed or over: nothing to run. */
-      /* Else (PostgreSQL down): tried again at a later sweep. */
+    int rc = srv_cluster__take_over(cl, code, swept_over, it);
+    if (rc == 0)
+      return;              /* swept_over() ends it. */
+    if (rc != SRV_EBUSY) { /* EBUSY: a command's take-over is bringing it. */
+      swept_over(cl, code, rc, it);
+      return;
     }
   } else if (owner[0] != '\0' && strcmp(owner, it->node) != 0) {
     forget(cl, it->node, code); /* Another node runs it now. */
