@@ -15,10 +15,10 @@
  *   already cover (docs/protocol.md).
  * - Take-over: a node whose presence key (mancala:node:ID) lapsed is dead; the rooms it ran are
  *   taken over by the next node that needs them (a command, or a member of its own to bring
- *   back), which rebuilds the room from PostgreSQL (srv_recover_room_from()), clocks resuming without
- *   charging the gap. Its members on other nodes enter again through the new owner. Rooms nobody
- *   asks for are swept (srv_cluster_sweep.c): each node takes over, a few a second, the rooms of
- *   the nodes whose presence lapsed (mancala:rooms:NODE), so that their clocks run.
+ *   back), which rebuilds the room from PostgreSQL (srv_recover_room_from()), clocks resuming
+ * without charging the gap. Its members on other nodes enter again through the new owner. Rooms
+ * nobody asks for are swept (srv_cluster_sweep.c): each node takes over, a few a second, the rooms
+ * of the nodes whose presence lapsed (mancala:rooms:NODE), so that their clocks run.
  * - Games in progress: each room's my_rooms entry is written by its owner into its seated
  *   players' hashes in Redis (mancala:mine:PLAYER); a player's list on any node adds them
  *   (srv_cluster_mine.c, srv_myrooms_remote).

@@ -56,12 +56,24 @@ typedef struct routed {
   } in[ROUTED_ROOMS];
 } routed;
 
+/* A command for a stand-in kept while its player's account is read. */
+typedef struct held_msg {
+  struct held_msg *next;
+  size_t len;
+  char msg[];
+} held_msg;
+
 /* A connection of another node, here for the rooms it sent commands to. */
 typedef struct standin {
   srv_client client; /* client.remote points back here. */
   srv_hash_node hnode;
   char node[NODE_ID_LEN + 1];
   uint64_t conn;
+  /* While its player's account is read (off the loop): the player (a reference; client.player is
+   * still NULL), its name as its node knows it, and the commands that came meanwhile, in order. */
+  srv_player *loading;
+  char name[SRV_NAME_SIZE];
+  held_msg *held_head, *held_tail;
 } standin;
 
 /* A frame for a stand-in, published at the end of the turn. */

@@ -633,9 +633,34 @@ static standin *standin_find(srv_cluster *cl, const char *node, uint64_t conn) {
 }
 
 static void standin_gone(srv_cluster *cl, standin *s) {
-  srv_dispatch_client_gone(cl->d.dispatch, &s->client);
+  held_msg *h;
+  while ((h = s->held_head) != NULL) {
+    s->held_head = h->next;
+    free(h);
+  }
+  if (s->loading != NULL)
+    srv_ident_unref(cl->d.ident, s->loading); /* Never identified: nothing else to undo. */
+  else
+    srv_dispatch_client_gone(cl->d.dispatch, &s->client);
   srv_hash_remove(&cl->standins, &s->hnode);
   free(s);
+}
+
+/* Keeps msg (len bytes) for s until its player's account is read. Returns false when memory ran
+ * out (the command is lost, as a lost message is). */
+static bool standin_hold(standin *s, const char *msg, size_t len) {
+  held_msg *h = malloc(sizeof *h + len);
+  if (h == NULL)
+    return false;
+  h->next = NULL;
+  h->len = len;
+  memcpy(h->msg, msg, len);
+  if (s->held_tail != NULL)
+    s->held_tail->next = h;
+  else
+    s->held_head = h;
+  s->held_tail = h;
+  return true;
 }
 
 /* 64 hex digits into 32 bytes; false when they are not, or all zero (no session). */
@@ -653,6 +678,61 @@ static bool token_of(const char *hex, uint8_t out[32]) {
   return any;
 }
 
+/* s becomes its player's (pl, whose reference it takes): back in the rooms here. */
+static void standin_ready(srv_cluster *cl, standin *s, srv_player *pl) {
+  if (!pl->account)
+    snprintf(pl->name, sizeof pl->name, "%s", s->name); /* A guest's name as its node knows it. */
+  /* As a reconnection: it is back in the rooms here where its player holds a seat. */
+  srv_rooms_identify(cl->d.rooms, &s->client, pl, true);
+  srv_ident_unref(cl->d.ident, pl);
+}
+
+/* A stand-in's account read off the loop, through the cluster's reader. */
+typedef struct account_read {
+  srv_cluster *cl;
+  char node[NODE_ID_LEN + 1];
+  uint64_t conn;
+  char player[SRV_PLAYER_ID_CHARS + 1];
+  srv_persist_account account;
+} account_read;
+
+static int read_account(srv_store *store, void *arg) {
+  account_read *q = arg;
+  return srv_persist_account_read(store, q->player, &q->account);
+}
+
+static void account_read_done(void *arg, int rc) {
+  account_read *q = arg;
+  srv_cluster *cl = q->cl;
+  standin *s = cl->stopping ? NULL : standin_find(cl, q->node, q->conn);
+  if (s == NULL || s->loading == NULL || strcmp(s->loading->id, q->player) != 0) {
+    free(q); /* Gone meanwhile (its loading player with it). */
+    return;
+  }
+  srv_player *pl = s->loading;
+  s->loading = NULL;
+  if (rc < 0)
+    srv_log_warn("cluster", "cannot read the account of player %s", q->player);
+  else if (!pl->account)
+    srv_persist_account_apply(pl, &q->account);
+  free(q);
+  standin_ready(cl, s, pl);
+  /* The commands that came meanwhile, in order (one may end the stand-in: looked up each time). */
+  char node[NODE_ID_LEN + 1];
+  uint64_t conn = s->conn;
+  memcpy(node, s->node, sizeof node);
+  while ((s = standin_find(cl, node, conn)) != NULL && s->loading == NULL && s->held_head != NULL) {
+    held_msg *h = s->held_head;
+    s->held_head = h->next;
+    if (s->held_head == NULL)
+      s->held_tail = NULL;
+    srv_cluster__on_command(cl, h->msg, h->len);
+    free(h);
+  }
+}
+
+/* A stand-in for connection conn of node: its player adopted here; a player new here has its
+ * account read through the cluster's reader first (standin.loading), a known one is ready now. */
 static standin *standin_new(srv_cluster *cl, const char *node, uint64_t conn, const char *player,
                             const char *name, const char *addr, const char *token) {
   standin *s = calloc(1, sizeof *s);
@@ -662,21 +742,29 @@ static standin *standin_new(srv_cluster *cl, const char *node, uint64_t conn, co
   s->client.remote = s;
   snprintf(s->client.addr, sizeof s->client.addr, "%s", addr);
   snprintf(s->node, sizeof s->node, "%s", node);
+  snprintf(s->name, sizeof s->name, "%s", name);
   s->conn = conn;
+  (void)token_of(token, s->client.token_hash);
   srv_player *pl = NULL;
   if (srv_ident_adopt(cl->d.ident, player, name, &pl) != 0) {
     free(s);
     return NULL;
   }
-  if (pl->refs == 1 && srv_persist_load_account(cl->d.store, pl) != 0)
-    srv_log_warn("cluster", "cannot read the account of player %s", player);
-  if (!pl->account)
-    snprintf(pl->name, sizeof pl->name, "%s", name); /* A guest's name as its node knows it. */
-  (void)token_of(token, s->client.token_hash);
-  /* As a reconnection: it is back in the rooms here where its player holds a seat. */
-  srv_rooms_identify(cl->d.rooms, &s->client, pl, true);
-  srv_ident_unref(cl->d.ident, pl);
   srv_hash_insert(&cl->standins, &s->hnode, standin_hash(s->node, s->conn));
+  account_read *q = pl->refs == 1 ? calloc(1, sizeof *q) : NULL;
+  if (q != NULL) {
+    *q = (account_read){.cl = cl, .conn = conn};
+    memcpy(q->node, s->node, sizeof q->node);
+    snprintf(q->player, sizeof q->player, "%s", pl->id);
+    s->loading = pl;
+    if (srv_reader_read(cl->reader, read_account, account_read_done, q) == 0)
+      return s;
+    s->loading = NULL;
+    free(q);
+  }
+  if (pl->refs == 1)
+    srv_log_warn("cluster", "cannot read the account of player %s", player);
+  standin_ready(cl, s, pl);
   return s;
 }
 
@@ -726,12 +814,25 @@ void srv_cluster__on_command(srv_cluster *cl, const char *msg, size_t len) {
     return;
   }
   standin *s = standin_find(cl, from, (uint64_t)conn);
-  if (s != NULL && strcmp(s->client.player->id, player) != 0) {
+  if (s != NULL && s->loading != NULL && strcmp(s->loading->id, player) == 0) {
+    if (!standin_hold(s, msg, len)) /* After its account, in order. */
+      srv_log_warn("cluster", "a command for %s/%lld lost (out of memory)", from, (long long)conn);
+    json_decref(m);
+    return;
+  }
+  if (s != NULL &&
+      strcmp(s->loading != NULL ? s->loading->id : s->client.player->id, player) != 0) {
     standin_gone(cl, s); /* Its connection is another player now (a login, a logout). */
     s = NULL;
   }
   if (s == NULL && (s = standin_new(cl, from, (uint64_t)conn, player, name, addr, token)) == NULL) {
     srv_log_warn("cluster", "cannot make a stand-in for %s/%lld", from, (long long)conn);
+    json_decref(m);
+    return;
+  }
+  if (s->loading != NULL) { /* Its account is being read: the command waits for it. */
+    if (!standin_hold(s, msg, len))
+      srv_log_warn("cluster", "a command for %s/%lld lost (out of memory)", from, (long long)conn);
     json_decref(m);
     return;
   }

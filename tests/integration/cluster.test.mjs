@@ -171,6 +171,29 @@ test('my_rooms through a third node lists the player\'s games on two other nodes
   for (const c of [ana, ana2, ana3, bo]) await c.close();
 });
 
+test('an account joins a room on a node that never saw it: its account is read there (off the loop) before its command runs', async () => {
+  const [n1, n2] = nodes.length >= 2 ? nodes : [await node(), await node()];
+  const ana = await Client.connect(n1, { name: 'Ana' });
+  const guest = await Client.connect(n2, { name: 'Guest' });
+  const accountName = `Bo_${process.pid % 100000}`;
+  const reg = await guest.request({ type: 'register', name: accountName, password: 'correct horse battery staple' }, 20000);
+  assert.equal(reg.type, 'account', JSON.stringify(reg));
+  const made = await ana.request({ type: 'create', game: 'kalah', seat: 'south', visibility: 'private' });
+  // Its join and a chat right behind it reach node 1 together: both wait for the account, in order.
+  guest.send({ type: 'join', room: made.room, id: 'j' });
+  guest.send({ type: 'chat', room: made.room, text: 'hi', id: 'c' });
+  const j = await guest.next((m) => m.id === 'j', 20000);
+  assert.equal(j.type, 'joined', JSON.stringify(j));
+  const c = await guest.next((m) => m.id === 'c', 20000);
+  assert.notEqual(c.type, 'error', JSON.stringify(c));
+  const st = await ana.state(made.room, (s) => s.status === 'playing', 20000);
+  assert.equal(st.players.north.name, accountName);
+  assert.equal(st.players.north.account, true);
+  const said = await ana.next((m) => m.type === 'chat' && m.room === made.room, 20000);
+  assert.equal(said.text, 'hi');
+  for (const x of [ana, guest]) await x.close();
+});
+
 test('a create retried through another node with its request id gets the room the first made', async () => {
   const [n1, n2] = nodes.length >= 2 ? nodes : [await node(), await node()];
   const ana = await Client.connect(n1, { name: 'Ana' });
