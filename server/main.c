@@ -451,9 +451,11 @@ int main(int argc, char **argv) {
                              .time = &app.time,
                              .rooms = app.rooms,
                              .lobby = app.lobby,
+                             .myrooms = app.myrooms,
                              .ident = app.ident,
                              .store = app.store,
                              .dispatch = &app.dispatch,
+                             .work = &app.work,
                              .net = app.net_sink};
     if ((rc = srv_cluster_new(&ccfg, &deps, &app.cluster)) != 0) {
       srv_log_error("main", "cannot join the cluster at %s: %s", cfg.cluster, srv_err_code(rc));

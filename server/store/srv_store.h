@@ -447,6 +447,14 @@ int srv_store_game_abort(srv_store *store, int64_t game, int64_t ended_ms);
  * (the directory lock) and answers SRV_STORE_EINVAL. SRV_STORE_ENOTFOUND for an unknown game. */
 int srv_store_game_claim(srv_store *store, int64_t game, int64_t *epoch);
 
+/* srv_store_game_claim() in two steps, so that its round trip runs off the loop: the epoch raised
+ * (the round trip) through any store of the database, a reader's included
+ * (srv_store_open_reader(), on a pool thread), into *epoch; then, on the loop, that epoch recorded
+ * for the writer's batches (srv_store_game_claimed()). Until it is recorded the writer must not
+ * write the game (a node taking a room over has not brought it back yet). Same errors. */
+int srv_store_game_claim_raise(srv_store *store, int64_t game, int64_t *epoch);
+int srv_store_game_claimed(srv_store *store, int64_t game, int64_t epoch);
+
 /* A cluster's node: from now on every batch also fences the games this store never claimed, at
  * epoch 0 (a game's epoch as the node that started it holds it), so that a node that lost a room
  * it started, during a pause, cannot commit to it once another node claimed it. PostgreSQL only

@@ -382,8 +382,12 @@ bool srv_store__pg_up(const srv_store *store);
 /* Notes an account about to join the batch being built: SRV_STORE_ECONFLICT when its key or its
  * player is in a batch not committed yet (built or in flight), SRV_STORE_ENOMEM, or 0. */
 int srv_store__pg_account_pending(srv_store *store, const char *key, const char *player);
-/* srv_store_game_claim() on PostgreSQL. */
+/* srv_store_game_claim() on PostgreSQL: the round trip (srv_store__pg_claim_read(), on the
+ * store's read connection), then the epoch recorded for the store's batches
+ * (srv_store__pg_claim_record(), which sets *epoch). */
 int srv_store__pg_claim(srv_store *store, int64_t game, int64_t *epoch);
+int srv_store__pg_claim_read(srv_store *store, int64_t game, int64_t *epoch);
+int srv_store__pg_claim_record(srv_store *store, int64_t game, int64_t e, int64_t *epoch);
 /* srv_store_fence_all() on PostgreSQL. */
 void srv_store__pg_fence_all(srv_store *store);
 /* The read connection (a PGconn), connected, or NULL with the error set (srv_store_copy.c). */
