@@ -219,8 +219,10 @@ static int start_computer(const srv_config *cfg) {
                     err == SRV_EBADREQ ? "not a redis://HOST:PORT URL" : srv_err_code(err));
       return err == SRV_EBADREQ ? 2 : 1;
     }
-    srv_log_info("main", "computer: searches on the workers of %s (in process while none is "
-                 "alive)", cfg->search_queue);
+    srv_log_info("main",
+                 "computer: searches on the workers of %s (in process while none is "
+                 "alive)",
+                 cfg->search_queue);
   }
   srv_search_queue *queue = app.workers != NULL ? app.workers : app.searches;
   if ((app.computer = srv_computer_new(app.rooms, queue, &app.time, &cc)) == NULL ||

@@ -40,17 +40,17 @@ struct srv_search_job {
   srv_search_done_fn done;
   void *arg;
   uint64_t sent_at, patience_at;
-  bool sending;   /* Its XADD is under way (its answer frees a cancelled job). */
-  bool cancelled; /* Cancelled while sending: no longer in the table. */
-  char entry[48]; /* The stream entry's id, once known. */
+  bool sending;          /* Its XADD is under way (its answer frees a cancelled job). */
+  bool cancelled;        /* Cancelled while sending: no longer in the table. */
+  char entry[48];        /* The stream entry's id, once known. */
   srv_search_job *local; /* Run in fallback. */
   srv_hash_node hnode;   /* owner->jobs, by number */
 };
 
 typedef struct lane_seen {
-  long long length, held;   /* XLEN, and the jobs workers hold (pending). */
-  int since;                /* Jobs this node sent since the poll. */
-  double overhead;          /* ms beside the search: to Redis, a worker and back. */
+  long long length, held; /* XLEN, and the jobs workers hold (pending). */
+  int since;              /* Jobs this node sent since the poll. */
+  double overhead;        /* ms beside the search: to Redis, a worker and back. */
   long last_budget;
 } lane_seen;
 
@@ -113,8 +113,8 @@ static void forget(rq *r, srv_search_job *j) {
 /* Deletes j's entry from its stream: a waiting job is never run, a running one stops. */
 static void delete_entry(rq *r, const srv_search_job *j) {
   if (j->entry[0] != '\0' && !r->closing)
-    (void)srv_redis_commandf(r->redis, NULL, NULL, "XDEL %s %s",
-                             srv_search_stream_key[j->lane], j->entry);
+    (void)srv_redis_commandf(r->redis, NULL, NULL, "XDEL %s %s", srv_search_stream_key[j->lane],
+                             j->entry);
 }
 
 /* ---- Answers ------------------------------------------------------------------------------- */
@@ -192,8 +192,10 @@ static void on_message(void *ud, const char *channel, size_t clen, const char *m
       sscanf(a.id + nl + 1, "%" SCNu64, &number) == 1)
     j = find(r, number);
   if (j == NULL || j->local != NULL) {
-    srv_log_info("search", "%s: the answer of job %s (ply %" PRIu64 ") is no longer wanted: "
-                 "ignored", a.game, a.id, a.ply);
+    srv_log_info("search",
+                 "%s: the answer of job %s (ply %" PRIu64 ") is no longer wanted: "
+                 "ignored",
+                 a.game, a.id, a.ply);
     r->stats.ignored++;
     return;
   }
@@ -216,10 +218,9 @@ static void on_message(void *ud, const char *channel, size_t clen, const char *m
     fall_back(r, j, "was answered with an illegal move");
     return;
   }
-  srv_log_info("search",
-               "%s: move %d at ply %" PRIu64 " from worker %s (try %d), depth %d in %ld ms of %ld",
-               j->label, a.res.move, j->ply, a.worker, a.tries, a.res.depth, a.res.time_ms,
-               j->budget);
+  srv_log_info(
+      "search", "%s: move %d at ply %" PRIu64 " from worker %s (try %d), depth %d in %ld ms of %ld",
+      j->label, a.res.move, j->ply, a.worker, a.tries, a.res.depth, a.res.time_ms, j->budget);
   lane_seen *l = &r->lanes[j->lane];
   double o = (double)(now_ms(r) - j->sent_at) - (double)a.res.time_ms;
   l->overhead += ((o > 0 ? o : 0) - l->overhead) / OVERHEAD_WEIGHT;
@@ -235,8 +236,7 @@ static void on_added(void *arg, const redisReply *reply) {
   srv_search_job *j = arg;
   rq *r = j->owner;
   j->sending = false;
-  bool ok = reply != NULL && reply->type == REDIS_REPLY_STRING &&
-            reply->len < (int)sizeof j->entry;
+  bool ok = reply != NULL && reply->type == REDIS_REPLY_STRING && reply->len < (int)sizeof j->entry;
   if (ok)
     memcpy(j->entry, reply->str, (size_t)reply->len + 1);
   if (j->cancelled) {
@@ -303,7 +303,9 @@ static int submit(srv_search_queue *q, const srv_search_req *req, srv_search_don
                                 r->target[j->lane], r->floor[j->lane], (long)l->overhead);
   l->last_budget = j->budget;
   l->since++;
-  srv_search_wire_job w = {.level = j->level, .ms = j->budget, .seed = j->seed,
+  srv_search_wire_job w = {.level = j->level,
+                           .ms = j->budget,
+                           .seed = j->seed,
                            .stream = j->lane == SRV_SEARCH_FAST ? SRV_SEARCH_STREAM_FAST
                                                                 : SRV_SEARCH_STREAM_DEEP};
   snprintf(w.id, sizeof w.id, "%s-%" PRIu64, r->node, j->number);
@@ -318,14 +320,13 @@ static int submit(srv_search_queue *q, const srv_search_req *req, srv_search_don
   j->ply = w.ply;
   j->hash = w.hash;
   j->sent_at = now_ms(r);
-  j->patience_at =
-      j->sent_at + (uint64_t)SRV_SEARCH_MAX_TRIES * ((uint64_t)j->budget + SRV_SEARCH_RECLAIM_MS +
-                                                     1000);
+  j->patience_at = j->sent_at + (uint64_t)SRV_SEARCH_MAX_TRIES *
+                                    ((uint64_t)j->budget + SRV_SEARCH_RECLAIM_MS + 1000);
   j->sending = true;
   char maxlen[24];
   snprintf(maxlen, sizeof maxlen, "%d", SRV_SEARCH_STREAM_MAX);
-  const char *argv[] = {"XADD", srv_search_stream_key[w.stream], "MAXLEN", "~", maxlen, "*",
-                        "job", text};
+  const char *argv[] = {"XADD", srv_search_stream_key[w.stream], "MAXLEN", "~", maxlen, "*", "job",
+                        text};
   int rc = srv_redis_command(r->redis, on_added, j, 8, argv, NULL);
   free(text);
   if (rc != 0) {

@@ -118,10 +118,10 @@ static int job_fields(json_t *o, srv_search_wire_job *job) {
   if (!json_is_object(o) || !get_int(o, "v", 0, INT32_MAX, &v) || v != SRV_SEARCH_WIRE_VERSION ||
       !get_str(o, "id", job->id, sizeof job->id) || job->id[0] == '\0' ||
       !get_str(o, "reply", job->reply, sizeof job->reply) || job->reply[0] == '\0' ||
-      !get_str(o, "game", job->game, sizeof job->game) ||
-      !get_int(o, "ply", 0, INT32_MAX, &ply) || !get_hex(o, "hash", &job->hash) ||
-      !get_int(o, "level", 1, 6, &level) || !get_int(o, "ms", 1, 86400000, &ms) ||
-      !get_hex(o, "seed", &job->seed) || !get_str(o, "lane", lane, sizeof lane))
+      !get_str(o, "game", job->game, sizeof job->game) || !get_int(o, "ply", 0, INT32_MAX, &ply) ||
+      !get_hex(o, "hash", &job->hash) || !get_int(o, "level", 1, 6, &level) ||
+      !get_int(o, "ms", 1, 86400000, &ms) || !get_hex(o, "seed", &job->seed) ||
+      !get_str(o, "lane", lane, sizeof lane))
     return MC_ESYNTAX;
   job->ply = (uint64_t)ply;
   job->level = (int)level;
@@ -185,8 +185,8 @@ char *srv_search_wire_answer_encode(const srv_search_wire_answer *a) {
     json_t *values = json_array();
     for (int i = 0; values != NULL && i < r->nmoves && i < MC_MAX_HOUSES; i++) {
       const mc_move_value *m = &r->moves[i];
-      bad |= json_array_append_new(values, json_pack("[i, i, b, b]", m->move, m->value, m->exact,
-                                                     m->known));
+      bad |= json_array_append_new(
+          values, json_pack("[i, i, b, b]", m->move, m->value, m->exact, m->known));
     }
     bad |= json_object_set_new(o, "move", json_integer(r->move));
     bad |= json_object_set_new(o, "best", json_integer(r->best));
@@ -221,9 +221,10 @@ static int answer_result(json_t *o, mc_search_result *r) {
   if (!get_move(o, "move", false, &r->move) || !get_move(o, "best", true, &r->best) ||
       !get_int(o, "value", INT32_MIN, INT32_MAX, &value) ||
       !get_int(o, "depth", 0, MC_SEARCH_MAX_DEPTH, &depth) ||
-      !get_int(o, "nodes", 0, INT64_MAX, &nodes) || !get_int(o, "time_ms", 0, INT32_MAX, &time_ms) ||
-      !json_is_boolean(exact) || !json_is_boolean(stopped) || pv == NULL ||
-      !json_is_array(values) || json_array_size(values) > MC_MAX_HOUSES)
+      !get_int(o, "nodes", 0, INT64_MAX, &nodes) ||
+      !get_int(o, "time_ms", 0, INT32_MAX, &time_ms) || !json_is_boolean(exact) ||
+      !json_is_boolean(stopped) || pv == NULL || !json_is_array(values) ||
+      json_array_size(values) > MC_MAX_HOUSES)
     return MC_ESYNTAX;
   r->value = (int)value;
   r->depth = (int)depth;

@@ -237,8 +237,8 @@ static outcome search(redisContext *c, mc_search *s, const options *o, srv_searc
     }
     if (out != RUN_DONE)
       continue; /* Already stopping it. */
-    const char *argv[] = {"XCLAIM", srv_search_stream_key[stream], SRV_SEARCH_GROUP, o->name, "0",
-                          entry, "JUSTID"};
+    const char *argv[] = {
+        "XCLAIM", srv_search_stream_key[stream], SRV_SEARCH_GROUP, o->name, "0", entry, "JUSTID"};
     redisReply *rep = beat(c, o, true) ? cmd(c, 7, argv) : NULL;
     if (rep == NULL || rep->type != REDIS_REPLY_ARRAY || rep->elements == 0) {
       out = rep == NULL ? RUN_LOST : RUN_CANCELLED;
@@ -345,9 +345,8 @@ static bool handle(redisContext *c, mc_search *s, const options *o, srv_search_s
     return answer(c, job.reply, &a) && finish(c, stream, entry);
   }
   srv_log_debug(LOG_MOD,
-                "took job %s (%s, ply %" PRIu64 ", level %d, %ld ms, %s, entry %s, try %d)",
-                job.id, job.game, job.ply, job.level, job.ms, srv_search_stream_name[stream], entry,
-                tries);
+                "took job %s (%s, ply %" PRIu64 ", level %d, %ld ms, %s, entry %s, try %d)", job.id,
+                job.game, job.ply, job.level, job.ms, srv_search_stream_name[stream], entry, tries);
   outcome out = search(c, s, o, stream, entry, &job, game, &a.res, &rc);
   mc_game_free(game);
   if (out == RUN_LOST)
@@ -371,8 +370,8 @@ static const redisReply *entries_of(const redisReply *r, const char *key) {
     return NULL;
   for (size_t i = 0; i < r->elements; i++) {
     const redisReply *k = r->element[i];
-    if (k->type == REDIS_REPLY_ARRAY && k->elements == 2 && k->element[0]->type ==
-        REDIS_REPLY_STRING && strcmp(k->element[0]->str, key) == 0 &&
+    if (k->type == REDIS_REPLY_ARRAY && k->elements == 2 &&
+        k->element[0]->type == REDIS_REPLY_STRING && strcmp(k->element[0]->str, key) == 0 &&
         k->element[1]->type == REDIS_REPLY_ARRAY)
       return k->element[1];
   }
@@ -386,8 +385,9 @@ static bool step(redisContext *c, mc_search *s, const options *o) {
     return false;
   for (int i = 0; i < SRV_SEARCH_STREAMS; i++) {
     const char *idle = i == SRV_SEARCH_STREAM_ANALYSIS ? "10000" : "3000";
-    const char *argv[] = {"XAUTOCLAIM", srv_search_stream_key[i], SRV_SEARCH_GROUP, o->name,
-                          idle, "0-0", "COUNT", "1"};
+    const char *argv[] = {
+        "XAUTOCLAIM", srv_search_stream_key[i], SRV_SEARCH_GROUP, o->name, idle, "0-0", "COUNT",
+        "1"};
     redisReply *r = cmd(c, 8, argv);
     if (r == NULL)
       return false;
@@ -402,8 +402,8 @@ static bool step(redisContext *c, mc_search *s, const options *o) {
       return ok;
   }
   for (int i = 0; i < SRV_SEARCH_STREAMS; i++) {
-    const char *argv[] = {"XREADGROUP", "GROUP", SRV_SEARCH_GROUP, o->name, "COUNT", "1",
-                          "STREAMS", srv_search_stream_key[i], ">"};
+    const char *argv[] = {"XREADGROUP", "GROUP",   SRV_SEARCH_GROUP,         o->name, "COUNT",
+                          "1",          "STREAMS", srv_search_stream_key[i], ">"};
     redisReply *r = cmd(c, 9, argv);
     if (r == NULL)
       return false;
@@ -523,8 +523,8 @@ int main(int argc, char **argv) {
     if (o.data != NULL) {
       mc_egtb_options eo = {.dir = o.data};
       int rc = mc_egtb_load_defaults(tables, &eo);
-      srv_log_info(LOG_MOD, "endgame tables: %d loaded from %s%s%s", mc_egtb_count(tables),
-                   o.data, rc != 0 ? " " : "", rc != 0 ? mc_strerror(rc) : "");
+      srv_log_info(LOG_MOD, "endgame tables: %d loaded from %s%s%s", mc_egtb_count(tables), o.data,
+                   rc != 0 ? " " : "", rc != 0 ? mc_strerror(rc) : "");
     } else {
       srv_log_info(LOG_MOD, "endgame tables: none (no --data)");
     }

@@ -6,7 +6,7 @@
 // and the game gets its move; answers for a position that is not the job's, or for a job no
 // longer wanted, are ignored; with no worker left the server searches itself.
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -199,6 +199,77 @@ test('a worker killed -9 in the middle of a search: the other takes the job over
   assert.equal(redis('XPENDING', 'mancala:search:deep', 'workers', took.entry, took.entry, '1'), '');
   assert.equal(redis('XRANGE', 'mancala:search:deep', took.entry, took.entry), '');
   await c.close();
+});
+
+// Puts a job into the fast lane as if a worker had taken it three times and died each time: added,
+// read by a consumer that never answers ('ghost') and claimed by it twice more, in one script
+// (no live worker can take it in between).
+const GHOST_JOB = `local id = redis.call('XADD', KEYS[1], '*', 'job', ARGV[1])
+redis.call('XREADGROUP', 'GROUP', 'workers', 'ghost', 'COUNT', '1', 'STREAMS', KEYS[1], '>')
+redis.call('XCLAIM', KEYS[1], 'workers', 'ghost', '0', id)
+redis.call('XCLAIM', KEYS[1], 'workers', 'ghost', '0', id)
+return id`;
+// The workers' own script (srv_search_wire.h): 'ghost' says it is alive.
+const BEAT = `local t = redis.call('TIME')
+redis.call('ZADD', KEYS[1], t[1] * 1000 + math.floor(t[2] / 1000), ARGV[1]) return 1`;
+
+test('a job delivered three times is answered with an error; an error answer makes the server search itself', async () => {
+  const live = Object.values(workers).find((w) => w.child.exitCode === null && w.child.signalCode === null);
+  assert.ok(live, 'a worker is left');
+  // Worker side: a hand-made job of Kalah's start (ply 0; its hash worked out apart from the code:
+  // FNV-1a of "4 4 4 4 4 4 (0) 4 4 4 4 4 4 (0) south" and eight zero bytes) with a reply channel
+  // of this test's own.
+  const channel = 'mancala:search:reply:test';
+  const sub = spawn('redis-cli', ['-h', '127.0.0.1', '-p', redisPort, 'SUBSCRIBE', channel], { stdio: ['ignore', 'pipe', 'ignore'] });
+  let heard = '';
+  sub.stdout.on('data', (d) => { heard += d; });
+  try {
+    await until(() => heard.includes(channel), 'the subscription');
+    const job = {
+      v: 1, id: 'test-1', reply: channel, game: 'HAND', ply: 0, hash: '26d4f6fc3f82cc8a', rules: 'kalah 6x4', moves: '',
+      level: 3, ms: 50, seed: '0000000000000001', lane: 'fast',
+    };
+    const entry = redis('EVAL', GHOST_JOB, '1', 'mancala:search:fast', JSON.stringify(job));
+    assert.equal(redis('XPENDING', 'mancala:search:fast', 'workers', entry, entry, '1').split('\n')[3], '3');
+    // Idle past the reclaim time, the live worker takes it over: its fourth delivery, answered
+    // with an error instead of a search.
+    const line = await until(() => heard.split('\n').find((l) => l.includes('"id":"test-1"')), 'the error answer');
+    const answer = JSON.parse(line);
+    assert.equal(answer.try, 4);
+    assert.match(answer.error, /tried 3 times/);
+    assert.equal(answer.move, undefined);
+    assert.equal(answer.game, 'HAND');
+    assert.equal(answer.worker, live.name);
+    assert.equal(redis('XRANGE', 'mancala:search:fast', entry, entry), '', 'its entry deleted');
+  } finally {
+    sub.kill();
+  }
+  // Server side: with the live worker stopped (SIGSTOP) and a worker that says it is alive but
+  // takes nothing, the server's job waits in its lane; an error answer to it (what a worker says
+  // after three tries) makes the server search the position itself, and the game gets its move.
+  redis('EVAL', BEAT, '1', 'mancala:search:workers', 'ghost');
+  const beating = setInterval(() => execFile('redis-cli', ['-h', '127.0.0.1', '-p', redisPort, 'EVAL', BEAT, '1',
+    'mancala:search:workers', 'ghost'], () => {}), 500);
+  live.child.kill('SIGSTOP');
+  try {
+    const c = await Client.connect(server, { name: 'Di' });
+    const { room } = await newGame(c, { game: 'kalah', seat: 'north', level: 3 });
+    const job = await until(() => {
+      const l = redis('XRANGE', 'mancala:search:fast', '-', '+').split('\n').find((x) => x.includes(`"game":"${room}"`));
+      return l ? JSON.parse(l) : null;
+    }, 'the job in the fast lane');
+    assert.equal(job.ply, 0);
+    const failed = { v: 1, id: job.id, game: room, ply: 0, hash: job.hash, worker: 'forger', try: 4, error: 'tried 3 times: its workers stopped' };
+    redis('PUBLISH', job.reply, JSON.stringify(failed));
+    const st = await c.state(room, (s) => s.ply >= 1, WAIT);
+    assert.equal(st.last.seat, 'south');
+    assert.match(server.log, new RegExp(`${room}: job ${job.id} at ply 0 failed on worker forger \\(try 4: tried 3 times: its workers stopped\\): searched in process`));
+    await c.close();
+  } finally {
+    clearInterval(beating);
+    redis('ZREM', 'mancala:search:workers', 'ghost');
+    live.child.kill('SIGCONT');
+  }
 });
 
 test('with no worker alive, the server searches itself; a worker stops cleanly on SIGTERM', async () => {
