@@ -202,6 +202,12 @@ for (const n of LOADS) {
     const row = (what, a) => `| ${n} | ${before} / ${after} | ${what} | ${a.length} | ${fmt(pct(a, 0.5))} | ${fmt(pct(a, 0.99))} | ${fmt(a.length ? Math.max(...a) : undefined)} |`;
     for (let level = 1; level <= 6; level++) console.log(row(`computer, level ${level}`, recs[level].times));
     console.log(row('people\'s move round trip', people.times));
+    if (queue) {
+      // What the server's queue did with the jobs (its log: docs/computer.md, "Search workers").
+      const fell = (srv.log.match(/searched in process/g) || []).length;
+      const counts = [...srv.log.matchAll(/search workers: (\d+) alive/g)].map((m) => m[1]).join(', ');
+      console.log(`|   | jobs searched in process after they were sent: ${fell}; workers alive as the server saw them: ${counts} | | | | | |`);
+    }
   } finally {
     for (const c of conns) c.ws.close();
     srv.child.kill('SIGTERM');

@@ -40,7 +40,9 @@ struct srv_search_job {
   srv_search_done_fn done;
   void *arg;
   uint64_t sent_at, patience_at;
-  bool sending;          /* Its XADD is under way (its answer frees a cancelled job). */
+  uint64_t
+      epoch;    /* The owner's poll count when it was sent: counted in `since` while this poll's. */
+  bool sending; /* Its XADD is under way (its answer frees a cancelled job). */
   bool cancelled;        /* Cancelled while sending: no longer in the table. */
   char entry[48];        /* The stream entry's id, once known. */
   srv_search_job *local; /* Run in fallback. */
@@ -49,7 +51,7 @@ struct srv_search_job {
 
 typedef struct lane_seen {
   long long length, held; /* XLEN, and the jobs workers hold (pending). */
-  int since;              /* Jobs this node sent since the poll. */
+  int since;              /* Jobs this node sent since the poll, still unanswered. */
   double overhead;        /* ms beside the search: to Redis, a worker and back. */
   long last_budget;
 } lane_seen;
@@ -73,7 +75,8 @@ struct rq {
   int ticks;
   bool closing;
   /* The poll: its answers, in the order asked. */
-  int polling; /* Answers still to come. */
+  int polling;    /* Answers still to come. */
+  uint64_t epoch; /* Polls answered so far. */
   poll_arg polls[SRV_SEARCH_LANES];
   lane_seen lanes[SRV_SEARCH_LANES];
   int nalive; /* As the last poll counted them. */
@@ -104,8 +107,16 @@ static uint64_t now_ms(rq *r) {
   return r->time->now(r->time);
 }
 
+/* j no longer waits in its lane's stream as this node counts it. */
+static void settled(rq *r, srv_search_job *j) {
+  if (j->epoch == r->epoch && j->epoch != 0 && r->lanes[j->lane].since > 0)
+    r->lanes[j->lane].since--;
+  j->epoch = 0;
+}
+
 static void forget(rq *r, srv_search_job *j) {
   srv_hash_remove(&r->jobs, &j->hnode);
+  settled(r, j);
   if (!j->sending)
     r->running[j->lane]--;
 }
@@ -124,7 +135,10 @@ static void finish(rq *r, srv_search_job *j, const srv_search_answer *a) {
   r->cut += a->cut;
   srv_search_done_fn done = j->done;
   void *arg = j->arg;
-  job_free(j);
+  if (j->sending)
+    j->cancelled = true; /* Answered before its XADD's answer came: on_added() frees it. */
+  else
+    job_free(j);
   done(arg, a); /* May submit or cancel others. */
 }
 
@@ -155,11 +169,12 @@ static void fall_back(rq *r, srv_search_job *j, const char *why) {
   srv_log_warn("search", "%s: job %s-%" PRIu64 " at ply %" PRIu64 " %s: searched in process",
                j->label, r->node, j->number, j->ply, why);
   r->stats.fallbacks++;
-  if (!j->sending)
+  settled(r, j);
+  if (!j->sending) {
     r->running[j->lane]--;
-  delete_entry(r, j);
-  j->entry[0] = '\0';
-  j->sending = false;
+    delete_entry(r, j);
+    j->entry[0] = '\0';
+  }
   run_local(r, j, FALLBACK_MS);
 }
 
@@ -244,12 +259,16 @@ static void on_added(void *arg, const redisReply *reply) {
     job_free(j);
     return;
   }
-  if (!ok) {
-    j->sending = true; /* Not counted as running. */
-    fall_back(r, j, reply == NULL ? "could not be sent (Redis)" : "was refused by Redis");
+  if (j->local != NULL) { /* Fell back meanwhile (an error answer, Redis lost): not wanted. */
+    delete_entry(r, j);
+    j->entry[0] = '\0';
     return;
   }
   r->running[j->lane]++;
+  if (!ok) {
+    fall_back(r, j, reply == NULL ? "could not be sent (Redis)" : "was refused by Redis");
+    return;
+  }
   r->stats.sent++;
 }
 
@@ -303,6 +322,7 @@ static int submit(srv_search_queue *q, const srv_search_req *req, srv_search_don
                                 r->target[j->lane], r->floor[j->lane], (long)l->overhead);
   l->last_budget = j->budget;
   l->since++;
+  j->epoch = r->epoch;
   srv_search_wire_job w = {.level = j->level,
                            .ms = j->budget,
                            .seed = j->seed,
@@ -341,9 +361,14 @@ static int submit(srv_search_queue *q, const srv_search_req *req, srv_search_don
 static void cancel(srv_search_queue *q, srv_search_job *j) {
   rq *r = (rq *)q;
   srv_hash_remove(&r->jobs, &j->hnode);
+  settled(r, j);
   if (j->local != NULL) {
     r->fallback->cancel(r->fallback, j->local);
-    job_free(j);
+    j->local = NULL;
+    if (j->sending)
+      j->cancelled = true; /* on_added() frees it. */
+    else
+      job_free(j);
     return;
   }
   if (j->sending) {
@@ -391,6 +416,10 @@ static const redisReply *field(const redisReply *a, const char *key) {
 static void poll_answered(rq *r) {
   if (--r->polling > 0 || r->closing)
     return;
+  /* The lengths now count every job sent so far. */
+  r->epoch++;
+  for (int i = 0; i < SRV_SEARCH_LANES; i++)
+    r->lanes[i].since = 0;
   int before = r->workers;
   r->workers = r->nalive;
   if (r->workers != before)
@@ -416,7 +445,6 @@ static void on_groups(void *arg, const redisReply *reply) {
         strcmp(name->str, SRV_SEARCH_GROUP) == 0 && pending != NULL &&
         pending->type == REDIS_REPLY_INTEGER) {
       l->held = pending->integer;
-      l->since = 0;
     }
   }
   poll_answered(p->r);
@@ -509,6 +537,7 @@ int srv_search_redis_new(uv_loop_t *loop, srv_time *time, const srv_search_redis
   r->q = (srv_search_queue){submit, cancel, stats, r};
   r->time = time;
   r->fallback = cfg->fallback;
+  r->epoch = 1;
   for (int i = 0; i < SRV_SEARCH_LANES; i++) {
     r->target[i] = cfg->target_ms[i];
     r->floor[i] = cfg->floor_ms[i];

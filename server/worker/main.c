@@ -212,10 +212,17 @@ static outcome search(redisContext *c, mc_search *s, const options *o, srv_searc
   atomic_init(&r.stop, false);
   pthread_mutex_init(&r.lock, NULL);
   pthread_cond_init(&r.cond, NULL);
+  /* The signals go to this thread (the search's blocks them), whose waits they end. */
+  sigset_t block, old;
+  sigemptyset(&block);
+  sigaddset(&block, SIGTERM);
+  sigaddset(&block, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &block, &old);
   pthread_t t;
-  if (pthread_create(&t, NULL, search_thread, &r) != 0) {
+  int created = pthread_create(&t, NULL, search_thread, &r);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  if (created != 0)
     search_thread(&r); /* No thread: searched here, without freshness. */
-  }
   outcome out = RUN_DONE;
   bool threaded = !r.done;
   while (threaded) {
@@ -223,7 +230,7 @@ static outcome search(redisContext *c, mc_search *s, const options *o, srv_searc
     clock_gettime(CLOCK_REALTIME, &until);
     until.tv_sec += FRESH_MS / 1000;
     pthread_mutex_lock(&r.lock);
-    while (!r.done && !stopping) {
+    while (!r.done && !(stopping && !atomic_load(&r.stop))) {
       if (pthread_cond_timedwait(&r.cond, &r.lock, &until) == ETIMEDOUT)
         break;
     }
@@ -312,7 +319,9 @@ static bool handle(redisContext *c, mc_search *s, const options *o, srv_search_s
   const char *text = NULL;
   size_t len = 0;
   for (size_t i = 0; fields->type == REDIS_REPLY_ARRAY && i + 1 < fields->elements; i += 2)
-    if (strcmp(fields->element[i]->str, "job") == 0) {
+    if (fields->element[i]->type == REDIS_REPLY_STRING &&
+        fields->element[i + 1]->type == REDIS_REPLY_STRING &&
+        strcmp(fields->element[i]->str, "job") == 0) {
       text = fields->element[i + 1]->str;
       len = fields->element[i + 1]->len;
     }
