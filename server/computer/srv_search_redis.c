@@ -52,7 +52,7 @@ struct srv_search_job {
 typedef struct lane_seen {
   long long length, held; /* XLEN, and the jobs workers hold (pending). */
   int since;              /* Jobs this node sent since the poll, still unanswered. */
-  double overhead;        /* ms beside the search: to Redis, a worker and back. */
+  double overhead;        /* ms a job costs a worker beside its search: a moving average. */
   long last_budget;
 } lane_seen;
 
@@ -236,9 +236,10 @@ static void on_message(void *ud, const char *channel, size_t clen, const char *m
   srv_log_info(
       "search", "%s: move %d at ply %" PRIu64 " from worker %s (try %d), depth %d in %ld ms of %ld",
       j->label, a.res.move, j->ply, a.worker, a.tries, a.res.depth, a.res.time_ms, j->budget);
+  /* What a job costs beside its search: the worker's own (it alone knows when it took the job;
+   * the wait in the stream is the jobs ahead, which the budget counts already). */
   lane_seen *l = &r->lanes[j->lane];
-  double o = (double)(now_ms(r) - j->sent_at) - (double)a.res.time_ms;
-  l->overhead += ((o > 0 ? o : 0) - l->overhead) / OVERHEAD_WEIGHT;
+  l->overhead += ((double)a.overhead_ms - l->overhead) / OVERHEAD_WEIGHT;
   r->stats.answered++;
   forget(r, j);
   srv_search_answer out = {0, a.res, j->budget, j->budget < j->ms};

@@ -198,6 +198,7 @@ char *srv_search_wire_answer_encode(const srv_search_wire_answer *a) {
     bad |= json_object_set_new(o, "stopped", json_boolean(r->stopped));
     bad |= json_object_set_new(o, "pv", json_string(pv));
     bad |= json_object_set_new(o, "values", values);
+    bad |= json_object_set_new(o, "overhead_ms", json_integer(a->overhead_ms));
   }
   char *text = bad ? NULL : json_dumps(o, JSON_COMPACT);
   json_decref(o);
@@ -268,10 +269,15 @@ int srv_search_wire_answer_decode(const char *text, size_t len, srv_search_wire_
       get_int(o, "try", 1, SRV_SEARCH_MAX_TRIES + 1, &tries)) {
     a.ply = (uint64_t)ply;
     a.tries = (int)tries;
+    json_int_t overhead = 0;
     if (json_object_get(o, "error") != NULL)
       rc = get_str(o, "error", a.error, sizeof a.error) && a.error[0] != '\0' ? 0 : MC_ESYNTAX;
+    else if (json_object_get(o, "overhead_ms") != NULL &&
+             !get_int(o, "overhead_ms", 0, INT32_MAX, &overhead))
+      rc = MC_ESYNTAX;
     else
       rc = answer_result(o, &a.res);
+    a.overhead_ms = (long)overhead;
   }
   json_decref(o);
   if (rc == 0)

@@ -11,7 +11,7 @@
  * object:
  *   {"v":1, "id", "game", "ply", "hash" (the job's), "worker":NAME, "try":N, and either
  *    "error":TEXT or "move", "best", "value", "exact", "depth", "nodes", "time_ms", "stopped",
- *    "pv":"3 1 ...", "values":[[MOVE, VALUE, EXACT, KNOWN], ...]}.
+ *    "pv":"3 1 ...", "values":[[MOVE, VALUE, EXACT, KNOWN], ...], "overhead_ms":N}.
  * Everything here is pure (no I/O, no global state): any thread may call it. */
 #ifndef SRV_SEARCH_WIRE_H
 #define SRV_SEARCH_WIRE_H
@@ -83,9 +83,11 @@ typedef struct srv_search_wire_answer {
   char id[64];
   char game[64];
   uint64_t ply, hash;
-  char worker[64]; /* Who searched (for logs). */
-  int tries;       /* Which delivery this answer came from, 1..SRV_SEARCH_MAX_TRIES + 1. */
-  char error[128]; /* "" when res is set; otherwise why there is no move. */
+  char worker[64];  /* Who searched (for logs). */
+  int tries;        /* Which delivery this answer came from, 1..SRV_SEARCH_MAX_TRIES + 1. */
+  long overhead_ms; /* The worker's time for the job beside its search (its Redis commands since
+                     * the previous job, the hand-over to its search thread), >= 0. */
+  char error[128];  /* "" when res is set; otherwise why there is no move. */
   mc_search_result res;
 } srv_search_wire_answer;
 

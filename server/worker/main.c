@@ -42,6 +42,9 @@
 #define TT_BYTES (64u << 20)
 
 static volatile sig_atomic_t stopping;
+/* When the previous answer went out, while the worker has looked for jobs without waiting since
+ * (0 after a blocking read): the time between is what a job costs it in Redis commands. */
+static uint64_t free_at;
 
 static void on_signal(int sig) {
   (void)sig;
@@ -224,7 +227,7 @@ static outcome search(redisContext *c, mc_search *s, const options *o, srv_searc
   if (created != 0)
     search_thread(&r); /* No thread: searched here, without freshness. */
   outcome out = RUN_DONE;
-  bool threaded = !r.done;
+  const bool threaded = created == 0;
   while (threaded) {
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
@@ -312,6 +315,7 @@ static int deliveries(redisContext *c, srv_search_stream stream, const char *ent
  * over (then its deliveries are asked). Returns false when Redis was lost. */
 static bool handle(redisContext *c, mc_search *s, const options *o, srv_search_stream stream,
                    const redisReply *e, bool reclaimed) {
+  const uint64_t took_at = mono_ms();
   if (e->type != REDIS_REPLY_ARRAY || e->elements != 2 || e->element[0]->type != REDIS_REPLY_STRING)
     return true;
   const char *entry = e->element[0]->str;
@@ -366,9 +370,15 @@ static bool handle(redisContext *c, mc_search *s, const options *o, srv_search_s
   }
   if (rc != 0)
     snprintf(a.error, sizeof a.error, "the search failed: %s", mc_strerror(rc));
-  srv_log_debug(LOG_MOD, "answered job %s: move %d, depth %d, %ld ms", job.id, a.res.move,
-                a.res.depth, a.res.time_ms);
-  return answer(c, job.reply, &a) && finish(c, stream, entry);
+  uint64_t now = mono_ms();
+  long overhead =
+      (long)(now - took_at) - a.res.time_ms + (free_at != 0 ? (long)(took_at - free_at) : 0);
+  a.overhead_ms = overhead > 0 ? overhead : 0;
+  srv_log_debug(LOG_MOD, "answered job %s: move %d, depth %d, %ld ms (and %ld ms beside)", job.id,
+                a.res.move, a.res.depth, a.res.time_ms, a.overhead_ms);
+  bool ok = answer(c, job.reply, &a);
+  free_at = mono_ms();
+  return ok && finish(c, stream, entry);
 }
 
 /* ---- The loop ------------------------------------------------------------------------------ */
@@ -426,6 +436,7 @@ static bool step(redisContext *c, mc_search *s, const options *o) {
   }
   if (stopping)
     return true;
+  free_at = 0; /* What comes now waits for a job: not a job's cost. */
   char block[16];
   snprintf(block, sizeof block, "%d", BLOCK_MS);
   const char *argv[] = {"XREADGROUP",

@@ -174,6 +174,7 @@ TEST_IMPL(answer_round_trip) {
   a.res.nmoves = 2;
   a.res.moves[0] = (mc_move_value){4, false, true, -300};
   a.res.moves[1] = (mc_move_value){5, true, true, -250};
+  a.overhead_ms = 7;
   char *text = srv_search_wire_answer_encode(&a);
   ASSERT_NOT_NULL(text);
   ASSERT(strstr(text, "\"pv\":\"5 2 6\"") != NULL);
@@ -200,6 +201,7 @@ TEST_IMPL(answer_round_trip) {
   ASSERT_EQ(b.res.moves[0].value, -300);
   ASSERT(!b.res.moves[0].exact);
   ASSERT(b.res.moves[1].exact);
+  ASSERT_EQ(b.overhead_ms, 7);
   free(text);
   /* The swap of the pie rule is a move too. */
   a.res.move = a.res.best = MC_SWAP;
@@ -240,6 +242,11 @@ TEST_IMPL(answer_refused) {
       "{\"v\":1,\"id\":\"a-1\",\"game\":\"G\",\"ply\":0,\"hash\":\"0000000000000000\","
       "\"worker\":\"w\",\"try\":1,\"move\":1,\"best\":1,\"value\":0,\"exact\":false,"
       "\"depth\":1,\"nodes\":1,\"time_ms\":1,\"stopped\":false,\"pv\":\"\",\"values\":[[1,2]]}",
+      /* A negative overhead. */
+      "{\"v\":1,\"id\":\"a-1\",\"game\":\"G\",\"ply\":0,\"hash\":\"0000000000000000\","
+      "\"worker\":\"w\",\"try\":1,\"move\":1,\"best\":1,\"value\":0,\"exact\":false,"
+      "\"depth\":1,\"nodes\":1,\"time_ms\":1,\"stopped\":false,\"pv\":\"\",\"values\":[],"
+      "\"overhead_ms\":-1}",
       /* An empty error. */
       "{\"v\":1,\"id\":\"a-1\",\"game\":\"G\",\"ply\":0,\"hash\":\"0000000000000000\","
       "\"worker\":\"w\",\"try\":1,\"error\":\"\"}",
@@ -248,5 +255,14 @@ TEST_IMPL(answer_refused) {
     srv_search_wire_answer a;
     ASSERT_EQ(srv_search_wire_answer_decode(bad[i], strlen(bad[i]), &a), MC_ESYNTAX);
   }
+  /* Without an overhead (an older worker): none. */
+  static const char *plain =
+      "{\"v\":1,\"id\":\"a-1\",\"game\":\"G\",\"ply\":0,\"hash\":\"0000000000000000\","
+      "\"worker\":\"w\",\"try\":1,\"move\":1,\"best\":0,\"value\":0,\"exact\":false,"
+      "\"depth\":1,\"nodes\":1,\"time_ms\":1,\"stopped\":false,\"pv\":\"\",\"values\":[]}";
+  srv_search_wire_answer p;
+  ASSERT_EQ(srv_search_wire_answer_decode(plain, strlen(plain), &p), 0);
+  ASSERT_EQ(p.overhead_ms, 0);
+  ASSERT_EQ(p.res.best, 0);
   return 0;
 }
