@@ -85,7 +85,9 @@ function start(queue) {
       if (m && (!queue || log.includes(`search workers: ${WORKERS} alive`)))
         resolve({ url: `ws://127.0.0.1:${m[1]}/ws`, child, data, get log() { return log; } });
     });
-    child.once('exit', (c) => reject(new Error('server exited ' + c + '\n' + log)));
+    const exited = new Promise((r) => child.once('exit', (code, signal) => r({ code, signal })));
+    exited.then((e) => reject(new Error('server exited ' + JSON.stringify(e) + '\n' + log)));
+    child.exited = exited;
   });
 }
 
@@ -210,8 +212,12 @@ for (const n of LOADS) {
     }
   } finally {
     for (const c of conns) c.ws.close();
+    // A server that stopped before this (a crash) says so: the figures above are not to be used.
+    if (srv.child.exitCode !== null || srv.child.signalCode !== null)
+      console.log(`SERVER EXITED DURING THE RUN: ${srv.child.exitCode} ${srv.child.signalCode}\n${srv.log.slice(-3000)}`);
     srv.child.kill('SIGTERM');
-    await new Promise((r) => srv.child.once('exit', r));
+    const end = await srv.child.exited;
+    if (end.code !== 0) console.log(`server stopped with ${JSON.stringify(end)}:\n${srv.log.slice(-3000)}`);
     fs.rmSync(srv.data, { recursive: true, force: true });
     if (queue) await queue.stop();
   }

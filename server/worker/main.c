@@ -60,8 +60,9 @@ typedef struct options {
 
 static void usage(FILE *out) {
   fprintf(out,
-          "usage: mancala-worker redis://HOST[:PORT][/DB] [--data DIR] [--name NAME] "
+          "usage: mancala-worker [redis://HOST[:PORT][/DB]] [--data DIR] [--name NAME] "
           "[--log-level L]\n"
+          "  the URL defaults to MANCALA_SEARCH_QUEUE, --data to MANCALA_DATA\n"
           "  runs the computer's searches of the servers started with --search-queue at the same "
           "Redis\n"
           "  --data DIR       endgame tables (`mancala egtb build --dir DIR`), when present\n"
@@ -510,6 +511,8 @@ static int parse_args(int argc, char **argv, options *o) {
       return -1;
     }
   }
+  if (url == NULL)
+    url = getenv("MANCALA_SEARCH_QUEUE"); /* The server's variable: one file for both. */
   if (url == NULL || parse_url(url, o) != 0)
     return -1;
   if (o->name[0] == '\0') {
