@@ -207,10 +207,9 @@ static void on_message(void *ud, const char *channel, size_t clen, const char *m
       sscanf(a.id + nl + 1, "%" SCNu64, &number) == 1)
     j = find(r, number);
   if (j == NULL || j->local != NULL) {
-    srv_log_info("search",
-                 "%s: the answer of job %s (ply %" PRIu64 ") is no longer wanted: "
-                 "ignored",
-                 a.game, a.id, a.ply);
+    srv_log_debug("search",
+                  "%s: the answer of job %s (ply %" PRIu64 ") is no longer wanted: ignored", a.game,
+                  a.id, a.ply);
     r->stats.ignored++;
     return;
   }
@@ -233,7 +232,7 @@ static void on_message(void *ud, const char *channel, size_t clen, const char *m
     fall_back(r, j, "was answered with an illegal move");
     return;
   }
-  srv_log_info(
+  srv_log_debug(
       "search", "%s: move %d at ply %" PRIu64 " from worker %s (try %d), depth %d in %ld ms of %ld",
       j->label, a.res.move, j->ply, a.worker, a.tries, a.res.depth, a.res.time_ms, j->budget);
   /* What a job costs beside its search: the worker's own (it alone knows when it took the job;
@@ -242,7 +241,8 @@ static void on_message(void *ud, const char *channel, size_t clen, const char *m
   l->overhead += ((double)a.overhead_ms - l->overhead) / OVERHEAD_WEIGHT;
   r->stats.answered++;
   forget(r, j);
-  srv_search_answer out = {0, a.res, j->budget, j->budget < j->ms};
+  long budget = a.budget_ms > 0 ? a.budget_ms : j->budget;
+  srv_search_answer out = {0, a.res, budget, budget < j->ms};
   finish(r, j, &out);
 }
 
@@ -326,6 +326,9 @@ static int submit(srv_search_queue *q, const srv_search_req *req, srv_search_don
   j->epoch = r->epoch;
   srv_search_wire_job w = {.level = j->level,
                            .ms = j->budget,
+                           .max_ms = j->ms,
+                           .target_ms = r->target[j->lane],
+                           .floor_ms = r->floor[j->lane] > 0 ? r->floor[j->lane] : 1,
                            .seed = j->seed,
                            .stream = j->lane == SRV_SEARCH_FAST ? SRV_SEARCH_STREAM_FAST
                                                                 : SRV_SEARCH_STREAM_DEEP};

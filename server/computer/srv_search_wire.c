@@ -107,6 +107,12 @@ char *srv_search_wire_job_encode(srv_search_wire_job *job, const mc_game *game) 
   free(moves);
   if (o == NULL)
     return NULL;
+  if (job->max_ms > 0 && (json_object_set_new(o, "max_ms", json_integer(job->max_ms)) != 0 ||
+                          json_object_set_new(o, "target_ms", json_integer(job->target_ms)) != 0 ||
+                          json_object_set_new(o, "floor_ms", json_integer(job->floor_ms)) != 0)) {
+    json_decref(o);
+    return NULL;
+  }
   char *text = json_dumps(o, JSON_COMPACT);
   json_decref(o);
   return text;
@@ -126,6 +132,14 @@ static int job_fields(json_t *o, srv_search_wire_job *job) {
   job->ply = (uint64_t)ply;
   job->level = (int)level;
   job->ms = (long)ms;
+  json_int_t max = 0, target = 0, floor = 0;
+  if (json_object_get(o, "max_ms") != NULL &&
+      (!get_int(o, "max_ms", 1, 86400000, &max) || !get_int(o, "target_ms", 1, 86400000, &target) ||
+       !get_int(o, "floor_ms", 1, 86400000, &floor)))
+    return MC_ESYNTAX;
+  job->max_ms = (long)max;
+  job->target_ms = (long)target;
+  job->floor_ms = (long)floor;
   for (int i = 0; i < SRV_SEARCH_STREAMS; i++)
     if (strcmp(lane, srv_search_stream_name[i]) == 0) {
       job->stream = (srv_search_stream)i;
@@ -199,6 +213,7 @@ char *srv_search_wire_answer_encode(const srv_search_wire_answer *a) {
     bad |= json_object_set_new(o, "pv", json_string(pv));
     bad |= json_object_set_new(o, "values", values);
     bad |= json_object_set_new(o, "overhead_ms", json_integer(a->overhead_ms));
+    bad |= json_object_set_new(o, "budget_ms", json_integer(a->budget_ms));
   }
   char *text = bad ? NULL : json_dumps(o, JSON_COMPACT);
   json_decref(o);
@@ -269,15 +284,18 @@ int srv_search_wire_answer_decode(const char *text, size_t len, srv_search_wire_
       get_int(o, "try", 1, SRV_SEARCH_MAX_TRIES + 1, &tries)) {
     a.ply = (uint64_t)ply;
     a.tries = (int)tries;
-    json_int_t overhead = 0;
+    json_int_t overhead = 0, budget = 0;
     if (json_object_get(o, "error") != NULL)
       rc = get_str(o, "error", a.error, sizeof a.error) && a.error[0] != '\0' ? 0 : MC_ESYNTAX;
-    else if (json_object_get(o, "overhead_ms") != NULL &&
-             !get_int(o, "overhead_ms", 0, INT32_MAX, &overhead))
+    else if ((json_object_get(o, "overhead_ms") != NULL &&
+              !get_int(o, "overhead_ms", 0, INT32_MAX, &overhead)) ||
+             (json_object_get(o, "budget_ms") != NULL &&
+              !get_int(o, "budget_ms", 0, 86400000, &budget)))
       rc = MC_ESYNTAX;
     else
       rc = answer_result(o, &a.res);
     a.overhead_ms = (long)overhead;
+    a.budget_ms = (long)budget;
   }
   json_decref(o);
   if (rc == 0)

@@ -5,13 +5,13 @@
  * A job is one entry of a lane's stream with one field, "job", a JSON object:
  *   {"v":1, "id":"NODE-N", "reply":CHANNEL, "game":LABEL, "ply":N, "hash":"16 hex digits",
  *    "rules":"kalah 6x4 ...", "moves":"3 1 ...", "level":1..6, "ms":BUDGET, "seed":"16 hex",
- *    "lane":"fast"|"deep"|"analysis"}
+ *    "lane":"fast"|"deep"|"analysis", and optionally "max_ms", "target_ms", "floor_ms"}
  * (rules and moves in mc_text.h's forms: the whole game from its start, so that the worker's
  * copy has the repetition history). The answer is one PUBLISH on the job's reply channel, a JSON
  * object:
  *   {"v":1, "id", "game", "ply", "hash" (the job's), "worker":NAME, "try":N, and either
  *    "error":TEXT or "move", "best", "value", "exact", "depth", "nodes", "time_ms", "stopped",
- *    "pv":"3 1 ...", "values":[[MOVE, VALUE, EXACT, KNOWN], ...], "overhead_ms":N}.
+ *    "pv":"3 1 ...", "values":[[MOVE, VALUE, EXACT, KNOWN], ...], "overhead_ms":N, "budget_ms":N}.
  * Everything here is pure (no I/O, no global state): any thread may call it. */
 #ifndef SRV_SEARCH_WIRE_H
 #define SRV_SEARCH_WIRE_H
@@ -73,7 +73,12 @@ typedef struct srv_search_wire_job {
   uint64_t ply;    /* mc_game_ply() of the position to search. */
   uint64_t hash;   /* srv_search_wire_hash() of that position. */
   int level;       /* 1..6. */
-  long ms;         /* The budget, at least 1. */
+  long ms;         /* The budget as the node set it when it sent the job, at least 1. */
+  /* The lane's budget policy (srv_search_budget()), for the worker to apply when the search starts
+   * and while it runs, from the stream's length then: the most the search may take (the level's
+   * time, a clock's share), the reply time the lane aims at, the least a search is given. 0 (the
+   * fields absent): none, the worker keeps ms. */
+  long max_ms, target_ms, floor_ms;
   uint64_t seed;
   srv_search_stream stream;
 } srv_search_wire_job;
@@ -85,6 +90,7 @@ typedef struct srv_search_wire_answer {
   uint64_t ply, hash;
   char worker[64];  /* Who searched (for logs). */
   int tries;        /* Which delivery this answer came from, 1..SRV_SEARCH_MAX_TRIES + 1. */
+  long budget_ms;   /* The budget the search had in the end (0: ms, the job's). */
   long overhead_ms; /* The worker's time for the job beside its search (its Redis commands since
                      * the previous job, the hand-over to its search thread), >= 0. */
   char error[128];  /* "" when res is set; otherwise why there is no move. */

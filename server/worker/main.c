@@ -29,6 +29,7 @@
 #include "mc_egtb.h"
 #include "mc_error.h"
 #include "srv_log.h"
+#include "srv_search_queue.h"
 #include "srv_search_wire.h"
 
 #define LOG_MOD "worker"
@@ -36,6 +37,10 @@
 #define BLOCK_MS 1000
 /* A running job is kept fresh (XCLAIM JUSTID) this often, and the worker says it is alive. */
 #define FRESH_MS SRV_SEARCH_BEAT_MS
+/* A running search's budget is looked at again this often (its stream's length now). */
+#define CUT_MS 250
+/* The moving average of this worker's overhead a job: each weighs 1/OVERHEAD_WEIGHT. */
+#define OVERHEAD_WEIGHT 8
 /* Redis' own time limit on a command: above BLOCK_MS. */
 #define TIMEOUT_MS 5000
 /* The search context's transposition table. */
@@ -45,6 +50,7 @@ static volatile sig_atomic_t stopping;
 /* When the previous answer went out, while the worker has looked for jobs without waiting since
  * (0 after a blocking read): the time between is what a job costs it in Redis commands. */
 static uint64_t free_at;
+static double overhead_avg; /* ms a job costs beside its search, a moving average. */
 
 static void on_signal(int sig) {
   (void)sig;
@@ -179,6 +185,50 @@ static bool beat(redisContext *c, const options *o, bool now) {
 
 /* ---- One job ------------------------------------------------------------------------------- */
 
+/* The budget policy (srv_search_budget()) for job now, from its stream's length (XLEN less the
+ * jobs workers hold) and the workers alive: *out set, or false when Redis was lost. Without the
+ * policy's fields, the job's own budget. */
+static bool budget_now(redisContext *c, srv_search_stream stream, const srv_search_wire_job *job,
+                       long *out) {
+  if (job->max_ms <= 0) {
+    *out = job->ms;
+    return true;
+  }
+  const char *key = srv_search_stream_key[stream];
+  redisReply *len = redisCommand(c, "XLEN %s", key);
+  redisReply *groups = len != NULL ? redisCommand(c, "XINFO GROUPS %s", key) : NULL;
+  redisReply *alive = groups != NULL ? redisCommand(c, "EVAL %s 1 %s %d", SRV_SEARCH_ALIVE_LUA,
+                                                    SRV_SEARCH_WORKERS_KEY, SRV_SEARCH_LIVE_MS)
+                                     : NULL;
+  bool ok = alive != NULL;
+  long long waiting = len != NULL && len->type == REDIS_REPLY_INTEGER ? len->integer : 0;
+  for (size_t i = 0; ok && groups->type == REDIS_REPLY_ARRAY && i < groups->elements; i++) {
+    const redisReply *g = groups->element[i];
+    bool ours = false;
+    for (size_t k = 0; g->type == REDIS_REPLY_ARRAY && k + 1 < g->elements; k += 2) {
+      const redisReply *f = g->element[k], *v = g->element[k + 1];
+      if (f->type != REDIS_REPLY_STRING)
+        continue;
+      if (strcmp(f->str, "name") == 0)
+        ours = v->type == REDIS_REPLY_STRING && strcmp(v->str, SRV_SEARCH_GROUP) == 0;
+      else if (ours && strcmp(f->str, "pending") == 0 && v->type == REDIS_REPLY_INTEGER)
+        waiting -= v->integer;
+    }
+  }
+  int workers = ok && alive->type == REDIS_REPLY_INTEGER ? (int)alive->integer : 1;
+  freeReplyObject(len);
+  freeReplyObject(groups);
+  freeReplyObject(alive);
+  if (!ok)
+    return false;
+  if (waiting < 0)
+    waiting = 0;
+  *out = srv_search_budget(job->max_ms, waiting > INT32_MAX ? INT32_MAX : (int)waiting,
+                           workers > 0 ? workers : 1, job->target_ms, job->floor_ms,
+                           (long)overhead_avg);
+  return true;
+}
+
 typedef struct run {
   mc_search *search;
   const mc_game *game;
@@ -205,14 +255,16 @@ static void *search_thread(void *arg) {
 
 typedef enum outcome { RUN_DONE, RUN_CANCELLED, RUN_LOST } outcome;
 
-/* Searches game for job on a thread of its own, keeping the job's entry fresh every FRESH_MS.
- * RUN_DONE with *res and *rc set; RUN_CANCELLED when the entry was deleted (its node no longer
- * wants it); RUN_LOST when Redis was lost meanwhile (the job stays pending: another worker will
- * take it). A signal stops the search early: RUN_DONE with what it found. */
+/* Searches game for job on a thread of its own for *budget ms, keeping the job's entry fresh
+ * every FRESH_MS and cutting *budget every CUT_MS to what the lane's length allows then (stopping
+ * the search once past it). RUN_DONE with *res and *rc set; RUN_CANCELLED when the entry was
+ * deleted (its node no longer wants it); RUN_LOST when Redis was lost meanwhile (the job stays
+ * pending: another worker will take it). A signal stops the search early: RUN_DONE with what it
+ * found. */
 static outcome search(redisContext *c, mc_search *s, const options *o, srv_search_stream stream,
                       const char *entry, const srv_search_wire_job *job, const mc_game *game,
-                      mc_search_result *res, int *rc) {
-  run r = {.search = s, .game = game, .level = job->level, .ms = job->ms, .seed = job->seed};
+                      long *budget, mc_search_result *res, int *rc) {
+  run r = {.search = s, .game = game, .level = job->level, .ms = *budget, .seed = job->seed};
   atomic_init(&r.stop, false);
   pthread_mutex_init(&r.lock, NULL);
   pthread_cond_init(&r.cond, NULL);
@@ -222,6 +274,7 @@ static outcome search(redisContext *c, mc_search *s, const options *o, srv_searc
   sigaddset(&block, SIGTERM);
   sigaddset(&block, SIGINT);
   pthread_sigmask(SIG_BLOCK, &block, &old);
+  const uint64_t started = mono_ms();
   pthread_t t;
   int created = pthread_create(&t, NULL, search_thread, &r);
   pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -229,10 +282,15 @@ static outcome search(redisContext *c, mc_search *s, const options *o, srv_searc
     search_thread(&r); /* No thread: searched here, without freshness. */
   outcome out = RUN_DONE;
   const bool threaded = created == 0;
+  uint64_t fresh_at = started;
   while (threaded) {
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += FRESH_MS / 1000;
+    until.tv_nsec += CUT_MS * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+      until.tv_sec++;
+      until.tv_nsec -= 1000000000L;
+    }
     pthread_mutex_lock(&r.lock);
     while (!r.done && !(stopping && !atomic_load(&r.stop))) {
       if (pthread_cond_timedwait(&r.cond, &r.lock, &until) == ETIMEDOUT)
@@ -246,8 +304,25 @@ static outcome search(redisContext *c, mc_search *s, const options *o, srv_searc
       atomic_store(&r.stop, true); /* Answered with the move found so far. */
       continue;
     }
-    if (out != RUN_DONE)
+    if (atomic_load(&r.stop))
       continue; /* Already stopping it. */
+    uint64_t now = mono_ms();
+    long cut;
+    if (!budget_now(c, stream, job, &cut)) {
+      out = RUN_LOST;
+      atomic_store(&r.stop, true);
+      continue;
+    }
+    if (cut < *budget) {
+      *budget = cut;
+      if (now - started >= (uint64_t)cut) {
+        atomic_store(&r.stop, true); /* The lane grew: the move found so far. */
+        continue;
+      }
+    }
+    if (now - fresh_at < FRESH_MS)
+      continue;
+    fresh_at = now;
     const char *argv[] = {
         "XCLAIM", srv_search_stream_key[stream], SRV_SEARCH_GROUP, o->name, "0", entry, "JUSTID"};
     redisReply *rep = beat(c, o, true) ? cmd(c, 7, argv) : NULL;
@@ -361,7 +436,12 @@ static bool handle(redisContext *c, mc_search *s, const options *o, srv_search_s
   srv_log_debug(LOG_MOD,
                 "took job %s (%s, ply %" PRIu64 ", level %d, %ld ms, %s, entry %s, try %d)", job.id,
                 job.game, job.ply, job.level, job.ms, srv_search_stream_name[stream], entry, tries);
-  outcome out = search(c, s, o, stream, entry, &job, game, &a.res, &rc);
+  long budget;
+  if (!budget_now(c, stream, &job, &budget)) {
+    mc_game_free(game);
+    return false;
+  }
+  outcome out = search(c, s, o, stream, entry, &job, game, &budget, &a.res, &rc);
   mc_game_free(game);
   if (out == RUN_LOST)
     return false;
@@ -375,6 +455,8 @@ static bool handle(redisContext *c, mc_search *s, const options *o, srv_search_s
   long overhead =
       (long)(now - took_at) - a.res.time_ms + (free_at != 0 ? (long)(took_at - free_at) : 0);
   a.overhead_ms = overhead > 0 ? overhead : 0;
+  a.budget_ms = budget;
+  overhead_avg += ((double)a.overhead_ms - overhead_avg) / OVERHEAD_WEIGHT;
   srv_log_debug(LOG_MOD, "answered job %s: move %d, depth %d, %ld ms (and %ld ms beside)", job.id,
                 a.res.move, a.res.depth, a.res.time_ms, a.overhead_ms);
   bool ok = answer(c, job.reply, &a);

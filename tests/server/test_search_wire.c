@@ -53,7 +53,10 @@ TEST_IMPL(hash_of_known_positions) {
 
 TEST_IMPL(job_round_trip) {
   mc_game *g = kalah("3 1");
-  srv_search_wire_job j = job_for(6, 1000);
+  srv_search_wire_job j = job_for(6, 400);
+  j.max_ms = 1000;
+  j.target_ms = 2000;
+  j.floor_ms = 5;
   char *text = srv_search_wire_job_encode(&j, g);
   ASSERT_NOT_NULL(text);
   ASSERT_EQ(j.ply, 2u);
@@ -70,7 +73,10 @@ TEST_IMPL(job_round_trip) {
   ASSERT_EQ(back.ply, 2u);
   ASSERT_EQ(back.hash, j.hash);
   ASSERT_EQ(back.level, 6);
-  ASSERT_EQ(back.ms, 1000);
+  ASSERT_EQ(back.ms, 400);
+  ASSERT_EQ(back.max_ms, 1000);
+  ASSERT_EQ(back.target_ms, 2000);
+  ASSERT_EQ(back.floor_ms, 5);
   ASSERT_EQ(back.seed, UINT64_C(0x0123456789abcdef));
   ASSERT_EQ(back.stream, SRV_SEARCH_STREAM_DEEP);
   ASSERT_EQ(mc_game_ply(g2), 2u);
@@ -115,6 +121,7 @@ TEST_IMPL(job_refused) {
   ASSERT_NOT_NULL(text);
   ASSERT_EQ(j.hash, AFTER3_HASH);
   ASSERT_EQ(decode_rc(text), 0);
+  ASSERT(strstr(text, "max_ms") == NULL); /* No policy: the worker keeps ms. */
   struct {
     const char *from, *to;
     int rc;
@@ -141,6 +148,10 @@ TEST_IMPL(job_refused) {
   ASSERT_EQ(decode_rc("{}"), MC_ESYNTAX);
   ASSERT_EQ(decode_rc("not json"), MC_ESYNTAX);
   ASSERT_EQ(decode_rc(""), MC_ESYNTAX);
+  /* A policy must come whole. */
+  char *partial = edit(text, "\"ms\":300", "\"ms\":300,\"max_ms\":1000");
+  ASSERT_EQ(decode_rc(partial), MC_ESYNTAX);
+  free(partial);
   /* Without a game asked for, the fields alone. */
   srv_search_wire_job back;
   ASSERT_EQ(srv_search_wire_job_decode(text, strlen(text), &back, NULL), 0);
@@ -175,6 +186,7 @@ TEST_IMPL(answer_round_trip) {
   a.res.moves[0] = (mc_move_value){4, false, true, -300};
   a.res.moves[1] = (mc_move_value){5, true, true, -250};
   a.overhead_ms = 7;
+  a.budget_ms = 333;
   char *text = srv_search_wire_answer_encode(&a);
   ASSERT_NOT_NULL(text);
   ASSERT(strstr(text, "\"pv\":\"5 2 6\"") != NULL);
@@ -202,6 +214,7 @@ TEST_IMPL(answer_round_trip) {
   ASSERT(!b.res.moves[0].exact);
   ASSERT(b.res.moves[1].exact);
   ASSERT_EQ(b.overhead_ms, 7);
+  ASSERT_EQ(b.budget_ms, 333);
   free(text);
   /* The swap of the pie rule is a move too. */
   a.res.move = a.res.best = MC_SWAP;
