@@ -9,13 +9,13 @@
 //   node bench/computer-latency.mjs [--server BIN] [--loads 10,50,200] [--seconds 30]
 //                                   [--probes 2] [--pairs 3] [--threads T] [--ms 1000]
 //                                   [--reply-ms R] [--think 30] [--probe-think 300]
-//                                   [--workers W] [--worker WBIN]
+//                                   [--workers W] [--fast-workers F] [--worker WBIN]
 //
 // BIN defaults to build-rel/bin/mancala-server (cmake -B build-rel -DCMAKE_BUILD_TYPE=Release).
 // --workers W: the searches on W mancala-worker processes (WBIN, default beside BIN) through a
 // Redis of the run's own (tests/redis.sh, a loopback port): the server runs with --search-queue
 // and the load starts once it sees every worker alive; its own --computer-threads stay its
-// fallback.
+// fallback. --fast-workers F: F more that serve the fast lane only (--lanes fast).
 // Every connection comes from 127.0.0.1, so the per-address and per-person caps of games against
 // the computer are lifted for the run. Uses the `ws` package of tests/ (npm ci there).
 import { execFileSync, spawn } from 'node:child_process';
@@ -44,6 +44,7 @@ const REPLY = arg('reply-ms', null);
 const THINK = Number(arg('think', 30));
 const PROBE_THINK = Number(arg('probe-think', 300)); // ms a probe game's person waits before moving
 const WORKERS = Number(arg('workers', 0));
+const FAST_WORKERS = Number(arg('fast-workers', 0));
 const WORKER_BIN = arg('worker', path.join(path.dirname(BIN), 'mancala-worker'));
 const REDIS_SH = path.resolve(here, '../tests/redis.sh');
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -53,8 +54,10 @@ function startWorkers() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mancala-clw-'));
   const url = execFileSync('sh', [REDIS_SH, 'start', path.join(dir, 'redis'), 'auto'], { encoding: 'utf8' }).trim();
   const children = [];
-  for (let i = 0; i < WORKERS; i++)
-    children.push(spawn(WORKER_BIN, [url, '--name', `w${i}`], { stdio: ['ignore', 'ignore', 'inherit'] }));
+  for (let i = 0; i < WORKERS + FAST_WORKERS; i++) {
+    const lanes = i < WORKERS ? [] : ['--lanes', 'fast'];
+    children.push(spawn(WORKER_BIN, [url, '--name', `w${i}`, ...lanes], { stdio: ['ignore', 'ignore', 'inherit'] }));
+  }
   return {
     url,
     async stop() {
@@ -82,7 +85,7 @@ function start(queue) {
       log += d;
       const m = log.match(/listening on http:\/\/127\.0\.0\.1:(\d+)\//);
       // With workers: once the server has seen them all.
-      if (m && (!queue || log.includes(`search workers: ${WORKERS} alive`)))
+      if (m && (!queue || log.includes(`search workers: ${WORKERS + FAST_WORKERS} fast, ${WORKERS} deep alive`)))
         resolve({ url: `ws://127.0.0.1:${m[1]}/ws`, child, data, get log() { return log; } });
     });
     const exited = new Promise((r) => child.once('exit', (code, signal) => r({ code, signal })));
@@ -178,7 +181,7 @@ async function pair(url, i, rec) {
 
 const load = () => os.loadavg().map((x) => x.toFixed(1)).join(' ');
 
-console.log(`server ${BIN}, --computer-ms ${MS}, --computer-threads ${THREADS}${REPLY ? `, --computer-reply-ms ${REPLY}` : ''}${WORKERS ? `, ${WORKERS} mancala-worker processes (--search-queue)` : ''}, ${os.cpus().length} CPUs; ${SECONDS} s measured a load, ${PROBES} probe games a level (${PROBE_THINK} ms before each move), ${PAIRS} pairs of people (${THINK} ms between moves)`);
+console.log(`server ${BIN}, --computer-ms ${MS}, --computer-threads ${THREADS}${REPLY ? `, --computer-reply-ms ${REPLY}` : ''}${WORKERS ? `, ${WORKERS} mancala-worker processes (--search-queue)${FAST_WORKERS ? ` and ${FAST_WORKERS} of the fast lane only` : ''}` : ''}, ${os.cpus().length} CPUs; ${SECONDS} s measured a load, ${PROBES} probe games a level (${PROBE_THINK} ms before each move), ${PAIRS} pairs of people (${THINK} ms between moves)`);
 console.log('');
 console.log('| games at level 6 | load average before / after | level | replies | p50 ms | p99 ms | max ms |');
 console.log('| --- | --- | --- | --- | --- | --- | --- |');
@@ -207,7 +210,7 @@ for (const n of LOADS) {
     if (queue) {
       // What the server's queue did with the jobs (its log: docs/computer.md, "Search workers").
       const fell = (srv.log.match(/searched in process/g) || []).length;
-      const counts = [...srv.log.matchAll(/search workers: (\d+) alive/g)].map((m) => m[1]).join(', ');
+      const counts = [...srv.log.matchAll(/search workers: (\d+ fast, \d+ deep) alive/g)].map((m) => m[1]).join('; ');
       console.log(`|   | jobs searched in process after they were sent: ${fell}; workers alive as the server saw them: ${counts} | | | | | |`);
     }
   } finally {

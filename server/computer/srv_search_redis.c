@@ -79,8 +79,9 @@ struct rq {
   uint64_t epoch; /* Polls answered so far. */
   poll_arg polls[SRV_SEARCH_LANES];
   lane_seen lanes[SRV_SEARCH_LANES];
-  int nalive; /* As the last poll counted them. */
-  int workers, running[SRV_SEARCH_LANES];
+  int nalive[SRV_SEARCH_LANES];  /* As the poll under way counts them. */
+  int workers[SRV_SEARCH_LANES]; /* Alive, serving each lane, as the last poll counted them. */
+  int running[SRV_SEARCH_LANES];
   srv_search_redis_stats stats;
   uint64_t done, cut;
 };
@@ -307,7 +308,7 @@ static int submit(srv_search_queue *q, const srv_search_req *req, srv_search_don
   j->done = done;
   j->arg = arg;
   srv_hash_insert(&r->jobs, &j->hnode, number_hash(j->number));
-  if (r->workers == 0 || !srv_redis_up(r->redis)) {
+  if (r->workers[j->lane] == 0 || !srv_redis_up(r->redis)) {
     /* Nobody to run it: in process, at its full time (the pool cuts it under load). */
     int rc = submit_local(r, j);
     if (rc == 0)
@@ -319,8 +320,9 @@ static int submit(srv_search_queue *q, const srv_search_req *req, srv_search_don
   if (waiting < 0)
     waiting = 0;
   waiting += l->since;
-  j->budget = srv_search_budget(j->ms, waiting > INT32_MAX ? INT32_MAX : (int)waiting, r->workers,
-                                r->target[j->lane], r->floor[j->lane], (long)l->overhead);
+  j->budget =
+      srv_search_budget(j->ms, waiting > INT32_MAX ? INT32_MAX : (int)waiting, r->workers[j->lane],
+                        r->target[j->lane], r->floor[j->lane], (long)l->overhead);
   l->last_budget = j->budget;
   l->since++;
   j->epoch = r->epoch;
@@ -344,8 +346,9 @@ static int submit(srv_search_queue *q, const srv_search_req *req, srv_search_don
   j->ply = w.ply;
   j->hash = w.hash;
   j->sent_at = now_ms(r);
+  /* Its worker may give it up to ms (its budget at the search's start): three tries of that. */
   j->patience_at = j->sent_at + (uint64_t)SRV_SEARCH_MAX_TRIES *
-                                    ((uint64_t)j->budget + SRV_SEARCH_RECLAIM_MS + 1000);
+                                    ((uint64_t)j->ms + SRV_SEARCH_RECLAIM_MS + 1000);
   j->sending = true;
   char maxlen[24];
   snprintf(maxlen, sizeof maxlen, "%d", SRV_SEARCH_STREAM_MAX);
@@ -392,7 +395,7 @@ static void stats(const srv_search_queue *q, srv_search_stats *out) {
     long long waiting = r->lanes[i].length - r->lanes[i].held;
     out->running[i] = r->running[i] + local.running[i];
     out->waiting[i] = (int)(waiting > 0 ? waiting : 0) + local.waiting[i];
-    out->workers[i] = r->workers + local.workers[i];
+    out->workers[i] = r->workers[i] + local.workers[i];
     out->last_budget_ms[i] = r->lanes[i].last_budget;
   }
   out->done = r->done;
@@ -402,7 +405,8 @@ static void stats(const srv_search_queue *q, srv_search_stats *out) {
 void srv_search_redis_stats_get(const srv_search_queue *q, srv_search_redis_stats *out) {
   const rq *r = (const rq *)q;
   *out = r->stats;
-  out->workers = r->workers;
+  out->workers = r->workers[SRV_SEARCH_DEEP];
+  out->fast_workers = r->workers[SRV_SEARCH_FAST];
 }
 
 /* ---- The poll, the patience, the connection ----------------------------------------------- */
@@ -417,6 +421,21 @@ static const redisReply *field(const redisReply *a, const char *key) {
   return NULL;
 }
 
+/* The workers alive per lane, as counted; a change is logged. */
+static void set_workers(rq *r, const int alive[SRV_SEARCH_LANES]) {
+  bool changed = false;
+  for (int i = 0; i < SRV_SEARCH_LANES; i++) {
+    changed |= r->workers[i] != alive[i];
+    r->workers[i] = alive[i];
+  }
+  if (changed)
+    srv_log_info("search", "search workers: %d fast, %d deep alive%s", r->workers[SRV_SEARCH_FAST],
+                 r->workers[SRV_SEARCH_DEEP],
+                 r->workers[SRV_SEARCH_FAST] == 0 || r->workers[SRV_SEARCH_DEEP] == 0
+                     ? " (a lane without workers is searched in process)"
+                     : "");
+}
+
 static void poll_answered(rq *r) {
   if (--r->polling > 0 || r->closing)
     return;
@@ -424,11 +443,7 @@ static void poll_answered(rq *r) {
   r->epoch++;
   for (int i = 0; i < SRV_SEARCH_LANES; i++)
     r->lanes[i].since = 0;
-  int before = r->workers;
-  r->workers = r->nalive;
-  if (r->workers != before)
-    srv_log_info("search", "search workers: %d alive%s", r->workers,
-                 r->workers == 0 ? " (searches run in process)" : "");
+  set_workers(r, r->nalive);
 }
 
 static void on_length(void *arg, const redisReply *reply) {
@@ -455,9 +470,10 @@ static void on_groups(void *arg, const redisReply *reply) {
 }
 
 static void on_alive(void *arg, const redisReply *reply) {
-  rq *r = arg;
-  r->nalive = reply != NULL && reply->type == REDIS_REPLY_INTEGER ? (int)reply->integer : 0;
-  poll_answered(r);
+  poll_arg *p = arg;
+  p->r->nalive[p->lane] =
+      reply != NULL && reply->type == REDIS_REPLY_INTEGER ? (int)reply->integer : 0;
+  poll_answered(p->r);
 }
 
 static void poll(rq *r) {
@@ -467,14 +483,17 @@ static void poll(rq *r) {
     const char *key = srv_search_stream_key[i == SRV_SEARCH_FAST ? SRV_SEARCH_STREAM_FAST
                                                                  : SRV_SEARCH_STREAM_DEEP];
     r->polls[i] = (poll_arg){r, (srv_search_lane)i};
+    const char *alive = srv_search_workers_key[i == SRV_SEARCH_FAST ? SRV_SEARCH_STREAM_FAST
+                                                                    : SRV_SEARCH_STREAM_DEEP];
     if (srv_redis_commandf(r->redis, on_length, &r->lanes[i], "XLEN %s", key) != 0 ||
         srv_redis_commandf(r->redis, on_groups, &r->polls[i], "XINFO GROUPS %s", key) != 0)
       return; /* Down: the state callback says so. */
     r->polling++;
-  }
-  if (srv_redis_commandf(r->redis, on_alive, r, "EVAL %s 1 %s %d", SRV_SEARCH_ALIVE_LUA,
-                         SRV_SEARCH_WORKERS_KEY, SRV_SEARCH_LIVE_MS) == 0)
+    if (srv_redis_commandf(r->redis, on_alive, &r->polls[i], "EVAL %s 1 %s %d",
+                           SRV_SEARCH_ALIVE_LUA, alive, SRV_SEARCH_LIVE_MS) != 0)
+      return;
     r->polling++;
+  }
 }
 
 static void on_tick(void *arg) {
@@ -513,10 +532,8 @@ static void on_state(void *ud, bool up) {
     return;
   }
   srv_log_warn("search", "search queue: Redis is down; searches run in process");
-  r->nalive = 0;
-  if (r->workers != 0)
-    srv_log_info("search", "search workers: 0 alive (searches run in process)");
-  r->workers = 0;
+  static const int none[SRV_SEARCH_LANES] = {0};
+  set_workers(r, none);
   /* The jobs sent may have lost their answers with the reply connection. */
   srv_search_job *sent[64];
   int n;

@@ -7,14 +7,16 @@
  *     job's; anything else (a cancelled job, a stale or forged position) is ignored and counted;
  *   - cancel() forgets the job at once (its answer will be ignored) and deletes its entry (XDEL):
  *     a waiting job is never run, a running one is stopped by its worker's next look at it;
- *   - the budget is set at submit from the lane's length as last seen in Redis (XLEN less the
- *     jobs workers hold, polled each second, plus this node's jobs submitted since) and the
- *     workers seen alive, with srv_search_budget(); a worker does not cut it while it runs;
- *   - the in-process queue `fallback` runs a job (a shallow search, at most FALLBACK_MS) when no
- *     worker was seen alive in the last poll or Redis is down (then at submit), when a worker
- *     answered an error (its tries were used up, the job was bad), when the reply connection was
- *     lost (its answers may be lost), and when no answer came within the job's patience
- *     (SRV_SEARCH_MAX_TRIES * (budget + SRV_SEARCH_RECLAIM_MS + 1 s)): no game waits forever.
+ *   - the budget policy (srv_search_budget()) travels with the job: its worker applies it when
+ *     the search starts and while it runs, from the stream's length then; the node sets a first
+ *     budget at submit (the lengths it polls each second, plus its jobs sent since), which a
+ *     worker without the policy keeps;
+ *   - the in-process queue `fallback` runs a job when no worker was seen alive in the last poll
+ *     or Redis is down (at submit), and a shallow search (at most FALLBACK_MS) when a worker
+ *     answered an error (its tries used up, a bad job), when the connection to Redis was lost
+ *     (answers may be lost with it), and when no answer came within the job's patience,
+ *     SRV_SEARCH_MAX_TRIES * (the most it may take + SRV_SEARCH_RECLAIM_MS + 1 s): no game waits
+ *     forever.
  * Everything is called on the loop thread. */
 #ifndef SRV_SEARCH_REDIS_H
 #define SRV_SEARCH_REDIS_H
@@ -39,7 +41,8 @@ int srv_search_redis_new(uv_loop_t *loop, srv_time *time, const srv_search_redis
 
 /* What the queue saw (for logs, metrics and tests). */
 typedef struct srv_search_redis_stats {
-  int workers;        /* Workers seen alive in the last poll. */
+  int workers;        /* Workers of the deep lane seen alive in the last poll. */
+  int fast_workers;   /* Of the fast lane. */
   uint64_t sent;      /* Jobs added to a stream. */
   uint64_t answered;  /* Answers taken from workers. */
   uint64_t ignored;   /* Answers ignored: no longer wanted, or not of the job's position. */

@@ -13,6 +13,9 @@
 const char *const srv_search_stream_key[SRV_SEARCH_STREAMS] = {
     "mancala:search:fast", "mancala:search:deep", "mancala:search:analysis"};
 const char *const srv_search_stream_name[SRV_SEARCH_STREAMS] = {"fast", "deep", "analysis"};
+const char *const srv_search_workers_key[SRV_SEARCH_STREAMS] = {"mancala:search:workers:fast",
+                                                                "mancala:search:workers:deep",
+                                                                "mancala:search:workers:analysis"};
 
 #define FNV_OFFSET UINT64_C(0xcbf29ce484222325)
 #define FNV_PRIME UINT64_C(0x100000001b3)

@@ -46,18 +46,19 @@ extern const char *const srv_search_stream_name[SRV_SEARCH_STREAMS]; /* "fast", 
  * keeps the jobs it runs fresh every second, however long their budget). */
 #define SRV_SEARCH_RECLAIM_MS 3000
 #define SRV_SEARCH_RECLAIM_ANALYSIS_MS 10000
-/* The workers alive: a sorted set of their names scored by the time (Redis' own clock, in ms)
- * each last said so, at least every SRV_SEARCH_BEAT_MS, searching or waiting. A worker is alive
- * when it did within SRV_SEARCH_LIVE_MS; names silent for a minute are removed. Both scripts run
- * on Redis' clock, so that the machines' clocks need not agree. */
-#define SRV_SEARCH_WORKERS_KEY "mancala:search:workers"
+/* The workers alive, per stream they serve (srv_search_workers_key): a sorted set of their names
+ * scored by the time (Redis' own clock, in ms) each last said so, at least every
+ * SRV_SEARCH_BEAT_MS, searching or waiting. A worker is alive when it did within
+ * SRV_SEARCH_LIVE_MS; names silent for a minute are removed. Both scripts run on Redis' clock, so
+ * that the machines' clocks need not agree. */
+extern const char *const srv_search_workers_key[SRV_SEARCH_STREAMS];
 #define SRV_SEARCH_BEAT_MS 1000
 #define SRV_SEARCH_LIVE_MS 5000
-/* EVAL SRV_SEARCH_BEAT_LUA 1 SRV_SEARCH_WORKERS_KEY NAME: NAME is alive now. */
+/* EVAL SRV_SEARCH_BEAT_LUA N KEY... NAME: NAME is alive now in each of the N sets. */
 #define SRV_SEARCH_BEAT_LUA                                                                        \
-  "local t = redis.call('TIME') "                                                                  \
-  "redis.call('ZADD', KEYS[1], t[1] * 1000 + math.floor(t[2] / 1000), ARGV[1]) return 1"
-/* EVAL SRV_SEARCH_ALIVE_LUA 1 SRV_SEARCH_WORKERS_KEY LIVE_MS: how many are alive. */
+  "local t = redis.call('TIME') local now = t[1] * 1000 + math.floor(t[2] / 1000) "                \
+  "for _, k in ipairs(KEYS) do redis.call('ZADD', k, now, ARGV[1]) end return 1"
+/* EVAL SRV_SEARCH_ALIVE_LUA 1 KEY LIVE_MS: how many of the set are alive. */
 #define SRV_SEARCH_ALIVE_LUA                                                                       \
   "local t = redis.call('TIME') local now = t[1] * 1000 + math.floor(t[2] / 1000) "                \
   "redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - 60000) "                                  \

@@ -62,17 +62,19 @@ typedef struct options {
   int port, db;
   const char *data;
   char name[64];
+  bool lanes[SRV_SEARCH_STREAMS]; /* The streams it serves (--lanes; default all). */
 } options;
 
 static void usage(FILE *out) {
   fprintf(out,
-          "usage: mancala-worker [redis://HOST[:PORT][/DB]] [--data DIR] [--name NAME] "
+          "usage: mancala-worker [redis://HOST[:PORT][/DB]] [--data DIR] [--name NAME] [--lanes L] "
           "[--log-level L]\n"
           "  the URL defaults to MANCALA_SEARCH_QUEUE, --data to MANCALA_DATA\n"
           "  runs the computer's searches of the servers started with --search-queue at the same "
           "Redis\n"
           "  --data DIR       endgame tables (`mancala egtb build --dir DIR`), when present\n"
           "  --name NAME      this worker's name in the group (default HOST-PID), unique\n"
+          "  --lanes LIST     the streams it serves, of fast,deep,analysis (default all)\n"
           "  --log-level L    error, warn, info (default) or debug (a line per job)\n");
 }
 
@@ -154,8 +156,9 @@ static redisContext *connect_redis(const options *o) {
     redisFree(c);
     return NULL;
   }
-  srv_log_info(LOG_MOD, "%s: connected to Redis at %s:%d, waiting for jobs", o->name, o->host,
-               o->port);
+  srv_log_info(LOG_MOD, "%s: connected to Redis at %s:%d, waiting for jobs (%s%s%s)", o->name,
+               o->host, o->port, o->lanes[0] ? "fast " : "", o->lanes[1] ? "deep " : "",
+               o->lanes[2] ? "analysis" : "");
   return c;
 }
 
@@ -165,15 +168,23 @@ static uint64_t mono_ms(void) {
   return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-/* Says this worker is alive (SRV_SEARCH_WORKERS_KEY), at most every SRV_SEARCH_BEAT_MS / 2 unless
- * now is true. Returns false when Redis was lost. */
+/* Says this worker is alive (srv_search_workers_key of the streams it serves), at most every
+ * SRV_SEARCH_BEAT_MS / 2 unless now is true. Returns false when Redis was lost. */
 static bool beat(redisContext *c, const options *o, bool now) {
   static uint64_t last;
   uint64_t t = mono_ms();
   if (!now && last != 0 && t - last < SRV_SEARCH_BEAT_MS / 2)
     return true;
-  const char *argv[] = {"EVAL", SRV_SEARCH_BEAT_LUA, "1", SRV_SEARCH_WORKERS_KEY, o->name};
-  redisReply *r = cmd(c, 5, argv);
+  const char *argv[4 + SRV_SEARCH_STREAMS] = {"EVAL", SRV_SEARCH_BEAT_LUA};
+  int argc = 3;
+  for (int i = 0; i < SRV_SEARCH_STREAMS; i++)
+    if (o->lanes[i])
+      argv[argc++] = srv_search_workers_key[i];
+  char nkeys[16];
+  snprintf(nkeys, sizeof nkeys, "%d", argc - 3);
+  argv[2] = nkeys;
+  argv[argc++] = o->name;
+  redisReply *r = cmd(c, argc, argv);
   if (r != NULL && r->type == REDIS_REPLY_ERROR)
     srv_log_error(LOG_MOD, "cannot say it is alive: %s", r->str);
   bool ok = r != NULL;
@@ -197,9 +208,10 @@ static bool budget_now(redisContext *c, srv_search_stream stream, const srv_sear
   const char *key = srv_search_stream_key[stream];
   redisReply *len = redisCommand(c, "XLEN %s", key);
   redisReply *groups = len != NULL ? redisCommand(c, "XINFO GROUPS %s", key) : NULL;
-  redisReply *alive = groups != NULL ? redisCommand(c, "EVAL %s 1 %s %d", SRV_SEARCH_ALIVE_LUA,
-                                                    SRV_SEARCH_WORKERS_KEY, SRV_SEARCH_LIVE_MS)
-                                     : NULL;
+  redisReply *alive = groups != NULL
+                          ? redisCommand(c, "EVAL %s 1 %s %d", SRV_SEARCH_ALIVE_LUA,
+                                         srv_search_workers_key[stream], SRV_SEARCH_LIVE_MS)
+                          : NULL;
   bool ok = alive != NULL;
   long long waiting = len != NULL && len->type == REDIS_REPLY_INTEGER ? len->integer : 0;
   for (size_t i = 0; ok && groups->type == REDIS_REPLY_ARRAY && i < groups->elements; i++) {
@@ -486,6 +498,8 @@ static bool step(redisContext *c, mc_search *s, const options *o) {
   if (!beat(c, o, false))
     return false;
   for (int i = 0; i < SRV_SEARCH_STREAMS; i++) {
+    if (!o->lanes[i])
+      continue;
     const char *idle = i == SRV_SEARCH_STREAM_ANALYSIS ? "10000" : "3000";
     const char *argv[] = {
         "XAUTOCLAIM", srv_search_stream_key[i], SRV_SEARCH_GROUP, o->name, idle, "0-0", "COUNT",
@@ -504,6 +518,8 @@ static bool step(redisContext *c, mc_search *s, const options *o) {
       return ok;
   }
   for (int i = 0; i < SRV_SEARCH_STREAMS; i++) {
+    if (!o->lanes[i])
+      continue;
     const char *argv[] = {"XREADGROUP", "GROUP",   SRV_SEARCH_GROUP,         o->name, "COUNT",
                           "1",          "STREAMS", srv_search_stream_key[i], ">"};
     redisReply *r = cmd(c, 9, argv);
@@ -522,22 +538,16 @@ static bool step(redisContext *c, mc_search *s, const options *o) {
   free_at = 0; /* What comes now waits for a job: not a job's cost. */
   char block[16];
   snprintf(block, sizeof block, "%d", BLOCK_MS);
-  const char *argv[] = {"XREADGROUP",
-                        "GROUP",
-                        SRV_SEARCH_GROUP,
-                        o->name,
-                        "COUNT",
-                        "1",
-                        "BLOCK",
-                        block,
-                        "STREAMS",
-                        srv_search_stream_key[0],
-                        srv_search_stream_key[1],
-                        srv_search_stream_key[2],
-                        ">",
-                        ">",
-                        ">"};
-  redisReply *r = cmd(c, 15, argv);
+  const char *argv[9 + 2 * SRV_SEARCH_STREAMS] = {
+      "XREADGROUP", "GROUP", SRV_SEARCH_GROUP, o->name, "COUNT", "1", "BLOCK", block, "STREAMS"};
+  int argc = 9, n = 0;
+  for (int i = 0; i < SRV_SEARCH_STREAMS; i++)
+    if (o->lanes[i])
+      argv[argc + n++] = srv_search_stream_key[i];
+  for (int i = 0; i < n; i++)
+    argv[argc + n + i] = ">";
+  argc += 2 * n;
+  redisReply *r = cmd(c, argc, argv);
   if (r == NULL)
     return false;
   bool ok = true;
@@ -553,9 +563,9 @@ static bool step(redisContext *c, mc_search *s, const options *o) {
 
 /* Leaves the group on a clean stop (nothing of ours is pending then). */
 static void leave(redisContext *c, const options *o) {
-  redisReply *z = redisCommand(c, "ZREM %s %s", SRV_SEARCH_WORKERS_KEY, o->name);
-  freeReplyObject(z);
   for (int i = 0; i < SRV_SEARCH_STREAMS; i++) {
+    redisReply *z = redisCommand(c, "ZREM %s %s", srv_search_workers_key[i], o->name);
+    freeReplyObject(z);
     redisReply *r = redisCommand(c, "XGROUP DELCONSUMER %s %s %s", srv_search_stream_key[i],
                                  SRV_SEARCH_GROUP, o->name);
     freeReplyObject(r);
@@ -567,8 +577,29 @@ static void pause_ms(long ms) {
   nanosleep(&ts, NULL); /* A signal ends it early. */
 }
 
+/* "fast,deep,analysis" (any of them, in any order) into o->lanes. Returns 0 or -1. */
+static int parse_lanes(const char *text, options *o) {
+  bool any = false;
+  memset(o->lanes, 0, sizeof o->lanes);
+  while (*text != '\0') {
+    size_t n = strcspn(text, ",");
+    int found = -1;
+    for (int i = 0; i < SRV_SEARCH_STREAMS; i++)
+      if (strlen(srv_search_stream_name[i]) == n &&
+          strncmp(text, srv_search_stream_name[i], n) == 0)
+        found = i;
+    if (found < 0)
+      return -1;
+    o->lanes[found] = any = true;
+    text += n + (text[n] == ',');
+  }
+  return any ? 0 : -1;
+}
+
 static int parse_args(int argc, char **argv, options *o) {
   const char *url = NULL;
+  for (int i = 0; i < SRV_SEARCH_STREAMS; i++)
+    o->lanes[i] = true;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -582,6 +613,9 @@ static int parse_args(int argc, char **argv, options *o) {
       if (n[0] == '\0' || strlen(n) >= sizeof o->name)
         return -1;
       snprintf(o->name, sizeof o->name, "%s", n);
+    } else if (strcmp(a, "--lanes") == 0 && i + 1 < argc) {
+      if (parse_lanes(argv[++i], o) != 0)
+        return -1;
     } else if (strcmp(a, "--log-level") == 0 && i + 1 < argc) {
       srv_log_level level;
       if (srv_log_level_parse(argv[++i], &level) != 0)

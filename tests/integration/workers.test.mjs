@@ -53,7 +53,7 @@ async function until(get, what, ms = WAIT) {
   }
 }
 
-const aliveLine = (n) => new RegExp(`search workers: ${n} alive`);
+const aliveLine = (n) => new RegExp(`search workers: ${n} fast, ${n} deep alive`);
 
 before(async () => {
   base = fs.mkdtempSync(path.join(os.tmpdir(), 'mancala-workers-'));
@@ -209,9 +209,10 @@ redis.call('XREADGROUP', 'GROUP', 'workers', 'ghost', 'COUNT', '1', 'STREAMS', K
 redis.call('XCLAIM', KEYS[1], 'workers', 'ghost', '0', id)
 redis.call('XCLAIM', KEYS[1], 'workers', 'ghost', '0', id)
 return id`;
-// The workers' own script (srv_search_wire.h): 'ghost' says it is alive.
-const BEAT = `local t = redis.call('TIME')
-redis.call('ZADD', KEYS[1], t[1] * 1000 + math.floor(t[2] / 1000), ARGV[1]) return 1`;
+// The workers' own script (srv_search_wire.h): 'ghost' says it is alive, serving the fast lane.
+const BEAT = `local t = redis.call('TIME') local now = t[1] * 1000 + math.floor(t[2] / 1000)
+for _, k in ipairs(KEYS) do redis.call('ZADD', k, now, ARGV[1]) end return 1`;
+const FAST_WORKERS = 'mancala:search:workers:fast';
 
 test('a job delivered three times is answered with an error; an error answer makes the server search itself', async () => {
   const live = Object.values(workers).find((w) => w.child.exitCode === null && w.child.signalCode === null);
@@ -247,9 +248,9 @@ test('a job delivered three times is answered with an error; an error answer mak
   // Server side: with the live worker stopped (SIGSTOP) and a worker that says it is alive but
   // takes nothing, the server's job waits in its lane; an error answer to it (what a worker says
   // after three tries) makes the server search the position itself, and the game gets its move.
-  redis('EVAL', BEAT, '1', 'mancala:search:workers', 'ghost');
+  redis('EVAL', BEAT, '1', FAST_WORKERS, 'ghost');
   const beating = setInterval(() => execFile('redis-cli', ['-h', '127.0.0.1', '-p', redisPort, 'EVAL', BEAT, '1',
-    'mancala:search:workers', 'ghost'], () => {}), 500);
+    FAST_WORKERS, 'ghost'], () => {}), 500);
   live.child.kill('SIGSTOP');
   try {
     const c = await Client.connect(server, { name: 'Di' });
@@ -267,7 +268,7 @@ test('a job delivered three times is answered with an error; an error answer mak
     await c.close();
   } finally {
     clearInterval(beating);
-    redis('ZREM', 'mancala:search:workers', 'ghost');
+    redis('ZREM', FAST_WORKERS, 'ghost');
     live.child.kill('SIGCONT');
   }
 });
