@@ -1,7 +1,7 @@
 // The computer's searches on mancala-worker processes through Redis Streams (issue 24,
 // docs/computer.md "Search workers"): one server started with --search-queue at a Redis of this
 // file's own (tests/redis.sh, a loopback port) and two workers. Games against the computer at
-// levels 3 and 5 get their moves from the workers; a worker killed -9 in the middle of a long
+// levels 3 and 5 get their moves from the workers, and a hint its answer; a worker killed -9 in the middle of a long
 // level-6 search loses the job to the other, which takes it over (XAUTOCLAIM, its second try)
 // and the game gets its move; answers for a position that is not the job's, or for a job no
 // longer wanted, are ignored; with no worker left the server searches itself.
@@ -105,7 +105,7 @@ const tookRe = (room, ply) => new RegExp(`took job (\\S+) \\(${room}, ply ${ply}
 
 let answered; // A job of the first test, answered: its answer again is one no longer wanted.
 
-test('games against levels 3 and 5 get their moves from the workers', async () => {
+test('games against levels 3 and 5 get their moves from the workers, a hint its answer', async () => {
   const c = await Client.connect(server, { name: 'Ana' });
   for (const [level, lane] of [[3, 'fast'], [5, 'deep']]) {
     const { room, st, me } = await newGame(c, { game: 'kalah', seat: 'south', level });
@@ -123,6 +123,19 @@ test('games against levels 3 and 5 get their moves from the workers', async () =
     }
     assert.doesNotMatch(server.log, new RegExp(`${room}: job .* searched in process`));
   }
+  // A hint is a fast-lane job too (level 6 at full strength). Kalah 2x1 at its start, South to
+  // move: house 2 sows into the store (an extra turn), then house 1 captures North's seed: South 3,
+  // North 1, worth 2 seeds, proved (the vector of hints.test.mjs, worked by hand).
+  const joined = await c.request({ type: 'create', game: 'kalah', houses: 2, seeds: 1, opponent: 'computer', level: 2, seat: 'south' });
+  assert.equal(joined.type, 'joined', JSON.stringify(joined));
+  const st = await c.state(joined.room, () => true, WAIT);
+  const h = await c.request({ type: 'hint', room: joined.room, ply: st.ply }, WAIT);
+  assert.equal(h.type, 'hint', JSON.stringify(h));
+  assert.deepEqual([h.house, h.value, h.exact], [2, 2, true]);
+  const m = workers.wa.log.match(tookRe(joined.room, 0)) || workers.wb.log.match(tookRe(joined.room, 0));
+  assert.ok(m, 'a worker took the hint\'s job');
+  assert.equal(m[2], '6');
+  assert.equal(m[4], 'fast');
   await c.close();
 });
 
