@@ -274,7 +274,7 @@ static void api_answered(void *arg, int status, char *body, const char *type) {
 
 static int api_status(srv_api *api, const char *uri) {
   int status = -1;
-  ASSERT_EQ(srv_api_get(api, uri, NULL, api_answered, &status), 0);
+  ASSERT_EQ(srv_api_get(api, uri, NULL, "127.0.0.1", api_answered, &status), 0);
   return status;
 }
 

@@ -1,0 +1,153 @@
+// GET /api/games/ID/analysis (docs/protocol.md, "Analysis"): 404 for no game, 202 while a finished
+// game is analysed then 200 with one entry per ply, its best moves legal in the archive's positions,
+// stored (a restart serves it without analysing again), the per-address limit (429) and the
+// server-wide queue (503), and a clean stop with an analysis under way. The PostgreSQL variant runs
+// it on PostgreSQL (MANCALA_TEST_PG).
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { Client, pair, playOut, sleep, startServer } from './harness.mjs';
+
+// Plays one Kalah 6x4 game to its end between two new clients; resolves with its archive id.
+async function finishedGame(server) {
+  const a = await Client.connect(server, { name: 'Ana' });
+  const b = await Client.connect(server, { name: 'Bo' });
+  const { room, state } = await pair(a, b);
+  const { state: end } = await playOut(room, { south: a, north: b }, state);
+  assert.equal(end.status, 'finished');
+  await a.close();
+  await b.close();
+  return end.game_id;
+}
+
+async function getAnalysis(server, id) {
+  const res = await fetch(`${server.http}/api/games/${id}/analysis`);
+  assert.match(res.headers.get('content-type'), /^application\/json/);
+  return { status: res.status, body: await res.json() };
+}
+
+// Polls until the analysis is stored; returns the answers seen on the way and the last.
+async function untilDone(server, id) {
+  const seen = [];
+  for (let i = 0; i < 600; i++) {
+    const r = await getAnalysis(server, id);
+    seen.push(r);
+    if (r.status !== 202) return { seen, last: r };
+    await sleep(Math.min(r.body.retry_ms, 200));
+  }
+  throw new Error('the analysis never ended: ' + JSON.stringify(seen.at(-1)));
+}
+
+async function stopClean(server) {
+  const { code, signal } = await server.stop();
+  assert.equal(signal, null);
+  assert.equal(code, 0, 'a clean exit (no leak, no crash)');
+}
+
+// The house h (1..m) of seat in pits (South's houses, South's store, North's houses, North's
+// store) holds seeds: the move is legal in Kalah.
+function legal(pits, m, seat, h) {
+  const i = seat === 'south' ? h - 1 : m + h;
+  return Number.isInteger(h) && h >= 1 && h <= m && pits[i] > 0;
+}
+
+test('analysis: 404, 202 then 200 with a legal best move per ply, stored across a restart', async () => {
+  const data = fs.mkdtempSync(path.join(os.tmpdir(), 'mancala-it-analysis-'));
+  try {
+    let server = await startServer(['--analysis-ms', '20'], { data });
+    for (const bad of ['0123456789abcdef', '1', 'zz', '0000000000000000']) {
+      const r = await getAnalysis(server, bad);
+      assert.equal(r.status, 404, bad);
+      assert.equal(r.body.error, 'not_found');
+    }
+    const id = await finishedGame(server);
+    const rec = await (await fetch(`${server.http}/api/games/${id}`)).json();
+    const m = rec.houses;
+
+    const { seen, last } = await untilDone(server, id);
+    assert.equal(seen[0].status, 202, 'the first request starts it');
+    assert.ok(['queued', 'running', 'saving'].includes(seen[0].body.status), JSON.stringify(seen[0].body));
+    assert.equal(seen[0].body.game, id);
+    assert.equal(seen[0].body.plies, rec.moves.length);
+    assert.equal(last.status, 200, JSON.stringify(last.body));
+    const an = last.body;
+    assert.equal(an.game, id);
+    assert.equal(an.status, 'done');
+    assert.equal(an.ply_ms, 20);
+    assert.equal(an.plies.length, rec.moves.length, 'one entry per ply of the game');
+    const marks = new Set(['best', 'good', 'inaccuracy', 'mistake', 'blunder']);
+    an.plies.forEach((p, i) => {
+      const before = i === 0 ? rec.start.pits : rec.moves[i - 1].pits;
+      const mv = rec.moves[i];
+      assert.equal(p.ply, i + 1);
+      assert.equal(p.seat, mv.seat, `ply ${i + 1}: the mover`);
+      assert.equal(p.played, mv.house, `ply ${i + 1}: the move played`);
+      // The formula of legal() holds for the move the server accepted, so it tests the best one.
+      assert.ok(legal(before, m, mv.seat, mv.house), `ply ${i + 1}: the played house is legal`);
+      assert.ok(legal(before, m, p.seat, p.best), `ply ${i + 1}: best ${p.best} is legal in ${before}`);
+      assert.equal(typeof p.before, 'number');
+      assert.equal(p.eval, p.seat === 'south' ? p.before : -p.before);
+      if (p.after !== null) {
+        assert.ok(marks.has(p.mark), p.mark);
+        assert.ok(Math.abs(p.loss - (p.before - p.after)) < 1e-6);
+        assert.ok(p.loss >= 0, `ply ${i + 1}: no move is better than the best (${p.loss})`);
+        if (p.played === p.best) assert.equal(p.mark, 'best');
+        if (p.loss > 6) assert.equal(p.mark, 'blunder');
+      } else {
+        assert.equal(p.mark, null);
+      }
+      assert.ok(Array.isArray(p.line));
+      if (p.line.length) assert.equal(p.line[0], p.best, 'the best line starts with the best move');
+    });
+    // The last ply ends the game: its value is proven, the final margin for its mover or better.
+    for (const seat of ['south', 'north']) {
+      const acc = an.accuracy[seat];
+      assert.ok(acc === null || (acc >= 0 && acc <= 100), `${seat}: ${acc}`);
+    }
+    // Served from storage: asked again, the same answer, and no new analysis in the log.
+    const again = await getAnalysis(server, id);
+    assert.equal(again.status, 200);
+    assert.deepEqual(again.body, an);
+    const queuedLines = (log) => (log.match(/queued for analysis/g) || []).length;
+    assert.equal(queuedLines(server.log), 1, 'analysed once');
+    await stopClean(server);
+
+    server = await startServer(['--analysis-ms', '20'], { data });
+    const after = await getAnalysis(server, id);
+    assert.equal(after.status, 200, 'a restart serves it from storage');
+    assert.deepEqual(after.body, an);
+    assert.equal(queuedLines(server.log), 0, 'nothing analysed again after the restart');
+    await stopClean(server);
+  } finally {
+    fs.rmSync(data, { recursive: true, force: true });
+  }
+});
+
+test('analysis: the per-address limit (429) and the queue cap (503); a stop during an analysis', async () => {
+  // One analysis an hour for an address.
+  let server = await startServer(['--analysis-ms', '20', '--analyses-per-hour', '1']);
+  const a = await finishedGame(server), b = await finishedGame(server);
+  assert.equal((await getAnalysis(server, a)).status, 202);
+  const limited = await getAnalysis(server, b);
+  assert.equal(limited.status, 429);
+  assert.equal(limited.body.error, 'rate_limited');
+  assert.ok(limited.body.retry_after_ms > 0 && limited.body.retry_after_ms <= 3600000, JSON.stringify(limited.body));
+  // Asking about the game already started is no new start: never limited.
+  assert.notEqual((await getAnalysis(server, a)).status, 429);
+  await stopClean(server);
+
+  // One game analysed at once, each ply searched for up to a minute: the second waits for room.
+  server = await startServer(['--analysis-ms', '60000', '--analysis-queue', '1']);
+  const c = await finishedGame(server), d = await finishedGame(server);
+  const first = await getAnalysis(server, c);
+  assert.equal(first.status, 202);
+  const full = await getAnalysis(server, d);
+  assert.equal(full.status, 503);
+  assert.equal(full.body.error, 'busy');
+  // Stopping does not wait for the long analysis: it is cancelled, and the exit is clean.
+  const t0 = Date.now();
+  await stopClean(server);
+  assert.ok(Date.now() - t0 < 15000, 'the stop did not wait for the analysis');
+});
