@@ -147,6 +147,15 @@ static int game_route(srv_store *rd, const char *s, char **body, const char **ty
   } else {
     json_t *j = srv_archive_game_json(g, &bad);
     rc = j == NULL ? SRV_STORE_EBADROW : add_positions(j, g);
+    /* Whether its analysis is stored (GET /api/games/ID/analysis serves it at once). */
+    srv_store_analysis an;
+    int arc = rc == 0 ? srv_store_analysis_get(rd, id, &an) : SRV_STORE_ENOTFOUND;
+    if (arc == 0)
+      srv_store_analysis_free(&an);
+    else if (arc != SRV_STORE_ENOTFOUND)
+      read_fail(rd, "cannot read the analysis of", s, arc);
+    if (rc == 0 && json_object_set_new(j, "analysed", json_boolean(arc == 0)) != 0)
+      rc = SRV_ENOMEM;
     *body = j && rc == 0 ? json_dumps(j, JSON_COMPACT) : NULL;
     json_decref(j);
     *type = "application/json";
