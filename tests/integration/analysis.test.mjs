@@ -1,14 +1,19 @@
 // GET /api/games/ID/analysis (docs/protocol.md, "Analysis"): 404 for no game, 202 while a finished
 // game is analysed then 200 with one entry per ply, its best moves legal in the archive's positions,
 // stored (a restart serves it without analysing again), the per-address limit (429) and the
-// server-wide queue (503), and a clean stop with an analysis under way. The PostgreSQL variant runs
-// it on PostgreSQL (MANCALA_TEST_PG).
+// server-wide queue (503), a clean stop with an analysis under way, and `mancala-server migrate`
+// carrying the analyses from SQLite to PostgreSQL. The PostgreSQL variant (MANCALA_TEST_PG) runs
+// all but the migration on PostgreSQL.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { Client, pair, playOut, sleep, startServer } from './harness.mjs';
+import { Client, onPostgres, pair, playOut, sleep, startServer } from './harness.mjs';
+
+const PG_SH = process.env.MANCALA_PG_SH || path.resolve(path.dirname(new URL(import.meta.url).pathname), '../pg.sh');
+const BIN = process.env.MANCALA_SERVER;
 
 // Plays one Kalah 6x4 game to its end between two new clients; resolves with its archive id.
 async function finishedGame(server) {
@@ -151,3 +156,44 @@ test('analysis: the per-address limit (429) and the queue cap (503); a stop duri
   await stopClean(server);
   assert.ok(Date.now() - t0 < 15000, 'the stop did not wait for the analysis');
 });
+
+// The SQLite variant only: the migration's source is a SQLite site (a PostgreSQL of its own).
+if (!onPostgres) {
+  test('analysis: migrate carries the stored analyses from SQLite to PostgreSQL', { timeout: 240000 }, async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mancala-it-analysis-migrate-'));
+    fs.chmodSync(dir, 0o755);
+    const data = path.join(dir, 'data');
+    const pg = (...args) => execFileSync('sh', [PG_SH, ...args], { encoding: 'utf8' }).trim();
+    const url = pg('start', dir + '/pg', 'auto');
+    let server;
+    try {
+      server = await startServer(['--analysis-ms', '20'], { data });
+      const ids = [await finishedGame(server), await finishedGame(server), await finishedGame(server)];
+      const before = [];
+      for (const id of ids.slice(0, 2)) before.push((await untilDone(server, id)).last.body);
+      await stopClean(server);
+      const out = execFileSync(BIN, ['migrate', '--from', data, '--to', url], { encoding: 'utf8' });
+      assert.match(out, /analyses\s+2 rows,\s+2 copied/, out);
+      server = await startServer(['--store', url, '--analysis-ms', '20']);
+      for (let i = 0; i < 2; i++) {
+        const r = await getAnalysis(server, ids[i]);
+        assert.equal(r.status, 200, 'served from PostgreSQL at once');
+        assert.deepEqual(r.body, before[i]);
+        const rec = await (await fetch(`${server.http}/api/games/${ids[i]}`)).json();
+        assert.equal(rec.analysed, true);
+      }
+      // The third was never analysed: it is on PostgreSQL now.
+      const third = await (await fetch(`${server.http}/api/games/${ids[2]}`)).json();
+      assert.equal(third.analysed, false);
+      const { seen, last } = await untilDone(server, ids[2]);
+      assert.equal(seen[0].status, 202);
+      assert.equal(last.status, 200);
+      assert.equal(last.body.plies.length, third.moves.length);
+      await stopClean(server);
+    } finally {
+      if (server && server.child.exitCode === null) server.child.kill('SIGKILL');
+      pg('stop', dir + '/pg');
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+}
