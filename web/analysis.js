@@ -100,7 +100,10 @@ export function evalGraph(plies, score, ply, names, go) {
     const frac = (e.clientX - r.left) / r.width;
     go(Math.round(((frac * W - PAD) / (W - 2 * PAD)) * n));
   });
-  return svg;
+  // The scale beside it, in HTML (the drawing stretches to its box; text there would too).
+  return h('div', { class: 'eval-wrap' }, svg,
+    h('span', { class: 'eval-scale top', 'aria-hidden': 'true' }, '+' + top),
+    h('span', { class: 'eval-scale bottom', 'aria-hidden': 'true' }, '−' + top));
 }
 
 // A move's mark in the move list: its sign, its word for screen readers and as a tooltip.
