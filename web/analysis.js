@@ -4,7 +4,7 @@
 // view: above the middle South is ahead), each move's mark in the move list, and at the step shown
 // the best move with its line and what the move just played lost.
 import { h } from './ui.js';
-import { t } from './i18n.js';
+import { t, lang, LOCALES } from './i18n.js';
 
 const SVG = 'svg:';
 const W = 600, H = 150, PAD = 6;
@@ -135,9 +135,16 @@ export function stepInfo(a, ply, names) {
   return out;
 }
 
-// The accuracy line: each side's share of best and good moves.
-export function accuracyText(data, names) {
+// A percentage as the page's language writes it ("50%", "50 %").
+export function percent(v) {
+  return new Intl.NumberFormat(LOCALES[lang()] || 'en', { style: 'percent', maximumFractionDigits: 0 }).format(v / 100);
+}
+
+// The accuracy line: each side's share of best and good moves, a side never split over two lines.
+export function accuracyLine(data, names) {
   const acc = data.accuracy || {};
-  const part = (seat) => names[seat] + ' ' + (acc[seat] === null || acc[seat] === undefined ? '—' : Math.round(acc[seat]) + '%');
-  return t('analysis.accuracy', { list: part('south') + ' · ' + part('north') });
+  const part = (seat) => h('span', { class: 'an-acc ' + seat },
+    names[seat] + '\u00a0' + (typeof acc[seat] === 'number' ? percent(acc[seat]) : '—'));
+  const [before, after] = t('analysis.accuracy', { list: '\u0000' }).split('\u0000');
+  return h('p', { class: 'an-accuracy' }, before, part('south'), ' · ', part('north'), after || '');
 }

@@ -10,7 +10,7 @@ import { h, clear, icon, storage } from './ui.js';
 import { t, onLang } from './i18n.js';
 import { Board, burntSet, applyTrace, replayUnit, SPEEDS } from './board.js';
 import { gameTitle, optionsText, localName, moveItem, playerName, playerSeat } from './common.js';
-import { GameAnalysis, evalGraph, markBadge, stepInfo, accuracyText } from './analysis.js';
+import { GameAnalysis, evalGraph, markBadge, stepInfo, accuracyLine } from './analysis.js';
 
 // The pause between two moves when the game plays by itself, in ms.
 const AUTO_PAUSE_MS = 700;
@@ -157,7 +157,7 @@ export class ReplayView {
     const status = (key, vars) => h('p', { class: 'an-status', role: 'status' }, t(key, vars));
     if (a.state === 'done') {
       const d = a.data, res = this.rec.score ?? this.rec.result?.score;
-      box.append(h('p', { class: 'an-accuracy' }, accuracyText(d, this.names())),
+      box.append(accuracyLine(d, this.names()),
         this.graph = evalGraph(d.plies, res, this.ply, this.names(), (p) => this.user(p)),
         this.stepBox = h('div', { class: 'an-step', 'aria-live': 'polite' }));
       for (const li of this.list.children) {

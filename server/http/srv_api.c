@@ -377,7 +377,7 @@ static int analysis_route(srv_store *rd, api_job *j, const char *s, size_t len) 
   }
   j->analysis_of = id;
   j->stored = true;
-  j->body = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(6));
+  j->body = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(10)); /* As the profiles. */
   json_decref(o);
   return 200;
 }

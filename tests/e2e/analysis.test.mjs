@@ -52,6 +52,16 @@ async function checkShown(p) {
 for (const [width, height, locale, lang] of [[1280, 800, 'en-US', 'en'], [360, 640, 'fr-FR', 'fr']]) {
   test(`at ${width} x ${height} (${lang}): a game analysed, its graph and marks shown`, async () => {
     const p = await ctx.page({ width, height, locale });
+    // An account plays it, so that its profile lists the game with its accuracy.
+    const name = 'Analyst_' + lang;
+    await p.goto(ctx.server.base + '/');
+    await p.locator('.account-login').click();
+    const dlg = p.locator('dialog[open]');
+    await dlg.locator('.link-btn').click();
+    await dlg.locator('input').nth(2).waitFor();
+    for (const [i, v] of [[0, name], [1, 'correct horse battery'], [2, 'correct horse battery']]) await dlg.locator('input').nth(i).fill(v);
+    await dlg.locator('button[type=submit]').click();
+    await p.locator('.account-btn', { hasText: name }).waitFor();
     const { replay, analyse } = await playLocal(p);
     games.push(replay);
     if (games.length === 1) {
@@ -70,6 +80,14 @@ for (const [width, height, locale, lang] of [[1280, 800, 'en-US', 'en'], [360, 6
     await checkShown(p);
     await p.locator('.analysis').scrollIntoViewIfNeeded();
     await shot(p, `analysis-${lang}`);
+    // The player's profile shows the game's accuracy.
+    await p.goto(ctx.server.base + '/@/' + name);
+    const acc = p.locator('.recent-row .rr-acc').first();
+    await acc.waitFor();
+    assert.match(await acc.textContent(), /^\d+\s?%$/);
+    assert.ok((await acc.getAttribute('title')).length > 10, 'the accuracy says what it is');
+    await acc.scrollIntoViewIfNeeded();
+    await shot(p, `analysis-profile-${lang}`);
     ctx.noProblems(p);
   });
 }

@@ -130,6 +130,41 @@ test('analysis: 404, 202 then 200 with a legal best move per ply, stored across 
   }
 });
 
+test('analysis: a profile shows each analysed game\'s accuracy for its player', async () => {
+  const server = await startServer(['--analysis-ms', '20']);
+  const a = await Client.connect(server, { name: 'Ana' });
+  const b = await Client.connect(server, { name: 'Bo' });
+  assert.equal((await a.request({ type: 'register', name: 'Accurate_Ana', password: 'correct horse 1' })).type, 'account');
+  assert.equal((await b.request({ type: 'register', name: 'Accurate_Bo', password: 'correct horse 2' })).type, 'account');
+  const { room, state } = await pair(a, b);
+  const { state: end } = await playOut(room, { south: a, north: b }, state);
+  const id = end.game_id;
+  let profile = await (await fetch(`${server.http}/api/players/Accurate_Ana`)).json();
+  assert.equal(profile.games[0].id, id);
+  assert.equal(profile.games[0].accuracy, undefined, 'no accuracy before the analysis');
+  const { last } = await untilDone(server, id);
+  assert.equal(last.status, 200);
+  // Recomputed here from the marks, independently of the server's sum.
+  const share = (seat) => {
+    const marked = last.body.plies.filter((p) => p.seat === seat && p.mark !== null);
+    return marked.length ? (100 * marked.filter((p) => p.mark === 'best' || p.mark === 'good').length) / marked.length : null;
+  };
+  for (const [name, seat] of [['Accurate_Ana', 'south'], ['Accurate_Bo', 'north']]) {
+    profile = await (await fetch(`${server.http}/api/players/${name}`)).json();
+    const g = profile.games[0];
+    assert.equal(g.seat, seat);
+    for (const s of ['south', 'north']) {
+      const want = share(s);
+      if (want === null) assert.equal(g.accuracy[s], null);
+      else assert.ok(Math.abs(g.accuracy[s] - want) < 1e-3, `${name}: ${s} ${g.accuracy[s]} vs ${want}`);
+      assert.ok(g.accuracy[s] === last.body.accuracy[s] || Math.abs(g.accuracy[s] - last.body.accuracy[s]) < 1e-6);
+    }
+  }
+  await a.close();
+  await b.close();
+  await stopClean(server);
+});
+
 test('analysis: the per-address limit (429) and the queue cap (503); a stop during an analysis', async () => {
   // One analysis an hour for an address.
   let server = await startServer(['--analysis-ms', '20', '--analyses-per-hour', '1']);
