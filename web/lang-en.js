@@ -520,6 +520,6 @@ export default {
   'mark.mistake': 'Mistake',
   'mark.blunder': 'Blunder',
   'result.analyse': 'Analyse',
-  'profile.accuracy': '{n}%',
+  'profile.accuracy': 'Accuracy {n}%',
   'profile.accuracy_title': 'Accuracy: the share of best and good moves, from the game’s analysis',
 };

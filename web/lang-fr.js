@@ -520,6 +520,6 @@ export default {
   'mark.mistake': 'Erreur',
   'mark.blunder': 'Gaffe',
   'result.analyse': 'Analyser',
-  'profile.accuracy': '{n} %',
+  'profile.accuracy': 'Précision {n} %',
   'profile.accuracy_title': 'Précision : la part de meilleurs et de bons coups, d’après l’analyse de la partie',
 };

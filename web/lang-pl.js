@@ -520,6 +520,6 @@ export default {
   'mark.mistake': 'Błąd',
   'mark.blunder': 'Poważny błąd',
   'result.analyse': 'Analizuj',
-  'profile.accuracy': '{n}%',
+  'profile.accuracy': 'Dokładność {n}%',
   'profile.accuracy_title': 'Dokładność: udział najlepszych i dobrych ruchów według analizy partii',
 };

@@ -520,6 +520,6 @@ export default {
   'mark.mistake': 'Erro',
   'mark.blunder': 'Erro grave',
   'result.analyse': 'Analisar',
-  'profile.accuracy': '{n}%',
+  'profile.accuracy': 'Precisão {n}%',
   'profile.accuracy_title': 'Precisão: a parte de melhores e boas jogadas, segundo a análise da partida',
 };

@@ -520,6 +520,6 @@ export default {
   'mark.mistake': 'Ошибка',
   'mark.blunder': 'Грубая ошибка',
   'result.analyse': 'Анализ',
-  'profile.accuracy': '{n}%',
+  'profile.accuracy': 'Точность {n}%',
   'profile.accuracy_title': 'Точность: доля лучших и хороших ходов по анализу партии',
 };

@@ -291,8 +291,9 @@ export class ProfileView {
       box.append(h('a', { class: 'recent-row', href: '/g/' + g.id, 'data-link': '', dataset: { game: String(g.id) } },
         h('span', { class: 'rr-game ' + g.game }, gameTitle(g.game)),
         h('span', { class: 'rr-info' }, h('b', {}, vs),
-          h('small', {}, [date(g.started), t('room.board_size', { m: g.houses, n: g.seeds }), scoreText(g), g.rated ? t('profile.rated') : null].filter(Boolean).join(' · '))),
-        accuracyOf(g) !== null ? h('span', { class: 'rr-acc', title: t('profile.accuracy_title') }, t('profile.accuracy', { n: accuracyOf(g) })) : null,
+          h('small', {}, [date(g.started), t('room.board_size', { m: g.houses, n: g.seeds }), scoreText(g), g.rated ? t('profile.rated') : null].filter(Boolean).join(' · '),
+            // An analysed game: the player's accuracy in it.
+            accuracyOf(g) !== null ? [' · ', h('span', { class: 'rr-acc', title: t('profile.accuracy_title') }, t('profile.accuracy', { n: accuracyOf(g) }))] : null)),
         g.rating ? h('span', { class: 'rr-diff ' + (g.rating.diff > 0 ? 'up' : g.rating.diff < 0 ? 'down' : '') }, signed(g.rating.diff)) : null,
         h('span', { class: 'rr-status ' + (result || '') }, result ? t('recent.' + result) : '')));
     }
