@@ -49,6 +49,17 @@ async function checkShown(p) {
   await p.keyboard.press('End');
 }
 
+// Shows the position after two moves (its best move and line, the second move's mark) for the
+// screenshot.
+async function stepTwo(p) {
+  await p.keyboard.press('Home');
+  await p.keyboard.press('ArrowRight');
+  await p.keyboard.press('ArrowRight');
+  await p.waitForFunction(() => document.querySelector('.replay-controls input[type=range]').value === '2');
+  await p.locator('.analysis .an-played').waitFor();
+  await p.locator('.analysis').scrollIntoViewIfNeeded();
+}
+
 for (const [width, height, locale, lang] of [[1280, 800, 'en-US', 'en'], [360, 640, 'fr-FR', 'fr']]) {
   test(`at ${width} x ${height} (${lang}): a game analysed, its graph and marks shown`, async () => {
     const p = await ctx.page({ width, height, locale });
@@ -78,7 +89,7 @@ for (const [width, height, locale, lang] of [[1280, 800, 'en-US', 'en'], [360, 6
       await p.keyboard.press('Enter');
     }
     await checkShown(p);
-    await p.locator('.analysis').scrollIntoViewIfNeeded();
+    await stepTwo(p);
     await shot(p, `analysis-${lang}`);
     // The player's profile shows the game's accuracy.
     await p.goto(ctx.server.base + '/@/' + name);
@@ -102,7 +113,7 @@ for (const [width, height, locale, lang] of [[360, 640, 'en-US', 'en'], [1280, 8
     // The page fits the phone: nothing wider than the viewport.
     const overflow = await p.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(overflow <= 0, `the page is ${overflow} px wider than the screen`);
-    await p.locator('.analysis').scrollIntoViewIfNeeded();
+    await stepTwo(p);
     await shot(p, `analysis-${lang}`);
     ctx.noProblems(p);
   });
