@@ -4,7 +4,10 @@
 // (which follows the keyboard). Screenshots at 360 x 640 and 1280 x 800, in English and French.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
 import { useBrowser, createRoom, setSpeed, playToEnd, shot } from './harness.mjs';
+
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
 const ctx = useBrowser();
 const games = []; // The replay addresses of the games played here, in order.
@@ -49,6 +52,16 @@ async function checkShown(p) {
   await p.keyboard.press('End');
 }
 
+// axe-core's serious, moderate and critical violations on the page (none expected).
+async function axeViolations(p) {
+  if (!(await p.evaluate(() => typeof window.axe === 'object'))) await p.addScriptTag({ path: AXE });
+  return p.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.filter((v) => ['serious', 'moderate', 'critical'].includes(v.impact))
+      .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
+  });
+}
+
 // Shows the position after two moves (its best move and line, the second move's mark) for the
 // screenshot.
 async function stepTwo(p) {
@@ -62,7 +75,7 @@ async function stepTwo(p) {
 
 for (const [width, height, locale, lang] of [[1280, 800, 'en-US', 'en'], [360, 640, 'fr-FR', 'fr']]) {
   test(`at ${width} x ${height} (${lang}): a game analysed, its graph and marks shown`, async () => {
-    const p = await ctx.page({ width, height, locale });
+    const p = await ctx.page({ width, height, locale, bypassCSP: true }); // axe is injected below
     // An account plays it, so that its profile lists the game with its accuracy.
     const name = 'Analyst_' + lang;
     await p.goto(ctx.server.base + '/');
@@ -91,6 +104,7 @@ for (const [width, height, locale, lang] of [[1280, 800, 'en-US', 'en'], [360, 6
     await checkShown(p);
     await stepTwo(p);
     await shot(p, `analysis-${lang}`);
+    assert.deepEqual(await axeViolations(p), [], 'axe on the analysed replay');
     // The player's profile shows the game's accuracy.
     await p.goto(ctx.server.base + '/@/' + name);
     const acc = p.locator('.recent-row .rr-acc').first();
