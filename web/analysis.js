@@ -36,7 +36,7 @@ export class GameAnalysis {
   // server makes it.
   async fetch() {
     clearTimeout(this.timer);
-    if (this.state === 'none' || this.state === 'error') { this.state = 'asking'; this.onChange(); }
+    if (this.state === 'none' || this.state === 'error' || this.state === 'busy') { this.state = 'asking'; this.onChange(); }
     let res, body;
     try {
       res = await fetch('/api/games/' + encodeURIComponent(this.id) + '/analysis', { headers: { accept: 'application/json' } });

@@ -178,7 +178,8 @@ export class ReplayView {
     } else if (a.state === 'queued') box.append(status('analysis.queued', { n: a.progress?.ahead ?? 0 }));
     else if (a.state === 'running' || a.state === 'saving') box.append(status('analysis.running', { n: a.progress?.plies ?? this.positions.length - 1 }));
     else if (a.state === 'rate_limited') box.append(status('analysis.rate_limited', { min: Math.max(1, Math.ceil((a.retry || 60000) / 60000)) }));
-    else box.append(status(a.state === 'unsupported' ? 'analysis.unsupported' : 'analysis.busy'));
+    else if (a.state === 'unsupported') box.append(status('analysis.unsupported'));
+    else box.append(status('analysis.busy'), h('button', { class: 'btn small an-go', type: 'button', onclick: () => a.fetch() }, t('analysis.analyse')));
   }
 
   // The step shown: the graph's cursor, the best move from here and what the last move lost.
