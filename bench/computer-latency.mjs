@@ -9,11 +9,16 @@
 //   node bench/computer-latency.mjs [--server BIN] [--loads 10,50,200] [--seconds 30]
 //                                   [--probes 2] [--pairs 3] [--threads T] [--ms 1000]
 //                                   [--reply-ms R] [--think 30] [--probe-think 300]
+//                                   [--workers W] [--fast-workers F] [--worker WBIN]
 //
 // BIN defaults to build-rel/bin/mancala-server (cmake -B build-rel -DCMAKE_BUILD_TYPE=Release).
+// --workers W: the searches on W mancala-worker processes (WBIN, default beside BIN) through a
+// Redis of the run's own (tests/redis.sh, a loopback port): the server runs with --search-queue
+// and the load starts once it sees every worker alive; its own --computer-threads stay its
+// fallback. --fast-workers F: F more that serve the fast lane only (--lanes fast).
 // Every connection comes from 127.0.0.1, so the per-address and per-person caps of games against
 // the computer are lifted for the run. Uses the `ws` package of tests/ (npm ci there).
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -38,9 +43,33 @@ const THREADS = arg('threads', '0');
 const REPLY = arg('reply-ms', null);
 const THINK = Number(arg('think', 30));
 const PROBE_THINK = Number(arg('probe-think', 300)); // ms a probe game's person waits before moving
+const WORKERS = Number(arg('workers', 0));
+const FAST_WORKERS = Number(arg('fast-workers', 0));
+const WORKER_BIN = arg('worker', path.join(path.dirname(BIN), 'mancala-worker'));
+const REDIS_SH = path.resolve(here, '../tests/redis.sh');
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-function start() {
+// The Redis and the workers of --workers: {url, stop()}.
+function startWorkers() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mancala-clw-'));
+  const url = execFileSync('sh', [REDIS_SH, 'start', path.join(dir, 'redis'), 'auto'], { encoding: 'utf8' }).trim();
+  const children = [];
+  for (let i = 0; i < WORKERS + FAST_WORKERS; i++) {
+    const lanes = i < WORKERS ? [] : ['--lanes', 'fast'];
+    children.push(spawn(WORKER_BIN, [url, '--name', `w${i}`, ...lanes], { stdio: ['ignore', 'ignore', 'inherit'] }));
+  }
+  return {
+    url,
+    async stop() {
+      for (const c of children) c.kill('SIGTERM');
+      await Promise.all(children.map((c) => (c.exitCode !== null ? null : new Promise((r) => c.once('exit', r)))));
+      execFileSync('sh', [REDIS_SH, 'stop', path.join(dir, 'redis')]);
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function start(queue) {
   const data = fs.mkdtempSync(path.join(os.tmpdir(), 'mancala-cl-'));
   const args = ['--port', '0', '--bind', '127.0.0.1', '--data', data, '--sync', 'normal',
     '--rate', '100000', '--burst', '100000', '--max-per-ip', '100000', '--players-per-ip', '1000000',
@@ -48,15 +77,20 @@ function start() {
     '--computer-games-per-player', '1000000', '--computer-games-per-ip', '1000000',
     '--computer-ms', String(MS), '--computer-threads', THREADS];
   if (REPLY) args.push('--computer-reply-ms', REPLY);
+  if (queue) args.push('--search-queue', queue.url);
   const child = spawn(BIN, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
   return new Promise((resolve, reject) => {
     child.stderr.on('data', (d) => {
       log += d;
       const m = log.match(/listening on http:\/\/127\.0\.0\.1:(\d+)\//);
-      if (m) resolve({ url: `ws://127.0.0.1:${m[1]}/ws`, child, data, get log() { return log; } });
+      // With workers: once the server has seen them all.
+      if (m && (!queue || log.includes(`search workers: ${WORKERS + FAST_WORKERS} fast, ${WORKERS} deep alive`)))
+        resolve({ url: `ws://127.0.0.1:${m[1]}/ws`, child, data, get log() { return log; } });
     });
-    child.once('exit', (c) => reject(new Error('server exited ' + c + '\n' + log)));
+    const exited = new Promise((r) => child.once('exit', (code, signal) => r({ code, signal })));
+    exited.then((e) => reject(new Error('server exited ' + JSON.stringify(e) + '\n' + log)));
+    child.exited = exited;
   });
 }
 
@@ -147,13 +181,14 @@ async function pair(url, i, rec) {
 
 const load = () => os.loadavg().map((x) => x.toFixed(1)).join(' ');
 
-console.log(`server ${BIN}, --computer-ms ${MS}, --computer-threads ${THREADS}${REPLY ? `, --computer-reply-ms ${REPLY}` : ''}, ${os.cpus().length} CPUs; ${SECONDS} s measured a load, ${PROBES} probe games a level (${PROBE_THINK} ms before each move), ${PAIRS} pairs of people (${THINK} ms between moves)`);
+console.log(`server ${BIN}, --computer-ms ${MS}, --computer-threads ${THREADS}${REPLY ? `, --computer-reply-ms ${REPLY}` : ''}${WORKERS ? `, ${WORKERS} mancala-worker processes (--search-queue)${FAST_WORKERS ? ` and ${FAST_WORKERS} of the fast lane only` : ''}` : ''}, ${os.cpus().length} CPUs; ${SECONDS} s measured a load, ${PROBES} probe games a level (${PROBE_THINK} ms before each move), ${PAIRS} pairs of people (${THINK} ms between moves)`);
 console.log('');
 console.log('| games at level 6 | load average before / after | level | replies | p50 ms | p99 ms | max ms |');
 console.log('| --- | --- | --- | --- | --- | --- | --- |');
 for (const n of LOADS) {
   const before = load();
-  const srv = await start();
+  const queue = WORKERS > 0 ? startWorkers() : null;
+  const srv = await start(queue);
   const conns = [];
   const recs = {};
   try {
@@ -172,10 +207,21 @@ for (const n of LOADS) {
     const row = (what, a) => `| ${n} | ${before} / ${after} | ${what} | ${a.length} | ${fmt(pct(a, 0.5))} | ${fmt(pct(a, 0.99))} | ${fmt(a.length ? Math.max(...a) : undefined)} |`;
     for (let level = 1; level <= 6; level++) console.log(row(`computer, level ${level}`, recs[level].times));
     console.log(row('people\'s move round trip', people.times));
+    if (queue) {
+      // What the server's queue did with the jobs (its log: docs/computer.md, "Search workers").
+      const fell = (srv.log.match(/searched in process/g) || []).length;
+      const counts = [...srv.log.matchAll(/search workers: (\d+ fast, \d+ deep) alive/g)].map((m) => m[1]).join('; ');
+      console.log(`|   | jobs searched in process after they were sent: ${fell}; workers alive as the server saw them: ${counts} | | | | | |`);
+    }
   } finally {
     for (const c of conns) c.ws.close();
+    // A server that stopped before this (a crash) says so: the figures above are not to be used.
+    if (srv.child.exitCode !== null || srv.child.signalCode !== null)
+      console.log(`SERVER EXITED DURING THE RUN: ${srv.child.exitCode} ${srv.child.signalCode}\n${srv.log.slice(-3000)}`);
     srv.child.kill('SIGTERM');
-    await new Promise((r) => srv.child.once('exit', r));
+    const end = await srv.child.exited;
+    if (end.code !== 0) console.log(`server stopped with ${JSON.stringify(end)}:\n${srv.log.slice(-3000)}`);
     fs.rmSync(srv.data, { recursive: true, force: true });
+    if (queue) await queue.stop();
   }
 }

@@ -30,7 +30,7 @@ export function options(argv = process.argv.slice(2)) {
 // Starts BIN on a free port of 127.0.0.1 with a fresh data directory and ARGS (besides --port,
 // --bind, --data and --web). The open-file limit is raised to the hard limit first (the server
 // clamps its connections to what that allows). Resolves with { url, http, port, pid, rss(),
-// fds(), schedstat(), cpuSeconds(), exited, log, stop() }.
+// fds(), fdsLater(), schedstat(), cpuSeconds(), exited, log, stop() }.
 export async function startServer(bin, args = []) {
   const data = fs.mkdtempSync(path.join(os.tmpdir(), 'mancala-bench-'));
   const script = 'ulimit -n "$(ulimit -Hn)"; exec "$0" "$@"';
@@ -58,6 +58,9 @@ export async function startServer(bin, args = []) {
     data,
     rss() { return Number(fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)[1]) * 1024; },
     fds() { return fs.readdirSync(`/proc/${pid}/fd`).length; },
+    // The same off the caller's thread (libuv's pool): listing 10,000 descriptors takes tens of
+    // milliseconds, which a sampler on the victims' thread added to their round trips.
+    async fdsLater() { return (await fs.promises.readdir(`/proc/${pid}/fd`)).length; },
     // The scheduler's account of the process's main thread: [ns on a CPU, ns runnable but
     // waiting for a CPU] (/proc/PID/schedstat): the second says when the machine, not the
     // server, is what is slow.

@@ -3,7 +3,7 @@
 //   node bench/scale.mjs hello [--connections 10000] [--victims 20] [--moves 100] [--server BIN]
 //   node bench/scale.mjs storm [--players 5000] [--storms 5] [--victims 20] [--moves 100] [--server BIN]
 //   node bench/scale.mjs both  (the two, one after the other, each with a fresh server)
-//   [--no-control] (skip the control phases, below)
+//   [--no-control] (skip the control phases, below) [--attackers-nice N] [--measure-nice N] (below)
 //
 // Both start BIN (default build-bench/bin/mancala-server, a Release build) on a free port of
 // 127.0.0.1 with its default limits (the defences as deployed: only --max-connections is raised
@@ -50,6 +50,16 @@ const VICTIMS = Number(opt('--victims', '20'));
 const MOVES = Number(opt('--moves', '100'));
 const WORKERS = Number(opt('--workers', '2'));
 const CONTROL = !argv.includes('--no-control');
+// The attackers' and stormers' threads run at this nice value (Linux: per thread), the victims and
+// the servers at the caller's: in a real attack the load comes from other machines, and on a small
+// machine shared with the load generator its threads would otherwise take the CPU the server
+// under test needs for the very work the figure is about. --attackers-nice 0 turns it off.
+const ATTACKERS_NICE = Number(opt('--attackers-nice', '19'));
+// The victims' thread and the servers (started from it, so they inherit it) run at this nice
+// value: what is measured is the server's answer to the load, and a machine shared with other
+// work (builds, tests) would otherwise decide the victims' tail. Needs root below 0; without it
+// the run goes on at the caller's priority and says so. --measure-nice 0 turns it off.
+const MEASURE_NICE = Number(opt('--measure-nice', '-10'));
 const PER_ADDR = 50;
 const self = fileURLToPath(import.meta.url);
 const log = (...a) => console.error(`scale ${new Date().toISOString().slice(11, 19)}:`, ...a);
@@ -198,7 +208,7 @@ async function helloPhase(server, target, vs, name) {
   const e0 = errors(vs);
   let peakOpen = 0, peakFds = 0, peakRss = 0;
   const sampler = setInterval(async () => {
-    try { peakFds = Math.max(peakFds, target.fds()); peakRss = Math.max(peakRss, target.rss()); } catch { /* gone */ }
+    try { peakFds = Math.max(peakFds, await target.fdsLater()); peakRss = Math.max(peakRss, target.rss()); } catch { /* gone */ }
     const st = await askAll(workers, 'status');
     peakOpen = Math.max(peakOpen, sumOf(st, 'open'));
   }, 1000);
@@ -260,8 +270,8 @@ async function stormPhase(server, target, vs, name) {
     let done = false;
     const u = usage(server);
     const measuring = allRtt(vs, 1e9, { until: () => done });
-    const sampler = setInterval(() => {
-      try { peakFds = Math.max(peakFds, target.fds()); peakRss = Math.max(peakRss, target.rss()); } catch { /* gone */ }
+    const sampler = setInterval(async () => {
+      try { peakFds = Math.max(peakFds, await target.fdsLater()); peakRss = Math.max(peakRss, target.rss()); } catch { /* gone */ }
     }, 200);
     const rs = await askAll(workers, 'drop');
     await sleep(1000);
@@ -321,7 +331,8 @@ function print(title, rows) {
   const idle = rows[0][1];
   console.log(`### ${title}\n`);
   console.log(`Victims: ${VICTIMS} players, two a private Kalah room, each room's moves paced at 10/s; server ${path.relative(top, BIN)}, ` +
-    `${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}; ${new Date().toISOString()}\n`);
+    `${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}; victims and servers at nice ` +
+    `${os.getPriority(0)}, attackers at ${ATTACKERS_NICE}; ${new Date().toISOString()}\n`);
   console.log('| phase | moves | p50 ms | p99 ms | max ms | p99 / idle | victims\' errors | victims\' server CPU / waiting for a CPU / load generator CPU | server memory and files | what the load did |');
   console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |');
   for (const [name, q, errs, used, mem, what] of rows) {
@@ -336,6 +347,9 @@ async function main() {
     console.error('usage: node bench/scale.mjs hello|storm|both [--connections N] [--players N] [--storms N] [--victims N] [--moves N] [--server BIN] [--no-control]');
     process.exit(2);
   }
+  if (MEASURE_NICE) {
+    try { os.setPriority(0, MEASURE_NICE); } catch (e) { log(`cannot run at nice ${MEASURE_NICE} (${e.code}): at the caller's priority`); }
+  }
   if (what === 'hello' || what === 'both') print(`${CONNECTIONS.toLocaleString('en-US')} connections that never say hello`, await helloRun());
   if (what === 'storm' || what === 'both') print(`Reconnect storm: ${PLAYERS.toLocaleString('en-US')} players`, await stormRun());
   process.exit(0);
@@ -343,6 +357,7 @@ async function main() {
 
 // Last, once every declaration above has run.
 if (!isMainThread) {
+  if (ATTACKERS_NICE) os.setPriority(0, ATTACKERS_NICE); // This thread only (Linux).
   if (workerData.job === 'hello') await helloWorker(workerData);
   else await stormWorker(workerData);
 } else {

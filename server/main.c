@@ -28,6 +28,7 @@
 #include "srv_recover.h"
 #include "srv_room.h"
 #include "srv_search_pool.h"
+#include "srv_search_redis.h"
 #include "srv_store.h"
 #include "srv_time_uv.h"
 #include "srv_turn.h"
@@ -57,7 +58,8 @@ static struct app {
   srv_computer *computer;
   srv_hints *hints;
   srv_analysis *analysis;     /* The games' analyses (GET /api/games/ID/analysis). */
-  srv_search_queue *searches; /* The computer's searches (srv_search_pool.h). */
+  srv_search_queue *searches; /* The computer's searches in process (srv_search_pool.h). */
+  srv_search_queue *workers;  /* On mancala-worker processes (--search-queue), or NULL. */
   srv_cluster *cluster;       /* A node of a cluster (--cluster), or NULL: one process. */
   srv_sink net_sink;          /* The network layer's (the cluster's sink hands it its own). */
   srv_heap_trimmer *trimmer;  /* Gives the heap's free memory back now and then (srv_heap.h). */
@@ -146,6 +148,8 @@ static void stop_rest(void *arg) {
   srv_computer_close(a->computer); /* Its timers; searches in flight end on their own. */
   srv_analysis_free(a->analysis);  /* Its searches cancelled: a long analysis ends now. */
   a->analysis = NULL;
+  if (a->workers != NULL)
+    srv_search_redis_close(a->workers);
   if (a->searches != NULL)
     srv_search_pool_close(a->searches);
   uv_close((uv_handle_t *)&a->sigint, NULL);
@@ -205,9 +209,32 @@ static int start_computer(const srv_config *cfg) {
   srv_computer_config cc = {cfg->computer_ms};
   srv_hints_config hc = {cfg->hint_ms, cfg->hints_per_minute};
   srv_analysis_config ac = {cfg->analysis_ms, cfg->analyses_per_hour, cfg->analysis_queue};
-  if ((app.searches = srv_search_pool_new(&app.work, &app.time, &pc)) == NULL ||
-      (app.computer = srv_computer_new(app.rooms, app.searches, &app.time, &cc)) == NULL ||
-      (app.hints = srv_hints_new(app.rooms, app.searches, &hc)) == NULL ||
+  if ((app.searches = srv_search_pool_new(&app.work, &app.time, &pc)) == NULL) {
+    srv_log_error("main", "out of memory");
+    return 1;
+  }
+  if (cfg->search_queue[0]) {
+    /* The workers' queue, the pool its fallback (srv_search_redis.h). */
+    srv_search_redis_config rc = {.url = cfg->search_queue,
+                                  .target_ms = {FAST_TARGET_MS, cfg->computer_reply_ms},
+                                  .floor_ms = {FAST_FLOOR_MS, DEEP_FLOOR_MS},
+                                  .fallback = app.searches};
+    int err = srv_search_redis_new(&app.loop, &app.time, &rc, &app.workers);
+    if (err != 0) {
+      srv_log_error("main", "--search-queue %s: %s", cfg->search_queue,
+                    err == SRV_EBADREQ ? "not a redis://HOST:PORT URL" : srv_err_code(err));
+      return err == SRV_EBADREQ ? 2 : 1;
+    }
+    srv_log_info("main",
+                 "computer: searches on the workers of %s (in process while none is "
+                 "alive)",
+                 cfg->search_queue);
+  }
+  srv_search_queue *queue = app.workers != NULL ? app.workers : app.searches;
+  /* Analyses run in process, on CPUs the moves leave free (srv_search_pool.h): the workers do
+   * not take analyses yet. */
+  if ((app.computer = srv_computer_new(app.rooms, queue, &app.time, &cc)) == NULL ||
+      (app.hints = srv_hints_new(app.rooms, queue, &hc)) == NULL ||
       (app.analysis = srv_analysis_new(app.searches, app.store, &app.time, &ac)) == NULL) {
     srv_log_error("main", "out of memory");
     return 1;
@@ -394,19 +421,19 @@ int main(int argc, char **argv) {
     srv_log_error("main", "out of memory");
     return 1;
   }
-  /* A network database commits on the loop: the batch goes out, its result comes back later. */
-  if (cfg.store[0]) {
-    srv_persist_set_committer(app.persist, &(srv_committer){commit_on_loop, &app.loop});
-    if ((rc = srv_store_watch(app.store, &app.loop)) != 0) {
-      srv_log_error("main", "cannot watch the database: %s", srv_store_strerror(rc));
-      return 1;
-    }
+  /* Batches commit on the loop without stopping it: a network database's goes out and its result
+   * comes back later; SQLite's (--sync full) is synced by a thread of the store's own. */
+  srv_persist_set_committer(app.persist, &(srv_committer){commit_on_loop, &app.loop});
+  if ((rc = srv_store_watch(app.store, &app.loop)) != 0) {
+    srv_log_error("main", "cannot watch the database: %s", srv_store_strerror(rc));
+    return 1;
   }
   srv_recorder recorder = {srv_persist_record, app.persist};
   srv_rooms_set_recorder(app.rooms, &recorder);
   /* The computer before recovery: a restored game where it is to move gets its search. */
-  if (cfg.computer_max_games > 0 && start_computer(&cfg) != 0)
-    return 1;
+  int computer_rc = cfg.computer_max_games > 0 ? start_computer(&cfg) : 0;
+  if (computer_rc != 0)
+    return computer_rc; /* 2: a bad --search-queue. */
   /* Recovery before listening: every stored room and game is back before a client can ask. A
    * cluster's node does not: another node may run them; each is taken over when it is needed. */
   if (!cfg.cluster[0] && srv_recover(app.store, app.ident, app.rooms, &app.time) != 0) {
@@ -463,9 +490,11 @@ int main(int argc, char **argv) {
                              .time = &app.time,
                              .rooms = app.rooms,
                              .lobby = app.lobby,
+                             .myrooms = app.myrooms,
                              .ident = app.ident,
                              .store = app.store,
                              .dispatch = &app.dispatch,
+                             .work = &app.work,
                              .net = app.net_sink};
     if ((rc = srv_cluster_new(&ccfg, &deps, &app.cluster)) != 0) {
       srv_log_error("main", "cannot join the cluster at %s: %s", cfg.cluster, srv_err_code(rc));
@@ -495,6 +524,7 @@ int main(int argc, char **argv) {
 
   srv_computer_free(app.computer); /* Its searches ended with the rooms, before uv_run returned. */
   srv_hints_free(app.hints);       /* So did the hints'. */
+  srv_search_redis_free(app.workers);
   srv_search_pool_free(app.searches);
   /* Every password job has had its done call (uv_run() waits for them), applying nothing. */
   srv_accounts_free(app.accounts);

@@ -56,6 +56,9 @@ static const opt options[] = {
     INT_OPT("cluster-lease-ms", "MANCALA_CLUSTER_LEASE_MS", cluster_lease_ms, 1500, 600000, 10000,
             "a node runs a room under a lease this long, renewed every third of it: after a "
             "node's crash its rooms are taken over within about this long"),
+    STR_OPT("search-queue", "MANCALA_SEARCH_QUEUE", search_queue, "",
+            "Redis (redis://HOST:PORT) whose mancala-worker processes run the computer's searches "
+            "(docs/computer.md); in process when none is alive"),
     STR_OPT("sync", "MANCALA_SYNC", sync, "full",
             "full: an acknowledged move survives a power loss; normal: a process crash only"),
     INT_OPT("data-max-kib", "MANCALA_DATA_MAX_KIB", data_max_kib, 0, 2147483647, 0,

@@ -16,6 +16,8 @@ typedef struct srv_config {
   char store[1024];        /* A PostgreSQL URL instead of data; "": SQLite in data. */
   char cluster[256];       /* A Redis URL: a node of a cluster (needs store); "": one process. */
   int cluster_lease_ms;    /* A room's lease and a node's presence in the cluster. */
+  char search_queue[256];  /* A Redis URL: the computer's searches on mancala-worker processes
+                            * (docs/computer.md); "": in process only. */
   char sync[16];           /* full or normal: SQLite's synchronous setting. */
   int data_max_kib;        /* Size quota of the database in KiB; 0: none. */
   char web[1024];          /* Directory of the web client's static files. */

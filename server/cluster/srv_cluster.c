@@ -45,6 +45,10 @@ static void on_message(void *ud, const char *channel, size_t clen, const char *m
     srv_cluster__lobby_message(cl, msg, len);
     return;
   }
+  if (clen == strlen("mancala:mine") && memcmp(channel, "mancala:mine", clen) == 0) {
+    srv_cluster__mine_message(cl, msg, len);
+    return;
+  }
   if (len < 2)
     return;
   switch (msg[0]) {
@@ -77,8 +81,11 @@ static void on_state(void *ud, bool up) {
     srv_log_info("cluster", "Redis is up (node %s)", cl->node);
     /* Present again at once (a Redis that restarted lost every key), and the others' presence
      * not judged before they could say so too. */
-    if (!cl->stopping)
+    if (!cl->stopping) {
       announce(cl);
+      srv_cluster__leases_load(cl); /* A Redis that restarted lost its scripts, */
+      srv_cluster__sweep_join(cl);  /* and the nodes' set. */
+    }
     cl->peers_from = srv_cluster__now(cl) + (uint64_t)cl->cfg.lease_ms;
   } else
     srv_log_warn("cluster", "Redis is down: rooms whose lease cannot be renewed refuse moves "
@@ -142,6 +149,7 @@ static void on_tick(uv_timer_t *t) {
     if (renew)
       announce(cl);
     check_peers(cl);
+    srv_cluster__sweep_tick(cl);
   }
   srv_cluster__leases_tick(cl, renew);
   srv_cluster__routes_tick(cl);
@@ -218,13 +226,20 @@ int srv_cluster_new(const srv_cluster_config *cfg, const srv_cluster_deps *deps,
     srv_cluster_free(cl);
     return SRV_ENOMEM;
   }
+  if ((cl->reader = srv_reader_new(deps->store)) == NULL ||
+      (deps->work != NULL && srv_reader_use_work(cl->reader, deps->work) != 0)) {
+    srv_log_error("cluster", "cannot open the cluster's reader of PostgreSQL");
+    srv_cluster_free(cl);
+    return SRV_ESTORAGE;
+  }
   srv_redis_config rc_cfg = {.url = cl->url, .message = on_message, .state = on_state, .ud = cl};
   if ((rc = srv_redis_new(deps->loop, &rc_cfg, &cl->redis)) != 0) {
     srv_log_error("cluster", "bad Redis URL %s", cl->url);
     srv_cluster_free(cl);
     return rc;
   }
-  if (srv_redis_subscribe(cl->redis, cl->channel) != 0 || srv_cluster__lobby_new(cl) != 0) {
+  if (srv_redis_subscribe(cl->redis, cl->channel) != 0 || srv_cluster__lobby_new(cl) != 0 ||
+      srv_cluster__mine_new(cl) != 0) {
     srv_cluster_free(cl);
     return SRV_ENOMEM;
   }
@@ -307,6 +322,7 @@ static void on_stop_timeout(uv_timer_t *t) {
 void srv_cluster_stop(srv_cluster *cl, void (*done)(void *arg), void *arg) {
   cl->stopping = true;
   srv_cluster__standins_drop(cl);
+  srv_cluster__mine_stop(cl);
   cl->stop_done = done;
   cl->stop_arg = arg;
   cl->stop_left = 1; /* Until every release is sent. */
@@ -326,6 +342,7 @@ void srv_cluster_stop(srv_cluster *cl, void (*done)(void *arg), void *arg) {
 
 void srv_cluster_release(void *ud) {
   srv_cluster *cl = ud;
+  srv_cluster__mine_flush(cl);
   outgoing *o;
   while ((o = cl->out_head) != NULL) {
     cl->out_head = o->next;
@@ -366,6 +383,8 @@ void srv_cluster_free(srv_cluster *cl) {
   srv_cluster__routes_free(cl);
   srv_cluster__leases_free(cl);
   srv_cluster__lobby_free(cl);
+  srv_cluster__mine_free(cl);
+  srv_reader_free(cl->reader); /* After the loop ran its last jobs' answers. */
   srv_hash_dispose(&cl->leases);
   srv_hash_dispose(&cl->routes);
   srv_hash_dispose(&cl->routed);

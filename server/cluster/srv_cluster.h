@@ -15,8 +15,13 @@
  *   already cover (docs/protocol.md).
  * - Take-over: a node whose presence key (mancala:node:ID) lapsed is dead; the rooms it ran are
  *   taken over by the next node that needs them (a command, or a member of its own to bring
- *   back), which rebuilds the room from PostgreSQL (srv_recover_room()), clocks resuming without
- *   charging the gap. Its members on other nodes enter again through the new owner.
+ *   back), which rebuilds the room from PostgreSQL (srv_recover_room_from()), clocks resuming
+ * without charging the gap. Its members on other nodes enter again through the new owner. Rooms
+ * nobody asks for are swept (srv_cluster_sweep.c): each node takes over, a few a second, the rooms
+ * of the nodes whose presence lapsed (mancala:rooms:NODE), so that their clocks run.
+ * - Games in progress: each room's my_rooms entry is written by its owner into its seated
+ *   players' hashes in Redis (mancala:mine:PLAYER); a player's list on any node adds them
+ *   (srv_cluster_mine.c, srv_myrooms_remote).
  * - Game ids: each node has a lane (srv_rooms_set_game_id_lane()) from a counter in Redis; room
  *   codes are reserved in Redis (the lease itself, SET NX) before a room is made.
  *
@@ -34,10 +39,12 @@
 #include "srv_ident.h"
 #include "srv_lobby.h"
 #include "srv_metrics.h"
+#include "srv_myrooms.h"
 #include "srv_room.h"
 #include "srv_send.h"
 #include "srv_store.h"
 #include "srv_time.h"
+#include "srv_work.h"
 
 typedef struct srv_cluster srv_cluster;
 
@@ -52,17 +59,19 @@ typedef struct srv_cluster_deps {
   uv_loop_t *loop;
   srv_time *time;
   srv_rooms *rooms;
-  srv_lobby *lobby; /* Lists the rooms of every node. */
+  srv_lobby *lobby;     /* Lists the rooms of every node. */
+  srv_myrooms *myrooms; /* The players' own lists: their rooms on every node. */
   srv_ident *ident;
   srv_store *store;       /* PostgreSQL (srv_store_is_network()). */
   srv_dispatch *dispatch; /* Its router is set here. */
+  srv_work *work;         /* The thread pool its PostgreSQL reads run on (srv_reader.h). */
   srv_sink net;           /* The network layer's sink: this node's own connections. */
 } srv_cluster_deps;
 
 /* Joins the cluster: connects to Redis (waiting up to wait_ms, running the loop), takes a lane
  * for the game ids, announces the node's presence, and sets the dispatch's router. Returns 0 with
  * *out, SRV_EBADREQ (a bad URL, a store that is not PostgreSQL), SRV_EUNAVAILABLE (no Redis in
- * time), SRV_ENOMEM. */
+ * time), SRV_ESTORAGE (no connection for its reads of PostgreSQL), SRV_ENOMEM. */
 int srv_cluster_new(const srv_cluster_config *cfg, const srv_cluster_deps *deps, srv_cluster **out);
 
 /* The sink the rooms, the lobby, the dispatch and the accounts send through: frames for a

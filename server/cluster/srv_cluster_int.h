@@ -1,12 +1,14 @@
 /* What the cluster's files share (srv_cluster.h): srv_cluster.c (the node: Redis, presence, the
  * tick, the messages between nodes, the stop), srv_cluster_lease.c (leases, codes reserved,
- * take-over), srv_cluster_route.c (commands to the owner, stand-ins, frames back). */
+ * take-over), srv_cluster_route.c (commands to the owner, stand-ins, frames back),
+ * srv_cluster_lobby.c (the lobby and quick play), srv_cluster_mine.c (games in progress). */
 #ifndef SRV_CLUSTER_INT_H
 #define SRV_CLUSTER_INT_H
 
 #include "srv_cluster.h"
 #include "srv_frame.h"
 #include "srv_hash.h"
+#include "srv_reader.h"
 #include "srv_redis.h"
 
 #define NODE_ID_LEN 16
@@ -17,6 +19,7 @@ typedef struct lease {
   char code[SRV_CODE_LEN + 1];
   srv_hash_node hnode;
   bool held;           /* Confirmed by Redis (false: being taken). */
+  bool recovering;     /* Its room is being read from the store (a take-over under way). */
   uint64_t renewed_ms; /* Loop time of the last confirmation. */
 } lease;
 
@@ -53,12 +56,24 @@ typedef struct routed {
   } in[ROUTED_ROOMS];
 } routed;
 
+/* A command for a stand-in kept while its player's account is read. */
+typedef struct held_msg {
+  struct held_msg *next;
+  size_t len;
+  char msg[];
+} held_msg;
+
 /* A connection of another node, here for the rooms it sent commands to. */
 typedef struct standin {
   srv_client client; /* client.remote points back here. */
   srv_hash_node hnode;
   char node[NODE_ID_LEN + 1];
   uint64_t conn;
+  /* While its player's account is read (off the loop): the player (a reference; client.player is
+   * still NULL), its name as its node knows it, and the commands that came meanwhile, in order. */
+  srv_player *loading;
+  char name[SRV_NAME_SIZE];
+  held_msg *held_head, *held_tail;
 } standin;
 
 /* A frame for a stand-in, published at the end of the turn. */
@@ -70,12 +85,14 @@ typedef struct outgoing {
 } outgoing;
 
 typedef struct srv_cluster_lobby srv_cluster_lobby;
+typedef struct srv_cluster_mine srv_cluster_mine;
 
 struct srv_cluster {
   srv_cluster_config cfg;
   char url[256];
   srv_cluster_deps d;
   srv_redis *redis;
+  srv_reader *reader; /* PostgreSQL's reads off the loop (srv_reader.h): a resumed hello's rooms. */
   char node[NODE_ID_LEN + 1];
   char channel[KEY_SIZE]; /* mancala:to:<node> */
   int lane;
@@ -94,7 +111,11 @@ struct srv_cluster {
   void (*stop_done)(void *);
   void *stop_arg;
   srv_cluster_stats stats;
+  bool sweeping; /* A sweep is under way (srv_cluster_sweep.c); sweep_left: its takes. */
+  int sweep_left;
+  char renew_sha[41];       /* The renewal script's SHA1 once Redis loaded it ("": not yet). */
   srv_cluster_lobby *lobby; /* srv_cluster_lobby.c */
+  srv_cluster_mine *mine;   /* srv_cluster_mine.c */
 };
 
 /* srv_cluster.c */
@@ -114,9 +135,17 @@ void srv_cluster__drop_lease(srv_cluster *cl, const char *code, bool release);
 /* create and quick: a code reserved first. Returns 1 (taken) or a negative code. */
 int srv_cluster__reserve(srv_cluster *cl, srv_client *c, const srv_cmd *cmd, const char *buf,
                          size_t len);
-/* Brings room code back from the store as its owner (the lease is this node's). Returns 0,
- * SRV_ENOTFOUND (no such open room) or an error. */
-int srv_cluster__take_over(srv_cluster *cl, const char *code);
+/* Brings room code back from the store as its owner (its lease is this node's, held): the claim of
+ * its game and its reads through the cluster's reader, off the loop; then done(cl, code, rc, arg)
+ * on the loop with 0 (the room runs here), SRV_ENOTFOUND (no such open room), SRV_EUNAVAILABLE
+ * (its lease went meanwhile, or the node stops: then done must not use Redis any more),
+ * SRV_ESTORAGE or SRV_ENOMEM.
+ * Returns 0 (under way), SRV_EBUSY (under way for another caller: the room comes), or an error
+ * (done not called). */
+typedef void (*srv_cluster_taken_fn)(srv_cluster *cl, const char *code, int rc, void *arg);
+int srv_cluster__take_over(srv_cluster *cl, const char *code, srv_cluster_taken_fn done, void *arg);
+/* Loads the renewal script into Redis (at start and whenever Redis is up again). */
+void srv_cluster__leases_load(srv_cluster *cl);
 void srv_cluster__leases_tick(srv_cluster *cl, bool renew);
 void srv_cluster__leases_stop(srv_cluster *cl, void (*answered)(void *, const redisReply *));
 void srv_cluster__leases_free(srv_cluster *cl);
@@ -131,6 +160,22 @@ void srv_cluster__lobby_node_dead(srv_cluster *cl, const char *node);
 void srv_cluster__lobby_stop(srv_cluster *cl);
 /* The code of a room waiting in quick play's pool on another node, or NULL. */
 const char *srv_cluster__lobby_seek(srv_cluster *cl, int pool);
+
+/* srv_cluster_mine.c */
+int srv_cluster__mine_new(srv_cluster *cl);
+void srv_cluster__mine_free(srv_cluster *cl);
+/* The stop: the rooms and the players' lists are left alone (before they go). */
+void srv_cluster__mine_stop(srv_cluster *cl);
+/* A notice on mancala:mine. */
+void srv_cluster__mine_message(srv_cluster *cl, const char *msg, size_t len);
+/* The end of a turn: the entries of the rooms that changed written to Redis. */
+void srv_cluster__mine_flush(srv_cluster *cl);
+
+/* srv_cluster_sweep.c */
+/* The node joins mancala:nodes (at start, and when Redis is up again). */
+void srv_cluster__sweep_join(srv_cluster *cl);
+/* Rooms of gone nodes taken over here, SWEEP_RATE at most. */
+void srv_cluster__sweep_tick(srv_cluster *cl);
 
 /* srv_cluster_route.c */
 /* c's entry among the connections routed elsewhere, made (with its route_id) when new; NULL when
@@ -158,6 +203,10 @@ void srv_cluster__node_dead(srv_cluster *cl, const char *node);
 int srv_cluster__peers(srv_cluster *cl, char (*out)[NODE_ID_LEN + 1], int max);
 /* The room code left this node (lease lost): its members come back through the new owner. */
 void srv_cluster__evicted(srv_cluster *cl, const char *code);
+/* A take-over of code ended (rc as srv_cluster__take_over()'s done): the commands of this node's
+ * connections waiting for the room run here (or get not_found) or fail, and its members of this
+ * node enter it. */
+void srv_cluster__taken_over(srv_cluster *cl, const char *code, int rc);
 /* Looks up the owner of code again for the commands waiting in r (a retry). */
 void srv_cluster__routes_tick(srv_cluster *cl);
 void srv_cluster__routes_free(srv_cluster *cl);

@@ -11,18 +11,32 @@
 #include "srv_log.h"
 #include "srv_proto.h"
 #include "srv_rand.h"
+#include "srv_reader.h"
 #include "srv_recover.h"
 
-/* SET NX PX, and when it is taken, who holds it: 1 (taken for ARGV[1]), the holder, or 0 (it
- * lapsed between the two: try again). */
+/* The lease scripts' arguments (script()): KEYS[1] the lease, KEYS[2] the node's set of rooms
+ * (mancala:rooms:NODE, for the sweep of a node that is gone: srv_cluster_sweep.c), ARGV[1] the
+ * node, ARGV[2] the lease's length in ms, ARGV[3] the room's code. */
+
+/* SET NX PX (the room joins the node's set), and when it is taken, who holds it: 1 (taken for
+ * ARGV[1]), the holder, or 0 (it lapsed between the two: try again). */
 static const char take_script[] =
-    "if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end "
+    "if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then "
+    "redis.call('sadd', KEYS[2], ARGV[3]) return 1 end "
     "local o = redis.call('get', KEYS[1]) if o then return o end return 0";
-/* Compare and extend: 1 when the lease is still ARGV[1]'s, else 0. */
-static const char renew_script[] = "if redis.call('get', KEYS[1]) == ARGV[1] then "
-                                   "return redis.call('pexpire', KEYS[1], ARGV[2]) end return 0";
-/* Compare and delete. */
+/* Compare and extend, for every lease in KEYS: the ones still ARGV[1]'s get ARGV[2] ms more; the
+ * answer is the (1-based) positions of the others, lost. Loaded once (SCRIPT LOAD) and run by its
+ * SHA1 (EVALSHA); a Redis that lost its scripts (NOSCRIPT: restarted) gets it again with EVAL. */
+static const char renew_script[] =
+    "local lost = {} for i, k in ipairs(KEYS) do "
+    "if redis.call('get', k) == ARGV[1] then redis.call('pexpire', k, ARGV[2]) "
+    "else lost[#lost + 1] = i end end return lost";
+/* Compare and delete; the room leaves the node's set (it closed, or it was never made). */
 static const char release_script[] =
+    "redis.call('srem', KEYS[2], ARGV[3]) "
+    "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0";
+/* The same at a clean stop, the room kept in the node's set: the others sweep it. */
+static const char stop_script[] =
     "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0";
 
 static bool lease_is(const srv_hash_node *n, const void *code) {
@@ -48,11 +62,12 @@ static lease *lease_add(srv_cluster *cl, const char *code) {
 /* Runs a lease script on code's key. */
 static int script(srv_cluster *cl, const char *body, const char *code, srv_redis_reply_fn fn,
                   void *arg) {
-  char key[KEY_SIZE], ms[24];
+  char key[KEY_SIZE], rooms[KEY_SIZE], ms[24];
   srv_cluster__key(key, "lease", code);
+  srv_cluster__key(rooms, "rooms", cl->node);
   snprintf(ms, sizeof ms, "%lld", (long long)cl->cfg.lease_ms);
-  const char *argv[] = {"EVAL", body, "1", key, cl->node, ms};
-  return srv_redis_command(cl->redis, fn, arg, 6, argv, NULL);
+  const char *argv[] = {"EVAL", body, "2", key, rooms, cl->node, ms, code};
+  return srv_redis_command(cl->redis, fn, arg, 8, argv, NULL);
 }
 
 void srv_cluster__drop_lease(srv_cluster *cl, const char *code, bool release) {
@@ -117,40 +132,115 @@ int srv_cluster__take(srv_cluster *cl, const char *code, srv_cluster_take_fn don
 
 /* ---- Take-over ------------------------------------------------------------------------------- */
 
-int srv_cluster__take_over(srv_cluster *cl, const char *code) {
-  int rc = srv_recover_room(cl->d.store, cl->d.ident, cl->d.rooms, cl->d.time, code);
-  if (rc != 0)
-    return rc;
-  srv_room *room = srv_rooms_find(cl->d.rooms, code);
-  int64_t game = room != NULL ? srv_room_game_id(room) : 0;
-  int64_t epoch = 0;
-  if (game > 0) {
-    /* The claim, then the room read again: the node that ran it may have committed after the
-     * first read (its last batch, before it knew); once claimed, nothing of it commits any more
-     * (its batches are fenced), so the second read is the room as it stays. */
-    srv_rooms_evict(cl->d.rooms, code, NULL, NULL);
-    if ((rc = srv_store_game_claim(cl->d.store, game, &epoch)) != 0) {
-      /* Without the claim a node that lost the room during a pause could still commit to it:
-       * the room is not run here. */
-      srv_log_error("cluster", "room %s: cannot claim its game %lld: %s", code, (long long)game,
-                    srv_store_strerror(rc));
-      return SRV_ESTORAGE;
-    }
-    if ((rc = srv_recover_room(cl->d.store, cl->d.ident, cl->d.rooms, cl->d.time, code)) != 0)
+/* A take-over: its reads and the claim of its game run on the cluster's reader (a pool thread);
+ * the room is rebuilt on the loop. */
+typedef struct takeover {
+  srv_cluster *cl;
+  char code[SRV_CODE_LEN + 1];
+  srv_cluster_taken_fn done;
+  void *arg;
+  srv_store_recovery *rec; /* The room as read after the claim. */
+  int64_t games[2];        /* The games claimed (a rematch begun in between: two), epochs. */
+  int64_t epochs[2];
+  int n_claims;
+} takeover;
+
+/* The room's game claimed, then the room read again: the node that ran it may have committed after
+ * the first read (its last batch, before it knew); once claimed, nothing of it commits any more
+ * (its batches are fenced), so the second read is the room as it stays. Returns 0, 1 (no such
+ * open room) or a negative SRV_STORE_E* code. On the reader's connection. */
+static int takeover_read(srv_store *store, void *arg) {
+  takeover *t = arg;
+  for (int pass = 0; pass < 3; pass++) {
+    srv_store_recovery_free(t->rec);
+    t->rec = NULL;
+    int rc = srv_store_recover_room(store, t->code, &t->rec);
+    if (rc < 0)
       return rc;
-    room = srv_rooms_find(cl->d.rooms, code);
-    if (room != NULL && srv_room_game_id(room) != game) {
-      /* A rematch began in between (a new game, never claimed): claimed too. */
-      game = srv_room_game_id(room);
-      if (game > 0 && (rc = srv_store_game_claim(cl->d.store, game, &epoch)) != 0) {
-        srv_rooms_evict(cl->d.rooms, code, NULL, NULL);
-        return SRV_ESTORAGE;
-      }
+    if (t->rec->n_rooms != 1)
+      return 1;
+    int64_t game = t->rec->rooms[0].game;
+    bool claimed = game <= 0;
+    for (int i = 0; i < t->n_claims && !claimed; i++)
+      claimed = t->games[i] == game;
+    if (claimed)
+      return 0; /* The room as read is the room as it stays. */
+    if (t->n_claims == 2)
+      return SRV_STORE_ECONFLICT; /* Games begun faster than it is read: not run here. */
+    if ((rc = srv_store_game_claim_raise(store, game, &t->epochs[t->n_claims])) < 0)
+      return rc;
+    t->games[t->n_claims++] = game;
+  }
+  return SRV_STORE_ECONFLICT;
+}
+
+static void takeover_read_done(void *arg, int rc) {
+  takeover *t = arg;
+  srv_cluster *cl = t->cl;
+  lease *l = srv_cluster__lease(cl, t->code);
+  if (l != NULL)
+    l->recovering = false;
+  if (cl->stopping) {
+    /* Its leases were given back already; nothing more is run here (Redis may be closed). */
+    srv_store_recovery_free(t->rec);
+    t->done(cl, t->code, SRV_EUNAVAILABLE, t->arg);
+    free(t);
+    return;
+  }
+  int err = 0;
+  if (rc < 0) {
+    srv_log_error("cluster", "room %s: cannot take it over: %s", t->code, srv_store_strerror(rc));
+    err = rc == SRV_STORE_ENOMEM ? SRV_ENOMEM : SRV_ESTORAGE;
+  } else if (rc == 1) {
+    err = SRV_ENOTFOUND;
+  } else if (l == NULL || !l->held) {
+    err = SRV_EUNAVAILABLE; /* Its lease went meanwhile (lost, or Redis lost it). */
+  } else if (srv_rooms_find(cl->d.rooms, t->code) != NULL) {
+    err = 0; /* Here already. */
+  } else {
+    for (int i = 0; i < t->n_claims && err == 0; i++)
+      if (srv_store_game_claimed(cl->d.store, t->games[i], t->epochs[i]) != 0)
+        err = SRV_ENOMEM;
+    if (err == 0) {
+      err =
+          srv_recover_room_from(cl->d.store, cl->d.ident, cl->d.rooms, cl->d.time, t->code, t->rec);
+      t->rec = NULL;
+    }
+    if (err == 0) {
+      cl->stats.takeovers++;
+      srv_room *room = srv_rooms_find(cl->d.rooms, t->code);
+      srv_log_info("cluster", "room %s taken over (game %lld, owner epoch %lld)", t->code,
+                   (long long)(room != NULL ? srv_room_game_id(room) : 0),
+                   (long long)(t->n_claims > 0 ? t->epochs[t->n_claims - 1] : 0));
     }
   }
-  cl->stats.takeovers++;
-  srv_log_info("cluster", "room %s taken over (game %lld, owner epoch %lld)", code, (long long)game,
-               (long long)epoch);
+  srv_store_recovery_free(t->rec);
+  srv_cluster__taken_over(cl, t->code, err); /* The commands waiting for it, first. */
+  t->done(cl, t->code, err, t->arg);
+  free(t);
+}
+
+int srv_cluster__take_over(srv_cluster *cl, const char *code, srv_cluster_taken_fn done,
+                           void *arg) {
+  lease *l = srv_cluster__lease(cl, code);
+  if (l == NULL || !l->held)
+    return SRV_EUNAVAILABLE;
+  if (l->recovering)
+    return SRV_EBUSY; /* Under way for another caller: the room comes. */
+  takeover *t = calloc(1, sizeof *t);
+  if (t == NULL)
+    return SRV_ENOMEM;
+  t->cl = cl;
+  snprintf(t->code, sizeof t->code, "%s", code);
+  t->done = done;
+  t->arg = arg;
+  l->recovering = true;
+  int rc = srv_reader_read(cl->reader, takeover_read, takeover_read_done, t);
+  if (rc != 0) {
+    l->recovering = false;
+    free(t);
+    return rc;
+  }
   return 0;
 }
 
@@ -310,29 +400,122 @@ int srv_cluster__reserve(srv_cluster *cl, srv_client *c, const srv_cmd *cmd, con
 
 /* ---- The tick -------------------------------------------------------------------------------- */
 
+/* At most this many leases a script (a script holds Redis up while it runs: about 1 ms for 1,000
+ * keys). */
+#define RENEW_BATCH 1000
+
+/* One batch of renewals: the codes in the order of KEYS. */
 typedef struct renewal {
   srv_cluster *cl;
-  char code[SRV_CODE_LEN + 1];
+  int n;
+  bool by_sha; /* Sent as EVALSHA (NOSCRIPT: sent again as EVAL). */
+  char (*codes)[SRV_CODE_LEN + 1];
 } renewal;
+
+static void renewal_free(renewal *r) {
+  free(r->codes);
+  free(r);
+}
+
+static int renewal_send(renewal *r);
+
+static void script_loaded(void *arg, const redisReply *reply) {
+  srv_cluster *cl = arg;
+  if (reply != NULL && reply->type == REDIS_REPLY_STRING && reply->len < sizeof cl->renew_sha)
+    snprintf(cl->renew_sha, sizeof cl->renew_sha, "%.*s", (int)reply->len, reply->str);
+}
+
+void srv_cluster__leases_load(srv_cluster *cl) {
+  const char *argv[] = {"SCRIPT", "LOAD", renew_script};
+  (void)srv_redis_command(cl->redis, script_loaded, cl, 3, argv, NULL);
+}
 
 static void renewed(void *arg, const redisReply *reply) {
   renewal *r = arg;
   srv_cluster *cl = r->cl;
-  lease *l = srv_cluster__lease(cl, r->code);
-  if (l != NULL && reply != NULL && reply->type == REDIS_REPLY_INTEGER) {
-    if (reply->integer == 1) {
-      l->renewed_ms = srv_cluster__now(cl);
+  if (reply != NULL && reply->type == REDIS_REPLY_ERROR && r->by_sha &&
+      strncmp(reply->str, "NOSCRIPT", 8) == 0 && !cl->stopping) {
+    r->by_sha = false; /* EVAL loads it again for the next ticks. */
+    if (renewal_send(r) == 0)
+      return;
+  }
+  if (reply == NULL || reply->type != REDIS_REPLY_ARRAY) {
+    if (reply != NULL && reply->type == REDIS_REPLY_ERROR)
+      srv_log_warn("cluster", "lease renewals refused by Redis: %s", reply->str);
+    renewal_free(r);
+    return; /* Not renewed: tried again at the next renewal. */
+  }
+  /* The lost ones first (their positions), then every other still here is renewed. */
+  bool *lost = calloc((size_t)r->n, sizeof *lost);
+  if (lost == NULL) {
+    renewal_free(r);
+    return;
+  }
+  for (size_t i = 0; i < reply->elements; i++) {
+    const redisReply *e = reply->element[i];
+    if (e->type == REDIS_REPLY_INTEGER && e->integer >= 1 && e->integer <= r->n)
+      lost[e->integer - 1] = true;
+  }
+  uint64_t now = srv_cluster__now(cl);
+  for (int i = 0; i < r->n; i++) {
+    lease *l = srv_cluster__lease(cl, r->codes[i]);
+    if (l == NULL)
+      continue;
+    if (!lost[i]) {
+      l->renewed_ms = now;
       cl->stats.renewals++;
     } else if (!cl->stopping) {
       /* Another node holds it (this one paused past it, or Redis lost it and another took it):
        * the room is not this node's any more; its members come back through the new owner. */
-      srv_log_warn("cluster", "room %s: lease lost; it leaves this node", r->code);
+      srv_log_warn("cluster", "room %s: lease lost; it leaves this node", r->codes[i]);
       cl->stats.leases_lost++;
-      srv_cluster__drop_lease(cl, r->code, false);
-      srv_cluster__evicted(cl, r->code);
+      srv_cluster__drop_lease(cl, r->codes[i], false);
+      srv_cluster__evicted(cl, r->codes[i]);
     }
   }
-  free(r);
+  free(lost);
+  renewal_free(r);
+}
+
+static int renewal_send(renewal *r) {
+  srv_cluster *cl = r->cl;
+  int argc = 5 + r->n;
+  const char **argv = malloc((size_t)argc * sizeof *argv);
+  char(*keys)[KEY_SIZE] = malloc((size_t)r->n * sizeof *keys);
+  if (argv == NULL || keys == NULL) {
+    free(argv);
+    free(keys);
+    return SRV_ENOMEM;
+  }
+  char nkeys[16], ms[24];
+  snprintf(nkeys, sizeof nkeys, "%d", r->n);
+  snprintf(ms, sizeof ms, "%lld", (long long)cl->cfg.lease_ms);
+  argv[0] = r->by_sha ? "EVALSHA" : "EVAL";
+  argv[1] = r->by_sha ? cl->renew_sha : renew_script;
+  argv[2] = nkeys;
+  for (int i = 0; i < r->n; i++) {
+    srv_cluster__key(keys[i], "lease", r->codes[i]);
+    argv[3 + i] = keys[i];
+  }
+  argv[3 + r->n] = cl->node;
+  argv[4 + r->n] = ms;
+  int rc = srv_redis_command(cl->redis, renewed, r, argc, argv, NULL);
+  free(argv);
+  free(keys);
+  return rc;
+}
+
+/* Sends the renewals of codes (n of them, taken). */
+static void renew_batch(srv_cluster *cl, char (*codes)[SRV_CODE_LEN + 1], int n) {
+  renewal *r = malloc(sizeof *r);
+  if (r == NULL) {
+    free(codes);
+    return;
+  }
+  *r = (renewal){cl, n, cl->renew_sha[0] != '\0', codes};
+  if (renewal_send(r) != 0)
+    renewal_free(r);
+  cl->stats.renewal_batches++;
 }
 
 /* A room of this node without a lease (made before its reservation was known, or restored):
@@ -348,24 +531,33 @@ static void reconciled(srv_cluster *cl, const char *code, bool ok, const char *o
 void srv_cluster__leases_tick(srv_cluster *cl, bool renew) {
   if (!srv_redis_up(cl->redis))
     return;
-  /* Leases of rooms that closed are given back; the others renewed. */
+  /* Leases of rooms that closed are given back; the others renewed, RENEW_BATCH a script. */
+  char(*codes)[SRV_CODE_LEN + 1] = NULL;
+  int n_codes = 0;
   srv_hash_node *n = srv_hash_first(&cl->leases);
   while (n != NULL) {
     srv_hash_node *next = srv_hash_next(&cl->leases, n);
     lease *l = srv_hash_entry(n, lease, hnode);
-    if (l->held && srv_rooms_find(cl->d.rooms, l->code) == NULL) {
+    if (l->held && !l->recovering && srv_rooms_find(cl->d.rooms, l->code) == NULL) {
       srv_cluster__drop_lease(cl, l->code, true);
     } else if (renew && l->held) {
-      renewal *r = malloc(sizeof *r);
-      if (r != NULL) {
-        r->cl = cl;
-        memcpy(r->code, l->code, sizeof r->code);
-        if (script(cl, renew_script, l->code, renewed, r) != 0)
-          free(r);
+      if (codes == NULL && (codes = malloc(RENEW_BATCH * sizeof *codes)) == NULL)
+        renew = false; /* Out of memory: the next renewal tries again. */
+      else {
+        memcpy(codes[n_codes++], l->code, sizeof codes[0]);
+        if (n_codes == RENEW_BATCH) {
+          renew_batch(cl, codes, n_codes);
+          codes = NULL;
+          n_codes = 0;
+        }
       }
     }
     n = next;
   }
+  if (n_codes > 0)
+    renew_batch(cl, codes, n_codes);
+  else
+    free(codes);
   for (const srv_room *room = srv_rooms_first(cl->d.rooms); room != NULL;
        room = srv_rooms_next(room)) {
     const char *code = srv_room_code(room);
@@ -378,7 +570,7 @@ void srv_cluster__leases_stop(srv_cluster *cl, void (*answered)(void *, const re
   srv_hash_node *n;
   while ((n = srv_hash_first(&cl->leases)) != NULL) {
     lease *l = srv_hash_entry(n, lease, hnode);
-    if (l->held && script(cl, release_script, l->code, answered, cl) == 0)
+    if (l->held && script(cl, stop_script, l->code, answered, cl) == 0)
       cl->stop_left++;
     srv_hash_remove(&cl->leases, n);
     free(l);

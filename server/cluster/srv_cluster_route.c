@@ -298,29 +298,57 @@ static void fail_waiting(srv_cluster *cl, route *rt, int err) {
 
 static void lookup(srv_cluster *cl, route *rt);
 
+void srv_cluster__taken_over(srv_cluster *cl, const char *code, int rc) {
+  route *rt = route_find(cl, code);
+  if (rc == 0) {
+    if (rt != NULL) {
+      run_waiting_here(cl, rt);
+      route_free(cl, rt);
+    }
+    members_here(cl, code); /* The others of this node in it, at once, not at the next tick. */
+    return;
+  }
+  if (rt == NULL)
+    return;
+  rt->looking = false;
+  if (rc == SRV_ENOTFOUND) {
+    run_waiting_here(cl, rt); /* Each gets the handler's own not_found. */
+    route_free(cl, rt);
+  } else {
+    fail_waiting(cl, rt, rc == SRV_ENOMEM ? rc : SRV_EUNAVAILABLE);
+  }
+}
+
+/* A take-over this route asked for failed: its lease is given back (srv_cluster__taken_over()
+ * answered the commands). */
+static void route_taken(srv_cluster *cl, const char *code, int rc, void *arg) {
+  (void)arg;
+  if (rc != 0 && !cl->stopping)
+    srv_cluster__drop_lease(cl, code, true);
+}
+
 static void took(srv_cluster *cl, const char *code, bool ok, const char *owner, void *arg) {
   (void)arg;
   route *rt = cl->stopping ? NULL : route_find(cl, code);
   if (rt == NULL) { /* Freed at the stop, or stopping: nothing more is run here. */
-    if (ok)
+    lease *l = ok ? srv_cluster__lease(cl, code) : NULL;
+    if (l != NULL &&
+        (cl->stopping || (!l->recovering && srv_rooms_find(cl->d.rooms, code) == NULL)))
       srv_cluster__drop_lease(cl, code, true);
     return;
   }
   rt->looking = false;
   if (ok) {
-    int rc = srv_rooms_find(cl->d.rooms, code) != NULL ? 0 : srv_cluster__take_over(cl, code);
-    if (rc == 0) {
-      run_waiting_here(cl, rt);
-      route_free(cl, rt);
-      members_here(cl, code); /* The others of this node in it, at once, not at the next tick. */
+    if (srv_rooms_find(cl->d.rooms, code) != NULL) {
+      srv_cluster__taken_over(cl, code, 0);
       return;
     }
-    srv_cluster__drop_lease(cl, code, true);
-    if (rc == SRV_ENOTFOUND) {
-      run_waiting_here(cl, rt); /* Each gets the handler's own not_found. */
-      route_free(cl, rt);
-    } else {
-      fail_waiting(cl, rt, rc == SRV_ENOMEM ? rc : SRV_EUNAVAILABLE);
+    /* Its reads off the loop; the commands keep waiting (the route looking) until it ends. */
+    rt->looking = true;
+    int rc = srv_cluster__take_over(cl, code, route_taken, NULL);
+    if (rc != 0 && rc != SRV_EBUSY) { /* EBUSY: under way already, its end answers them. */
+      srv_cluster__drop_lease(cl, code, true);
+      srv_cluster__taken_over(cl, code, rc);
     }
     return;
   }
@@ -478,21 +506,59 @@ int srv_cluster__route(void *ud, srv_client *c, const srv_cmd *cmd, const char *
   return send_to_owner(cl, c, cmd->room, cmd->type, &cmd->id, buf, len, false, 0);
 }
 
-void srv_cluster__resumed(void *ud, srv_client *c) {
-  srv_cluster *cl = ud;
+/* A resumed hello's rooms, read through the cluster's reader (off the loop). */
+typedef struct rooms_read {
+  srv_cluster *cl;
+  uint64_t conn;
+  char player[SRV_PLAYER_ID_CHARS + 1];
   char codes[ROUTED_ROOMS][SRV_STORE_CODE_SIZE];
-  size_t n = 0;
-  int rc = srv_store_player_rooms(cl->d.store, c->player->id, codes, ROUTED_ROOMS, &n);
+  size_t n;
+} rooms_read;
+
+/* On the reader's connection (a pool thread with PostgreSQL). */
+static int read_player_rooms(srv_store *store, void *arg) {
+  rooms_read *q = arg;
+  return srv_store_player_rooms(store, q->player, q->codes, ROUTED_ROOMS, &q->n);
+}
+
+static void player_rooms_read(void *arg, int rc) {
+  rooms_read *q = arg;
+  srv_cluster *cl = q->cl;
+  srv_client *c = cl->stopping ? NULL : srv_cluster__client(cl, q->conn);
+  if (c == NULL || c->player == NULL || strcmp(c->player->id, q->player) != 0) {
+    free(q); /* Gone, or another player now. */
+    return;
+  }
   if (rc != 0) {
-    srv_log_warn("cluster", "cannot read the rooms of player %s: %s", c->player->id,
+    srv_log_warn("cluster", "cannot read the rooms of player %s: %s", q->player,
                  srv_store_strerror(rc));
+    free(q);
     return;
   }
   /* Those run elsewhere (or by nobody now): back in through their node, as a reconnection here
    * is back in this node's own rooms. */
-  for (size_t i = 0; i < n; i++)
-    if (srv_rooms_find(cl->d.rooms, codes[i]) == NULL)
-      reattach(cl, c, codes[i]);
+  for (size_t i = 0; i < q->n; i++)
+    if (srv_rooms_find(cl->d.rooms, q->codes[i]) == NULL)
+      reattach(cl, c, q->codes[i]);
+  free(q);
+}
+
+void srv_cluster__resumed(void *ud, srv_client *c) {
+  srv_cluster *cl = ud;
+  rooms_read *q = calloc(1, sizeof *q);
+  if (q == NULL || srv_cluster__routed_of(cl, c) == NULL) {
+    free(q);
+    srv_log_warn("cluster", "cannot bring player %s back into its rooms (out of memory)",
+                 c->player->id);
+    return;
+  }
+  q->cl = cl;
+  q->conn = c->route_id;
+  snprintf(q->player, sizeof q->player, "%s", c->player->id);
+  if (srv_reader_read(cl->reader, read_player_rooms, player_rooms_read, q) != 0) {
+    srv_log_warn("cluster", "cannot read the rooms of player %s", c->player->id);
+    free(q);
+  }
 }
 
 void srv_cluster__gone(void *ud, srv_client *c) {
@@ -567,9 +633,34 @@ static standin *standin_find(srv_cluster *cl, const char *node, uint64_t conn) {
 }
 
 static void standin_gone(srv_cluster *cl, standin *s) {
-  srv_dispatch_client_gone(cl->d.dispatch, &s->client);
+  held_msg *h;
+  while ((h = s->held_head) != NULL) {
+    s->held_head = h->next;
+    free(h);
+  }
+  if (s->loading != NULL)
+    srv_ident_unref(cl->d.ident, s->loading); /* Never identified: nothing else to undo. */
+  else
+    srv_dispatch_client_gone(cl->d.dispatch, &s->client);
   srv_hash_remove(&cl->standins, &s->hnode);
   free(s);
+}
+
+/* Keeps msg (len bytes) for s until its player's account is read. Returns false when memory ran
+ * out (the command is lost, as a lost message is). */
+static bool standin_hold(standin *s, const char *msg, size_t len) {
+  held_msg *h = malloc(sizeof *h + len);
+  if (h == NULL)
+    return false;
+  h->next = NULL;
+  h->len = len;
+  memcpy(h->msg, msg, len);
+  if (s->held_tail != NULL)
+    s->held_tail->next = h;
+  else
+    s->held_head = h;
+  s->held_tail = h;
+  return true;
 }
 
 /* 64 hex digits into 32 bytes; false when they are not, or all zero (no session). */
@@ -587,6 +678,61 @@ static bool token_of(const char *hex, uint8_t out[32]) {
   return any;
 }
 
+/* s becomes its player's (pl, whose reference it takes): back in the rooms here. */
+static void standin_ready(srv_cluster *cl, standin *s, srv_player *pl) {
+  if (!pl->account)
+    snprintf(pl->name, sizeof pl->name, "%s", s->name); /* A guest's name as its node knows it. */
+  /* As a reconnection: it is back in the rooms here where its player holds a seat. */
+  srv_rooms_identify(cl->d.rooms, &s->client, pl, true);
+  srv_ident_unref(cl->d.ident, pl);
+}
+
+/* A stand-in's account read off the loop, through the cluster's reader. */
+typedef struct account_read {
+  srv_cluster *cl;
+  char node[NODE_ID_LEN + 1];
+  uint64_t conn;
+  char player[SRV_PLAYER_ID_CHARS + 1];
+  srv_persist_account account;
+} account_read;
+
+static int read_account(srv_store *store, void *arg) {
+  account_read *q = arg;
+  return srv_persist_account_read(store, q->player, &q->account);
+}
+
+static void account_read_done(void *arg, int rc) {
+  account_read *q = arg;
+  srv_cluster *cl = q->cl;
+  standin *s = cl->stopping ? NULL : standin_find(cl, q->node, q->conn);
+  if (s == NULL || s->loading == NULL || strcmp(s->loading->id, q->player) != 0) {
+    free(q); /* Gone meanwhile (its loading player with it). */
+    return;
+  }
+  srv_player *pl = s->loading;
+  s->loading = NULL;
+  if (rc < 0)
+    srv_log_warn("cluster", "cannot read the account of player %s", q->player);
+  else if (!pl->account)
+    srv_persist_account_apply(pl, &q->account);
+  free(q);
+  standin_ready(cl, s, pl);
+  /* The commands that came meanwhile, in order (one may end the stand-in: looked up each time). */
+  char node[NODE_ID_LEN + 1];
+  uint64_t conn = s->conn;
+  memcpy(node, s->node, sizeof node);
+  while ((s = standin_find(cl, node, conn)) != NULL && s->loading == NULL && s->held_head != NULL) {
+    held_msg *h = s->held_head;
+    s->held_head = h->next;
+    if (s->held_head == NULL)
+      s->held_tail = NULL;
+    srv_cluster__on_command(cl, h->msg, h->len);
+    free(h);
+  }
+}
+
+/* A stand-in for connection conn of node: its player adopted here; a player new here has its
+ * account read through the cluster's reader first (standin.loading), a known one is ready now. */
 static standin *standin_new(srv_cluster *cl, const char *node, uint64_t conn, const char *player,
                             const char *name, const char *addr, const char *token) {
   standin *s = calloc(1, sizeof *s);
@@ -596,21 +742,29 @@ static standin *standin_new(srv_cluster *cl, const char *node, uint64_t conn, co
   s->client.remote = s;
   snprintf(s->client.addr, sizeof s->client.addr, "%s", addr);
   snprintf(s->node, sizeof s->node, "%s", node);
+  snprintf(s->name, sizeof s->name, "%s", name);
   s->conn = conn;
+  (void)token_of(token, s->client.token_hash);
   srv_player *pl = NULL;
   if (srv_ident_adopt(cl->d.ident, player, name, &pl) != 0) {
     free(s);
     return NULL;
   }
-  if (pl->refs == 1 && srv_persist_load_account(cl->d.store, pl) != 0)
-    srv_log_warn("cluster", "cannot read the account of player %s", player);
-  if (!pl->account)
-    snprintf(pl->name, sizeof pl->name, "%s", name); /* A guest's name as its node knows it. */
-  (void)token_of(token, s->client.token_hash);
-  /* As a reconnection: it is back in the rooms here where its player holds a seat. */
-  srv_rooms_identify(cl->d.rooms, &s->client, pl, true);
-  srv_ident_unref(cl->d.ident, pl);
   srv_hash_insert(&cl->standins, &s->hnode, standin_hash(s->node, s->conn));
+  account_read *q = pl->refs == 1 ? calloc(1, sizeof *q) : NULL;
+  if (q != NULL) {
+    *q = (account_read){.cl = cl, .conn = conn};
+    memcpy(q->node, s->node, sizeof q->node);
+    snprintf(q->player, sizeof q->player, "%s", pl->id);
+    s->loading = pl;
+    if (srv_reader_read(cl->reader, read_account, account_read_done, q) == 0)
+      return s;
+    s->loading = NULL;
+    free(q);
+  }
+  if (pl->refs == 1)
+    srv_log_warn("cluster", "cannot read the account of player %s", player);
+  standin_ready(cl, s, pl);
   return s;
 }
 
@@ -660,12 +814,25 @@ void srv_cluster__on_command(srv_cluster *cl, const char *msg, size_t len) {
     return;
   }
   standin *s = standin_find(cl, from, (uint64_t)conn);
-  if (s != NULL && strcmp(s->client.player->id, player) != 0) {
+  if (s != NULL && s->loading != NULL && strcmp(s->loading->id, player) == 0) {
+    if (!standin_hold(s, msg, len)) /* After its account, in order. */
+      srv_log_warn("cluster", "a command for %s/%lld lost (out of memory)", from, (long long)conn);
+    json_decref(m);
+    return;
+  }
+  if (s != NULL &&
+      strcmp(s->loading != NULL ? s->loading->id : s->client.player->id, player) != 0) {
     standin_gone(cl, s); /* Its connection is another player now (a login, a logout). */
     s = NULL;
   }
   if (s == NULL && (s = standin_new(cl, from, (uint64_t)conn, player, name, addr, token)) == NULL) {
     srv_log_warn("cluster", "cannot make a stand-in for %s/%lld", from, (long long)conn);
+    json_decref(m);
+    return;
+  }
+  if (s->loading != NULL) { /* Its account is being read: the command waits for it. */
+    if (!standin_hold(s, msg, len))
+      srv_log_warn("cluster", "a command for %s/%lld lost (out of memory)", from, (long long)conn);
     json_decref(m);
     return;
   }

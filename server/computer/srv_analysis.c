@@ -238,7 +238,9 @@ int srv_analysis_request(srv_analysis *a, int64_t id, const mc_game *game, const
   size_t n = 0;
   mc_game_moves(game, &n);
   j->plies = (int)n;
-  srv_search_req req = {game, 6, a->cfg.ply_ms, (uint64_t)id, SRV_SEARCH_ANALYSIS};
+  char label[32];
+  snprintf(label, sizeof label, "game %" PRId64, id);
+  srv_search_req req = {game, 6, a->cfg.ply_ms, (uint64_t)id, SRV_SEARCH_ANALYSIS, label};
   srv_list_push_back(&a->jobs, &j->link);
   a->pending++;
   rc = a->queue->submit(a->queue, &req, on_answer, j, &j->search);

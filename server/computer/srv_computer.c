@@ -156,8 +156,12 @@ static void think(void *ud, srv_room *room) {
       c->time->timer_start(c->soon_timer, 0);
     return;
   }
-  srv_search_req req = {game, w->level, w->ms, w->seed,
-                        w->level <= SRV_COMPUTER_FAST_LEVEL ? SRV_SEARCH_FAST : SRV_SEARCH_DEEP};
+  srv_search_req req = {game,
+                        w->level,
+                        w->ms,
+                        w->seed,
+                        w->level <= SRV_COMPUTER_FAST_LEVEL ? SRV_SEARCH_FAST : SRV_SEARCH_DEEP,
+                        srv_room_code(room)};
   int rc = c->queue->submit(c->queue, &req, on_answer, w, &w->job);
   if (rc != 0) {
     srv_log_error("computer", "%s: the computer cannot move: %s", srv_room_code(room),

@@ -64,7 +64,8 @@ static int ask(void *ud, srv_room *room, uint64_t token) {
   uint64_t seed;
   if (srv_rand_bytes(&seed, sizeof seed) != 0)
     seed = token * UINT64_C(0x9E3779B97F4A7C15);
-  srv_search_req req = {srv_room_game(room), HINT_LEVEL, h->cfg.ms, seed, SRV_SEARCH_FAST};
+  srv_search_req req = {srv_room_game(room), HINT_LEVEL,         h->cfg.ms, seed,
+                        SRV_SEARCH_FAST,     srv_room_code(room)};
   int rc = h->queue->submit(h->queue, &req, on_answer, j, &j->job);
   if (rc != 0) {
     srv_log_warn("hint", "%s: no search for the hint: %s", srv_room_code(room), srv_err_code(rc));

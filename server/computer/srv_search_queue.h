@@ -46,6 +46,8 @@ typedef struct srv_search_req {
                         * it under load, never raise it. */
   uint64_t seed;
   srv_search_lane lane;
+  const char *label; /* The game's name for logs and a job's checks (its room's code; borrowed for
+                      * the call); NULL: none. */
 } srv_search_req;
 
 /* What a search answered (borrowed for the done call). */

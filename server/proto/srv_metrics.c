@@ -256,9 +256,15 @@ char *srv_metrics_prometheus(const srv_metrics_gauges *g) {
         "# TYPE mancala_cluster_frames_in_total counter\nmancala_cluster_frames_in_total %" PRIu64
         "\n# HELP mancala_cluster_takeovers_total Rooms taken over from a node that stopped.\n"
         "# TYPE mancala_cluster_takeovers_total counter\nmancala_cluster_takeovers_total %" PRIu64
+        "\n# HELP mancala_cluster_swept_total Rooms of gone nodes taken over by the sweep.\n"
+        "# TYPE mancala_cluster_swept_total counter\nmancala_cluster_swept_total %" PRIu64
         "\n# HELP mancala_cluster_lease_renewals_total Leases renewed.\n"
         "# TYPE mancala_cluster_lease_renewals_total counter\n"
         "mancala_cluster_lease_renewals_total %" PRIu64
+        "\n# HELP mancala_cluster_lease_renewal_batches_total Renewal scripts sent to Redis "
+        "(EVALSHA, up to 1,000 leases each).\n"
+        "# TYPE mancala_cluster_lease_renewal_batches_total counter\n"
+        "mancala_cluster_lease_renewal_batches_total %" PRIu64
         "\n# HELP mancala_cluster_leases_lost_total Leases found held by another node.\n"
         "# TYPE mancala_cluster_leases_lost_total counter\nmancala_cluster_leases_lost_total "
         "%" PRIu64 "\n# HELP mancala_cluster_redis_commands_total Round trips to Redis.\n"
@@ -268,8 +274,8 @@ char *srv_metrics_prometheus(const srv_metrics_gauges *g) {
         "# TYPE mancala_cluster_redis_rtt_seconds_avg gauge\nmancala_cluster_redis_rtt_seconds_avg "
         "%.6f\n",
         c->redis_up ? 1 : 0, c->leases, c->standins, c->forwarded, c->received, c->frames_out,
-        c->frames_in, c->takeovers, c->renewals, c->leases_lost, c->redis_commands,
-        c->redis_rtt_avg_ms / 1000.0);
+        c->frames_in, c->takeovers, c->swept, c->renewals, c->renewal_batches, c->leases_lost,
+        c->redis_commands, c->redis_rtt_avg_ms / 1000.0);
   if (b.failed) {
     free(b.p);
     return NULL;

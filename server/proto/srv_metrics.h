@@ -17,19 +17,21 @@
 /* What other modules own, read at each rendering. */
 /* A cluster's node (server/cluster/srv_cluster.h), as /healthz and /metrics show it. */
 typedef struct srv_metrics_cluster {
-  char node[17];           /* This node's id. */
-  int lane;                /* Its lane of game ids. */
-  bool redis_up;           /* Both connections to Redis are up. */
-  long leases;             /* Rooms this node holds a lease on. */
-  long standins;           /* Connections of other nodes in rooms of this node. */
-  uint64_t forwarded;      /* Commands sent to the node that runs their room. */
-  uint64_t received;       /* Commands received from other nodes. */
-  uint64_t frames_out;     /* Frames published for other nodes' connections. */
-  uint64_t frames_in;      /* Frames received for this node's connections. */
-  uint64_t takeovers;      /* Rooms taken over from a node that stopped. */
-  uint64_t renewals;       /* Leases renewed. */
-  uint64_t leases_lost;    /* Leases found taken by another node (the room left this node). */
-  uint64_t redis_commands; /* Round trips to Redis, and their mean time. */
+  char node[17];       /* This node's id. */
+  int lane;            /* Its lane of game ids. */
+  bool redis_up;       /* Both connections to Redis are up. */
+  long leases;         /* Rooms this node holds a lease on. */
+  long standins;       /* Connections of other nodes in rooms of this node. */
+  uint64_t forwarded;  /* Commands sent to the node that runs their room. */
+  uint64_t received;   /* Commands received from other nodes. */
+  uint64_t frames_out; /* Frames published for other nodes' connections. */
+  uint64_t frames_in;  /* Frames received for this node's connections. */
+  uint64_t takeovers;  /* Rooms taken over from a node that stopped. */
+  uint64_t renewals;   /* Leases renewed. */
+  uint64_t swept;      /* Rooms of gone nodes taken over by the sweep (counted in takeovers too). */
+  uint64_t renewal_batches; /* Renewal scripts sent (one a renewal tick for up to 1,000 leases). */
+  uint64_t leases_lost;     /* Leases found taken by another node (the room left this node). */
+  uint64_t redis_commands;  /* Round trips to Redis, and their mean time. */
   double redis_rtt_avg_ms;
 } srv_metrics_cluster;
 

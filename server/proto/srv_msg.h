@@ -351,6 +351,8 @@ typedef struct srv_event {
     struct {
       const srv_my_room *rooms;
       size_t n;
+      const srv_lobby_text *more; /* n_more entries already encoded (other nodes' rooms). */
+      size_t n_more;
     } my_rooms;
     struct {
       int err;

@@ -56,6 +56,11 @@ srv_frame *srv_proto_encode(const srv_event *ev);
  * the caller's to free) and its length into *len. Returns 0 or SRV_ENOMEM. Loop thread only. */
 int srv_proto_lobby_entry(const srv_lobby_entry *e, char **text, size_t *len);
 
+/* One my_rooms entry encoded alone (a JSON object, as in the list): the same contract as
+ * srv_proto_lobby_entry(). A cluster's node keeps its rooms' entries in Redis for the players'
+ * lists on other nodes. */
+int srv_proto_my_room_entry(const srv_my_room *r, char **text, size_t *len);
+
 /* Returns a new frame (one reference, the caller's) that is f (borrowed; one of the hot frames:
  * state, lobby, joined, chat, error) answering the request id (borrowed): the same text with the
  * id after the type, so that a frame encoded once for many clients costs the requester a copy,

@@ -478,47 +478,73 @@ static void clock_settings(srv_jsonw *w, const srv_room_opts *o) {
   srv_jsonw_lit(w, "}");
 }
 
-static void my_rooms(srv_jsonw *w, const srv_my_room *rooms, size_t n) {
+/* One entry of a my_rooms list. */
+static void my_room(srv_jsonw *w, const srv_my_room *r) {
+  srv_jsonw_lit(w, "{");
+  board(w, r->room, r->rules);
+  srv_jsonw_lit(w, ",\"clock\":");
+  clock_settings(w, r->opts);
+  srv_jsonw_lit(w, ",\"visibility\":");
+  srv_jsonw_name(w, srv_name_of(srv_visibility_names, (int)r->opts->visibility));
+  srv_jsonw_lit(w, ",\"local\":");
+  srv_jsonw_bool(w, r->opts->opponent == SRV_OPP_LOCAL);
+  srv_jsonw_lit(w, ",\"status\":");
+  srv_jsonw_name(w, srv_name_of(srv_status_names, (int)r->status));
+  srv_jsonw_lit(w, ",\"you\":");
+  seat_or_null(w, r->you);
+  srv_jsonw_lit(w, ",\"opponent\":");
+  if (r->opponent != NULL) {
+    srv_jsonw_lit(w, "{\"id\":");
+    srv_jsonw_str(w, r->opponent->id);
+    srv_jsonw_lit(w, ",\"name\":");
+    srv_jsonw_str(w, r->opponent->name);
+    srv_jsonw_lit(w, ",\"connected\":");
+    srv_jsonw_bool(w, r->opponent_connected);
+    srv_jsonw_lit(w, "}");
+  } else {
+    srv_jsonw_lit(w, "null");
+  }
+  srv_jsonw_lit(w, ",\"turn\":");
+  seat_or_null(w, r->turn);
+  srv_jsonw_lit(w, ",\"your_turn\":");
+  srv_jsonw_bool(w, r->turn >= 0 && (r->you == r->turn || r->you == SRV_SEAT_BOTH));
+  srv_jsonw_lit(w, ",\"ply\":");
+  srv_jsonw_int(w, r->ply);
+  srv_jsonw_lit(w, ",\"game_no\":");
+  srv_jsonw_int(w, r->game_no);
+  srv_jsonw_lit(w, "}");
+}
+
+static void my_rooms(srv_jsonw *w, const srv_my_room *rooms, size_t n, const srv_lobby_text *more,
+                     size_t n_more) {
   srv_jsonw_lit(w, ",\"rooms\":[");
   for (size_t i = 0; i < n; i++) {
-    const srv_my_room *r = &rooms[i];
     if (i > 0)
       srv_jsonw_lit(w, ",");
-    srv_jsonw_lit(w, "{");
-    board(w, r->room, r->rules);
-    srv_jsonw_lit(w, ",\"clock\":");
-    clock_settings(w, r->opts);
-    srv_jsonw_lit(w, ",\"visibility\":");
-    srv_jsonw_name(w, srv_name_of(srv_visibility_names, (int)r->opts->visibility));
-    srv_jsonw_lit(w, ",\"local\":");
-    srv_jsonw_bool(w, r->opts->opponent == SRV_OPP_LOCAL);
-    srv_jsonw_lit(w, ",\"status\":");
-    srv_jsonw_name(w, srv_name_of(srv_status_names, (int)r->status));
-    srv_jsonw_lit(w, ",\"you\":");
-    seat_or_null(w, r->you);
-    srv_jsonw_lit(w, ",\"opponent\":");
-    if (r->opponent != NULL) {
-      srv_jsonw_lit(w, "{\"id\":");
-      srv_jsonw_str(w, r->opponent->id);
-      srv_jsonw_lit(w, ",\"name\":");
-      srv_jsonw_str(w, r->opponent->name);
-      srv_jsonw_lit(w, ",\"connected\":");
-      srv_jsonw_bool(w, r->opponent_connected);
-      srv_jsonw_lit(w, "}");
-    } else {
-      srv_jsonw_lit(w, "null");
-    }
-    srv_jsonw_lit(w, ",\"turn\":");
-    seat_or_null(w, r->turn);
-    srv_jsonw_lit(w, ",\"your_turn\":");
-    srv_jsonw_bool(w, r->turn >= 0 && (r->you == r->turn || r->you == SRV_SEAT_BOTH));
-    srv_jsonw_lit(w, ",\"ply\":");
-    srv_jsonw_int(w, r->ply);
-    srv_jsonw_lit(w, ",\"game_no\":");
-    srv_jsonw_int(w, r->game_no);
-    srv_jsonw_lit(w, "}");
+    my_room(w, &rooms[i]);
+  }
+  for (size_t i = 0; i < n_more; i++) {
+    if (n + i > 0)
+      srv_jsonw_lit(w, ",");
+    srv_jsonw_raw(w, more[i].json, more[i].len);
   }
   srv_jsonw_lit(w, "]}");
+}
+
+int srv_proto_my_room_entry(const srv_my_room *r, char **text, size_t *len) {
+  srv_jsonw *w = &out;
+  srv_jsonw_reset(w);
+  my_room(w, r);
+  if (w->failed)
+    return SRV_ENOMEM;
+  char *s = malloc(w->len + 1);
+  if (s == NULL)
+    return SRV_ENOMEM;
+  memcpy(s, w->buf, w->len);
+  s[w->len] = '\0';
+  *text = s;
+  *len = w->len;
+  return 0;
 }
 
 static srv_frame *hot(const srv_event *ev) {
@@ -544,7 +570,7 @@ static srv_frame *hot(const srv_event *ev) {
     break;
   case SRV_EV_MY_ROOMS:
     head(w, "my_rooms", ev->id);
-    my_rooms(w, ev->u.my_rooms.rooms, ev->u.my_rooms.n);
+    my_rooms(w, ev->u.my_rooms.rooms, ev->u.my_rooms.n, ev->u.my_rooms.more, ev->u.my_rooms.n_more);
     break;
   case SRV_EV_JOINED:
     head(w, "joined", ev->id);

@@ -2,6 +2,7 @@
 #include "srv_myrooms.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "srv_error.h"
 #include "srv_hash.h"
@@ -21,6 +22,7 @@ struct srv_myrooms {
   srv_sink sink;
   srv_hash by_player; /* watcher.hnode */
   srv_list dirty;
+  srv_myrooms_remote remote; /* fetch NULL: one process. */
 };
 
 static bool watcher_is(const srv_hash_node *node, const void *client) {
@@ -56,15 +58,34 @@ static void on_changed(void *ud, const srv_room *room) {
     mark(m, srv_room_seat(room, MC_NORTH));
 }
 
-/* The list of p's unfinished rooms, encoded answering id (NULL: none). NULL when memory runs
- * out. */
+bool srv_myrooms_entry(const srv_room *r, const srv_player *p, srv_my_room *e) {
+  srv_status status = srv_room_status(r);
+  const srv_player *s = srv_room_seat(r, MC_SOUTH), *nn = srv_room_seat(r, MC_NORTH);
+  if (p == NULL || status == SRV_FINISHED || (s != p && nn != p))
+    return false;
+  const mc_game *game = srv_room_game(r);
+  e->room = srv_room_code(r);
+  e->opts = srv_room_opts_of(r);
+  e->rules = mc_game_rules(game);
+  e->status = status;
+  e->you = s == p && nn == p ? SRV_SEAT_BOTH : s == p ? MC_SOUTH : MC_NORTH;
+  int other = e->you == MC_SOUTH ? MC_NORTH : MC_SOUTH;
+  e->opponent = e->you == SRV_SEAT_BOTH ? NULL : srv_room_seat(r, other);
+  e->opponent_connected = e->opponent != NULL && srv_room_seat_connected(r, other);
+  e->turn = status == SRV_PLAYING ? mc_game_pos(game)->turn : -1;
+  e->ply = (long)mc_game_ply(game);
+  e->game_no = srv_room_game_no(r);
+  return true;
+}
+
+/* The list of p's unfinished rooms (this node's, oldest first, then those of other nodes),
+ * encoded answering id (NULL: none). NULL when memory runs out. */
 static srv_frame *encode(srv_myrooms *m, const srv_player *p, const srv_req_id *id) {
   size_t n = 0, cap = 0;
   srv_my_room *list = NULL;
   for (const srv_room *r = srv_rooms_first(m->rooms); r != NULL; r = srv_rooms_next(r)) {
-    srv_status status = srv_room_status(r);
-    const srv_player *s = srv_room_seat(r, MC_SOUTH), *nn = srv_room_seat(r, MC_NORTH);
-    if (status == SRV_FINISHED || (s != p && nn != p))
+    srv_my_room e;
+    if (!srv_myrooms_entry(r, p, &e))
       continue;
     if (n == cap) {
       size_t grown = cap ? 2 * cap : 8;
@@ -76,23 +97,13 @@ static srv_frame *encode(srv_myrooms *m, const srv_player *p, const srv_req_id *
       list = more;
       cap = grown;
     }
-    srv_my_room *e = &list[n++];
-    const mc_game *game = srv_room_game(r);
-    e->room = srv_room_code(r);
-    e->opts = srv_room_opts_of(r);
-    e->rules = mc_game_rules(game);
-    e->status = status;
-    e->you = s == p && nn == p ? SRV_SEAT_BOTH : s == p ? MC_SOUTH : MC_NORTH;
-    int other = e->you == MC_SOUTH ? MC_NORTH : MC_SOUTH;
-    e->opponent = e->you == SRV_SEAT_BOTH ? NULL : srv_room_seat(r, other);
-    e->opponent_connected = e->opponent != NULL && srv_room_seat_connected(r, other);
-    e->turn = status == SRV_PLAYING ? mc_game_pos(game)->turn : -1;
-    e->ply = (long)mc_game_ply(game);
-    e->game_no = srv_room_game_no(r);
+    list[n++] = e;
   }
   srv_event ev = {.type = SRV_EV_MY_ROOMS, .id = id};
   ev.u.my_rooms.rooms = list;
   ev.u.my_rooms.n = n;
+  if (m->remote.entries != NULL)
+    ev.u.my_rooms.n_more = m->remote.entries(m->remote.ud, p, &ev.u.my_rooms.more);
   srv_frame *f = srv_proto_encode(&ev);
   free(list);
   return f;
@@ -110,6 +121,10 @@ static int send_list(srv_myrooms *m, srv_client *c, const srv_req_id *id) {
   return 0;
 }
 
+static bool watched(const srv_myrooms *m, const srv_player *p) {
+  return srv_hash_find(&m->by_player, srv_hash_ptr(p), watcher_of, p) != NULL;
+}
+
 static void unwatch(srv_myrooms *m, srv_client *c) {
   watcher *w = find(m, c);
   if (w == NULL)
@@ -117,6 +132,8 @@ static void unwatch(srv_myrooms *m, srv_client *c) {
   srv_hash_remove(&m->by_player, &w->hnode);
   srv_list_remove(&w->dirty);
   free(w);
+  if (m->remote.forget != NULL && !watched(m, c->player))
+    m->remote.forget(m->remote.ud, c->player);
 }
 
 int srv_myrooms_request(srv_myrooms *m, srv_client *c, const srv_cmd *cmd) {
@@ -129,7 +146,26 @@ int srv_myrooms_request(srv_myrooms *m, srv_client *c, const srv_cmd *cmd) {
   } else if (!cmd->watch) {
     unwatch(m, c);
   }
+  if (m->remote.fetch != NULL && m->remote.fetch(m->remote.ud, c, &cmd->id) == 1)
+    return 0; /* srv_myrooms_answer() follows. */
   return send_list(m, c, &cmd->id);
+}
+
+void srv_myrooms_answer(srv_myrooms *m, srv_client *c, const srv_req_id *id) {
+  (void)send_list(m, c, id);
+  if (m->remote.forget != NULL && !watched(m, c->player))
+    m->remote.forget(m->remote.ud, c->player);
+}
+
+void srv_myrooms_player_changed(srv_myrooms *m, const srv_player *p) {
+  mark(m, p);
+}
+
+void srv_myrooms_set_remote(srv_myrooms *m, const srv_myrooms_remote *remote) {
+  if (remote != NULL)
+    m->remote = *remote;
+  else
+    memset(&m->remote, 0, sizeof m->remote);
 }
 
 void srv_myrooms_flush(srv_myrooms *m) {

@@ -192,6 +192,7 @@ static int open_db(srv_store *store, const srv_store_config *config) {
   }
   /* The synchronous setting (see srv_store.h): FULL fsyncs the WAL at every commit, so an
    * acknowledged move survives power loss; NORMAL survives a process crash only. */
+  store->sync_full = config->sync != SRV_STORE_SYNC_NORMAL;
   rc = sqlite3_exec(store->db,
                     config->sync == SRV_STORE_SYNC_NORMAL ? "PRAGMA synchronous = NORMAL"
                                                           : "PRAGMA synchronous = FULL",
@@ -401,6 +402,7 @@ void srv_store_close(srv_store *store) {
   if (store == NULL)
     return;
   srv_store__pg_close(store);
+  srv_store__sync_close(store);
   if (store->in_txn && store->db)
     sqlite3_exec(store->db, "ROLLBACK", NULL, NULL, NULL);
   srv_store__finalize_all(store);

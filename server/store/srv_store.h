@@ -17,7 +17,9 @@
  * crash. With SRV_STORE_SYNC_NORMAL the WAL is fsync'ed only at checkpoints: a committed move
  * survives a process crash, but a power loss can lose the last transactions (never corrupts).
  * Since commits are batched per loop turn, FULL costs one fsync per turn, not per move; the
- * benchmark (bench/store_bench.c) measures both.
+ * benchmark (bench/store_bench.c) measures both. A store bound to a loop (srv_store_watch())
+ * with FULL syncs the log on a thread of its own after each COMMIT and reports the batch from
+ * srv_store_commit_async() when the sync is done, so that the loop never waits for a disk.
  *
  * One server per data directory: open takes a POSIX record lock on DIR/mancala.lock and holds it
  * until close, so a second server on the same directory is refused (SRV_STORE_ELOCKED) instead of
@@ -450,6 +452,14 @@ int srv_store_game_abort(srv_store *store, int64_t game, int64_t ended_ms);
  * (the directory lock) and answers SRV_STORE_EINVAL. SRV_STORE_ENOTFOUND for an unknown game. */
 int srv_store_game_claim(srv_store *store, int64_t game, int64_t *epoch);
 
+/* srv_store_game_claim() in two steps, so that its round trip runs off the loop: the epoch raised
+ * (the round trip) through any store of the database, a reader's included
+ * (srv_store_open_reader(), on a pool thread), into *epoch; then, on the loop, that epoch recorded
+ * for the writer's batches (srv_store_game_claimed()). Until it is recorded the writer must not
+ * write the game (a node taking a room over has not brought it back yet). Same errors. */
+int srv_store_game_claim_raise(srv_store *store, int64_t game, int64_t *epoch);
+int srv_store_game_claimed(srv_store *store, int64_t game, int64_t epoch);
+
 /* A cluster's node: from now on every batch also fences the games this store never claimed, at
  * epoch 0 (a game's epoch as the node that started it holds it), so that a node that lost a room
  * it started, during a pause, cannot commit to it once another node claimed it. PostgreSQL only
@@ -499,18 +509,19 @@ typedef void (*srv_store_commit_cb)(void *arg, int rc);
 struct uv_loop_s;
 
 /* Commits the open batch as srv_store_commit() does, without waiting for it: cb(arg, rc) runs on
- * loop's thread when the outcome is known. SQLite commits at once and calls cb before returning;
- * PostgreSQL sends the batch and calls cb when COMMIT's result arrives, the loop serving
- * meanwhile; writes made in between form the next batch. One batch at a time: not while
- * srv_store_commit_busy(). Returns 0 when cb was or will be called, else a negative code. A store
- * committed this way is bound to loop: close it before the loop, then let the loop run once more
- * (its handles close). */
+ * loop's thread when the outcome is known. SQLite commits at once and calls cb before returning,
+ * or with FULL once bound to the loop, when its thread has synced the log; PostgreSQL sends the
+ * batch and calls cb when COMMIT's result arrives, the loop serving meanwhile; writes made in
+ * between form the next batch. One batch at a time: not while srv_store_commit_busy(). Returns 0
+ * when cb was or will be called, else a negative code. A store committed this way is bound to loop:
+ * close it before the loop, then let the loop run once more (its handles close). */
 int srv_store_commit_async(srv_store *store, struct uv_loop_s *loop, srv_store_commit_cb cb,
                            void *arg);
 
 /* Binds store to loop before its first commit: a network database's connection is watched from
  * now on, so that its loss is seen (srv_store_connected()) and the connection made again while
- * nothing is written. SQLite: nothing to do. Returns 0 or a negative code. */
+ * nothing is written. SQLite with FULL: the thread that syncs the log starts (with NORMAL,
+ * nothing to do). Returns 0 or a negative code. */
 int srv_store_watch(srv_store *store, struct uv_loop_s *loop);
 
 /* Waits (blocking the thread) for the outcome of the batch handed to srv_store_commit_async(), and

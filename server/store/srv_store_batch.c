@@ -50,6 +50,13 @@ int srv_store__write_begin(srv_store *store) {
     return SRV_STORE_ENOMEM;
   if (store->in_txn)
     return 0;
+  if (store->broken) {
+    srv_store__set_error(store->error,
+                         "%s: a sync of the write-ahead log failed: nothing is written any more; "
+                         "restart the server",
+                         store->path);
+    return SRV_STORE_EIO;
+  }
   if (store->pg != NULL) { /* The batch is kept in memory until the commit sends it. */
     store->in_txn = true;
     store->n_ops = 0;
@@ -85,36 +92,40 @@ bool srv_store_pending(const srv_store *store) {
   return store != NULL && store->in_txn;
 }
 
-int srv_store_commit(srv_store *store) {
-  if (store == NULL)
-    return SRV_STORE_EINVAL;
-  if (store->pg != NULL)
-    return srv_store__pg_commit(store);
-  int err = 0;
-  if (store->in_txn && (err = srv_store__check_files(store, true)) != 0) {
+/* COMMITs SQLite's open batch. Returns 0 with the batch committed (store->ops still lists its
+ * writes, for the caller), or a code with the batch lost (rolled back, its writes in the failed
+ * list). */
+static int sqlite_commit(srv_store *store) {
+  int err = srv_store__check_files(store, true);
+  if (err != 0) {
     srv_store__batch_lost(store); /* Its writes would go where no restart finds them. */
-  } else if (store->in_txn) {
-    uint64_t t0 = now_ns();
-    int rc = srv_store__exec(store, STMT_COMMIT, NULL, 0);
-    uint64_t dt = now_ns() - t0;
-    if (rc == SQLITE_OK) {
-      for (size_t i = 0; i < store->n_ops; i++) {
-        srv_store_op_kind k = store->ops[i].kind;
-        store->stats.game_writes +=
-            k == SRV_STORE_OP_GAME_START || k == SRV_STORE_OP_MOVE || k == SRV_STORE_OP_GAME_FINISH;
-      }
-      store->in_txn = false;
-      store->n_ops = 0;
-      store->stats.commits++;
-      srv_store__note_wal(store);
-      store->stats.commit_ns_total += dt;
-      if (dt > store->stats.commit_ns_max)
-        store->stats.commit_ns_max = dt;
-    } else {
-      err = srv_store__fail(store, rc, "commit failed");
-      srv_store__batch_lost(store);
-    }
+    return err;
   }
+  int rc = srv_store__exec(store, STMT_COMMIT, NULL, 0);
+  if (rc != SQLITE_OK) {
+    err = srv_store__fail(store, rc, "commit failed");
+    srv_store__batch_lost(store);
+    return err;
+  }
+  for (size_t i = 0; i < store->n_ops; i++) {
+    srv_store_op_kind k = store->ops[i].kind;
+    store->stats.game_writes +=
+        k == SRV_STORE_OP_GAME_START || k == SRV_STORE_OP_MOVE || k == SRV_STORE_OP_GAME_FINISH;
+  }
+  store->in_txn = false;
+  store->stats.commits++;
+  srv_store__note_wal(store);
+  return 0;
+}
+
+static void note_commit_time(srv_store *store, uint64_t t0) {
+  uint64_t dt = now_ns() - t0;
+  store->stats.commit_ns_total += dt;
+  if (dt > store->stats.commit_ns_max)
+    store->stats.commit_ns_max = dt;
+}
+
+int srv_store__commit_report(srv_store *store, int err) {
   if (store->n_failed > 0 && !store->failed_reported) {
     /* Part of this turn was lost earlier (a write failed); the rest, if any, is durable. */
     if (err == 0)
@@ -127,29 +138,74 @@ int srv_store_commit(srv_store *store) {
   return err;
 }
 
+int srv_store_commit(srv_store *store) {
+  if (store == NULL)
+    return SRV_STORE_EINVAL;
+  if (store->pg != NULL)
+    return srv_store__pg_commit(store);
+  int err = 0;
+  if (store->in_txn) {
+    uint64_t t0 = now_ns();
+    err = sqlite_commit(store);
+    if (err == 0 && store->syncer != NULL && (err = srv_store__sync_now(store)) != 0)
+      srv_store__batch_lost(store); /* Committed, but not known to be on the disk. */
+    if (err == 0)
+      note_commit_time(store, t0);
+    store->n_ops = 0;
+  }
+  return srv_store__commit_report(store, err);
+}
+
 int srv_store_commit_async(srv_store *store, struct uv_loop_s *loop, srv_store_commit_cb cb,
                            void *arg) {
   if (store == NULL || cb == NULL || loop == NULL)
     return SRV_STORE_EINVAL;
   if (store->pg != NULL)
     return srv_store__pg_commit_async(store, loop, cb, arg);
-  cb(arg, srv_store_commit(store));
+  if (store->syncer == NULL || !store->in_txn) {
+    cb(arg, srv_store_commit(store));
+    return 0;
+  }
+  if (srv_store__sync_busy(store))
+    return SRV_STORE_EINVAL; /* One batch at a time. */
+  /* COMMIT here (it writes the log), the log's sync on the syncer's thread: the loop serves
+   * meanwhile, and cb runs when the batch is on the disk. */
+  uint64_t t0 = now_ns();
+  int err = sqlite_commit(store);
+  if (err == 0) {
+    err = srv_store__sync_hand(store, store->ops, store->n_ops, cb, arg, t0);
+    if (err == 0) {
+      store->n_ops = 0;
+      return 0;
+    }
+    srv_store__batch_lost(store); /* Committed, but not known to be on the disk. */
+  }
+  store->n_ops = 0;
+  cb(arg, srv_store__commit_report(store, err));
   return 0;
 }
 
 int srv_store_watch(srv_store *store, struct uv_loop_s *loop) {
   if (store == NULL || loop == NULL)
     return SRV_STORE_EINVAL;
-  return store->pg != NULL ? srv_store__pg_watch(store, loop) : 0;
+  if (store->pg != NULL)
+    return srv_store__pg_watch(store, loop);
+  return store->sync_full ? srv_store__sync_start(store, loop) : 0;
 }
 
 void srv_store_commit_wait(srv_store *store) {
-  if (store != NULL && store->pg != NULL)
+  if (store == NULL)
+    return;
+  if (store->pg != NULL)
     srv_store__pg_commit_wait(store);
+  else
+    srv_store__sync_wait(store);
 }
 
 bool srv_store_commit_busy(const srv_store *store) {
-  return store != NULL && store->pg != NULL && srv_store__pg_busy(store);
+  if (store == NULL)
+    return false;
+  return store->pg != NULL ? srv_store__pg_busy(store) : srv_store__sync_busy(store);
 }
 
 void srv_store_rollback(srv_store *store) {

@@ -178,6 +178,19 @@ int srv_store_game_claim(srv_store *store, int64_t game, int64_t *epoch) {
   return srv_store__pg_claim(store, game, epoch);
 }
 
+int srv_store_game_claim_raise(srv_store *store, int64_t game, int64_t *epoch) {
+  if (store == NULL || epoch == NULL || game <= 0 || store->pg == NULL)
+    return SRV_STORE_EINVAL;
+  return srv_store__pg_claim_read(store, game, epoch);
+}
+
+int srv_store_game_claimed(srv_store *store, int64_t game, int64_t epoch) {
+  if (store == NULL || game <= 0 || epoch <= 0 || store->pg == NULL || store->reader)
+    return SRV_STORE_EINVAL;
+  int64_t e;
+  return srv_store__pg_claim_record(store, game, epoch, &e);
+}
+
 int srv_store_fence_all(srv_store *store) {
   if (store == NULL || !srv_store_is_network(store))
     return SRV_STORE_EINVAL;

@@ -101,6 +101,10 @@ typedef enum srv_store__stmt {
 /* The PostgreSQL side of a store (srv_store_pg.c); NULL in a SQLite store. */
 typedef struct srv_store_pg srv_store_pg;
 
+/* The thread that syncs a SQLite store's log off the loop (srv_store_sync.c); NULL until the
+ * store is bound to a loop with --sync full. */
+typedef struct srv_store_syncer srv_store_syncer;
+
 struct srv_store {
   srv_store_pg *pg; /* Set: every statement runs on PostgreSQL, and the SQLite fields are unused. */
   sqlite3 *db;
@@ -111,7 +115,10 @@ struct srv_store {
   sqlite3_stmt *stmt[STMT_COUNT];
   bool reader; /* A connection for committed reads only (srv_store_open_reader()). */
   bool in_txn;
-  bool moved; /* The database or its WAL was deleted or replaced: no more writes, ever. */
+  bool moved;     /* The database or its WAL was deleted or replaced: no more writes, ever. */
+  bool broken;    /* A sync of the log failed: no more writes until a restart. */
+  bool sync_full; /* --sync full: every commit is on the disk before it is reported. */
+  srv_store_syncer *syncer;
   dev_t wal_dev;
   ino_t wal_ino; /* The WAL's identity at open (0: unknown). */
   /* The writes of the open batch, so that a lost batch can be reported. */
@@ -144,6 +151,43 @@ void srv_store__note_wal(srv_store *store);
 
 /* Grows *items (of size bytes each, *cap of them) to hold need. Returns 0 or SRV_STORE_ENOMEM. */
 int srv_store__grow(void **items, size_t *cap, size_t need, size_t size);
+
+/* ---- Batches (srv_store_batch.c) ---------------------------------------------------------- */
+
+/* The end of every commit: the writes lost since the last report, if any, are reported now (err
+ * becomes SRV_STORE_EIO when it was 0); otherwise an earlier report is forgotten. Returns err. */
+int srv_store__commit_report(srv_store *store, int err);
+
+/* ---- Syncing the log off the loop (srv_store_sync.c) -------------------------------------- */
+
+struct uv_loop_s;
+
+/* Starts the thread and turns the connection's synchronous setting to NORMAL: from now on every
+ * commit is synced by srv_store__sync_hand() or srv_store__sync_now(). Returns 0 or a code. */
+int srv_store__sync_start(srv_store *store, struct uv_loop_s *loop);
+
+/* Hands the log's sync to the thread after a COMMIT of the n writes ops (copied); cb(arg, rc)
+ * follows on the loop once it is done (t0: when the commit began). Returns 0, or a code when
+ * nothing was handed (the caller reports the batch: it is committed but not known to be on the
+ * disk, so lost). */
+int srv_store__sync_hand(srv_store *store, const srv_store_op *ops, size_t n,
+                         srv_store_commit_cb cb, void *arg, uint64_t t0);
+
+/* Whether a handed sync awaits its outcome. */
+bool srv_store__sync_busy(const srv_store *store);
+
+/* Syncs the log on this thread (a commit that waits). Returns 0 or SRV_STORE_EIO (the store is
+ * then broken), or another code when the log cannot be opened. */
+int srv_store__sync_now(srv_store *store);
+
+/* Waits for a handed sync and runs its callback; returns at once when none is under way. */
+void srv_store__sync_wait(srv_store *store);
+
+/* Waits for a handed sync, then stops the thread (the loop must run once more: a handle closes). */
+void srv_store__sync_close(srv_store *store);
+
+/* Tests: syncs fd instead of the log from now on (a pipe makes the sync fail). */
+int srv_store__sync_set_fd(srv_store *store, int fd);
 
 /* ---- Schema (srv_store_schema.c) ------------------------------------------------------------ */
 
@@ -340,8 +384,12 @@ bool srv_store__pg_up(const srv_store *store);
 /* Notes an account about to join the batch being built: SRV_STORE_ECONFLICT when its key or its
  * player is in a batch not committed yet (built or in flight), SRV_STORE_ENOMEM, or 0. */
 int srv_store__pg_account_pending(srv_store *store, const char *key, const char *player);
-/* srv_store_game_claim() on PostgreSQL. */
+/* srv_store_game_claim() on PostgreSQL: the round trip (srv_store__pg_claim_read(), on the
+ * store's read connection), then the epoch recorded for the store's batches
+ * (srv_store__pg_claim_record(), which sets *epoch). */
 int srv_store__pg_claim(srv_store *store, int64_t game, int64_t *epoch);
+int srv_store__pg_claim_read(srv_store *store, int64_t game, int64_t *epoch);
+int srv_store__pg_claim_record(srv_store *store, int64_t game, int64_t e, int64_t *epoch);
 /* srv_store_fence_all() on PostgreSQL. */
 void srv_store__pg_fence_all(srv_store *store);
 /* The read connection (a PGconn), connected, or NULL with the error set (srv_store_copy.c). */

@@ -1326,8 +1326,7 @@ static int row_epoch(srv_store *store, const srv_store__cols *c, void *item) {
   return 0;
 }
 
-int srv_store__pg_claim(srv_store *store, int64_t game, int64_t *epoch) {
-  srv_store_pg *pg = store->pg;
+int srv_store__pg_claim_read(srv_store *store, int64_t game, int64_t *epoch) {
   int64_t e = 0;
   int rc = srv_store__pg_each(store, (srv_store__stmt)PGS_CLAIM, STORE_ARGS(arg_int(game)),
                               row_epoch, &e, "cannot claim a game");
@@ -1335,6 +1334,20 @@ int srv_store__pg_claim(srv_store *store, int64_t game, int64_t *epoch) {
     return SRV_STORE_ENOTFOUND;
   if (rc < 0)
     return rc;
+  *epoch = e;
+  return 0;
+}
+
+int srv_store__pg_claim(srv_store *store, int64_t game, int64_t *epoch) {
+  int64_t e = 0;
+  int rc = srv_store__pg_claim_read(store, game, &e);
+  if (rc != 0)
+    return rc;
+  return srv_store__pg_claim_record(store, game, e, epoch);
+}
+
+int srv_store__pg_claim_record(srv_store *store, int64_t game, int64_t e, int64_t *epoch) {
+  srv_store_pg *pg = store->pg;
   size_t i = 0;
   while (i < pg->n_claims && pg->claims[i].game != game)
     i++;

@@ -467,24 +467,39 @@ void srv_persist_record(void *ud, const srv_record *rec) {
 
 /* ---- Players -------------------------------------------------------------------------------- */
 
-int srv_persist_load_account(srv_store *store, srv_player *pl) {
+int srv_persist_account_read(srv_store *store, const char *player, srv_persist_account *out) {
+  memset(out, 0, sizeof *out);
   srv_store_account a;
-  int rc = srv_store_account_by_player(store, pl->id, &a);
+  int rc = srv_store_account_by_player(store, player, &a);
   if (rc == SRV_STORE_ENOTFOUND)
     return 0;
-  srv_store_rating r[SRV_STORE_RATED_GAMES];
   if (rc == 0)
-    rc = srv_store_ratings_get(store, pl->id, r);
+    rc = srv_store_ratings_get(store, player, out->ratings);
   srv_pwhash_wipe(a.password, sizeof a.password);
   if (rc < 0) {
-    srv_log_error("persist", "cannot read the account of player %s: %s (%s)", pl->id,
+    srv_log_error("persist", "cannot read the account of player %s: %s (%s)", player,
                   srv_store_strerror(rc), srv_store_last_error(store));
-    return SRV_ESTORAGE;
+    return rc;
   }
+  out->found = true;
+  snprintf(out->name, sizeof out->name, "%s", a.name);
+  return 0;
+}
+
+void srv_persist_account_apply(srv_player *pl, const srv_persist_account *a) {
+  if (!a->found)
+    return;
   pl->account = true;
-  snprintf(pl->name, sizeof pl->name, "%s", a.name);
+  snprintf(pl->name, sizeof pl->name, "%s", a->name);
   for (int k = 0; k < SRV_RATED_GAMES && k < SRV_STORE_RATED_GAMES; k++)
-    pl->ratings[k] = r[k];
+    pl->ratings[k] = a->ratings[k];
+}
+
+int srv_persist_load_account(srv_store *store, srv_player *pl) {
+  srv_persist_account a;
+  if (srv_persist_account_read(store, pl->id, &a) < 0)
+    return SRV_ESTORAGE;
+  srv_persist_account_apply(pl, &a);
   return 0;
 }
 

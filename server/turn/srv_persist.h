@@ -81,6 +81,19 @@ void srv_persist_room_gone(srv_persist *p, const char *code);
  * its account name and its ratings. Returns 0 (also without an account) or SRV_ESTORAGE. */
 int srv_persist_load_account(srv_store *store, srv_player *pl);
 
+/* srv_persist_load_account() in two steps, so that the read can run off the loop: the account
+ * of player (borrowed) read from store (any store of the database, a reader's included) into
+ * *out (its password hash wiped), then applied to the player on the loop. */
+typedef struct srv_persist_account {
+  bool found; /* false: a guest (nothing to apply). */
+  char name[SRV_STORE_NAME_SIZE];
+  srv_store_rating ratings[SRV_STORE_RATED_GAMES];
+} srv_persist_account;
+
+/* Returns 0 (also without an account) or a negative SRV_STORE_E* code. */
+int srv_persist_account_read(srv_store *store, const char *player, srv_persist_account *out);
+void srv_persist_account_apply(srv_player *pl, const srv_persist_account *a);
+
 /* Hello's restore hook (srv_dispatch_store.restore): the player whose session is token (borrowed),
  * adopted into the registry with a new reference (the caller's) and its account read, or NULL. */
 srv_player *srv_persist_restore(void *ud, const char *token);

@@ -239,17 +239,10 @@ static void recovered(void *arg, int rc) {
   r->rc = 0;
 }
 
-int srv_recover_room(srv_store *store, srv_ident *ident, srv_rooms *rooms, srv_time *time,
-                     const char *code) {
+int srv_recover_room_from(srv_store *store, srv_ident *ident, srv_rooms *rooms, srv_time *time,
+                          const char *code, srv_store_recovery *rec) {
   recovery ctx = {store, ident, rooms, time};
-  srv_store_recovery *rec = NULL;
-  int rc = srv_store_recover_room(store, code, &rec);
-  if (rc < 0) {
-    srv_log_error("recover", "cannot read room %s: %s (%s)", code, srv_store_strerror(rc),
-                  srv_store_last_error(store));
-    return rc == SRV_STORE_ENOMEM ? SRV_ENOMEM : SRV_ESTORAGE;
-  }
-  rc = rec->n_rooms == 1 ? recover_room(&ctx, rec, &rec->rooms[0]) : 1;
+  int rc = rec->n_rooms == 1 ? recover_room(&ctx, rec, &rec->rooms[0]) : 1;
   srv_store_recovery_free(rec);
   if (rc == 1)
     return SRV_ENOTFOUND;

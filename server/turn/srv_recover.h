@@ -19,11 +19,12 @@
  * read (after logging it). */
 int srv_recover(srv_store *store, srv_ident *ident, srv_rooms *rooms, srv_time *time);
 
-/* Rebuilds the one room code (borrowed) of store the same way: a cluster's node taking a room over
- * from one that stopped. What it repairs joins the open batch (the turn commits it). A blocking
- * read on the loop, as hello's restore is (the cluster's next step moves both off it). Returns 0,
- * SRV_ENOTFOUND when the store has no open room code, SRV_ESTORAGE / SRV_ENOMEM. */
-int srv_recover_room(srv_store *store, srv_ident *ident, srv_rooms *rooms, srv_time *time,
-                     const char *code);
+/* Rebuilds the one room code (borrowed) the same way from rec (stolen: the room as
+ * srv_store_recover_room() read it, through a reader off the loop): a cluster's node taking a room
+ * over from one that stopped. What it repairs joins the open batch (the turn commits it). Returns
+ * 0, SRV_ENOTFOUND when rec has no open room code (or it could not be brought back), SRV_ESTORAGE
+ * / SRV_ENOMEM. */
+int srv_recover_room_from(srv_store *store, srv_ident *ident, srv_rooms *rooms, srv_time *time,
+                          const char *code, srv_store_recovery *rec);
 
 #endif

@@ -1,6 +1,6 @@
 #!/bin/sh
-# `cmake --install` puts the server, the tool, the web client and the systemd unit where they
-# belong, and the unit starts the installed binary. Usage: install.sh BUILD_DIR
+# `cmake --install` puts the server, the search worker, the tool, the web client and the systemd
+# unit where they belong, and the unit starts the installed binary. Usage: install.sh BUILD_DIR
 set -eu
 
 build=$1
@@ -16,6 +16,7 @@ fail() {
 
 [ -x "$dest/usr/bin/mancala-server" ] || fail "bin/mancala-server missing"
 [ -x "$dest/usr/bin/mancala" ] || fail "bin/mancala missing"
+[ -x "$dest/usr/bin/mancala-worker" ] || fail "bin/mancala-worker missing"
 [ -f "$dest/usr/share/mancala-online/web/index.html" ] || fail "web client missing"
 [ ! -e "$dest/usr/share/mancala-online/web/README.md" ] || fail "web/README.md installed"
 unit="$dest/usr/lib/systemd/system/mancala-server.service"
@@ -31,5 +32,16 @@ if command -v systemd-analyze >/dev/null 2>&1; then
   if echo "$out" | grep -v 'is not executable\|No such file\|Command .* is not\|not found' | grep -qi 'unknown\|invalid\|failed to parse'; then
     fail "systemd-analyze: $out"
   fi
+fi
+wunit="$dest/usr/lib/systemd/system/mancala-worker@.service"
+[ -f "$wunit" ] || fail "the worker's systemd unit missing"
+grep -q '^ExecStart=/.*/bin/mancala-worker ' "$wunit" || fail "worker unit ExecStart is not an absolute path"
+if grep -q '@[A-Z_]*@' "$wunit"; then
+  fail "worker unit has an unsubstituted @VARIABLE@"
+fi
+# The worker runs (its usage; a bad URL is a usage error).
+"$dest/usr/bin/mancala-worker" --help >/dev/null || fail "installed worker does not run"
+if "$dest/usr/bin/mancala-worker" http://x >/dev/null 2>&1; then
+  fail "the worker took a URL that is not redis://"
 fi
 echo "install: 1 passed, 0 failed"

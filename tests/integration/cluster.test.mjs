@@ -123,6 +123,77 @@ test('a player reconnects through another node and keeps the seat', async () => 
   for (const c of [ana, back]) await c.close();
 });
 
+test('my_rooms through a third node lists the player\'s games on two other nodes, and follows them', async () => {
+  const [n1, n2, n3] = nodes.length >= 3 ? nodes : [await node(), await node(), await node()];
+  const ana = await Client.connect(n1, { name: 'Ana' });
+  const bo = await Client.connect(n1, { name: 'Bo' });
+  // Room A on node 1: Ana south, Bo north, playing.
+  const a = await ana.request({ type: 'create', game: 'kalah', seat: 'south', visibility: 'private' });
+  assert.equal(a.type, 'joined', JSON.stringify(a));
+  assert.equal((await bo.request({ type: 'join', room: a.room })).type, 'joined');
+  await ana.state(a.room, (s) => s.status === 'playing', 20000);
+  // Room B on node 2: Ana (another connection, same token) waits in it, north.
+  const ana2 = await Client.connect(n2, { token: ana.me.token });
+  const b = await ana2.request({ type: 'create', game: 'oware', seat: 'north', visibility: 'private' }, 20000);
+  assert.equal(b.type, 'joined', JSON.stringify(b));
+  // Through node 3, which runs neither: both.
+  const ana3 = await Client.connect(n3, { token: ana.me.token });
+  // Its resumed hello brings it into both rooms (as in the test above).
+  for (const room of [a.room, b.room]) await ana3.next((m) => m.type === 'joined' && m.room === room, 20000);
+  const mine = await ana3.request({ type: 'my_rooms' }, 20000);
+  assert.equal(mine.type, 'my_rooms', JSON.stringify(mine));
+  const byRoom = (rooms) => Object.fromEntries(rooms.map((r) => [r.room, r]));
+  assert.deepEqual(Object.keys(byRoom(mine.rooms)).sort(), [a.room, b.room].sort());
+  assert.deepEqual(byRoom(mine.rooms)[a.room], {
+    room: a.room, game: 'kalah', houses: 6, seeds: 4, options: { empty_capture: false },
+    clock: null, visibility: 'private', local: false, status: 'playing', you: 'south',
+    opponent: { id: bo.me.player, name: 'Bo', connected: true }, turn: 'south', your_turn: true,
+    ply: 0, game_no: 1,
+  });
+  const waiting = byRoom(mine.rooms)[b.room];
+  assert.equal(waiting.game, 'oware');
+  assert.equal(waiting.status, 'waiting');
+  assert.equal(waiting.you, 'north');
+  assert.equal(waiting.opponent, null);
+  assert.equal(waiting.turn, null);
+  assert.equal(waiting.your_turn, false);
+  // Followed: Ana's first house (4 seeds into houses 2 to 5, none in the store) gives North the move.
+  const list = (pred) => ana3.next((m) => m.type === 'my_rooms' && pred(byRoom(m.rooms)), 20000);
+  assert.equal((await ana.request({ type: 'move', room: a.room, house: 1, ply: 0 })).type, 'state');
+  const moved = await list((r) => r[a.room] && r[a.room].ply === 1);
+  assert.equal(moved.rooms.find((r) => r.room === a.room).turn, 'north');
+  assert.equal(moved.rooms.find((r) => r.room === a.room).your_turn, false);
+  // A game over leaves the list; so does a waiting room its last player left.
+  assert.notEqual((await bo.request({ type: 'resign', room: a.room })).type, 'error');
+  await list((r) => !r[a.room] && r[b.room]);
+  for (const c of [ana3, ana2]) assert.equal((await c.request({ type: 'leave', room: b.room }, 20000)).type, 'left');
+  await list((r) => Object.keys(r).length === 0);
+  for (const c of [ana, ana2, ana3, bo]) await c.close();
+});
+
+test('an account joins a room on a node that never saw it: its account is read there (off the loop) before its command runs', async () => {
+  const [n1, n2] = nodes.length >= 2 ? nodes : [await node(), await node()];
+  const ana = await Client.connect(n1, { name: 'Ana' });
+  const guest = await Client.connect(n2, { name: 'Guest' });
+  const accountName = `Bo_${process.pid % 100000}`;
+  const reg = await guest.request({ type: 'register', name: accountName, password: 'correct horse battery staple' }, 20000);
+  assert.equal(reg.type, 'account', JSON.stringify(reg));
+  const made = await ana.request({ type: 'create', game: 'kalah', seat: 'south', visibility: 'private' });
+  // Its join and a chat right behind it reach node 1 together: both wait for the account, in order.
+  guest.send({ type: 'join', room: made.room, id: 'j' });
+  guest.send({ type: 'chat', room: made.room, text: 'hi', id: 'c' });
+  const j = await guest.next((m) => m.id === 'j', 20000);
+  assert.equal(j.type, 'joined', JSON.stringify(j));
+  const c = await guest.next((m) => m.id === 'c', 20000);
+  assert.notEqual(c.type, 'error', JSON.stringify(c));
+  const st = await ana.state(made.room, (s) => s.status === 'playing', 20000);
+  assert.equal(st.players.north.name, accountName);
+  assert.equal(st.players.north.account, true);
+  const said = await ana.next((m) => m.type === 'chat' && m.room === made.room, 20000);
+  assert.equal(said.text, 'hi');
+  for (const x of [ana, guest]) await x.close();
+});
+
 test('a create retried through another node with its request id gets the room the first made', async () => {
   const [n1, n2] = nodes.length >= 2 ? nodes : [await node(), await node()];
   const ana = await Client.connect(n1, { name: 'Ana' });
@@ -312,6 +383,33 @@ test('/healthz names the node, its leases and Redis; Redis restarted during play
   await g.north.close();
 });
 
+test('leases are renewed in one script a tick, and again after Redis forgot its scripts (NOSCRIPT)', { timeout: 120000 }, async () => {
+  const live = nodes.filter((n) => n.child.exitCode === null && n.child.signalCode === null);
+  const [a, b] = live.length >= 2 ? live : [await node(), await node()];
+  const g = await newGame(a, b, 'L');
+  const gauge = async (name) => Number((await (await fetch(`${a.http}/metrics`)).text()).match(new RegExp(`^${name} (\\d+)$`, 'm'))[1]);
+  // What an earlier test left (leases lost when Redis restarted) settles first: a renewal tick.
+  await sleep(LEASE_MS);
+  // The scripts Redis keeps are dropped (as a restart without persistence would): the next
+  // renewal's EVALSHA is answered NOSCRIPT and sent again as EVAL.
+  execFileSync('redis-cli', ['-u', redisUrl, 'SCRIPT', 'FLUSH']);
+  const [batches0, renewals0, lost0] = [await gauge('mancala_cluster_lease_renewal_batches_total'),
+    await gauge('mancala_cluster_lease_renewals_total'), await gauge('mancala_cluster_leases_lost_total')];
+  // Two leases' time: without renewals the room's lease would lapse and its moves be refused.
+  await sleep(2 * LEASE_MS);
+  const batches = (await gauge('mancala_cluster_lease_renewal_batches_total')) - batches0;
+  const renewals = (await gauge('mancala_cluster_lease_renewals_total')) - renewals0;
+  // A renewal each second (a third of 3 s): about 6 ticks, one script each for this node's leases.
+  assert.ok(batches >= 4 && batches <= 8, `${batches} batches`);
+  assert.ok(renewals >= 4, `${renewals} renewals`); // this game's lease at least, at every tick
+  assert.equal(await gauge('mancala_cluster_leases_lost_total'), lost0);
+  const mover = g.st.turn === 'south' ? g.south : g.north;
+  const r = await mover.request({ type: 'move', room: g.room, house: g.st.legal[0], ply: g.st.ply }, 20000);
+  assert.equal(r.type, 'state', JSON.stringify(r));
+  await g.south.close();
+  await g.north.close();
+});
+
 test('PostgreSQL restarted during play: refused meanwhile, nothing lost', { timeout: 120000 }, async () => {
   const live = nodes.filter((n) => n.child.exitCode === null && n.child.signalCode === null);
   const g = await newGame(live[0], live[1], 'P');
@@ -491,6 +589,66 @@ class Bot {
     }
   }
 }
+
+test('rooms of a node killed -9 that nobody touches are swept: the clock ends the game, the waiting room runs again', { timeout: 120000 }, async () => {
+  const owner = await node();
+  const others = nodes.filter((n) => n !== owner && n.child.exitCode === null && n.child.signalCode === null).slice(0, 2);
+  while (others.length < 2) others.push(await node());
+  // Everyone on the owner: nobody elsewhere brings anything back after the kill.
+  const ana = await Client.connect(owner, { name: 'Ana' });
+  const bo = await Client.connect(owner, { name: 'Bo' });
+  const cy = await Client.connect(owner, { name: 'Cy' });
+  const made = await ana.request({ type: 'create', game: 'kalah', seat: 'south', visibility: 'private', clock: { initial_ms: 3000, increment_ms: 0 } });
+  assert.equal(made.type, 'joined', JSON.stringify(made));
+  const room = made.room;
+  assert.equal((await bo.request({ type: 'join', room })).type, 'joined');
+  // Both first moves (they cost no time): South's house 1 sows its 4 seeds into houses 2 to 5,
+  // North's first house the same on its side; then South's 3 s run.
+  let st = await ana.state(room, (s) => s.status === 'playing');
+  st = await ana.request({ type: 'move', room, house: 1, ply: 0 });
+  assert.equal(st.turn, 'north', JSON.stringify(st));
+  st = await bo.request({ type: 'move', room, house: st.legal[0], ply: 1 });
+  assert.equal(st.turn, 'south', JSON.stringify(st));
+  const waiting = await cy.request({ type: 'create', game: 'oware', seat: 'south', visibility: 'public' });
+  assert.equal(waiting.type, 'joined', JSON.stringify(waiting));
+  // Any live node may sweep them: the sum over all.
+  const survivors = nodes.filter((n) => n !== owner && n.child.exitCode === null && n.child.signalCode === null);
+  const swept = async () => {
+    let total = 0;
+    for (const n of survivors) {
+      const text = await (await fetch(`${n.http}/metrics`)).text();
+      total += Number(text.match(/^mancala_cluster_swept_total (\d+)$/m)[1]);
+    }
+    return total;
+  };
+  const before = await swept();
+  owner.child.kill('SIGKILL');
+  await owner.exited;
+  // Its presence lapses within a lease; a sweep (every second) takes both rooms over.
+  let after = before;
+  for (let i = 0; i < 100 && after < before + 2; i++) {
+    await sleep(200);
+    after = await swept();
+  }
+  assert.equal(after, before + 2, 'both rooms swept');
+  // South's clock resumed on the new owner (the gap not charged) and fell with nobody there.
+  await sleep(4000);
+  const spy = await Client.connect(others[0], { name: 'Spy' });
+  const j = await spy.request({ type: 'join', room, role: 'spectator' }, 20000);
+  assert.equal(j.type, 'joined', JSON.stringify(j));
+  const end = await spy.state(room, () => true, 20000);
+  assert.equal(end.status, 'finished', JSON.stringify(end));
+  assert.deepEqual([end.result.winner, end.result.reason], ['north', 'timeout']);
+  // The waiting room runs on a live node again (its idle timer with it: --idle-room-ms closes it),
+  // Cy's seat shown away; the lobby lists a waiting room only while its player is there.
+  const w = await spy.request({ type: 'join', room: waiting.room, role: 'spectator' }, 20000);
+  assert.equal(w.type, 'joined', JSON.stringify(w));
+  const ws = await spy.state(waiting.room, () => true, 20000);
+  assert.equal(ws.status, 'waiting');
+  assert.equal(ws.players.south.name, 'Cy');
+  assert.equal(ws.players.south.connected, false);
+  await spy.close();
+});
 
 test('30 games through nginx round-robin, a node killed -9 at a random moment: every game finishes, no acknowledged move lost', { timeout: 300000 }, async () => {
   const live = nodes.filter((n) => n.child.exitCode === null && n.child.signalCode === null);

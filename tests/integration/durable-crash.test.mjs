@@ -112,8 +112,9 @@ test('kill -9 at random moments loses no move a client saw accepted', { timeout:
   for (let i = 0; i < 2 * GAMES; i++) players.push(new Player('P' + i, mulberry32(seed + i + 1), seen));
   const rooms = [];
   let checked = 0;
+  let server;
   try {
-    let server = await startServer([], { data });
+    server = await startServer([], { data });
     for (const p of players) await p.connect(server);
     for (let g = 0; g < GAMES; g++) {
       const a = players[2 * g], b = players[2 * g + 1];
@@ -138,10 +139,13 @@ test('kill -9 at random moments loses no move a client saw accepted', { timeout:
         assert.equal(w.resumed, true, `${p.name} is known after the restart`);
         assert.equal(w.player, p.id);
       }
-      await sleep(100);
       for (const [key, e] of before) {
         if (e.moves.length === 0) continue;
-        const p = players.find((q) => q.states.get(e.room));
+        // A room's state follows its player's welcome once the turn that resumed it is on the
+        // disk (with --sync full, a sync of the log off the loop: tens of ms on a busy disk).
+        const holder = () => players.find((q) => q.states.get(e.room));
+        for (let i = 0; i < 250 && !holder(); i++) await sleep(20);
+        const p = holder();
         const s = p && p.states.get(e.room);
         assert.ok(s, `room ${e.room} is back after restart ${k + 1}`);
         if (s.game_no === e.game_no) {
@@ -175,6 +179,9 @@ test('kill -9 at random moments loses no move a client saw accepted', { timeout:
     assert.deepEqual(await server.stop(), { code: 0, signal: null });
     assert.ok(checked >= KILLS, 'games were checked after the restarts');
   } finally {
+    // A failed check leaves no server or connection behind to hold the test until its timeout.
+    for (const p of players) p.ws?.terminate();
+    if (server && !server.child.killed) server.child.kill('SIGKILL');
     fs.rmSync(data, { recursive: true, force: true });
   }
 });

@@ -145,7 +145,7 @@ TEST_IMPL(lane_yields_to_moves) {
   size_t n = 0;
   mc_game_moves(g, &n);
   ASSERT_EQ(n, 6);
-  srv_search_req an = {g, 6, 5, 1, SRV_SEARCH_ANALYSIS};
+  srv_search_req an = {g, 6, 5, 1, SRV_SEARCH_ANALYSIS, "analysis"};
   srv_search_answer analysis, move;
   memset(&analysis, 0, sizeof analysis);
   memset(&move, 0, sizeof move);
@@ -159,7 +159,7 @@ TEST_IMPL(lane_yields_to_moves) {
   /* A move wants the one CPU: the analysis is told to stop. */
   mc_game *start = mc_game_new(&rules); /* The move's game: another one, at its start. */
   ASSERT_NOT_NULL(start);
-  srv_search_req mv = {start, 6, 5, 2, SRV_SEARCH_DEEP};
+  srv_search_req mv = {start, 6, 5, 2, SRV_SEARCH_DEEP, "move"};
   ASSERT_EQ(q->submit(q, &mv, on_done, &move, &mj), 0);
   ASSERT_EQ(fw.n, 2);
   fake_work_run(&fw, 0); /* The analysis' worker: stopped before its first ply. */

@@ -300,3 +300,64 @@ TEST_IMPL(out_of_memory) {
   mc_game_free(game);
   return 0;
 }
+
+/* A my_rooms list with entries of other nodes (a cluster): this node's rooms first, then the
+ * others' texts as they are; an entry encoded alone (srv_proto_my_room_entry()) is the same
+ * object as in a list. */
+TEST_IMPL(my_rooms_with_other_nodes) {
+  memset(&opts, 0, sizeof opts);
+  ASSERT_EQ(mc_rules_init(&opts.rules, MC_KALAH), 0);
+  mc_game *g = mc_game_new(&opts.rules);
+  ASSERT_NOT_NULL(g);
+  srv_my_room mine = {.room = "K7QX2M",
+                      .opts = &opts,
+                      .rules = mc_game_rules(g),
+                      .status = SRV_WAITING,
+                      .you = MC_NORTH,
+                      .opponent = NULL,
+                      .turn = -1,
+                      .ply = 0,
+                      .game_no = 0};
+  static const char a[] = "{\"room\":\"ABCDEF\",\"ply\":7}", b[] = "{\"room\":\"GHJKLM\"}";
+  srv_lobby_text more[] = {{a, strlen(a)}, {b, strlen(b)}};
+  for (size_t local = 0; local <= 1; local++) {
+    srv_event ev = {.type = SRV_EV_MY_ROOMS, .id = &int_id};
+    ev.u.my_rooms.rooms = &mine;
+    ev.u.my_rooms.n = local;
+    ev.u.my_rooms.more = more;
+    ev.u.my_rooms.n_more = 2;
+    srv_frame *f = srv_proto_encode(&ev);
+    ASSERT_NOT_NULL(f);
+    json_error_t err;
+    json_t *j = json_loadb(srv_frame_text(f), f->len, JSON_REJECT_DUPLICATES, &err);
+    ASSERT(json_is_object(j));
+    json_t *rooms = json_object_get(j, "rooms");
+    ASSERT_EQ(json_array_size(rooms), local + 2);
+    if (local) {
+      json_t *r0 = json_array_get(rooms, 0);
+      ASSERT_STR_EQ(json_string_value(json_object_get(r0, "room")), "K7QX2M");
+      ASSERT_STR_EQ(json_string_value(json_object_get(r0, "you")), "north");
+      ASSERT_STR_EQ(json_string_value(json_object_get(r0, "status")), "waiting");
+      ASSERT(json_is_null(json_object_get(r0, "opponent")));
+      ASSERT(json_is_false(json_object_get(r0, "your_turn")));
+      char *text;
+      size_t len;
+      ASSERT_EQ(srv_proto_my_room_entry(&mine, &text, &len), 0);
+      ASSERT_EQ(strlen(text), len);
+      json_t *alone = json_loadb(text, len, JSON_REJECT_DUPLICATES, &err);
+      ASSERT(json_equal(alone, r0));
+      json_decref(alone);
+      free(text);
+    }
+    ASSERT_STR_EQ(json_string_value(json_object_get(json_array_get(rooms, local), "room")),
+                  "ABCDEF");
+    ASSERT_EQ(json_integer_value(json_object_get(json_array_get(rooms, local), "ply")), 7);
+    ASSERT_STR_EQ(json_string_value(json_object_get(json_array_get(rooms, local + 1), "room")),
+                  "GHJKLM");
+    json_decref(j);
+    srv_frame_unref(f);
+  }
+  srv_proto_encode_cleanup();
+  mc_game_free(g);
+  return 0;
+}

@@ -441,6 +441,25 @@ TEST_IMPL(fencing) {
   ASSERT_EQ(srv_store_commit(b), 0);
   ASSERT_EQ(count(db, "SELECT count(*) FROM moves"), 2);
   ASSERT_EQ(count(db, "SELECT owner_epoch FROM games WHERE id = 5"), 2);
+  /* A takes it back in two steps, as a node does off its loop: the epoch raised through a reader
+   * of A's (a pool thread's connection), then recorded for A's batches. B is refused from then on,
+   * A writes again. */
+  srv_store *ar = NULL;
+  ASSERT_EQ(srv_store_open_reader(a, &ar), 0);
+  int64_t ea2 = 0;
+  ASSERT_EQ(srv_store_game_claim_raise(ar, id, &ea2), 0);
+  ASSERT_EQ(ea2, 3);
+  ASSERT_EQ(srv_store_game_claim_raise(ar, 999, &ea2), SRV_STORE_ENOTFOUND);
+  ASSERT_EQ(srv_store_game_claimed(ar, id, 3), SRV_STORE_EINVAL); /* A reader writes nothing. */
+  ASSERT_EQ(srv_store_game_claimed(a, id, 3), 0);
+  srv_store_move m2 = {.ply = 2, .seat = 1, .house = 2, .clock_ms = -1, .at_ms = 3};
+  ASSERT_EQ(srv_store_move_add(b, id, &m2), 0);
+  ASSERT_EQ(srv_store_commit(b), SRV_STORE_ECONFLICT);
+  ASSERT_EQ(srv_store_move_add(a, id, &m2), 0);
+  ASSERT_EQ(srv_store_commit(a), 0);
+  ASSERT_EQ(count(db, "SELECT count(*) FROM moves"), 3);
+  ASSERT_EQ(count(db, "SELECT owner_epoch FROM games WHERE id = 5"), 3);
+  srv_store_close(ar);
   /* SQLite has one writer (its directory lock): nothing to claim. */
   char dir[256];
   tmp_dir(dir, sizeof dir);

@@ -218,7 +218,7 @@ TEST_IMPL(budget_cut_when_long) {
   mc_rules_init(&rules, MC_KALAH);
   mc_game *g = mc_game_new(&rules);
   ASSERT_NOT_NULL(g);
-  srv_search_req req = {g, 6, 1000, 42, SRV_SEARCH_DEEP};
+  srv_search_req req = {g, 6, 1000, 42, SRV_SEARCH_DEEP, "test"};
   srv_search_answer first, rest[9];
   memset(&first, 0, sizeof first);
   srv_search_job *job, *jobs[9];
