@@ -101,6 +101,8 @@ int mc_analyse(mc_search *s, const mc_rules *rules, const uint8_t *moves, size_t
       }
     }
     e->best = (uint8_t)r.best;
+    e->pv_len = (uint8_t)(r.pv_len < 0 ? 0 : r.pv_len > MC_PV_MAX ? MC_PV_MAX : r.pv_len);
+    memcpy(e->pv, r.pv, e->pv_len);
     e->value = r.value;
     e->exact = r.exact;
     e->depth = (uint8_t)(r.depth > 255 ? 255 : r.depth);

@@ -19,16 +19,18 @@
 #include "mc_search.h"
 
 typedef struct mc_ply_eval {
-  uint8_t mover;     /* Seat that played the ply (mc_seat). */
-  uint8_t played;    /* House played, or MC_SWAP. */
-  uint8_t best;      /* Best house found, or MC_SWAP where the swap is legal and better. */
-  uint8_t depth;     /* Depth of the search (0: none finished within the budget). */
-  bool exact;        /* value is the perfect-play value. */
-  bool played_known; /* played_value was found (false: the budget ran out first). */
-  bool played_exact; /* played_value is the perfect-play value of the move played. */
-  int value;         /* The position before the ply, for the mover: the value of best. */
-  int played_value;  /* The value of the move played, for the mover. value - played_value is
-                      * what the move lost (0 for the best move). */
+  uint8_t mover;         /* Seat that played the ply (mc_seat). */
+  uint8_t played;        /* House played, or MC_SWAP. */
+  uint8_t best;          /* Best house found, or MC_SWAP where the swap is legal and better. */
+  uint8_t depth;         /* Depth of the search (0: none finished within the budget). */
+  bool exact;            /* value is the perfect-play value. */
+  bool played_known;     /* played_value was found (false: the budget ran out first). */
+  bool played_exact;     /* played_value is the perfect-play value of the move played. */
+  int value;             /* The position before the ply, for the mover: the value of best. */
+  int played_value;      /* The value of the move played, for the mover. value - played_value is
+                          * what the move lost (0 for the best move). */
+  uint8_t pv_len;        /* The best line from the position before the ply: best first, then the */
+  uint8_t pv[MC_PV_MAX]; /* expected replies (mc_search_result.pv), up to MC_PV_MAX moves. */
 } mc_ply_eval;
 
 /* Analyses the game of rules with moves[0..n-1] (a whole game or its beginning) into

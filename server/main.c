@@ -9,6 +9,7 @@
 #include <uv.h>
 
 #include "srv_account.h"
+#include "srv_analysis.h"
 #include "srv_api.h"
 #include "srv_cluster.h"
 #include "srv_computer.h"
@@ -56,6 +57,7 @@ static struct app {
   srv_accounts *accounts;
   srv_computer *computer;
   srv_hints *hints;
+  srv_analysis *analysis;     /* The games' analyses (GET /api/games/ID/analysis). */
   srv_search_queue *searches; /* The computer's searches in process (srv_search_pool.h). */
   srv_search_queue *workers;  /* On mancala-worker processes (--search-queue), or NULL. */
   srv_cluster *cluster;       /* A node of a cluster (--cluster), or NULL: one process. */
@@ -144,6 +146,8 @@ static void stop_rest(void *arg) {
   srv_heap_trimmer_free(a->trimmer);
   a->trimmer = NULL;
   srv_computer_close(a->computer); /* Its timers; searches in flight end on their own. */
+  srv_analysis_free(a->analysis);  /* Its searches cancelled: a long analysis ends now. */
+  a->analysis = NULL;
   if (a->workers != NULL)
     srv_search_redis_close(a->workers);
   if (a->searches != NULL)
@@ -183,7 +187,8 @@ static void on_signal(uv_signal_t *h, int signum) {
 #define DEEP_FLOOR_MS 5
 
 /* The computer's thinker and its search queue, the deep lane's threads sized to the machine, one
- * fast one more per four (uv's pool grown to hold them beside the password hashing). */
+ * fast one more per four, one analysis (uv's pool grown to hold them beside the password hashing).
+ */
 static int start_computer(const srv_config *cfg) {
   int threads = cfg->computer_threads;
   if (threads == 0) {
@@ -193,16 +198,17 @@ static int start_computer(const srv_config *cfg) {
   int fast = 1 + threads / 4;
   if (getenv("UV_THREADPOOL_SIZE") == NULL) {
     char n[16];
-    snprintf(n, sizeof n, "%d", threads + fast + 4);
+    snprintf(n, sizeof n, "%d", threads + fast + 1 + 4);
     setenv("UV_THREADPOOL_SIZE", n, 0); /* Read by libuv at its first queued work. */
   }
   srv_work_init_uv(&app.work, &app.loop);
-  srv_search_pool_config pc = {.workers = {fast, threads},
+  srv_search_pool_config pc = {.workers = {fast, threads, 1},
                                .target_ms = {FAST_TARGET_MS, cfg->computer_reply_ms},
                                .floor_ms = {FAST_FLOOR_MS, DEEP_FLOOR_MS},
                                .data_dir = cfg->data};
   srv_computer_config cc = {cfg->computer_ms};
   srv_hints_config hc = {cfg->hint_ms, cfg->hints_per_minute};
+  srv_analysis_config ac = {cfg->analysis_ms, cfg->analyses_per_hour, cfg->analysis_queue};
   if ((app.searches = srv_search_pool_new(&app.work, &app.time, &pc)) == NULL) {
     srv_log_error("main", "out of memory");
     return 1;
@@ -225,8 +231,11 @@ static int start_computer(const srv_config *cfg) {
                  cfg->search_queue);
   }
   srv_search_queue *queue = app.workers != NULL ? app.workers : app.searches;
+  /* Analyses run in process, on CPUs the moves leave free (srv_search_pool.h): the workers do
+   * not take analyses yet. */
   if ((app.computer = srv_computer_new(app.rooms, queue, &app.time, &cc)) == NULL ||
-      (app.hints = srv_hints_new(app.rooms, queue, &hc)) == NULL) {
+      (app.hints = srv_hints_new(app.rooms, queue, &hc)) == NULL ||
+      (app.analysis = srv_analysis_new(app.searches, app.store, &app.time, &ac)) == NULL) {
     srv_log_error("main", "out of memory");
     return 1;
   }
@@ -439,6 +448,10 @@ int main(int argc, char **argv) {
                         .myrooms = app.myrooms};
   srv_net_set_turn_hook(app.net, srv_turn_end, &app.turn);
   srv_net_routes routes = {gauges, &app, srv_api_get, app.api, name_lookup, &app};
+  if (app.analysis != NULL) {
+    srv_api_analyser an = {srv_analysis_answer, srv_analysis_served, app.analysis};
+    srv_api_set_analyser(app.api, &an);
+  }
   srv_net_set_routes(app.net, &routes);
   app.dispatch.rooms = app.rooms;
   app.dispatch.lobby = app.lobby;

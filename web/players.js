@@ -18,6 +18,15 @@ async function getJSON(url) {
 
 function rounded(x) { return Math.round(Number(x) || 0); }
 
+// The player's accuracy in an analysed game, in whole percent (both seats' mean in a game at one
+// screen), or null.
+function accuracyOf(g) {
+  const a = g.accuracy;
+  if (!a) return null;
+  const v = g.seat === 'both' ? [a.south, a.north].filter((x) => typeof x === 'number') : [a[g.seat === 'north' ? 'north' : 'south']].filter((x) => typeof x === 'number');
+  return v.length ? Math.round(v.reduce((s, x) => s + x, 0) / v.length) : null;
+}
+
 // "1523" or "1523?" for a provisional rating.
 export function ratingText(r) {
   return String(rounded(r.rating)) + (r.provisional ? '?' : '');
@@ -282,7 +291,9 @@ export class ProfileView {
       box.append(h('a', { class: 'recent-row', href: '/g/' + g.id, 'data-link': '', dataset: { game: String(g.id) } },
         h('span', { class: 'rr-game ' + g.game }, gameTitle(g.game)),
         h('span', { class: 'rr-info' }, h('b', {}, vs),
-          h('small', {}, [date(g.started), t('room.board_size', { m: g.houses, n: g.seeds }), scoreText(g), g.rated ? t('profile.rated') : null].filter(Boolean).join(' · '))),
+          h('small', {}, [date(g.started), t('room.board_size', { m: g.houses, n: g.seeds }), scoreText(g), g.rated ? t('profile.rated') : null].filter(Boolean).join(' · '),
+            // An analysed game: the player's accuracy in it.
+            accuracyOf(g) !== null ? [' · ', h('span', { class: 'rr-acc', title: t('profile.accuracy_title') }, t('profile.accuracy', { n: accuracyOf(g) }))] : null)),
         g.rating ? h('span', { class: 'rr-diff ' + (g.rating.diff > 0 ? 'up' : g.rating.diff < 0 ? 'down' : '') }, signed(g.rating.diff)) : null,
         h('span', { class: 'rr-status ' + (result || '') }, result ? t('recent.' + result) : '')));
     }

@@ -1,13 +1,16 @@
 // The replay page /g/ID: an archived game (GET /api/games/ID, see the durable games issue), stepped
 // forward and back, with what each move did, and the game as text (GET /api/games/ID.txt) to
 // download. Positions come from the record: per-move pits when the record has them, otherwise the
-// server's traces replayed from the start position. A step forward is sown seed by seed from its
+// server's traces replayed from the start position. A finished game can be analysed (analysis.js):
+// the evaluation graph, the marks in the move list and the best move at each step; /g/ID?analyse=1
+// (the room's game-over card) asks for it at once. A step forward is sown seed by seed from its
 // trace (at the room's animation speed, mc.speed); Play steps through the game by itself; the
 // board can be turned to see it from North.
 import { h, clear, icon, storage } from './ui.js';
 import { t, onLang } from './i18n.js';
 import { Board, burntSet, applyTrace, replayUnit, SPEEDS } from './board.js';
 import { gameTitle, optionsText, localName, moveItem, playerName, playerSeat } from './common.js';
+import { GameAnalysis, evalGraph, markBadge, stepInfo, accuracyLine } from './analysis.js';
 
 // The pause between two moves when the game plays by itself, in ms.
 const AUTO_PAUSE_MS = 700;
@@ -34,7 +37,7 @@ export class ReplayView {
     this.load();
   }
 
-  destroy() { this.off(); document.removeEventListener('keydown', this.onKey); this.auto = false; this.gen++; if (this.board) this.board.skip(); }
+  destroy() { this.off(); document.removeEventListener('keydown', this.onKey); this.auto = false; this.gen++; if (this.board) this.board.skip(); if (this.analysis) this.analysis.destroy(); }
 
   async load() {
     try {
@@ -45,6 +48,9 @@ export class ReplayView {
       this.rec = rec.game && typeof rec.game === 'object' ? { ...rec, ...rec.game } : rec;
       this.prepare();
       this.state = 'ok';
+      this.analysis = new GameAnalysis(this.id, () => this.renderAnalysis());
+      const ask = typeof location !== 'undefined' && new URLSearchParams(location.search).has('analyse');
+      if (this.rec.analysed || ask) this.analysis.fetch();
     } catch {
       this.state = 'error';
     }
@@ -136,6 +142,56 @@ export class ReplayView {
     this.plyLabel.textContent = t('replay.ply', { n: this.ply, total: this.positions.length - 1 });
     this.slider.value = String(this.ply);
     for (const li of this.list.children) li.classList.toggle('current', Number(li.dataset.ply) === this.ply);
+    this.renderStep();
+  }
+
+  names() { return { south: this.playerName('south'), north: this.playerName('north') }; }
+
+  // The analysis panel: the Analyse button, its progress, or the graph and the accuracy; and the
+  // marks in the move list.
+  renderAnalysis() {
+    const box = this.anBox, a = this.analysis;
+    if (!box || !a) return;
+    box.replaceChildren();
+    box.dataset.state = a.state;
+    const status = (key, vars) => h('p', { class: 'an-status', role: 'status' }, t(key, vars));
+    if (a.state === 'done') {
+      const d = a.data, res = this.rec.score ?? this.rec.result?.score;
+      box.append(accuracyLine(d, this.names()),
+        this.graph = evalGraph(d.plies, res, this.ply, this.names(), (p) => this.user(p)),
+        this.stepBox = h('div', { class: 'an-step', 'aria-live': 'polite' }));
+      for (const li of this.list.children) {
+        const p = a.ply(Number(li.dataset.ply) - 1);
+        li.querySelector('.mark')?.remove();
+        const badge = markBadge(p);
+        if (badge) li.querySelector('b')?.after(badge);
+      }
+      this.renderStep();
+      return;
+    }
+    this.graph = null;
+    this.stepBox = null;
+    if (a.state === 'none' || a.state === 'error' || a.state === 'asking') {
+      if (a.state === 'error') box.append(status('analysis.error'));
+      else box.append(h('p', {}, t('analysis.none')));
+      box.append(h('button', { class: 'btn small primary an-go', type: 'button', disabled: a.state === 'asking', onclick: () => a.fetch() }, t('analysis.analyse')));
+    } else if (a.state === 'queued') box.append(status('analysis.queued', { n: a.progress?.ahead ?? 0 }));
+    else if (a.state === 'running' || a.state === 'saving') box.append(status('analysis.running', { n: a.progress?.plies ?? this.positions.length - 1 }));
+    else if (a.state === 'rate_limited') box.append(status('analysis.rate_limited', { min: Math.max(1, Math.ceil((a.retry || 60000) / 60000)) }));
+    else if (a.state === 'unsupported') box.append(status('analysis.unsupported'));
+    else box.append(status('analysis.busy'), h('button', { class: 'btn small an-go', type: 'button', onclick: () => a.fetch() }, t('analysis.analyse')));
+  }
+
+  // The step shown: the graph's cursor, the best move from here and what the last move lost.
+  renderStep() {
+    if (!this.stepBox || !this.analysis || this.analysis.state !== 'done') return;
+    this.stepBox.replaceChildren(...stepInfo(this.analysis, this.ply, this.names()));
+    const cur = this.graph?.querySelector('.cursor');
+    if (cur) {
+      const n = this.analysis.data.plies.length, x = 6 + (n ? (this.ply * (600 - 12)) / n : 0);
+      cur.setAttribute('x1', String(x));
+      cur.setAttribute('x2', String(x));
+    }
   }
 
   draw() {
@@ -210,13 +266,15 @@ export class ReplayView {
           h('span', { class: 'fs-sep' }, ':'),
           h('span', { class: 'fs north' }, h('b', {}, String(res.score[1])), h('small', {}, this.playerName('north')))) : null),
       h('aside', { class: 'side' },
+        this.positions ? h('section', { class: 'card panel analysis', 'aria-labelledby': 'an-title' },
+          h('h2', { id: 'an-title' }, t('analysis.title')), this.anBox = h('div', { class: 'an-box' })) : null,
         h('section', { class: 'card panel' }, h('h2', {}, t('room.moves')), this.list),
         h('section', { class: 'card panel export' },
           h('h2', {}, t('replay.export')),
           h('p', {}, t('replay.export_body')),
           h('a', { class: 'btn small', href: '/api/games/' + encodeURIComponent(this.id) + '.txt', download: 'mancala-' + this.id + '.txt', type: 'text/plain' },
             icon('download'), t('replay.download'))))));
-    if (this.positions) { this.setAuto(false); this.draw(); }
+    if (this.positions) { this.setAuto(false); this.renderAnalysis(); this.draw(); }
     else if (Array.isArray(r.pits)) this.board.show(r.pits, {});
     else boardEl.parentElement.hidden = true;
   }

@@ -844,7 +844,8 @@ export class RoomView {
         s.rating_change ? this.ratingChange(s) : null,
         h('div', { class: 'over-actions' },
           (seat || s.you === 'both') ? this.rematchButton(s) : null,
-          id ? h('a', { class: 'btn ghost', href: '/g/' + id }, t('result.replay')) : null,
+          id ? h('a', { class: 'btn ghost replay-link', href: '/g/' + id }, t('result.replay')) : null,
+          id ? h('a', { class: 'btn ghost analyse-link', href: '/g/' + id + '?analyse=1' }, t('result.analyse')) : null,
           h('button', { class: 'btn ghost', type: 'button', onclick: () => { this.dismissed = { ...(this.dismissed || {}), [s.ply + ':' + r.reason]: true }; this.renderOverlay(this.shown); } }, t('result.see_board')),
           h('a', { class: 'btn ghost', href: '/', 'data-link': '' }, t('room.back_lobby'))));
       O.append(card);

@@ -47,6 +47,9 @@ typedef struct srv_config {
   int computer_reply_ms;         /* The reply time levels 5-6 aim at under load. */
   int hints_per_minute;          /* Hints a seat of a room may ask for a minute; 0: none. */
   int hint_ms;                   /* The most a hint's search may take. */
+  int analysis_ms;               /* The search time of each ply of an analysis. */
+  int analyses_per_hour;         /* Analyses one address may start an hour; 0: none. */
+  int analysis_queue;            /* Games analysed or waiting at once, server-wide. */
   int rate;                      /* Messages per second a connection may send on average. */
   int burst;                     /* Messages a connection may send at once. */
   int send_queue;                /* Outgoing messages queued per connection before it is dropped. */

@@ -3,6 +3,7 @@
 
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "mc_egtb.h"
 #include "mc_error.h"
@@ -14,7 +15,10 @@
 #define OVERHEAD_WEIGHT 8
 
 /* Transposition table of each slot's search context, by lane. */
-static const size_t TT_BYTES[SRV_SEARCH_LANES] = {1u << 20, 16u << 20};
+static const size_t TT_BYTES[SRV_SEARCH_LANES] = {1u << 20, 16u << 20, 16u << 20};
+
+/* Marks a ply an analysis has not valued yet (no house is numbered so). */
+#define PLY_UNDONE 254
 
 typedef struct pool pool;
 typedef struct slot slot;
@@ -37,6 +41,11 @@ struct srv_search_job {
                      * again (a cut reaches the worker through stop and the slot's timer). */
   srv_search_answer answer;
   srv_list link; /* Its lane's waiting list. */
+  /* An analysis (lane SRV_SEARCH_ANALYSIS): plies[0..nplies) for the game's moves, the first
+   * todo of them still to value (the ones after were valued before it was stopped). */
+  mc_ply_eval *plies;
+  size_t nplies, todo;
+  bool yielded; /* Loop side: stopped for a move, to go on later. */
 };
 
 struct slot {
@@ -60,12 +69,14 @@ struct pool {
   srv_work *work;
   srv_time *time;
   mc_egtb *egtb;
+  int cpus; /* Searches the machine runs at once: analyses only use what moves leave. */
   lane lanes[SRV_SEARCH_LANES];
   uint64_t done, cut;
 };
 
 static void job_free(srv_search_job *j) {
   mc_game_free(j->game);
+  free(j->plies);
   free(j);
 }
 
@@ -75,15 +86,61 @@ static uint64_t now_ms(pool *p) {
 
 /* ---- The worker thread: the job's copy, the slot's context, nothing else -------------------- */
 
+/* The plies still to value, j->plies[0..todo): from the end, so that proofs near it help the
+ * plies before (mc_analyse()). Stopped, it leaves todo at the lowest ply valued plus one (that
+ * one's search may have been cut short: it is valued again). */
+static void work_analysis(srv_search_job *j) {
+  size_t n = 0;
+  const uint8_t *moves = mc_game_moves(j->game, &n);
+  for (size_t i = 0; i < j->todo; i++)
+    j->plies[i].best = PLY_UNDONE;
+  const mc_limits per_ply = {j->run_ms, 0, 0};
+  j->answer.rc = mc_analyse(j->slot->search, mc_game_rules(j->game), moves, j->todo, &per_ply,
+                            &j->stop, j->plies, NULL);
+  if (j->answer.rc == 0) {
+    j->todo = 0;
+    return;
+  }
+  size_t lowest = j->todo;
+  for (size_t i = j->todo; i-- > 0;)
+    if (j->plies[i].best != PLY_UNDONE)
+      lowest = i;
+  if (lowest < j->todo)
+    j->todo = lowest + 1;
+}
+
 static void work(void *arg) {
   srv_search_job *j = arg;
-  j->answer.rc = mc_search_game(j->slot->search, j->game, j->level, j->run_ms, j->seed, &j->stop,
-                                &j->answer.res);
+  if (j->lane == SRV_SEARCH_ANALYSIS)
+    work_analysis(j);
+  else
+    j->answer.rc = mc_search_game(j->slot->search, j->game, j->level, j->run_ms, j->seed, &j->stop,
+                                  &j->answer.res);
 }
 
 /* ---- The loop thread ----------------------------------------------------------------------- */
 
 static void pump(pool *p, srv_search_lane which);
+
+/* Move searches running or waiting. */
+static int moves_busy(const pool *p) {
+  return p->lanes[SRV_SEARCH_FAST].nrunning + p->lanes[SRV_SEARCH_FAST].nwaiting +
+         p->lanes[SRV_SEARCH_DEEP].nrunning + p->lanes[SRV_SEARCH_DEEP].nwaiting;
+}
+
+/* Stops running analyses while moves need their CPUs (each goes on later from where it was). */
+static void yield_to_moves(pool *p) {
+  lane *l = &p->lanes[SRV_SEARCH_ANALYSIS];
+  int over = moves_busy(p) + l->nrunning - p->cpus;
+  for (int i = 0; i < l->nslots && over > 0; i++) {
+    srv_search_job *j = l->slots[i].job;
+    if (j == NULL || j->cancelled || j->yielded)
+      continue;
+    j->yielded = true;
+    atomic_store(&j->stop, true);
+    over--;
+  }
+}
 
 static void after(void *arg, bool cancelled) {
   srv_search_job *j = arg;
@@ -95,7 +152,18 @@ static void after(void *arg, bool cancelled) {
   if (s->timer != NULL)
     p->time->timer_stop(s->timer);
   l->nrunning--;
-  if (!j->cancelled && !cancelled && j->answer.rc == 0) {
+  if (j->lane == SRV_SEARCH_ANALYSIS && !j->cancelled && !cancelled && j->yielded &&
+      j->answer.rc == MC_ECANCELED && j->todo > 0) {
+    /* Stopped for a move: it waits at the head of its lane to go on. */
+    j->yielded = false;
+    j->slot = NULL;
+    j->answer.rc = 0;
+    atomic_store(&j->stop, false);
+    srv_list_push_front(&l->waiting, &j->link);
+    l->nwaiting++;
+    return;
+  }
+  if (!j->cancelled && !cancelled && j->answer.rc == 0 && j->lane != SRV_SEARCH_ANALYSIS) {
     /* The hand-over to the worker and back, the loop's delays included: each job of a long lane
      * costs it, so the budget leaves room for it. */
     double o = (double)(now_ms(p) - j->started) - (double)j->answer.res.time_ms;
@@ -106,12 +174,18 @@ static void after(void *arg, bool cancelled) {
       j->answer.rc = SRV_EINTERNAL;
     j->answer.budget_ms = j->budget;
     j->answer.cut = j->budget < j->ms;
+    if (j->lane == SRV_SEARCH_ANALYSIS && j->answer.rc == 0) {
+      j->answer.plies = j->plies;
+      j->answer.nplies = j->nplies;
+    }
     p->done++;
     p->cut += j->answer.cut;
     j->done(j->arg, &j->answer); /* May submit: the free slot is taken by pump() there. */
   }
   job_free(j);
   pump(p, which);
+  if (which != SRV_SEARCH_ANALYSIS)
+    pump(p, SRV_SEARCH_ANALYSIS); /* A CPU a move left. */
 }
 
 static void pump(pool *p, srv_search_lane which) {
@@ -120,11 +194,15 @@ static void pump(pool *p, srv_search_lane which) {
     slot *s = &l->slots[i];
     if (s->job != NULL)
       continue;
+    if (which == SRV_SEARCH_ANALYSIS && moves_busy(p) + l->nrunning >= p->cpus)
+      return; /* No CPU free of moves. */
     srv_search_job *j = srv_list_entry(srv_list_first(&l->waiting), srv_search_job, link);
     srv_list_remove(&j->link);
     l->nwaiting--;
-    j->budget =
-        srv_search_budget(j->ms, l->nwaiting, l->nslots, l->target, l->floor, (long)l->overhead);
+    j->budget = which == SRV_SEARCH_ANALYSIS
+                    ? j->ms /* per ply, never cut */
+                    : srv_search_budget(j->ms, l->nwaiting, l->nslots, l->target, l->floor,
+                                        (long)l->overhead);
     j->run_ms = j->budget;
     j->started = now_ms(p);
     j->slot = s;
@@ -147,6 +225,8 @@ static void pump(pool *p, srv_search_lane which) {
 
 /* Cuts the budgets of l's running searches to what its length now allows. */
 static void hurry(pool *p, lane *l) {
+  if (l == &p->lanes[SRV_SEARCH_ANALYSIS])
+    return;
   uint64_t now = now_ms(p);
   for (int i = 0; i < l->nslots; i++) {
     slot *s = &l->slots[i];
@@ -182,6 +262,14 @@ static int submit(srv_search_queue *q, const srv_search_req *req, srv_search_don
     free(j);
     return SRV_ENOMEM;
   }
+  if (req->lane == SRV_SEARCH_ANALYSIS) {
+    mc_game_moves(j->game, &j->nplies);
+    j->todo = j->nplies;
+    if ((j->plies = calloc(j->nplies ? j->nplies : 1, sizeof *j->plies)) == NULL) {
+      job_free(j);
+      return SRV_ENOMEM;
+    }
+  }
   j->owner = p;
   j->lane = req->lane;
   j->level = req->level;
@@ -196,6 +284,8 @@ static int submit(srv_search_queue *q, const srv_search_req *req, srv_search_don
   *out = j;
   pump(p, req->lane);
   hurry(p, l);
+  if (req->lane != SRV_SEARCH_ANALYSIS)
+    yield_to_moves(p);
   return 0;
 }
 
@@ -231,6 +321,11 @@ srv_search_queue *srv_search_pool_new(srv_work *work, srv_time *time,
   p->q = (srv_search_queue){submit, cancel, stats, p};
   p->work = work;
   p->time = time;
+  p->cpus = cfg->cpus;
+  if (p->cpus <= 0) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    p->cpus = n > 0 ? (int)n : 1;
+  }
   for (int i = 0; i < SRV_SEARCH_LANES; i++)
     srv_list_init(&p->lanes[i].waiting);
   if ((p->egtb = mc_egtb_new()) == NULL) {

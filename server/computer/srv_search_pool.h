@@ -3,6 +3,10 @@
  * the unit tests), the others wait in order. One search context (and transposition table) per
  * worker slot; the endgame tables are loaded once and shared read-only.
  *
+ * Analyses (lane SRV_SEARCH_ANALYSIS) run on CPUs the move lanes leave free (cfg->cpus): a move
+ * search queued while every CPU is busy stops a running analysis, which waits at the head of its
+ * lane and goes on from the last ply it valued once a CPU is free again.
+ *
  * A search's budget is set when it starts, from its lane's length then (srv_search_budget()), and
  * cut again while it runs when more jobs queue up behind it: a timer (srv_time.h) raises its stop
  * flag at the new deadline, and the move it found so far is the answer.
@@ -19,6 +23,9 @@ typedef struct srv_search_pool_config {
   long target_ms[SRV_SEARCH_LANES]; /* The reply time a lane aims at under load. */
   long floor_ms[SRV_SEARCH_LANES];  /* The least time a search of the lane is given. */
   const char *data_dir;             /* Where the endgame tables are (borrowed); NULL: none. */
+  int cpus; /* Searches the machine runs at once (0: its CPUs): an analysis runs only while the
+             * move searches running and waiting leave one of them free, and stops when they
+             * need it. */
 } srv_search_pool_config;
 
 /* Returns a new pool queueing its searches on work and its timers on time (both borrowed; they

@@ -11,6 +11,11 @@
  * again while it runs (srv_search_budget()): under load the computer plays faster before anyone
  * waits longer. A search stopped early still answers with a legal move (mc_search.h).
  *
+ * Analysis: a finished game analysed ply by ply (mc_analysis.h) is a job of its own lane
+ * (SRV_SEARCH_ANALYSIS), whose budget is per ply and never cut. Moves are never behind an analysis:
+ * an implementation runs analyses only on CPUs the move lanes leave free, and stops one as soon as
+ * a move needs its CPU, to resume it later from the ply where it stopped.
+ *
  * Everything here is called on the loop thread. A job's done function is called exactly once, on
  * the loop thread, unless the job was cancelled first: after cancel() it is never called.
  */
@@ -18,14 +23,18 @@
 #define SRV_SEARCH_QUEUE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
+#include "mc_analysis.h"
 #include "mc_game.h"
 #include "mc_search.h"
 
 typedef enum srv_search_lane {
-  SRV_SEARCH_FAST = 0, /* Fixed shallow depth (levels 3-4): never behind a deep search. */
-  SRV_SEARCH_DEEP = 1, /* Levels 5-6: the budget shrinks when the lane is long. */
+  SRV_SEARCH_FAST = 0,     /* Fixed shallow depth (levels 3-4): never behind a deep search. */
+  SRV_SEARCH_DEEP = 1,     /* Levels 5-6: the budget shrinks when the lane is long. */
+  SRV_SEARCH_ANALYSIS = 2, /* Whole games analysed (every ply of the game's moves, each within
+                            * ms: mc_analyse()), only on CPUs the lanes above leave free. */
   SRV_SEARCH_LANES
 } srv_search_lane;
 
@@ -47,6 +56,10 @@ typedef struct srv_search_answer {
   mc_search_result res; /* res.move is the move. */
   long budget_ms;       /* The time it was given in the end (after any cut). */
   bool cut;             /* The queue cut its budget below req.ms. */
+  /* An analysis (lane SRV_SEARCH_ANALYSIS) with rc 0: one entry per move of the game, in ply order
+   * (res is then unset). */
+  const mc_ply_eval *plies;
+  size_t nplies;
 } srv_search_answer;
 
 typedef void (*srv_search_done_fn)(void *arg, const srv_search_answer *answer);

@@ -243,7 +243,7 @@ static void on_message(void *ud, const char *channel, size_t clen, const char *m
   r->stats.answered++;
   forget(r, j);
   long budget = a.budget_ms > 0 ? a.budget_ms : j->budget;
-  srv_search_answer out = {0, a.res, budget, budget < j->ms};
+  srv_search_answer out = {0, a.res, budget, budget < j->ms, NULL, 0};
   finish(r, j, &out);
 }
 
@@ -308,8 +308,9 @@ static int submit(srv_search_queue *q, const srv_search_req *req, srv_search_don
   j->done = done;
   j->arg = arg;
   srv_hash_insert(&r->jobs, &j->hnode, number_hash(j->number));
-  if (r->workers[j->lane] == 0 || !srv_redis_up(r->redis)) {
-    /* Nobody to run it: in process, at its full time (the pool cuts it under load). */
+  if (j->lane == SRV_SEARCH_ANALYSIS || r->workers[j->lane] == 0 || !srv_redis_up(r->redis)) {
+    /* Nobody to run it (the workers take no analysis yet): in process, at its full time (the
+     * pool cuts a move's under load). */
     int rc = submit_local(r, j);
     if (rc == 0)
       *out = j;

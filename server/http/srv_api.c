@@ -21,7 +21,15 @@
 struct srv_api {
   srv_store *store;   /* Its own connection, which sees committed data only. */
   srv_reader *reader; /* The storage seam's reads over it. */
+  srv_api_analyser analyser;
 };
+
+void srv_api_set_analyser(srv_api *api, const srv_api_analyser *analyser) {
+  if (analyser != NULL)
+    api->analyser = *analyser;
+  else
+    memset(&api->analyser, 0, sizeof api->analyser);
+}
 
 srv_api *srv_api_new(const srv_store *store) {
   srv_api *api = calloc(1, sizeof *api);
@@ -139,6 +147,15 @@ static int game_route(srv_store *rd, const char *s, char **body, const char **ty
   } else {
     json_t *j = srv_archive_game_json(g, &bad);
     rc = j == NULL ? SRV_STORE_EBADROW : add_positions(j, g);
+    /* Whether its analysis is stored (GET /api/games/ID/analysis serves it at once). */
+    srv_store_analysis an;
+    int arc = rc == 0 ? srv_store_analysis_get(rd, id, &an) : SRV_STORE_ENOTFOUND;
+    if (arc == 0)
+      srv_store_analysis_free(&an);
+    else if (arc != SRV_STORE_ENOTFOUND)
+      read_fail(rd, "cannot read the analysis of", s, arc);
+    if (rc == 0 && json_object_set_new(j, "analysed", json_boolean(arc == 0)) != 0)
+      rc = SRV_ENOMEM;
     *body = j && rc == 0 ? json_dumps(j, JSON_COMPACT) : NULL;
     json_decref(j);
     *type = "application/json";
@@ -293,18 +310,88 @@ static int leaderboard_route(srv_store *rd, const char *game, const char *query,
 
 /* One GET through the reader: the route reads and writes the answer here. */
 typedef struct api_job {
-  char *uri, *query;
+  srv_api *api;
+  char *uri, *query, *addr;
   int status;
   char *body;
   const char *type;
   srv_api_done done;
   void *arg;
+  /* An analysis: served from storage (stored), or not stored yet: the game (unanswered: the
+   * analyser answers on the loop). */
+  int64_t analysis_of;
+  bool stored;
+  srv_store_game *unanswered;
 } api_job;
+
+/* GET /api/games/ID/analysis: the stored analysis of a finished game, or its game left in
+ * j->unanswered for the analyser. */
+static int analysis_route(srv_store *rd, api_job *j, const char *s, size_t len) {
+  int64_t id = srv_gameid_parse(s, len);
+  if (id == 0)
+    return reply_error(404, "not_found", "No such game.", &j->body, &j->type);
+  srv_store_game *g = NULL;
+  int rc = srv_store_game_get(rd, id, &g);
+  if (rc == SRV_STORE_ENOTFOUND || (rc == 0 && g->aborted)) {
+    srv_store_game_free(g);
+    return reply_error(404, "not_found", "No game with that id.", &j->body, &j->type);
+  }
+  if (rc == 0 && g->ended_ms == 0) {
+    srv_store_game_free(g);
+    return reply_error(409, "not_finished",
+                       "The game is still going on: it can be analysed once it is over.", &j->body,
+                       &j->type);
+  }
+  srv_store_analysis a;
+  if (rc == 0)
+    rc = srv_store_analysis_get(rd, id, &a);
+  if (rc == SRV_STORE_ENOTFOUND) {
+    j->analysis_of = id;
+    j->unanswered = g;
+    return 0;
+  }
+  srv_store_game_free(g);
+  if (rc < 0) {
+    read_fail(rd, "cannot read the analysis of", s, rc);
+    return reply_error(500, "storage_error", srv_store_strerror(rc), &j->body, &j->type);
+  }
+  char gid[SRV_GAMEID_LEN + 1];
+  srv_gameid_format(id, gid);
+  json_t *plies = json_loads(a.plies, 0, NULL);
+  json_t *acc =
+      json_pack("{s:o,s:o}", "south", a.accuracy_known[0] ? json_real(a.accuracy[0]) : json_null(),
+                "north", a.accuracy_known[1] ? json_real(a.accuracy[1]) : json_null());
+  json_t *o = plies != NULL && acc != NULL
+                  ? json_pack("{s:s,s:s,s:I,s:I,s:o,s:o}", "game", gid, "status", "done",
+                              "analysed_at", (json_int_t)a.analysed_ms, "ply_ms",
+                              (json_int_t)a.ply_ms, "accuracy", acc, "plies", plies)
+                  : NULL;
+  if (o == NULL) {
+    json_decref(plies);
+    json_decref(acc);
+  }
+  srv_store_analysis_free(&a);
+  if (o == NULL) {
+    srv_log_error("api", "game %" PRId64 ": its stored analysis does not read back", id);
+    return reply_error(500, "internal", "The analysis cannot be read.", &j->body, &j->type);
+  }
+  j->analysis_of = id;
+  j->stored = true;
+  j->body = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(10)); /* As the profiles. */
+  json_decref(o);
+  return 200;
+}
+
+#define ANALYSIS_SUFFIX "/analysis"
 
 static int route(srv_store *rd, void *arg) {
   api_job *j = arg;
   j->type = "application/json";
-  if (strncmp(j->uri, "/api/games/", 11) == 0)
+  size_t len = strlen(j->uri), suffix = sizeof ANALYSIS_SUFFIX - 1;
+  if (strncmp(j->uri, "/api/games/", 11) == 0 && len > 11 + suffix &&
+      strcmp(j->uri + len - suffix, ANALYSIS_SUFFIX) == 0)
+    j->status = analysis_route(rd, j, j->uri + 11, len - 11 - suffix);
+  else if (strncmp(j->uri, "/api/games/", 11) == 0)
     j->status = game_route(rd, j->uri + 11, &j->body, &j->type);
   else if (strncmp(j->uri, "/api/players/", 13) == 0)
     j->status = player_route(rd, j->uri + 13, j->query, &j->body, &j->type);
@@ -315,29 +402,66 @@ static int route(srv_store *rd, void *arg) {
   return 0;
 }
 
+/* On the loop: a game whose analysis is not stored goes to the analyser. */
+static void ask_analyser(api_job *j) {
+  srv_api *api = j->api;
+  srv_store_game *g = j->unanswered;
+  j->unanswered = NULL;
+  if (api->analyser.request == NULL) {
+    j->status =
+        reply_error(503, "unsupported", "This server does not analyse games.", &j->body, &j->type);
+    srv_store_game_free(g);
+    return;
+  }
+  mc_game *game = NULL;
+  srv_store_bad_row bad;
+  int rc = srv_store_replay(g, false, &game, &bad);
+  if (rc != 0) {
+    srv_log_error("api", "game %" PRId64 ": its moves do not replay: no analysis", g->id);
+    j->status = reply_error(500, "internal", "The game cannot be replayed.", &j->body, &j->type);
+  } else {
+    char gid[SRV_GAMEID_LEN + 1];
+    srv_gameid_format(g->id, gid);
+    j->status = api->analyser.request(api->analyser.ud, g->id, gid, game,
+                                      j->addr != NULL ? j->addr : "", &j->body);
+    j->type = "application/json";
+  }
+  mc_game_free(game);
+  srv_store_game_free(g);
+}
+
 static void answered(void *arg, int rc) {
   api_job *j = arg;
   (void)rc;
+  if (j->unanswered != NULL)
+    ask_analyser(j);
+  else if (j->stored && j->api->analyser.stored != NULL)
+    j->api->analyser.stored(j->api->analyser.ud, j->analysis_of);
   j->done(j->arg, j->status, j->body, j->type);
   free(j->uri);
   free(j->query);
+  free(j->addr);
   free(j);
 }
 
-int srv_api_get(void *ud, const char *uri, const char *query, srv_api_done done, void *arg) {
+int srv_api_get(void *ud, const char *uri, const char *query, const char *addr, srv_api_done done,
+                void *arg) {
   srv_api *api = ud;
   api_job *j = calloc(1, sizeof *j);
   if (j == NULL)
     return SRV_ENOMEM;
+  j->api = api;
   j->uri = strdup(uri);
   j->query = strdup(query != NULL ? query : "");
+  j->addr = strdup(addr != NULL ? addr : "");
   j->done = done;
   j->arg = arg;
-  int rc = j->uri == NULL || j->query == NULL ? SRV_ENOMEM : 0;
+  int rc = j->uri == NULL || j->query == NULL || j->addr == NULL ? SRV_ENOMEM : 0;
   if (rc == 0 && (rc = srv_reader_read(api->reader, route, answered, j)) == 0)
     return 0;
   free(j->uri);
   free(j->query);
+  free(j->addr);
   free(j);
   return rc;
 }

@@ -929,17 +929,17 @@ static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void
           break;
         qn += (size_t)snprintf(query + qn, sizeof query - qn, "%s%s", qn ? "&" : "", frag);
       }
-      /* A profile says whether an account has the name: a lookup, counted by address. */
+      /* The client's address: a profile says whether an account has the name (a lookup,
+       * counted by address), an analysis is started for an address (srv_api.h). */
+      char peer[64] = "", xff[512], ip[64], key[64];
+      lws_get_peer_simple(wsi, peer, sizeof peer);
+      bool has_xff = lws_hdr_copy(wsi, xff, sizeof xff, WSI_TOKEN_X_FORWARDED_FOR) > 0;
+      srv_addr_client(&net->proxies, peer, has_xff ? xff : NULL, ip, sizeof ip);
+      srv_addr_key(ip, key, sizeof key);
       int64_t wait = 0;
       if (net->routes.lookup != NULL && strncmp(uri, "/api/players/", 13) == 0 &&
-          strchr(uri + 13, '/') == NULL) {
-        char peer[64] = "", xff[512], ip[64], key[64];
-        lws_get_peer_simple(wsi, peer, sizeof peer);
-        bool has_xff = lws_hdr_copy(wsi, xff, sizeof xff, WSI_TOKEN_X_FORWARDED_FOR) > 0;
-        srv_addr_client(&net->proxies, peer, has_xff ? xff : NULL, ip, sizeof ip);
-        srv_addr_key(ip, key, sizeof key);
+          strchr(uri + 13, '/') == NULL)
         wait = net->routes.lookup(net->routes.lookup_ud, key);
-      }
       if (wait > 0) {
         char *text = malloc(96);
         if (text == NULL)
@@ -954,7 +954,7 @@ static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void
       call->wsi = wsi;
       call->req = req;
       call->body = a.body;
-      if (net->routes.api(net->routes.api_ud, uri, query, api_answered, call) != 0) {
+      if (net->routes.api(net->routes.api_ud, uri, query, key, api_answered, call) != 0) {
         free(call);
         return -1;
       }

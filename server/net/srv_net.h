@@ -45,8 +45,9 @@ typedef struct srv_net_routes {
   void *gauges_ud;
   /* The archive and the players' pages (srv_api_get()): GET /api/... and the pages /g/ID,
    * /@/NAME, /leaderboard/GAME and /settings exist when it is set. query: the URI's arguments.
-   * The answer comes through done, perhaps later (the storage seam's reads). */
-  int (*api)(void *ud, const char *uri, const char *query,
+   * addr: the client's address (its key, srv_addr_key()). The answer comes through done,
+   * perhaps later (the storage seam's reads). */
+  int (*api)(void *ud, const char *uri, const char *query, const char *addr,
              void (*done)(void *arg, int status, char *body, const char *type), void *arg);
   void *api_ud;
   /* A lookup of an account name (GET /api/players/NAME) from the client's address (its key,

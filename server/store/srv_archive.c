@@ -294,6 +294,13 @@ json_t *srv_archive_player_games_json(const char *player_id, const srv_store_gam
     if (g->rating_known)
       put(&b, item, "rating",
           json_pack("{s:f,s:f}", "after", g->rating_after, "diff", g->rating_diff));
+    /* Each seat's accuracy once the game was analysed (srv_marks.h; a page's list only). */
+    if (g->accuracy_known[MC_SOUTH] || g->accuracy_known[MC_NORTH])
+      put(&b, item, "accuracy",
+          json_pack("{s:o,s:o}", "south",
+                    g->accuracy_known[MC_SOUTH] ? json_real(g->accuracy[MC_SOUTH]) : json_null(),
+                    "north",
+                    g->accuracy_known[MC_NORTH] ? json_real(g->accuracy[MC_NORTH]) : json_null()));
     append(&b, games, item);
   }
   put(&b, o, "games", games);

@@ -60,7 +60,7 @@ enum {
 };
 
 /* The schema version this code creates and migrates to (PRAGMA user_version). */
-#define SRV_STORE_SCHEMA_VERSION 9
+#define SRV_STORE_SCHEMA_VERSION 10
 
 /* The database file inside the data directory. */
 #define SRV_STORE_FILE "mancala.db"
@@ -181,6 +181,10 @@ typedef struct srv_store_game {
    * rated game and how much it changed (rating_known false: not rated, or not for this player). */
   bool rating_known;
   double rating_after, rating_diff;
+  /* In such a list too: each seat's accuracy (South, North; srv_marks.h) once the game was
+   * analysed (accuracy_known false: not analysed, or no marked move of that seat). */
+  bool accuracy_known[2];
+  double accuracy[2];
   /* The moves in ply order. In a recent-games list only n_moves is set (moves is NULL). */
   size_t n_moves;
   srv_store_move *moves;
@@ -230,7 +234,8 @@ typedef enum srv_store_op_kind {
   SRV_STORE_OP_GAME_FINISH, /* A result, and the ratings it changed. */
   SRV_STORE_OP_ACCOUNT,     /* An account, its password, its deletion, or a session (key: player) */
   SRV_STORE_OP_TAKEBACK,    /* Moves deleted or their clocks rewritten (not a lost move). */
-  SRV_STORE_OP_CHAT         /* A chat line (key: the room). */
+  SRV_STORE_OP_CHAT,        /* A chat line (key: the room). */
+  SRV_STORE_OP_ANALYSIS     /* A game's analysis (key: the game's number; no room takes it back). */
 } srv_store_op_kind;
 
 typedef struct srv_store_op {
@@ -593,6 +598,28 @@ int srv_store_player_games(srv_store *store, const char *id, int limit, srv_stor
  * of 100 tells whether another page follows). */
 int srv_store_player_games_page(srv_store *store, const char *id, int64_t before_id, int limit,
                                 srv_store_game_list **out);
+
+/* The stored analysis of a finished game (schema 10; srv_analysis.h). */
+typedef struct srv_store_analysis {
+  int64_t game;
+  int64_t analysed_ms; /* When it was made. */
+  int64_t ply_ms;      /* The search budget each ply had. */
+  bool accuracy_known[2];
+  double accuracy[2]; /* South, North, percent (srv_marks.h). */
+  char *plies;        /* The plies as a JSON array (docs/protocol.md): borrowed in a write,
+                       * malloc'd in a read (srv_store_analysis_free()). */
+} srv_store_analysis;
+
+/* Records the analysis of game a->game (borrowed). A game analysed already keeps its first
+ * analysis (not an error). */
+int srv_store_analysis_put(srv_store *store, const srv_store_analysis *a);
+
+/* Reads the analysis of game into *out (its plies malloc'd): 0, SRV_STORE_ENOTFOUND when the game
+ * has none, or a negative code. */
+int srv_store_analysis_get(srv_store *store, int64_t game, srv_store_analysis *out);
+
+/* Frees what a read put in a (not a itself). NULL is allowed. */
+void srv_store_analysis_free(srv_store_analysis *a);
 
 /* Frees a list from srv_store_player_games(). NULL is allowed. */
 void srv_store_game_list_free(srv_store_game_list *list);

@@ -197,3 +197,17 @@ int srv_store_fence_all(srv_store *store) {
   srv_store__pg_fence_all(store);
   return 0;
 }
+
+int srv_store_analysis_put(srv_store *store, const srv_store_analysis *a) {
+  if (store == NULL || a == NULL || a->game <= 0 || a->plies == NULL)
+    return SRV_STORE_EINVAL;
+  char key[24];
+  snprintf(key, sizeof key, "%lld", (long long)a->game);
+  /* No game number in the op: the game ended, no room owns it nor fences it. */
+  return srv_store__write(store, srv_store__op(SRV_STORE_OP_ANALYSIS, key, 0, 0), STMT_ANALYSIS_PUT,
+                          STORE_ARGS(arg_int(a->game), arg_int(a->analysed_ms), arg_int(a->ply_ms),
+                                     a->accuracy_known[0] ? arg_real(a->accuracy[0]) : arg_null(),
+                                     a->accuracy_known[1] ? arg_real(a->accuracy[1]) : arg_null(),
+                                     arg_text(a->plies)),
+                          "cannot store an analysis");
+}

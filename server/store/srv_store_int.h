@@ -73,6 +73,7 @@ typedef enum srv_store__stmt {
   STMT_CHAT_INSERT,
   STMT_CHAT_ORPHANS,
   STMT_CHAT_DETACH,
+  STMT_ANALYSIS_PUT,
   /* Reads */
   STMT_GAME_GET,
   STMT_GAME_MOVES,
@@ -83,6 +84,7 @@ typedef enum srv_store__stmt {
   STMT_BOARD_RANK,
   STMT_HISTORY,
   STMT_SECRET,
+  STMT_ANALYSIS_GET,
   /* Recovery */
   STMT_RECOVER_ROOMS,
   STMT_RECOVER_GAMES,

@@ -172,6 +172,10 @@ static int row_list_game(srv_store *store, const srv_store__cols *s, void *item)
     g->rating_after = srv_store__real(s, 23);
     g->rating_diff = srv_store__real(s, 24);
   }
+  for (int k = 0; k < 2 && srv_store__ncols(s) > 25 + k; k++) {
+    g->accuracy_known[k] = !srv_store__null(s, 25 + k);
+    g->accuracy[k] = srv_store__real(s, 25 + k);
+  }
   return 0;
 }
 
@@ -325,4 +329,43 @@ int srv_store_secret(srv_store *store, const char *name, unsigned char *out, siz
   secret_out to = {out, len};
   return srv_store__get(store, STMT_SECRET, STORE_ARGS(arg_text(name)), row_secret, &to,
                         "cannot read a secret");
+}
+
+/* ---- Analyses ------------------------------------------------------------------------------- */
+
+static int row_analysis(srv_store *store, const srv_store__cols *s, void *item) {
+  (void)store;
+  srv_store_analysis *a = item;
+  a->game = srv_store__int(s, 0);
+  a->analysed_ms = srv_store__int(s, 1);
+  a->ply_ms = srv_store__int(s, 2);
+  for (int k = 0; k < 2; k++) {
+    a->accuracy_known[k] = !srv_store__null(s, 3 + k);
+    a->accuracy[k] = srv_store__real(s, 3 + k);
+  }
+  const char *plies = srv_store__text(s, 5);
+  free(a->plies);
+  a->plies = strdup(plies != NULL ? plies : "[]");
+  return a->plies != NULL ? 0 : SRV_STORE_ENOMEM;
+}
+
+int srv_store_analysis_get(srv_store *store, int64_t game, srv_store_analysis *out) {
+  if (store == NULL || out == NULL)
+    return SRV_STORE_EINVAL;
+  memset(out, 0, sizeof *out);
+  int checked = srv_store__check_files(store, false);
+  if (checked != 0)
+    return checked;
+  int err = srv_store__get(store, STMT_ANALYSIS_GET, STORE_ARGS(arg_int(game)), row_analysis, out,
+                           "cannot read an analysis");
+  if (err != 0)
+    srv_store_analysis_free(out);
+  return err;
+}
+
+void srv_store_analysis_free(srv_store_analysis *a) {
+  if (a == NULL)
+    return;
+  free(a->plies);
+  a->plies = NULL;
 }

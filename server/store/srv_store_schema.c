@@ -14,7 +14,8 @@
  * rooms' chat; version 6 holds the key of the public game ids; version 7 writes the rooms' status
  * check without IN (below). Every later migration is made from the tables' description
  * (srv_store_tables.c), the one PostgreSQL is made from too: version 8 adds the games' owner epoch
- * and the commit marks; version 9 a session's last use and device label. */
+ * and the commit marks; version 9 a session's last use and device label; version 10 the games'
+ * analyses. */
 #define HAND_WRITTEN 7
 static const char *const migrations[HAND_WRITTEN] = {
     /* 0 -> 1 */

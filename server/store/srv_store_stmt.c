@@ -118,6 +118,9 @@ static const char *const stmt_sql[STMT_COUNT] = {
                          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     [STMT_CHAT_ORPHANS] = "DELETE FROM chat WHERE room = ?1 AND game IS NULL",
     [STMT_CHAT_DETACH] = "UPDATE chat SET room = NULL WHERE room = ?1",
+    [STMT_ANALYSIS_PUT] = "INSERT INTO analyses (game, analysed_ms, ply_ms, accuracy_south, "
+                          "accuracy_north, plies) VALUES (?1, ?2, ?3, ?4, ?5, ?6) "
+                          "ON CONFLICT (game) DO NOTHING",
     /* Reads */
     [STMT_GAME_GET] = "SELECT " GAME_COLUMNS " FROM games WHERE id = ?1",
     [STMT_GAME_MOVES] =
@@ -132,7 +135,9 @@ static const char *const stmt_sql[STMT_COUNT] = {
     [STMT_GAMES_PAGE] =
         "SELECT " GAME_COLUMNS ", (SELECT count(*) FROM moves WHERE moves.game = games.id), "
         "(SELECT rating FROM rating_history h WHERE h.game_id = games.id AND h.player = ?1), "
-        "(SELECT diff FROM rating_history h WHERE h.game_id = games.id AND h.player = ?1) "
+        "(SELECT diff FROM rating_history h WHERE h.game_id = games.id AND h.player = ?1), "
+        "(SELECT accuracy_south FROM analyses a WHERE a.game = games.id), "
+        "(SELECT accuracy_north FROM analyses a WHERE a.game = games.id) "
         "FROM games WHERE id IN ("
         "  SELECT id FROM games WHERE south = ?1 AND ended_ms IS NOT NULL AND result IS NOT NULL "
         "AND id < ?3 "
@@ -152,6 +157,8 @@ static const char *const stmt_sql[STMT_COUNT] = {
                      "WHERE player = ?1 AND game = ?2 ORDER BY at_ms DESC, game_id DESC LIMIT ?3) "
                      "AS h ORDER BY at_ms, game_id",
     [STMT_SECRET] = "SELECT value FROM secrets WHERE name = ?1",
+    [STMT_ANALYSIS_GET] = "SELECT game, analysed_ms, ply_ms, accuracy_south, accuracy_north, "
+                          "plies FROM analyses WHERE game = ?1",
     /* Recovery */
     [STMT_RECOVER_ROOMS] =
         "SELECT code, settings, south, south_name, south_computer, north, north_name, "

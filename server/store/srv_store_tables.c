@@ -107,6 +107,16 @@ static const srv_store__column secrets[] = {C("name", COL_TEXT, "PRIMARY KEY", 6
 static const srv_store__column commit_marks[] = {C("node", COL_TEXT, "PRIMARY KEY", 8),
                                                  C("batch", COL_INT, "NOT NULL", 8), END};
 
+/* The analysis of a finished game (srv_analysis.h), made once: its plies as the API serves them
+ * (a JSON array), each seat's accuracy beside them for the profiles' lists. */
+static const srv_store__column analyses[] = {C("game", COL_INT, "PRIMARY KEY", 10),
+                                             C("analysed_ms", COL_INT, "NOT NULL", 10),
+                                             C("ply_ms", COL_INT, "NOT NULL", 10),
+                                             C("accuracy_south", COL_REAL, "", 10),
+                                             C("accuracy_north", COL_REAL, "", 10),
+                                             C("plies", COL_TEXT, "NOT NULL", 10),
+                                             END};
+
 /* In the order a copy must fill them (moves name games). */
 const srv_store__table srv_store__tables[] = {
     {"players", players, NULL, 1},
@@ -120,6 +130,7 @@ const srv_store__table srv_store__tables[] = {
     {"chat", chat, NULL, 5},
     {"secrets", secrets, NULL, 6},
     {"commit_marks", commit_marks, NULL, 8},
+    {"analyses", analyses, NULL, 10},
     {NULL, NULL, NULL, 0}};
 
 const srv_store__index srv_store__indexes[] = {

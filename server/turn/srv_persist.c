@@ -609,10 +609,10 @@ static void summarise(const srv_store_op *ops, size_t n, srv_persist_lost *out) 
 }
 
 /* Whether a lost write is one the room takes back or records again (not a player, an account or
- * a chat line). */
+ * a chat line, an analysis). */
 static bool room_write(const srv_store_op *op) {
   return op->kind != SRV_STORE_OP_PLAYER && op->kind != SRV_STORE_OP_ACCOUNT &&
-         op->kind != SRV_STORE_OP_CHAT;
+         op->kind != SRV_STORE_OP_CHAT && op->kind != SRV_STORE_OP_ANALYSIS;
 }
 
 /* Groups the n lost writes (copied into p->ops, their keys filled with their rooms) room by room
@@ -627,6 +627,11 @@ static int group_lost(srv_persist *p, size_t n) {
     }
     if (ops[i].kind == SRV_STORE_OP_ACCOUNT) {
       srv_log_error("persist", "an account or session write of player %s was lost", ops[i].key);
+      continue;
+    }
+    if (ops[i].kind == SRV_STORE_OP_ANALYSIS) {
+      /* Made again when it is next asked for (srv_analysis.h). */
+      srv_log_warn("persist", "the analysis of game %s was not stored", ops[i].key);
       continue;
     }
     if (ops[i].kind == SRV_STORE_OP_CHAT) {

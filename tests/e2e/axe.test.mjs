@@ -90,7 +90,7 @@ for (const [width, height] of [[1280, 800], [360, 640]]) {
     }
     await p.locator('.overlay.over').waitFor();
     found.push(...await violations(p, 'result'));
-    const replay = await p.locator('.overlay.over a[href^="/g/"]').getAttribute('href');
+    const replay = await p.locator('.overlay.over a.replay-link').getAttribute('href');
     await p.goto(ctx.server.base + replay);
     await p.locator('.replay .board .pit').first().waitFor();
     found.push(...await violations(p, 'replay'));

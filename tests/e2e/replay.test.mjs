@@ -14,7 +14,7 @@ for (const [width, height, locale] of [[360, 640, 'fr-FR'], [1280, 800, 'en-US']
     await createRoom(p, { game: 'congkak', houses: 4, seeds: 3, opponent: 'local' });
     await setSpeed(p, 'off');
     await playToEnd([p], { timeout: 60000 });
-    const href = await p.locator('.overlay.over a[href^="/g/"]').getAttribute('href');
+    const href = await p.locator('.overlay.over a.replay-link').getAttribute('href');
     await p.evaluate(() => localStorage.setItem('mc.speed', '"normal"'));
     await p.goto(ctx.server.base + href);
     await p.locator('.replay .board .pit').first().waitFor();

@@ -79,7 +79,7 @@ static void answered(void *arg, int status, char *body, const char *type) {
 
 static void check_api(const char *uri, const char *limit) {
   api_answer a = {false, 0, NULL, NULL};
-  FZ_CHECK(srv_api_get(api, uri, limit, answered, &a) == 0);
+  FZ_CHECK(srv_api_get(api, uri, limit, "127.0.0.1", answered, &a) == 0);
   FZ_CHECK(a.in); /* SQLite's reads answer at once. */
   int status = a.status;
   char *body = a.body;

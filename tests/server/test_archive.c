@@ -274,7 +274,7 @@ static void api_answered(void *arg, int status, char *body, const char *type) {
 
 static int api_status(srv_api *api, const char *uri) {
   int status = -1;
-  ASSERT_EQ(srv_api_get(api, uri, NULL, api_answered, &status), 0);
+  ASSERT_EQ(srv_api_get(api, uri, NULL, "127.0.0.1", api_answered, &status), 0);
   return status;
 }
 
@@ -325,6 +325,75 @@ TEST_IMPL(aborted_game_not_archived) {
   srv_gameid_format(ids[1], id);
   snprintf(uri, sizeof uri, "/api/games/%s", id);
   ASSERT_EQ(api_status(api, uri), 200);
+  srv_api_free(api);
+  srv_store_close(s);
+  rm_tree(dir);
+  return 0;
+}
+
+/* GET /api/games/ID/analysis through the routes: 409 for a game in progress, 404 for an aborted
+ * one and for no game, 503 for a finished game not analysed on a server without an analyser, and
+ * 200 with the stored plies and accuracy once an analysis is stored, which a player's page of
+ * games shows too. */
+TEST_IMPL(analysis_route) {
+  char dir[256], err[SRV_STORE_ERR_SIZE];
+  tmp_dir(dir, sizeof dir);
+  srv_store *s = NULL;
+  ASSERT_EQ(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), 0);
+  int64_t ids[3];
+  for (int i = 0; i < 3; i++) {
+    srv_store_game g = mk_game("ROOM02", MC_KALAH, mk_seat("pa", "Ana"), mk_seat("pb", "Bo"));
+    g.game_no = i + 1;
+    ASSERT_EQ(srv_store_game_start(s, &g, &ids[i]), 0);
+    mc_game *live = mc_game_new(&g.rules);
+    ASSERT(play_and_store(s, ids[i], live, 0) > 0);
+    mc_game_free(live);
+  }
+  ASSERT_EQ(srv_store_game_abort(s, ids[1], 1795910460000LL), 0);
+  int score[2] = {4, 0};
+  ASSERT_EQ(
+      srv_store_game_finish(s, ids[2], MC_WIN_SOUTH, MC_REASON_RESIGNATION, score, 1795910470000LL),
+      0);
+  ASSERT_EQ(srv_store_commit(s), 0);
+  srv_api *api = srv_api_new(s);
+  ASSERT_NOT_NULL(api);
+  char uri[96], id[SRV_GAMEID_LEN + 1];
+  srv_gameid_format(ids[0], id);
+  snprintf(uri, sizeof uri, "/api/games/%s/analysis", id);
+  ASSERT_EQ(api_status(api, uri), 409);
+  srv_gameid_format(ids[1], id);
+  snprintf(uri, sizeof uri, "/api/games/%s/analysis", id);
+  ASSERT_EQ(api_status(api, uri), 404);
+  ASSERT_EQ(api_status(api, "/api/games/0123456789abcdef/analysis"), 404);
+  ASSERT_EQ(api_status(api, "/api/games//analysis"), 404);
+  srv_gameid_format(ids[2], id);
+  snprintf(uri, sizeof uri, "/api/games/%s/analysis", id);
+  ASSERT_EQ(api_status(api, uri), 503);
+  /* Stored (a first analysis is kept: a second put changes nothing). */
+  srv_store_analysis a = {.game = ids[2],
+                          .analysed_ms = 1795910480000LL,
+                          .ply_ms = 150,
+                          .accuracy_known = {true, false},
+                          .accuracy = {75.0, 0},
+                          .plies = "[{\"ply\":1}]"};
+  ASSERT_EQ(srv_store_analysis_put(s, &a), 0);
+  a.plies = "[]";
+  ASSERT_EQ(srv_store_analysis_put(s, &a), 0);
+  ASSERT_EQ(srv_store_commit(s), 0);
+  srv_store_analysis back;
+  ASSERT_EQ(srv_store_analysis_get(s, ids[2], &back), 0);
+  ASSERT_STR_EQ(back.plies, "[{\"ply\":1}]");
+  ASSERT(back.accuracy_known[0] && !back.accuracy_known[1] && back.accuracy[0] == 75.0);
+  ASSERT_EQ(back.ply_ms, 150);
+  srv_store_analysis_free(&back);
+  ASSERT_EQ(srv_store_analysis_get(s, ids[0], &back), SRV_STORE_ENOTFOUND);
+  ASSERT_EQ(api_status(api, uri), 200);
+  srv_store_game_list *list = NULL;
+  ASSERT_EQ(srv_store_player_games_page(s, "pa", 0, 10, &list), 0);
+  ASSERT_EQ(list->n, 1);
+  ASSERT(list->games[0].accuracy_known[0] && list->games[0].accuracy[0] == 75.0);
+  ASSERT(!list->games[0].accuracy_known[1]);
+  srv_store_game_list_free(list);
   srv_api_free(api);
   srv_store_close(s);
   rm_tree(dir);

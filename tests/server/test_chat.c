@@ -278,7 +278,7 @@ TEST_IMPL(migrate_from_v4) {
   env_close(&e);
   /* Back to version 4 as it shipped: no chat table (nor version 6's secrets). */
   raw_exec(dir,
-           "DROP TABLE chat; DROP TABLE secrets; DROP TABLE commit_marks; "
+           "DROP TABLE chat; DROP TABLE secrets; DROP TABLE commit_marks; DROP TABLE analyses; "
            "ALTER TABLE games DROP COLUMN owner_epoch; ALTER TABLE sessions DROP COLUMN seen_ms; "
            "ALTER TABLE sessions DROP COLUMN label; PRAGMA user_version = 4;");
   ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM sqlite_schema WHERE name = 'chat'"), 0);

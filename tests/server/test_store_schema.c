@@ -360,7 +360,7 @@ TEST_IMPL(migrate_from_v5) {
   ASSERT_EQ(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), 0);
   srv_store_close(s);
   raw_exec(dir,
-           "DROP TABLE secrets; DROP TABLE commit_marks; "
+           "DROP TABLE secrets; DROP TABLE commit_marks; DROP TABLE analyses; "
            "ALTER TABLE games DROP COLUMN owner_epoch; ALTER TABLE sessions DROP COLUMN seen_ms; "
            "ALTER TABLE sessions DROP COLUMN label; PRAGMA user_version = 5;");
   ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM sqlite_schema WHERE name = 'secrets'"), 0);
