@@ -306,9 +306,16 @@ static void print_moves(const char *label, const uint8_t *moves, size_t n) {
 
 static double now_seconds(void);
 
+/* Entries of the table `solve` builds in memory for Kalah: 32 MB, about 10 s of building on the
+ * shared 2-core machine (docs/computer.md), which pays for itself on the boards the search alone
+ * cannot finish (Kalah 5x4: 50 s with the 2-million-entry table, 12 s with this one). */
+#define SOLVE_KALAH_ENTRIES 32000000u
+
 /* Endgame tables for rules: from dir when a file is there (never built there by these
  * commands), otherwise a small table built in memory (about a second) when memory_seeds says
- * so (-1: automatic, 0: none). Returns NULL when the variant is not tabled or nothing loads. */
+ * so (-1: automatic, within 2 million entries for Kalah; -2: the solver's, within
+ * SOLVE_KALAH_ENTRIES and at most half the seeds of the game; 0: none). Returns NULL when the
+ * variant is not tabled or nothing loads. */
 static mc_egtb *tables_for(const mc_rules *rules, const char *dir, long memory_seeds) {
   if (!mc_egtb_supported(rules))
     return NULL;
@@ -322,10 +329,15 @@ static mc_egtb *tables_for(const mc_rules *rules, const char *dir, long memory_s
   }
   long seeds = memory_seeds;
   if (seeds < 0) {
-    const uint64_t budget = rules->kind == MC_KALAH ? 2000000u : 300000u;
+    const bool solving = seeds == -2 && rules->kind == MC_KALAH;
+    const uint64_t budget = solving                   ? SOLVE_KALAH_ENTRIES
+                            : rules->kind == MC_KALAH ? 2000000u
+                                                      : 300000u;
+    /* A table of more than half the seeds of the game would cover the positions the search
+     * reaches soon anyway; building it would cost more than it saves. */
+    const long most = solving ? rules->houses * rules->seeds : 2 * rules->houses * MC_MAX_SEEDS;
     seeds = 0;
-    while (seeds < 2 * rules->houses * MC_MAX_SEEDS &&
-           mc_egtb_entries(rules, (int)seeds + 1) <= budget)
+    while (seeds < most && mc_egtb_entries(rules, (int)seeds + 1) <= budget)
       seeds++;
   }
   if (seeds > 0) {
@@ -408,7 +420,7 @@ static int cmd_solve(int argc, char **argv) {
     }
   }
 
-  mc_egtb *tb = no_egtb ? NULL : tables_for(&rules, dir, seeds);
+  mc_egtb *tb = no_egtb ? NULL : tables_for(&rules, dir, seeds < 0 ? -2 : seeds);
   mc_search_config cfg = {.tt_bytes = (size_t)tt << 20, .egtb = tb};
   mc_search *s = mc_search_new(&cfg);
   if (s == NULL) {
