@@ -8,7 +8,7 @@
 #include "mc_internal.h"
 #include "mc_pos.h"
 
-#define DEFAULT_MAX_POSITIONS 50000000u
+#define DEFAULT_MAX_POSITIONS 4000000u
 /* Deepest line of the history search (positions in windows along one line). */
 #define MAX_DEPTH 100000
 #define NONE UINT32_MAX

@@ -41,9 +41,9 @@ typedef struct mc_retro_result {
 } mc_retro_result;
 
 /* Solves rules' start position (Oware only, every grand slam option). max_positions caps the
- * reachable positions (0: 50 million), max_nodes the history search (0: no limit). Returns 0 and
- * fills *out (exact or bounds); MC_EINVAL (not Oware, bad rules, NULL); MC_ELIMIT (more positions
- * than max_positions: nothing solved); MC_ENOMEM. */
+ * reachable positions (0: 4 million, about 400 MB), max_nodes the history search (0: no limit).
+ * Returns 0 and fills *out (exact or bounds); MC_EINVAL (not Oware, bad rules, NULL); MC_ELIMIT
+ * (more positions than max_positions: nothing solved); MC_ENOMEM. */
 int mc_retro_solve(const mc_rules *rules, uint64_t max_positions, uint64_t max_nodes,
                    mc_retro_result *out);
 

@@ -398,7 +398,7 @@ static int cmd_solve(int argc, char **argv) {
     mc_rules_format(&rules, rt, sizeof(rt));
     if (rc < 0) {
       fprintf(stderr, "mancala: solve %s: retrograde analysis: %s (the search follows)\n", rt,
-              mc_strerror(rc));
+              rc == MC_ELIMIT ? "more than 4 million positions" : mc_strerror(rc));
     } else {
       fprintf(stderr,
               "retrograde %s: %.3f s, %llu positions (%llu the same for every history, %d "
