@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,6 +40,7 @@ struct srv_egtb {
   uv_thread_t thread;
   bool thread_running;
   char *dir;
+  bool keep; /* dir is a directory: tables are read from it and written to it. */
   bool build;
   int max_seeds;
   int loaded;
@@ -108,13 +110,20 @@ srv_egtb *srv_egtb_new(uv_loop_t *loop, const srv_egtb_config *cfg, mc_egtb **ta
   *tables = tb;
   if (e->dir == NULL)
     return e;
+  struct stat st;
+  e->keep = stat(e->dir, &st) == 0 && S_ISDIR(st.st_mode);
+  if (!e->keep)
+    srv_log_warn("computer",
+                 "endgame tables: %s is not a directory (a PostgreSQL site's --data need not "
+                 "be): none loaded%s",
+                 e->dir, e->build ? "; the missing ones are built in memory and not kept" : "");
   char names[256] = "";
   size_t used = 0;
   for (int i = 0; i < SRV_EGTB_TABLES; i++) {
     mc_rules r;
     table_rules(i, &r);
     mc_egtb_options o = {.dir = e->dir, .max_seeds = table_seeds(e, &r)};
-    int rc = mc_egtb_load(tb, &r, &o);
+    int rc = e->keep ? mc_egtb_load(tb, &r, &o) : MC_EIO;
     char name[64];
     mc_egtb_file_name(&r, name, sizeof name);
     if (rc == 0 && mc_egtb_max_seeds(tb, &r) >= o.max_seeds) {
