@@ -283,11 +283,13 @@ int srv_egtb_start(srv_egtb *e, srv_egtb_ready_fn ready, void *arg) {
   e->state = SRV_EGTB_BUILDING;
   char d[32];
   duration(expected, d, sizeof d);
-  srv_log_info("computer",
-               "endgame tables: building the %d missing in %s, in the background on one thread at "
-               "idle priority (play goes on meanwhile, the computer without them); expected to "
-               "take %s of one core, they are used as soon as they are done",
-               SRV_EGTB_TABLES - e->loaded, e->dir, d);
+  srv_log_info(
+      "computer",
+      "endgame tables: building the %d missing (in %s), in the background on one thread at "
+      "idle priority (play goes on meanwhile, the computer without them); expected to "
+      "take %s of one core at most (measured on a busy machine), longer while the "
+      "server is busy; they are used as soon as they are done",
+      SRV_EGTB_TABLES - e->loaded, e->keep ? e->dir : "memory only", d);
   return 0;
 }
 
