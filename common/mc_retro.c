@@ -27,9 +27,8 @@ typedef struct graph {
   uint8_t *nmoves, *same; /* same: bit k set when move k stays in the window. */
   int8_t *lo, *hi;
   /* History search. */
-  uint8_t *count;    /* Occurrences in the current line's window. */
-  int8_t *start_val; /* Value with no history (window starts), valid when start_done. */
-  uint8_t *start_done;
+  uint8_t *count;              /* Occurrences in the current line's window. */
+  int8_t *start_lo, *start_hi; /* Bounds of the value with no history (window starts). */
   uint64_t nodes, max_nodes;
   int depth;
   bool overflow;
@@ -262,19 +261,28 @@ static int bound(graph *g) {
 
 static int search(graph *g, uint32_t q, int alpha, int beta, int *best_move);
 
-/* Step 2 at a window start: the value with no history (memoized). */
-static int start_value(graph *g, uint32_t s) {
-  if (g->start_done[s])
-    return g->start_val[s];
+/* Step 2 at a window start s: its value with no history, fail-soft within (alpha, beta), its
+ * bounds kept (a start has one value: every capture that reaches it starts its window afresh). */
+static int start_value(graph *g, uint32_t s, int alpha, int beta) {
+  int lo = g->start_lo[s], hi = g->start_hi[s];
+  if (lo == hi || lo >= beta)
+    return lo;
+  if (hi <= alpha)
+    return hi;
+  const int a = alpha > lo ? alpha : lo, b = beta < hi ? beta : hi;
   uint64_t outer = g->window;
   g->window = occ_key(s);
   g->count[s]++;
-  int v = search(g, s, -g->total - 1, g->total + 1, NULL);
+  int v = search(g, s, a, b, NULL);
   g->count[s]--;
   g->window = outer;
   if (!g->overflow) {
-    g->start_val[s] = (int8_t)v;
-    g->start_done[s] = 1;
+    if (v <= a)
+      g->start_hi[s] = (int8_t)(v < hi ? v : hi);
+    else if (v >= b)
+      g->start_lo[s] = (int8_t)(v > lo ? v : lo);
+    else
+      g->start_lo[s] = g->start_hi[s] = (int8_t)v;
   }
   return v;
 }
@@ -332,7 +340,7 @@ static int search(graph *g, uint32_t q, int alpha, int beta, int *best_move) {
     if (c == NONE)
       v = g->term[e];
     else if (!stays(g, q, k))
-      v = -start_value(g, c); /* A capture: a new window, no history. */
+      v = -start_value(g, c, -beta, -(alpha > best ? alpha : best)); /* A capture: a new window. */
     else if (g->count[c] >= 2)
       v = g->rep[e]; /* Its third occurrence: the game ends (rule 6). */
     else {
@@ -371,8 +379,8 @@ static void graph_free(graph *g) {
   free(g->lo);
   free(g->hi);
   free(g->count);
-  free(g->start_val);
-  free(g->start_done);
+  free(g->start_lo);
+  free(g->start_hi);
   free(g->tt);
 }
 
@@ -399,11 +407,11 @@ int mc_retro_solve(const mc_rules *rules, uint64_t max_positions, uint64_t max_n
     g.lo = malloc(g.n);
     g.hi = malloc(g.n);
     g.count = calloc(g.n, 1);
-    g.start_val = malloc(g.n);
-    g.start_done = calloc(g.n, 1);
+    g.start_lo = malloc(g.n);
+    g.start_hi = malloc(g.n);
     g.tt = calloc(TT_ENTRIES, sizeof *g.tt);
     g.tt_mask = TT_ENTRIES - 1;
-    if (!g.lo || !g.hi || !g.count || !g.start_val || !g.start_done || !g.tt)
+    if (!g.lo || !g.hi || !g.count || !g.start_lo || !g.start_hi || !g.tt)
       rc = MC_ENOMEM;
   }
   if (rc < 0) {
@@ -417,17 +425,39 @@ int mc_retro_solve(const mc_rules *rules, uint64_t max_positions, uint64_t max_n
     out->forced += g.lo[i] == g.hi[i];
   out->lo = g.lo[0];
   out->hi = g.hi[0];
-  /* The start (index 0) with no history: South to move. */
+  /* The start (index 0) with no history, South to move: null-window tests that close the bounds
+   * (MTD-style bisection), each capture child's bounds kept between them. */
+  memcpy(g.start_lo, g.lo, g.n);
+  memcpy(g.start_hi, g.hi, g.n);
   g.max_nodes = max_nodes;
-  int k = -1;
+  int lo = g.lo[0], hi = g.hi[0], k = -1, v = 0;
   g.count[0]++;
-  g.window = occ_key(0);
-  int v = search(&g, 0, -g.total - 1, g.total + 1, &k);
+  while (!g.overflow && (lo < hi || k < 0)) {
+    int t = lo < hi ? lo + (hi - lo + 1) / 2 : lo; /* Is the value >= t? */
+    int kk = -1;
+    g.window = occ_key(0);
+    v = search(&g, 0, t - 1, t, &kk);
+    if (g.overflow)
+      break;
+    if (v >= t) {
+      lo = v;
+      k = kk;
+    } else {
+      hi = v;
+    }
+    if (hi < lo)
+      break; /* Cannot happen: bounds that cross would be a bug; no value is claimed. */
+  }
   g.count[0]--;
+  v = lo;
+  if (lo <= hi) {
+    out->lo = lo; /* Proven by the tests so far, whether or not they closed. */
+    out->hi = hi;
+  }
   out->nodes = g.nodes;
-  for (uint32_t i = 0; i < g.n; i++)
-    out->starts += g.start_done[i];
-  if (!g.overflow && k >= 0) {
+  for (uint32_t i = 1; i < g.n; i++)
+    out->starts += g.start_lo[i] == g.start_hi[i] && g.lo[i] != g.hi[i];
+  if (!g.overflow && k >= 0 && lo == hi) {
     uint8_t moves[MC_MAX_HOUSES];
     mc_pos_legal(&g.pos[0], &g.rules, moves);
     out->exact = true;
