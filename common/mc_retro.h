@@ -11,11 +11,12 @@
  *      window) the repetition end at the child, which any history may bring. Where the bounds
  *      meet, the value is the same whatever came before ("forced").
  *   2. The value with no history, at the start and after every capture (the window starts
- *      afresh: stores only grow, so no earlier position can come back): a depth-first
- *      alpha-beta search that carries the window's positions and applies rule 6 exactly as
- *      mc_game.h does, taking the bounds of step 1 at every node (a node whose bounds meet ends
- *      the line there; others narrow the window) and the values of step 2 below every capture
- *      (memoized: each capture child is a new start).
+ *      afresh: stores only grow, so no earlier position can come back): null-window tests at the
+ *      start (is the value at least t?) that bisect its bounds, each a depth-first alpha-beta
+ *      search that carries the window's positions and applies rule 6 exactly as mc_game.h does,
+ *      taking the bounds of step 1 at every node (a node whose bounds meet ends the line there)
+ *      and keeping bounds of every capture child's value (a new start: one value, whatever led
+ *      to it); transpositions are keyed by the position and its window's counts.
  *
  * The result is exact when step 2 finishes within its node budget; otherwise the bounds of step 1
  * at the start are reported. Memory: a few dozen bytes per reachable position.
