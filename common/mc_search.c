@@ -220,6 +220,10 @@ void mc_search_free(mc_search *s) {
   free(s);
 }
 
+void mc_search_set_egtb(mc_search *s, const mc_egtb *egtb) {
+  s->egtb = egtb;
+}
+
 void mc_search_clear(mc_search *s) {
   memset(s->tt, 0, (s->tt_mask + 1) * BUCKET * sizeof(tt_entry));
   memset(s->history, 0, sizeof(s->history));

@@ -117,6 +117,12 @@ mc_search *mc_search_new(const mc_search_config *config);
 /* Frees the context and its table. NULL is allowed. */
 void mc_search_free(mc_search *s);
 
+/* Gives the context other endgame tables (borrowed, read-only, must outlive the context; NULL:
+ * none). Only between searches: never while a search runs in the context (a server switches a
+ * worker's context when its search is over). Entries already in the transposition table stay
+ * valid (they are values of the same positions). */
+void mc_search_set_egtb(mc_search *s, const mc_egtb *egtb);
+
 /* Empties the transposition table (a new game; results are then independent of earlier runs). */
 void mc_search_clear(mc_search *s);
 

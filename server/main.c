@@ -15,6 +15,7 @@
 #include "srv_computer.h"
 #include "srv_config.h"
 #include "srv_dispatch.h"
+#include "srv_egtb.h"
 #include "srv_error.h"
 #include "srv_gameid.h"
 #include "srv_heap.h"
@@ -60,6 +61,7 @@ static struct app {
   srv_analysis *analysis;     /* The games' analyses (GET /api/games/ID/analysis). */
   srv_search_queue *searches; /* The computer's searches in process (srv_search_pool.h). */
   srv_search_queue *workers;  /* On mancala-worker processes (--search-queue), or NULL. */
+  srv_egtb *egtb;             /* Their endgame tables, built in the background when missing. */
   srv_cluster *cluster;       /* A node of a cluster (--cluster), or NULL: one process. */
   srv_sink net_sink;          /* The network layer's (the cluster's sink hands it its own). */
   srv_heap_trimmer *trimmer;  /* Gives the heap's free memory back now and then (srv_heap.h). */
@@ -109,6 +111,15 @@ static void gauges(void *ud, srv_metrics_gauges *g) {
   g->backend = srv_store_backend(a->store);
   g->unreachable = !srv_store_connected(a->store);
   g->inflight = srv_store_commit_busy(a->store) ? 1 : 0;
+  if (a->egtb != NULL) {
+    srv_egtb_status es;
+    srv_egtb_status_get(a->egtb, &es);
+    g->egtb = true;
+    g->egtb_state = srv_egtb_state_name(es.state);
+    g->egtb_loaded = es.loaded;
+    g->egtb_tables = es.tables;
+    g->egtb_seconds = es.elapsed_s;
+  }
   if (a->cluster != NULL) {
     static srv_cluster_stats cs; /* The loop's only: read while the gauges are rendered. */
     srv_cluster_stats_get(a->cluster, &cs);
@@ -152,6 +163,7 @@ static void stop_rest(void *arg) {
     srv_search_redis_close(a->workers);
   if (a->searches != NULL)
     srv_search_pool_close(a->searches);
+  srv_egtb_stop(a->egtb); /* A build under way stops; its thread is joined. */
   uv_close((uv_handle_t *)&a->sigint, NULL);
   uv_close((uv_handle_t *)&a->sigterm, NULL);
   srv_net_free(a->net);
@@ -180,6 +192,13 @@ static void on_signal(uv_signal_t *h, int signum) {
   srv_net_stop(app.net, on_stopped, &app);
 }
 
+/* The endgame tables' build is over: the searches use the new set from their next search on. */
+static void tables_ready(void *arg, mc_egtb *tables) {
+  struct app *a = arg;
+  if (srv_search_pool_set_egtb(a->searches, tables) != 0)
+    srv_log_error("main", "the new endgame tables cannot be used before the next start");
+}
+
 /* Shares of the fast lane's time: levels 3-4 answer within about this long whatever the load,
  * and a search there gets at least FAST_FLOOR_MS. A deep search gets at least DEEP_FLOOR_MS. */
 #define FAST_TARGET_MS 60
@@ -202,10 +221,19 @@ static int start_computer(const srv_config *cfg) {
     setenv("UV_THREADPOOL_SIZE", n, 0); /* Read by libuv at its first queued work. */
   }
   srv_work_init_uv(&app.work, &app.loop);
+  /* The tables are read from the SQLite data directory (a PostgreSQL site's --data is still the
+   * server's own directory). */
+  srv_egtb_config ec = {
+      .dir = cfg->data, .build = strcmp(cfg->egtb_build, "on") == 0, .max_seeds = cfg->egtb_seeds};
+  mc_egtb *tables = NULL;
+  if ((app.egtb = srv_egtb_new(&app.loop, &ec, &tables)) == NULL) {
+    srv_log_error("main", "out of memory");
+    return 1;
+  }
   srv_search_pool_config pc = {.workers = {fast, threads, 1},
                                .target_ms = {FAST_TARGET_MS, cfg->computer_reply_ms},
                                .floor_ms = {FAST_FLOOR_MS, DEEP_FLOOR_MS},
-                               .data_dir = cfg->data};
+                               .egtb = tables};
   srv_computer_config cc = {cfg->computer_ms};
   srv_hints_config hc = {cfg->hint_ms, cfg->hints_per_minute};
   srv_analysis_config ac = {cfg->analysis_ms, cfg->analyses_per_hour, cfg->analysis_queue};
@@ -239,6 +267,7 @@ static int start_computer(const srv_config *cfg) {
     srv_log_error("main", "out of memory");
     return 1;
   }
+  srv_egtb_start(app.egtb, tables_ready, &app); /* On failure the server goes on without. */
   srv_rooms_set_computer_games(app.rooms, cfg->computer_max_games);
   srv_rooms_set_computer_shares(app.rooms, cfg->computer_games_per_player,
                                 cfg->computer_games_per_ip);
@@ -526,6 +555,7 @@ int main(int argc, char **argv) {
   srv_hints_free(app.hints);       /* So did the hints'. */
   srv_search_redis_free(app.workers);
   srv_search_pool_free(app.searches);
+  srv_egtb_free(app.egtb);
   /* Every password job has had its done call (uv_run() waits for them), applying nothing. */
   srv_accounts_free(app.accounts);
   srv_cluster_free(app.cluster);

@@ -28,6 +28,7 @@
 #include "mc_internal.h"
 #include "mc_level.h"
 #include "mc_perft.h"
+#include "mc_retro.h"
 #include "mc_search.h"
 #include "mc_solve.h"
 #include "mc_text.h"
@@ -35,8 +36,8 @@
 static const char usage[] =
     "usage: mancala perft GAME DEPTH [options]\n"
     "       mancala replay GAME [options] \"MOVES\"\n"
-    "       mancala solve GAME [options] [--dir DIR] [--no-egtb] [--egtb-seeds N] [--tt MB]\n"
-    "                     [--max-ms MS]\n"
+    "       mancala solve GAME [MxS] [options] [--dir DIR] [--no-egtb] [--egtb-seeds N] [--tt MB]\n"
+    "                     [--max-ms MS] [--search] [--retro-nodes N]\n"
     "       mancala hint GAME [options] [--level L] [--ms MS] [--depth D] [--dir DIR] \"MOVES\"\n"
     "       mancala analyse GAME [options] [--ms MS] [--dir DIR] \"MOVES\"\n"
     "       mancala match --a L --b L --games N GAME [options] [--ms MS] [--seed S]\n"
@@ -62,7 +63,11 @@ static const char usage[] =
     "settings: \"4:depth=8,eval=stores\" (keys depth, nodes, ms, egtb, eval, temp, blind, w).\n"
     "DIR is the data directory holding the endgame tables (default ./data, as the server).\n"
     "solve prints \"value +N\" (the first player's final store difference with perfect play)\n"
-    "and the principal line; hint prints \"move H value V exact\" or \"... depth D\".\n";
+    "and the principal line (MxS: M houses a side, S seeds a house). For Oware it first runs\n"
+    "the retrograde analysis of the position graph with the repetition history (\"value\" and\n"
+    "\"best\" when it proves the value within --retro-nodes, default 100 million), then the\n"
+    "search; --search skips the retrograde analysis. hint prints \"move H value V exact\" or \"... "
+    "depth D\".\n";
 
 #define DEFAULT_DIR "./data"
 
@@ -301,9 +306,16 @@ static void print_moves(const char *label, const uint8_t *moves, size_t n) {
 
 static double now_seconds(void);
 
+/* Entries of the table `solve` builds in memory for Kalah: 32 MB, about 10 s of building on the
+ * shared 2-core machine (docs/computer.md), which pays for itself on the boards the search alone
+ * cannot finish (Kalah 5x4: 50 s with the 2-million-entry table, 12 s with this one). */
+#define SOLVE_KALAH_ENTRIES 32000000u
+
 /* Endgame tables for rules: from dir when a file is there (never built there by these
  * commands), otherwise a small table built in memory (about a second) when memory_seeds says
- * so (-1: automatic, 0: none). Returns NULL when the variant is not tabled or nothing loads. */
+ * so (-1: automatic, within 2 million entries for Kalah; -2: the solver's, within
+ * SOLVE_KALAH_ENTRIES and at most half the seeds of the game; 0: none). Returns NULL when the
+ * variant is not tabled or nothing loads. */
 static mc_egtb *tables_for(const mc_rules *rules, const char *dir, long memory_seeds) {
   if (!mc_egtb_supported(rules))
     return NULL;
@@ -317,10 +329,15 @@ static mc_egtb *tables_for(const mc_rules *rules, const char *dir, long memory_s
   }
   long seeds = memory_seeds;
   if (seeds < 0) {
-    const uint64_t budget = rules->kind == MC_KALAH ? 2000000u : 300000u;
+    const bool solving = seeds == -2 && rules->kind == MC_KALAH;
+    const uint64_t budget = solving                   ? SOLVE_KALAH_ENTRIES
+                            : rules->kind == MC_KALAH ? 2000000u
+                                                      : 300000u;
+    /* A table of more than half the seeds of the game would cover the positions the search
+     * reaches soon anyway; building it would cost more than it saves. */
+    const long most = solving ? rules->houses * rules->seeds : 2 * rules->houses * MC_MAX_SEEDS;
     seeds = 0;
-    while (seeds < 2 * rules->houses * MC_MAX_SEEDS &&
-           mc_egtb_entries(rules, (int)seeds + 1) <= budget)
+    while (seeds < most && mc_egtb_entries(rules, (int)seeds + 1) <= budget)
       seeds++;
   }
   if (seeds > 0) {
@@ -352,14 +369,58 @@ static int cmd_solve(int argc, char **argv) {
       (rc = take_num(&argc, argv, "--egtb-seeds", 0, 200, &seeds)) ||
       (rc = take_num(&argc, argv, "--max-ms", 0, 1000L * 86400 * 365, &maxms)))
     return rc;
+  long retro_nodes = 100000000;
+  if ((rc = take_num(&argc, argv, "--retro-nodes", 0, 1L << 40, &retro_nodes)))
+    return rc;
   const int no_egtb = take_flag(&argc, argv, "--no-egtb");
+  const int no_retro = take_flag(&argc, argv, "--search");
   mc_rules rules;
   char *pos[1];
   int npos;
-  if ((rc = parse_game(argc, argv, &rules, pos, &npos, 0)))
+  if ((rc = parse_game(argc, argv, &rules, pos, &npos, 1)))
     return rc;
+  if (npos == 1) {
+    /* "MxS": M houses a side, S seeds a house. */
+    int m, n;
+    char tail;
+    if (sscanf(pos[0], "%dx%d%c", &m, &n, &tail) != 2 || m < 1 || m > 9 || n < 1 || n > 12)
+      return bad("expected MxS (houses 1-9, seeds 1-12), got '%s'", pos[0]);
+    rules.houses = (uint8_t)m;
+    rules.seeds = (uint8_t)n;
+  }
+  if (rules.kind == MC_OWARE && !no_retro && !rules.pie) {
+    /* Retrograde analysis over the position graph, then the history search (mc_retro.h). */
+    mc_retro_result rr;
+    double r0 = now_seconds();
+    rc = mc_retro_solve(&rules, 0, (uint64_t)retro_nodes, &rr);
+    double rsecs = now_seconds() - r0;
+    char rt[96];
+    mc_rules_format(&rules, rt, sizeof(rt));
+    if (rc < 0) {
+      fprintf(stderr, "mancala: solve %s: retrograde analysis: %s (the search follows)\n", rt,
+              rc == MC_ELIMIT ? "more than 4 million positions" : mc_strerror(rc));
+    } else {
+      fprintf(stderr,
+              "retrograde %s: %.3f s, %llu positions (%llu the same for every history, %d "
+              "sweeps), %llu nodes of history search over %llu window starts\n",
+              rt, rsecs, (unsigned long long)rr.positions, (unsigned long long)rr.forced, rr.sweeps,
+              (unsigned long long)rr.nodes, (unsigned long long)rr.starts);
+      if (rr.exact) {
+        if (rr.value == 0)
+          printf("value 0\n");
+        else
+          printf("value %+d\n", rr.value);
+        printf("best %d\n", rr.best);
+        return 0;
+      }
+      fprintf(stderr,
+              "retrograde %s: not proven within %ld nodes: the value is in [%+d, %+d]; the "
+              "search follows\n",
+              rt, retro_nodes, rr.lo, rr.hi);
+    }
+  }
 
-  mc_egtb *tb = no_egtb ? NULL : tables_for(&rules, dir, seeds);
+  mc_egtb *tb = no_egtb ? NULL : tables_for(&rules, dir, seeds < 0 ? -2 : seeds);
   mc_search_config cfg = {.tt_bytes = (size_t)tt << 20, .egtb = tb};
   mc_search *s = mc_search_new(&cfg);
   if (s == NULL) {

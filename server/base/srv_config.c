@@ -117,6 +117,12 @@ static const opt options[] = {
     INT_OPT("computer-reply-ms", "MANCALA_COMPUTER_REPLY_MS", computer_reply_ms, 50, 600000, 2000,
             "the reply time levels 5-6 aim at under load: their time a move is cut when many "
             "games wait, so that each waits about this long at most"),
+    STR_OPT("egtb-build", "MANCALA_EGTB_BUILD", egtb_build, "on",
+            "on: endgame tables missing from --data are built once in the background, on one "
+            "thread at idle priority, and used when done; off: only those already there are used"),
+    INT_OPT("egtb-seeds", "MANCALA_EGTB_SEEDS", egtb_seeds, 0, 16, 0,
+            "for tests: the board seeds every endgame table covers (0: each table's default; "
+            "smaller tables build in moments and help the computer less)"),
     INT_OPT("hints-per-minute", "MANCALA_HINTS_PER_MINUTE", hints_per_minute, 0, 600, 4,
             "hints one player may ask for in a room a minute, and at once (0: no hints)"),
     INT_OPT("hint-ms", "MANCALA_HINT_MS", hint_ms, 1, 60000, 250,
@@ -240,6 +246,10 @@ static int check_relations(const srv_config *cfg, FILE *err) {
   }
   if (strcmp(cfg->sync, "full") != 0 && strcmp(cfg->sync, "normal") != 0) {
     fprintf(err, "mancala-server: --sync: \"%s\" is not full or normal\n", cfg->sync);
+    return -1;
+  }
+  if (strcmp(cfg->egtb_build, "on") != 0 && strcmp(cfg->egtb_build, "off") != 0) {
+    fprintf(err, "mancala-server: --egtb-build: \"%s\" is not on or off\n", cfg->egtb_build);
     return -1;
   }
   if (cfg->hangup_s <= cfg->ping_s) {

@@ -45,6 +45,8 @@ typedef struct srv_config {
   int computer_games_per_player; /* Of those, one person's. */
   int computer_games_per_ip;     /* Of those, created from one client address. */
   int computer_reply_ms;         /* The reply time levels 5-6 aim at under load. */
+  char egtb_build[4];            /* "on": missing endgame tables are built in the background. */
+  int egtb_seeds;                /* Board seeds of every endgame table; 0: the defaults (tests). */
   int hints_per_minute;          /* Hints a seat of a room may ask for a minute; 0: none. */
   int hint_ms;                   /* The most a hint's search may take. */
   int analysis_ms;               /* The search time of each ply of an analysis. */

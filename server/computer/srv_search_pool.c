@@ -53,6 +53,7 @@ struct slot {
   mc_search *search;
   srv_search_job *job; /* Running here, or NULL. */
   srv_timer *timer;    /* Raises the job's stop flag at a cut deadline. */
+  const mc_egtb *egtb; /* The tables its context uses. */
 };
 
 typedef struct lane {
@@ -68,8 +69,9 @@ struct pool {
   srv_search_queue q; /* First: a srv_search_queue * is a pool *. */
   srv_work *work;
   srv_time *time;
-  mc_egtb *egtb;
-  int cpus; /* Searches the machine runs at once: analyses only use what moves leave. */
+  mc_egtb *egtb;    /* The tables new searches use. */
+  mc_egtb *retired; /* Tables a running search may still use (srv_search_pool_set_egtb()). */
+  int cpus;         /* Searches the machine runs at once: analyses only use what moves leave. */
   lane lanes[SRV_SEARCH_LANES];
   uint64_t done, cut;
 };
@@ -142,6 +144,44 @@ static void yield_to_moves(pool *p) {
   }
 }
 
+/* Switches an idle slot to the pool's current tables, and frees the retired set once no slot uses
+ * it. */
+static void switch_tables(pool *p, slot *s) {
+  if (s->job == NULL && s->egtb != p->egtb) {
+    mc_search_set_egtb(s->search, p->egtb);
+    s->egtb = p->egtb;
+  }
+  if (p->retired == NULL)
+    return;
+  for (int i = 0; i < SRV_SEARCH_LANES; i++)
+    for (int k = 0; k < p->lanes[i].nslots; k++)
+      if (p->lanes[i].slots[k].egtb == p->retired)
+        return;
+  mc_egtb_free(p->retired);
+  p->retired = NULL;
+}
+
+int srv_search_pool_set_egtb(srv_search_queue *q, mc_egtb *tb) {
+  pool *p = (pool *)q;
+  if (p->retired != NULL) {
+    mc_egtb_free(tb);
+    return SRV_EINTERNAL;
+  }
+  p->retired = p->egtb;
+  p->egtb = tb;
+  for (int i = 0; i < SRV_SEARCH_LANES; i++)
+    for (int k = 0; k < p->lanes[i].nslots; k++)
+      switch_tables(p, &p->lanes[i].slots[k]);
+  int slots = 0;
+  for (int i = 0; i < SRV_SEARCH_LANES; i++)
+    slots += p->lanes[i].nslots;
+  if (p->retired != NULL && slots == 0) {
+    mc_egtb_free(p->retired);
+    p->retired = NULL;
+  }
+  return 0;
+}
+
 static void after(void *arg, bool cancelled) {
   srv_search_job *j = arg;
   pool *p = j->owner;
@@ -149,6 +189,7 @@ static void after(void *arg, bool cancelled) {
   lane *l = &p->lanes[which];
   slot *s = j->slot;
   s->job = NULL;
+  switch_tables(p, s);
   if (s->timer != NULL)
     p->time->timer_stop(s->timer);
   l->nrunning--;
@@ -316,8 +357,10 @@ static void stats(const srv_search_queue *q, srv_search_stats *out) {
 srv_search_queue *srv_search_pool_new(srv_work *work, srv_time *time,
                                       const srv_search_pool_config *cfg) {
   pool *p = calloc(1, sizeof *p);
-  if (p == NULL)
+  if (p == NULL) {
+    mc_egtb_free(cfg->egtb);
     return NULL;
+  }
   p->q = (srv_search_queue){submit, cancel, stats, p};
   p->work = work;
   p->time = time;
@@ -328,22 +371,7 @@ srv_search_queue *srv_search_pool_new(srv_work *work, srv_time *time,
   }
   for (int i = 0; i < SRV_SEARCH_LANES; i++)
     srv_list_init(&p->lanes[i].waiting);
-  if ((p->egtb = mc_egtb_new()) == NULL) {
-    srv_search_pool_free(&p->q);
-    return NULL;
-  }
-  if (cfg->data_dir != NULL) {
-    mc_egtb_options opts = {.dir = cfg->data_dir};
-    int rc = mc_egtb_load_defaults(p->egtb, &opts);
-    if (rc != 0)
-      srv_log_info("computer",
-                   "endgame tables: %d loaded from %s (%s for the others; `mancala egtb build "
-                   "--dir %s` builds them)",
-                   mc_egtb_count(p->egtb), cfg->data_dir, mc_strerror(rc), cfg->data_dir);
-    else
-      srv_log_info("computer", "endgame tables: %d loaded from %s", mc_egtb_count(p->egtb),
-                   cfg->data_dir);
-  }
+  p->egtb = cfg->egtb;
   for (int i = 0; i < SRV_SEARCH_LANES; i++) {
     lane *l = &p->lanes[i];
     int n = cfg->workers[i] > 0 ? cfg->workers[i] : 1;
@@ -355,6 +383,8 @@ srv_search_queue *srv_search_pool_new(srv_work *work, srv_time *time,
     }
     l->nslots = n;
     mc_search_config sc = {.tt_bytes = TT_BYTES[i], .egtb = p->egtb};
+    for (int k = 0; k < n; k++)
+      l->slots[k].egtb = p->egtb;
     for (int k = 0; k < n; k++) {
       slot *s = &l->slots[k];
       s->owner = p;
@@ -394,5 +424,6 @@ void srv_search_pool_free(srv_search_queue *q) {
     free(l->slots);
   }
   mc_egtb_free(p->egtb);
+  mc_egtb_free(p->retired);
   free(p);
 }

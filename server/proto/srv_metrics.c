@@ -236,6 +236,17 @@ char *srv_metrics_prometheus(const srv_metrics_gauges *g) {
         st->commits ? (double)st->commit_ns_total / 1e9 / (double)st->commits : 0.0, g->inflight,
         g->unreachable ? 0 : 1);
   }
+  if (g->egtb)
+    put(&b,
+        "# HELP mancala_egtb_tables The computer's endgame tables in use, of the default set.\n"
+        "# TYPE mancala_egtb_tables gauge\nmancala_egtb_tables{state=\"loaded\"} %d\n"
+        "mancala_egtb_tables{state=\"all\"} %d\n"
+        "# HELP mancala_egtb_building 1 while the missing tables are being built in the "
+        "background.\n# TYPE mancala_egtb_building gauge\nmancala_egtb_building %d\n"
+        "# HELP mancala_egtb_build_seconds The build's time so far, or what it took.\n"
+        "# TYPE mancala_egtb_build_seconds gauge\nmancala_egtb_build_seconds %.3f\n",
+        g->egtb_loaded, g->egtb_tables, strcmp(g->egtb_state, "building") == 0 ? 1 : 0,
+        g->egtb_seconds);
   const srv_metrics_cluster *c = g->cluster;
   if (c != NULL)
     put(&b,
@@ -312,6 +323,14 @@ char *srv_metrics_health(const srv_metrics_gauges *g, const char *version, uint6
   if (g->storage && g->backend && json_object_set_new(o, "storage", json_string(g->backend)) != 0) {
     json_decref(o);
     return NULL;
+  }
+  if (g->egtb) {
+    json_t *t = json_pack("{s:s,s:i,s:i}", "state", g->egtb_state, "loaded", g->egtb_loaded,
+                          "tables", g->egtb_tables);
+    if (t == NULL || json_object_set_new(o, "endgame_tables", t) != 0) {
+      json_decref(o);
+      return NULL;
+    }
   }
   if (g->cluster != NULL) {
     const srv_metrics_cluster *c = g->cluster;

@@ -45,6 +45,11 @@ typedef struct srv_metrics_gauges {
   bool unreachable;      /* The database cannot be reached now (PostgreSQL down): degraded. */
   int inflight;          /* Batches handed over, their outcome not known yet (0 or 1). */
   const srv_metrics_cluster *cluster; /* A cluster's node, or NULL: one process. */
+  bool egtb;              /* The computer's endgame tables (server/computer/srv_egtb.h): */
+  const char *egtb_state; /* "ready", "building", "missing", "failed", "none". */
+  int egtb_loaded;        /* Tables in use, */
+  int egtb_tables;        /* of the set. */
+  double egtb_seconds;    /* The build's time so far (building) or what it took (ready). */
 } srv_metrics_gauges;
 
 /* The counters. They cannot fail; unknown kinds, reasons and codes are ignored or counted as

@@ -179,7 +179,18 @@ result south no_seeds 3 1' solve kalah --houses 2 --seeds 1
 # takes its 2 seeds.
 expect_output 0 'value -2
 line 1 1 1 1 1
-result north repetition 0 2' solve oware --houses 1 --seeds 1
+result north repetition 0 2' solve oware --houses 1 --seeds 1 --search
+# The same through the retrograde analysis (Oware's default), the board as MxS: the value and a
+# best first move. With grand_slam capture South's first move takes North's 2 of 2: +2.
+expect_output 0 'value -2
+best 1' solve oware 1x1
+expect_output 0 'value +2
+best 1' solve oware 1x1 --grand-slam capture
+# Oware 1x2: the same chase with 4 seeds: -4 (tests/engine/test_retro.c works it through).
+expect_output 0 'value -4
+best 1' solve oware 1x2
+expect_error 2 solve oware 0x1
+expect_error 2 solve oware 3x
 # Congkak 1x3: store, North's house (4), its emptied house: captures 4+1: 6-0.
 expect_output 0 'value +6
 line 1

@@ -340,3 +340,59 @@ TEST_IMPL(caps_per_person_and_address) {
   srv_peers_free(peers);
   return 0;
 }
+
+/* ---- New endgame tables while a search runs (srv_search_pool_set_egtb(), srv_egtb.h) -------- */
+
+static void count_done(void *arg, const srv_search_answer *answer) {
+  int *n = arg;
+  ASSERT_EQ(answer->rc, 0);
+  (*n)++;
+}
+
+/* A built set reaches the searches between two of them: the running one keeps the set it started
+ * with (freed once it is over), a second switch before that is refused (and its set freed), and
+ * searches go on answering throughout. ASan checks that each set is freed exactly once. */
+TEST_IMPL(tables_switch_between_searches) {
+  world w;
+  world_init(&w, NULL);
+  fake_work fw;
+  memset(&fw, 0, sizeof fw);
+  fake_work_init(&fw, &w);
+  mc_egtb *first = mc_egtb_new();
+  ASSERT_NOT_NULL(first);
+  srv_search_pool_config pc = {
+      .workers = {1, 1}, .target_ms = {60, 2000}, .floor_ms = {1, 5}, .egtb = first};
+  srv_search_queue *q = srv_search_pool_new(&fw.base, &w.time.base, &pc);
+  ASSERT_NOT_NULL(q);
+  mc_rules r;
+  mc_rules_init(&r, MC_KALAH);
+  mc_game *g = mc_game_new(&r);
+  ASSERT_NOT_NULL(g);
+  srv_search_req req = {.game = g, .level = 5, .ms = 5, .seed = 1, .lane = SRV_SEARCH_DEEP};
+  int done = 0;
+  srv_search_job *job;
+  ASSERT_EQ(q->submit(q, &req, count_done, &done, &job), 0);
+  ASSERT_EQ(fw.n, 1); /* Running on the worker: its context keeps `first`. */
+  mc_egtb *built = mc_egtb_new();
+  ASSERT_NOT_NULL(built);
+  ASSERT_EQ(srv_search_pool_set_egtb(q, built), 0);
+  /* `first` is still in use: another switch now is refused, its set freed. */
+  mc_egtb *again = mc_egtb_new();
+  ASSERT_NOT_NULL(again);
+  ASSERT_EQ(srv_search_pool_set_egtb(q, again), SRV_EINTERNAL);
+  fake_work_run(&fw, 0); /* The search ends: its slot switches, `first` is freed. */
+  ASSERT_EQ(done, 1);
+  /* Nothing pending any more: the next switch is taken at once (no search runs). */
+  mc_egtb *third = mc_egtb_new();
+  ASSERT_NOT_NULL(third);
+  ASSERT_EQ(srv_search_pool_set_egtb(q, third), 0);
+  /* Searches answer with the new set. */
+  ASSERT_EQ(q->submit(q, &req, count_done, &done, &job), 0);
+  fake_work_run_all(&fw);
+  ASSERT_EQ(done, 2);
+  mc_game_free(g);
+  srv_search_pool_close(q);
+  srv_search_pool_free(q);
+  world_free(&w);
+  return 0;
+}
