@@ -357,7 +357,7 @@ static int build_kalah(builder *bd) {
     do {
       bars_to_board(c, k, b, a);
       kalah_value(t, a, b);
-      if ((++count & 0xffff) == 0 && canceled(bd))
+      if ((++count & 0xfff) == 0 && canceled(bd))
         return MC_ECANCELED;
     } while (next_bars(c, k, b + k - 1));
     if (bd->progress)

@@ -312,6 +312,12 @@ void srv_egtb_stop(srv_egtb *e) {
     return;
   if (e->thread_running) {
     atomic_store(&e->cancel, true);
+    /* At idle priority on a busy machine the thread may not run for seconds, so it would not see
+     * the flag: it gets the normal priority back to stop (Linux lets a thread with CAP_SYS_NICE,
+     * root's, do that; without it the stop waits for the thread's next turn on a CPU). */
+    struct sched_param sp;
+    memset(&sp, 0, sizeof sp);
+    (void)pthread_setschedparam(e->thread, SCHED_OTHER, &sp);
     uv_thread_join(&e->thread);
     e->thread_running = false;
     mc_egtb_free(e->result);

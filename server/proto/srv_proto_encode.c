@@ -427,10 +427,8 @@ static void lobby_changes(srv_jsonw *w, const srv_event *ev) {
   srv_jsonw_lit(w, "}");
 }
 
-int srv_proto_lobby_entry(const srv_lobby_entry *e, char **text, size_t *len) {
-  srv_jsonw *w = &out;
-  srv_jsonw_reset(w);
-  lobby_entry(w, e);
+/* A copy of what w holds, NUL-terminated, into *text and *len. Returns 0 or SRV_ENOMEM. */
+static int writer_copy(const srv_jsonw *w, char **text, size_t *len) {
   if (w->failed)
     return SRV_ENOMEM;
   char *s = malloc(w->len + 1);
@@ -441,6 +439,13 @@ int srv_proto_lobby_entry(const srv_lobby_entry *e, char **text, size_t *len) {
   *text = s;
   *len = w->len;
   return 0;
+}
+
+int srv_proto_lobby_entry(const srv_lobby_entry *e, char **text, size_t *len) {
+  srv_jsonw *w = &out;
+  srv_jsonw_reset(w);
+  lobby_entry(w, e);
+  return writer_copy(w, text, len);
 }
 
 /* The fields of a chat line after "from" (the same in chat and chat_history); a deleted
@@ -535,16 +540,7 @@ int srv_proto_my_room_entry(const srv_my_room *r, char **text, size_t *len) {
   srv_jsonw *w = &out;
   srv_jsonw_reset(w);
   my_room(w, r);
-  if (w->failed)
-    return SRV_ENOMEM;
-  char *s = malloc(w->len + 1);
-  if (s == NULL)
-    return SRV_ENOMEM;
-  memcpy(s, w->buf, w->len);
-  s[w->len] = '\0';
-  *text = s;
-  *len = w->len;
-  return 0;
+  return writer_copy(w, text, len);
 }
 
 static srv_frame *hot(const srv_event *ev) {

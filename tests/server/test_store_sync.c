@@ -32,6 +32,16 @@ static void run_until_known(uv_loop_t *loop, int *rc) {
   uv_run(loop, UV_RUN_NOWAIT);
 }
 
+/* A store on a new directory (its path in dir), bound to a new loop. */
+static void open_bound(char *dir, size_t size, srv_store_sync sync, srv_store **s,
+                       uv_loop_t *loop) {
+  char err[SRV_STORE_ERR_SIZE];
+  tmp_dir(dir, size);
+  ASSERT_EQ(open_store(dir, sync, s, err), 0);
+  ASSERT_EQ(uv_loop_init(loop), 0);
+  ASSERT_EQ(srv_store_watch(*s, loop), 0);
+}
+
 /* Closes store, lets its handle close, closes the loop. */
 static void close_all(srv_store *s, uv_loop_t *loop) {
   srv_store_close(s);
@@ -54,13 +64,10 @@ static int64_t start_game(srv_store *s, const char *code, mc_game **live) {
 }
 
 TEST_IMPL(sync_after_the_call) {
-  char dir[256], err[SRV_STORE_ERR_SIZE];
-  tmp_dir(dir, sizeof dir);
+  char dir[256];
   srv_store *s = NULL;
-  ASSERT_EQ(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), 0);
   uv_loop_t loop;
-  ASSERT_EQ(uv_loop_init(&loop), 0);
-  ASSERT_EQ(srv_store_watch(s, &loop), 0);
+  open_bound(dir, sizeof dir, SRV_STORE_SYNC_FULL, &s, &loop);
   mc_game *live = NULL;
   int64_t id = start_game(s, "RS", &live);
   for (int i = 0; i < 3; i++)
@@ -98,13 +105,10 @@ TEST_IMPL(sync_after_the_call) {
 }
 
 TEST_IMPL(wait_runs_the_callback) {
-  char dir[256], err[SRV_STORE_ERR_SIZE];
-  tmp_dir(dir, sizeof dir);
+  char dir[256];
   srv_store *s = NULL;
-  ASSERT_EQ(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), 0);
   uv_loop_t loop;
-  ASSERT_EQ(uv_loop_init(&loop), 0);
-  ASSERT_EQ(srv_store_watch(s, &loop), 0);
+  open_bound(dir, sizeof dir, SRV_STORE_SYNC_FULL, &s, &loop);
   mc_game *live = NULL;
   int64_t id = start_game(s, "RW", &live);
   ASSERT(play_and_store(s, id, live, 0) > 0);
@@ -128,13 +132,10 @@ TEST_IMPL(wait_runs_the_callback) {
 }
 
 TEST_IMPL(failed_sync_loses_the_batch) {
-  char dir[256], err[SRV_STORE_ERR_SIZE];
-  tmp_dir(dir, sizeof dir);
+  char dir[256];
   srv_store *s = NULL;
-  ASSERT_EQ(open_store(dir, SRV_STORE_SYNC_FULL, &s, err), 0);
   uv_loop_t loop;
-  ASSERT_EQ(uv_loop_init(&loop), 0);
-  ASSERT_EQ(srv_store_watch(s, &loop), 0);
+  open_bound(dir, sizeof dir, SRV_STORE_SYNC_FULL, &s, &loop);
   mc_game *live = NULL;
   int64_t id = start_game(s, "RF", &live);
   int rc = 1;
@@ -173,13 +174,10 @@ TEST_IMPL(failed_sync_loses_the_batch) {
 }
 
 TEST_IMPL(normal_commits_at_once) {
-  char dir[256], err[SRV_STORE_ERR_SIZE];
-  tmp_dir(dir, sizeof dir);
+  char dir[256];
   srv_store *s = NULL;
-  ASSERT_EQ(open_store(dir, SRV_STORE_SYNC_NORMAL, &s, err), 0);
   uv_loop_t loop;
-  ASSERT_EQ(uv_loop_init(&loop), 0);
-  ASSERT_EQ(srv_store_watch(s, &loop), 0);
+  open_bound(dir, sizeof dir, SRV_STORE_SYNC_NORMAL, &s, &loop);
   mc_game *live = NULL;
   int64_t id = start_game(s, "RN", &live);
   ASSERT(play_and_store(s, id, live, 0) > 0);
