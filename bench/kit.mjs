@@ -9,6 +9,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+// The servers a benchmark starts build no endgame tables (issue 24: a fresh install builds them
+// in the background, minutes of one core and ~80 MB): figures are of the server's steady state.
+process.env.MANCALA_EGTB_BUILD ??= 'off';
+
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const top = path.resolve(here, '..');
 const require = createRequire(path.join(top, 'tests', 'package.json'));

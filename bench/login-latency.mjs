@@ -10,6 +10,10 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+// The servers a benchmark starts build no endgame tables (issue 24: a fresh install builds them
+// in the background, minutes of one core and ~80 MB): figures are of the server's steady state.
+process.env.MANCALA_EGTB_BUILD ??= 'off';
+
 const here = path.dirname(fileURLToPath(import.meta.url));
 const argv = process.argv.slice(2);
 const opt = (name, def) => { const i = argv.indexOf(name); return i >= 0 ? argv[i + 1] : def; };

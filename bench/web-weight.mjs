@@ -14,6 +14,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from '../tests/node_modules/playwright-core/index.mjs';
 
+// The servers a benchmark starts build no endgame tables (issue 24: a fresh install builds them
+// in the background, minutes of one core and ~80 MB): figures are of the server's steady state.
+process.env.MANCALA_EGTB_BUILD ??= 'off';
+
 const top = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const bin = process.argv[2] || process.env.MANCALA_SERVER || path.join(top, 'build-test/bin/mancala-server');
 const web = path.resolve(process.argv[3] || path.join(top, 'web'));
