@@ -3,6 +3,7 @@
  * generates for each test_FILE.c (runner.h). */
 #include "runner.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -87,4 +88,15 @@ int main(int argc, char **argv) {
   }
   fprintf(stderr, "%s: no test %s\n", test_self, argv[1]);
   return usage();
+}
+
+int test_port_in(const char *dir) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/port", dir);
+  FILE *f = fopen(path, "r");
+  ASSERT_NOT_NULL(f);
+  int port = 0;
+  ASSERT_EQ(fscanf(f, "%d", &port), 1);
+  fclose(f);
+  return port;
 }

@@ -43,6 +43,10 @@ extern const char *test_self;
  * its exit status, or -1 when it could not run or was killed. */
 int test_run_helper(const char *name, const char *arg);
 
+/* The port a service started by the tests wrote in dir/port (tests/pg.sh, tests/redis.sh); the
+ * test fails when there is none. */
+int test_port_in(const char *dir);
+
 #define TEST_FAIL_(fmt, ...)                                                                       \
   do {                                                                                             \
     fprintf(stderr, "%s:%d: " fmt "\n", __FILE__, __LINE__, __VA_ARGS__);                          \

@@ -20,14 +20,7 @@
 static int pg_port(void) {
   const char *dir = getenv("MANCALA_TEST_PG");
   ASSERT_NOT_NULL(dir); /* Run by ctest with the postgres fixture: never a silent skip. */
-  char path[512];
-  snprintf(path, sizeof path, "%s/port", dir);
-  FILE *f = fopen(path, "r");
-  ASSERT_NOT_NULL(f);
-  int port = 0;
-  ASSERT_EQ(fscanf(f, "%d", &port), 1);
-  fclose(f);
-  return port;
+  return test_port_in(dir);
 }
 
 /* Runs sql as the superuser on database db of the fixture; returns the first value's number or

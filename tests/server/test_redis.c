@@ -16,23 +16,11 @@
 
 /* ---- Redis ---------------------------------------------------------------------------------- */
 
-/* The port written in dir/port. */
-static int port_of(const char *dir) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/port", dir);
-  FILE *f = fopen(path, "r");
-  ASSERT_NOT_NULL(f);
-  int port = 0;
-  ASSERT_EQ(fscanf(f, "%d", &port), 1);
-  fclose(f);
-  return port;
-}
-
 /* The fixture's Redis as a URL. */
 static void shared_url(char *url, size_t size) {
   const char *dir = getenv("MANCALA_TEST_REDIS");
   ASSERT_NOT_NULL(dir); /* Run by ctest with the redis fixture: never a silent skip. */
-  snprintf(url, size, "redis://127.0.0.1:%d", port_of(dir));
+  snprintf(url, size, "redis://127.0.0.1:%d", test_port_in(dir));
 }
 
 /* Runs tests/redis.sh verb on this test's own Redis (DIR/own-name). */
@@ -51,7 +39,7 @@ static void own_start(const char *name, char *url, size_t size) {
   own_redis("start", name);
   char dir[600];
   snprintf(dir, sizeof dir, "%s/own-%s", getenv("MANCALA_TEST_REDIS"), name);
-  snprintf(url, size, "redis://127.0.0.1:%d", port_of(dir));
+  snprintf(url, size, "redis://127.0.0.1:%d", test_port_in(dir));
 }
 
 /* ---- The loop ------------------------------------------------------------------------------- */
