@@ -407,6 +407,8 @@ static int conn_writeable(conn *c) {
 
 /* ---- WebSocket events ---------------------------------------------------------------------- */
 
+static void hello_arm(srv_net *net, uint64_t now);
+
 static void conn_open(srv_net *net, conn *c, struct lws *wsi) {
   c->wsi = wsi;
   c->net = net;
@@ -436,6 +438,8 @@ static void conn_open(srv_net *net, conn *c, struct lws *wsi) {
     p->connections++;
     net->nconns++;
     srv_list_push_back(&net->unhello, &c->unhello);
+    if (!uv_is_active((uv_handle_t *)&net->hello_timer))
+      hello_arm(net, c->opened_ms);
     srv_keepalive_add(&net->ka, &c->ka, uv_now(net->loop));
     srv_log_debug("net", "connection from %s (%ld open)", c->ip, net->nconns);
   }
@@ -497,14 +501,30 @@ static void conn_message(srv_net *net, conn *c, const char *buf, size_t len, boo
     srv_list_remove(&c->unhello); /* It said hello: no deadline any more. */
 }
 
-/* Every HELLO_TICK_MS: connections that have not said hello within --hello-s get hello_required
- * and are closed (1008), so that silent connections cannot hold the connection slots for good. At
- * most HELLO_CLOSES_PER_TICK a tick (2,000 a second), the oldest first: 10,000 silent connections
- * opened over 10 s reach their deadlines 1,000 a second, and closing a second's worth in one
- * callback held every room's moves: the victims' p99 of bench/scale.mjs hello went from 87.5 ms
- * (a tick a second) to 14.7 ms (100 ms, 200 a tick) and 9.9 ms (this), 5 to 12 ms idle. */
+/* Connections that have not said hello within --hello-s get hello_required and are closed (1008),
+ * so that silent connections cannot hold the connection slots for good. The timer runs only while
+ * some connection waits for its hello, and wakes when the oldest one's time is up. It closes at
+ * most HELLO_CLOSES_PER_TICK at once, the oldest first, and then comes back HELLO_TICK_MS later
+ * while more are due (2,000 a second): 10,000 silent connections opened over 10 s reach their
+ * deadlines 1,000 a second, and closing a second's worth in one callback held every room's moves:
+ * the victims' p99 of bench/scale.mjs hello went from 87.5 ms (a tick a second) to 14.7 ms (100 ms,
+ * 200 a tick) and 9.9 ms (this), 5 to 12 ms idle. */
 #define HELLO_TICK_MS 20
 #define HELLO_CLOSES_PER_TICK 40
+static void on_hello_tick(uv_timer_t *t);
+
+/* Arms the hello timer for the oldest connection still waiting, or stops it when none waits. */
+static void hello_arm(srv_net *net, uint64_t now) {
+  srv_list *it = srv_list_first(&net->unhello);
+  if (it == NULL) {
+    uv_timer_stop(&net->hello_timer);
+    return;
+  }
+  uint64_t due = srv_list_entry(it, conn, unhello)->opened_ms + (uint64_t)net->cfg.hello_s * 1000;
+  uint64_t wait = due > now ? due - now : HELLO_TICK_MS;
+  uv_timer_start(&net->hello_timer, on_hello_tick, wait, 0);
+}
+
 static void on_hello_tick(uv_timer_t *t) {
   srv_net *net = (srv_net *)((char *)t - offsetof(srv_net, hello_timer));
   uint64_t now = now_ms(), deadline = (uint64_t)net->cfg.hello_s * 1000;
@@ -521,6 +541,8 @@ static void on_hello_tick(uv_timer_t *t) {
     conn_error(net, c, SRV_EHELLO, NULL, LWS_CLOSE_STATUS_POLICY_VIOLATION, "hello timeout");
     closed++;
   }
+  if (!net->stopping)
+    hello_arm(net, now);
 }
 
 static void conn_receive(srv_net *net, conn *c, const char *in, size_t len) {
@@ -1452,7 +1474,6 @@ void srv_net_set_turn_hook(srv_net *net, void (*fn)(void *arg), void *arg) {
 int srv_net_start(srv_net *net, srv_dispatch *d) {
   net->dispatch = d;
   uv_prepare_start(&net->prepare, on_prepare);
-  uv_timer_start(&net->hello_timer, on_hello_tick, HELLO_TICK_MS, HELLO_TICK_MS);
 
   if (realpath(net->cfg.web, net->web_dir) == NULL) {
     srv_log_warn("net", "web directory %s: not found; only /ws, /healthz and /metrics will work",

@@ -23,6 +23,14 @@ test('a connection that never says hello is closed after --hello-s; one that doe
     await new Promise((r) => setTimeout(r, 2500));
     assert.equal((await talker.request({ type: 'lobby', watch: false })).type, 'lobby');
     assert.match(server.log, /no hello within 1 s/);
+    // Nobody waits for a hello now (the deadline's timer stopped); the next silent ones are
+    // closed too, the second on its own deadline half a second after the first's.
+    const late = await Client.connect(server, { hello: false });
+    await new Promise((r) => setTimeout(r, 500));
+    const later = await Client.connect(server, { hello: false });
+    assert.equal((await late.closed).code, 1008);
+    assert.equal(later.ws.readyState, 1); // Its own deadline is still ahead.
+    assert.equal((await later.closed).code, 1008);
     await talker.close();
   } finally {
     assert.deepEqual(await server.stop(), { code: 0, signal: null });
