@@ -498,6 +498,9 @@ int main(int argc, char **argv) {
   srv_work_init_uv(&app.work, &app.loop); /* Again when the computer did: the same table. */
   if (srv_api_use_work(app.api, &app.work) != 0)
     srv_log_warn("main", "the archive's reads stay on the loop (no connection of their own)");
+  if (srv_persist_use_work(app.persist, &app.work) != 0)
+    srv_log_warn("main",
+                 "hello's reads of known tokens stay on the loop (no connection of their own)");
   srv_accounts_config acfg;
   srv_accounts_config_init(&acfg);
   acfg.attempts_per_name = cfg.login_attempts;

@@ -138,6 +138,7 @@ void srv_dispatch_frame(srv_dispatch *d, srv_client *c, const char *buf, size_t 
 }
 
 void srv_dispatch_client_gone(srv_dispatch *d, srv_client *c) {
+  srv_hello_client_gone(c);
   if (d->router.gone != NULL && c->remote == NULL)
     d->router.gone(d->router.ud, c);
   if (d->accounts != NULL)

@@ -20,9 +20,14 @@
 
 /* Durable storage's part in hello (all NULL without storage). */
 typedef struct srv_dispatch_store {
-  /* A token unknown in memory: returns the player storage knows for it, adopted into the
-   * registry, with a new reference (the caller's), or NULL. */
-  srv_player *(*restore)(void *ud, const char *token);
+  /* A token unknown in memory: looks for the player storage knows for it, through the storage
+   * seam's reads (a network database's round trip is not waited for on the loop). done(arg,
+   * player) comes on the loop thread, before restore returns or later, with the player adopted
+   * into the registry and a new reference (the callee's to give back), or NULL (unknown, or
+   * storage failed: logged). Returns 0 when done was or will be called, or a negative SRV_E*
+   * code (done is never called). */
+  int (*restore)(void *ud, const char *token, void (*done)(void *arg, srv_player *player),
+                 void *arg);
   /* A hello that renames a player it knows: records the new name (player borrowed). A new
    * player is not recorded by hello: storage records it when it first sits down (a room's seat).
    * Errors are logged. */

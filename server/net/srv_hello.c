@@ -1,6 +1,7 @@
 /* The hello handler (see srv_hello.h). */
 #include "srv_hello.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "srv_account.h"
@@ -19,13 +20,17 @@ static int check_name(srv_dispatch *d, const srv_client *c, const srv_player *p,
   return srv_names_display(name, key);
 }
 
-int srv_hello(srv_dispatch *d, srv_client *c, const srv_cmd *cmd) {
-  if (c->player != NULL)
-    return SRV_EAGAIN;
-  srv_player *p = cmd->has_token ? srv_ident_find(d->ident, cmd->token) : NULL;
-  srv_player *owned = NULL; /* A reference of ours, given back once the client holds its own. */
-  if (p == NULL && cmd->has_token && d->store.restore != NULL)
-    p = owned = d->store.restore(d->store.ud, cmd->token); /* Known before a restart. */
+/* A hello whose token storage is looking for (c->hello_wait while it waits). */
+typedef struct hello_wait {
+  srv_dispatch *d;
+  srv_client *c; /* NULL once the connection is gone. */
+  srv_cmd cmd;
+} hello_wait;
+
+/* The rest of a hello, once p is known: the player the token names (resumed), or NULL (a new
+ * one). owned: a reference of the caller's to p (NULL: none), given back here in every case. */
+static int hello_go(srv_dispatch *d, srv_client *c, const srv_cmd *cmd, srv_player *p,
+                    srv_player *owned) {
   bool resumed = p != NULL;
   bool rename = cmd->has_name && (p == NULL || !p->account);
   if (rename) {
@@ -87,4 +92,54 @@ int srv_hello(srv_dispatch *d, srv_client *c, const srv_cmd *cmd) {
   if (owned != NULL)
     srv_ident_unref(d->ident, owned);
   return 0;
+}
+
+/* Storage's answer for a waiting hello (p: the token's player with a reference of ours, or NULL:
+ * a new player, as for a token nobody knows). */
+static void hello_restored(void *arg, srv_player *p) {
+  hello_wait *w = arg;
+  srv_client *c = w->c;
+  if (c == NULL) { /* Gone meanwhile. */
+    if (p != NULL)
+      srv_ident_unref(w->d->ident, p);
+  } else {
+    c->hello_wait = NULL;
+    int rc = c->player != NULL ? SRV_EAGAIN : hello_go(w->d, c, &w->cmd, p, p);
+    if (rc != 0)
+      srv_dispatch_error(w->d, c, rc, &w->cmd.id, NULL, "hello");
+  }
+  free(w);
+}
+
+int srv_hello(srv_dispatch *d, srv_client *c, const srv_cmd *cmd) {
+  if (c->player != NULL)
+    return SRV_EAGAIN;
+  if (c->hello_wait != NULL)
+    return SRV_EBUSY;
+  srv_player *p = cmd->has_token ? srv_ident_find(d->ident, cmd->token) : NULL;
+  if (p != NULL || !cmd->has_token || d->store.restore == NULL)
+    return hello_go(d, c, cmd, p, NULL);
+  /* Known before a restart, perhaps: storage looks (SQLite answers at once, a network database
+   * later), and the hello goes on from hello_restored(). */
+  hello_wait *w = malloc(sizeof *w);
+  if (w == NULL)
+    return SRV_ENOMEM;
+  w->d = d;
+  w->c = c;
+  w->cmd = *cmd;
+  c->hello_wait = w;
+  int rc = d->store.restore(d->store.ud, cmd->token, hello_restored, w);
+  if (rc != 0) {
+    c->hello_wait = NULL;
+    free(w);
+  }
+  return rc;
+}
+
+void srv_hello_client_gone(srv_client *c) {
+  hello_wait *w = c->hello_wait;
+  if (w != NULL) {
+    w->c = NULL;
+    c->hello_wait = NULL;
+  }
 }

@@ -27,6 +27,8 @@ typedef struct srv_client {
    * route_id names one of this node's connections to the others (0: never named). */
   void *remote;
   uint64_t route_id;
+  /* A hello waiting for durable storage to find its token's player (srv_hello.c's), or NULL. */
+  void *hello_wait;
 } srv_client;
 
 /* Initialises c for the connection conn (borrowed): no player, no room, not watching. */
@@ -42,6 +44,7 @@ static inline void srv_client_init(srv_client *c, void *conn) {
   c->peer = NULL;
   c->remote = NULL;
   c->route_id = 0;
+  c->hello_wait = NULL;
 }
 
 #endif

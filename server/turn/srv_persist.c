@@ -10,6 +10,7 @@
 #include "srv_log.h"
 #include "srv_pwhash.h"
 #include "srv_rating.h"
+#include "srv_reader.h"
 #include "srv_settings.h"
 
 /* A finished game whose result the store refused at once: written again, at most once a second
@@ -36,6 +37,7 @@ typedef struct journal_entry {
 
 struct srv_persist {
   srv_store *store;
+  srv_reader *reader; /* Hello's restores read through it. */
   srv_ident *ident;
   srv_time *time;
   journal_entry *journal; /* The games written since the last commit. */
@@ -76,12 +78,17 @@ srv_persist *srv_persist_new(srv_store *store, srv_ident *ident, srv_time *time)
   p->ident = ident;
   p->time = time;
   p->session_days = SRV_PERSIST_SESSION_DAYS;
+  if ((p->reader = srv_reader_new(store)) == NULL) {
+    free(p);
+    return NULL;
+  }
   return p;
 }
 
 void srv_persist_free(srv_persist *p) {
   if (p == NULL)
     return;
+  srv_reader_free(p->reader);
   free(p->journal);
   free(p->refused);
   free(p->flight_refused);
@@ -503,28 +510,72 @@ int srv_persist_load_account(srv_store *store, srv_player *pl) {
   return 0;
 }
 
-srv_player *srv_persist_restore(void *ud, const char *token) {
-  srv_persist *p = ud;
+/* A restore's read: what storage knows of a token, read off the loop where the reader runs. */
+typedef struct restore_job {
+  srv_persist *p;
   uint8_t hash[32];
-  if (srv_ident_hash_token(token, hash) != 0)
-    return NULL;
-  srv_store_player sp;
-  int rc = srv_store_player_by_token(p->store, hash, &sp);
-  if (rc != 0) {
-    if (rc != SRV_STORE_ENOTFOUND)
-      store_fail(p, "cannot read a player", "", rc);
-    return NULL;
-  }
+  bool found;
+  srv_store_player player;
+  srv_persist_account account;
+  void (*done)(void *arg, srv_player *player);
+  void *arg;
+} restore_job;
+
+static int read_restore(srv_store *store, void *arg) {
+  restore_job *j = arg;
+  int rc = srv_store_player_by_token(store, j->hash, &j->player);
+  if (rc == SRV_STORE_ENOTFOUND)
+    return 0;
+  if (rc == 0)
+    rc = srv_persist_account_read(store, j->player.id, &j->account);
+  if (rc == 0)
+    j->found = true;
+  return rc;
+}
+
+/* On the loop: the player read is adopted (once: a second hello of the same token meanwhile finds
+ * it adopted, and its account is not applied again over what the loop has changed since). */
+static void restore_read(void *arg, int rc) {
+  restore_job *j = arg;
+  srv_persist *p = j->p;
   srv_player *pl = NULL;
-  if (srv_ident_adopt(p->ident, sp.id, sp.name, &pl) != 0)
-    return NULL;
-  bool fresh = pl->refs == 1; /* Adopted now: its account is read too. */
-  if (srv_ident_add_token(p->ident, pl, hash) != 0 ||
-      (fresh && srv_persist_load_account(p->store, pl) != 0)) {
-    srv_ident_unref(p->ident, pl);
-    return NULL;
+  if (rc < 0)
+    srv_log_error("persist", "cannot read a player: %s", srv_store_strerror(rc));
+  else if (j->found && srv_ident_adopt(p->ident, j->player.id, j->player.name, &pl) == 0) {
+    bool fresh = pl->refs == 1; /* Adopted now: its account is applied too. */
+    if (srv_ident_add_token(p->ident, pl, j->hash) != 0) {
+      srv_ident_unref(p->ident, pl);
+      pl = NULL;
+    } else if (fresh) {
+      srv_persist_account_apply(pl, &j->account);
+    }
   }
-  return pl;
+  j->done(j->arg, pl);
+  free(j);
+}
+
+int srv_persist_restore(void *ud, const char *token, void (*done)(void *arg, srv_player *player),
+                        void *arg) {
+  srv_persist *p = ud;
+  restore_job *j = calloc(1, sizeof *j);
+  if (j == NULL)
+    return SRV_ENOMEM;
+  j->p = p;
+  j->done = done;
+  j->arg = arg;
+  if (srv_ident_hash_token(token, j->hash) != 0) { /* Not a token: nobody's. */
+    free(j);
+    done(arg, NULL);
+    return 0;
+  }
+  int rc = srv_reader_read(p->reader, read_restore, restore_read, j);
+  if (rc != 0)
+    free(j);
+  return rc;
+}
+
+int srv_persist_use_work(srv_persist *p, srv_work *work) {
+  return srv_reader_use_work(p->reader, work);
 }
 
 void srv_persist_player(void *ud, const srv_player *player) {

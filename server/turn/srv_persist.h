@@ -19,6 +19,7 @@
 #include "srv_room.h"
 #include "srv_store.h"
 #include "srv_time.h"
+#include "srv_work.h"
 
 typedef struct srv_persist srv_persist;
 
@@ -94,9 +95,18 @@ typedef struct srv_persist_account {
 int srv_persist_account_read(srv_store *store, const char *player, srv_persist_account *out);
 void srv_persist_account_apply(srv_player *pl, const srv_persist_account *a);
 
-/* Hello's restore hook (srv_dispatch_store.restore): the player whose session is token (borrowed),
- * adopted into the registry with a new reference (the caller's) and its account read, or NULL. */
-srv_player *srv_persist_restore(void *ud, const char *token);
+/* Hello's restore hook (srv_dispatch_store.restore): looks for the player whose session is token
+ * (borrowed) through the storage seam's reads (srv_reader.h: SQLite at once, a network database on
+ * the reader's own connection off the loop when srv_persist_use_work() gave it a pool); done(arg,
+ * player) then comes on the loop with the player adopted into the registry, its account applied,
+ * and a new reference (done's to give back), or NULL (unknown; a storage failure is logged).
+ * Returns 0 when done was or will be called, or SRV_ENOMEM (done is never called). */
+int srv_persist_restore(void *ud, const char *token, void (*done)(void *arg, srv_player *player),
+                        void *arg);
+
+/* Runs the restore hook's reads on work (borrowed; it must outlive p) when the store is a network
+ * database (srv_reader_use_work()). Returns 0 or a negative SRV_E* code (they stay on the loop). */
+int srv_persist_use_work(srv_persist *p, srv_work *work);
 
 /* Hello's player hook (srv_dispatch_store.player), also the accounts': records player (borrowed)
  * and the sessions the registry knows for it. Hello calls it for a rename only: a new guest is

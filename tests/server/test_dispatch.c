@@ -99,3 +99,101 @@ TEST_IMPL(hello_errors_metrics) {
   world_free(&w);
   return 0;
 }
+
+/* A storage whose answers the test gives: the last restore asked for, not yet answered. */
+typedef struct slow_store {
+  void (*done)(void *arg, srv_player *player);
+  void *arg;
+  int asked;
+} slow_store;
+
+static int slow_restore(void *ud, const char *token, void (*done)(void *arg, srv_player *player),
+                        void *arg) {
+  slow_store *s = ud;
+  (void)token;
+  s->done = done;
+  s->arg = arg;
+  s->asked++;
+  return 0;
+}
+
+/* A token unknown in memory waits for storage (a network database answers later): meanwhile the
+ * connection is not identified and a second hello is busy; storage's answer resumes the player
+ * (or makes a new one when storage knows nobody); a connection gone meanwhile gets nothing. */
+TEST_IMPL(hello_waits_for_storage) {
+  world w;
+  world_init(&w, NULL);
+  frames_world = &w;
+  srv_dispatch d = w.dispatch;
+  slow_store store = {NULL, NULL, 0};
+  d.store.restore = slow_restore;
+  d.store.ud = &store;
+  const char *unknown = "{\"type\":\"hello\",\"id\":7,\"token\":"
+                        "\"00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\"}";
+
+  /* Ana sits north in a room, and her connection goes; storage keeps her player. */
+  tclient a, a2, b, c;
+  fresh(&a);
+  frame(&d, &a, "{\"type\":\"hello\",\"name\":\"Ana\"}");
+  ASSERT_EQ(store.asked, 0); /* No token: nothing to look for. */
+  frame(&d, &a, "{\"type\":\"create\",\"game\":\"kalah\",\"seat\":\"north\"}");
+  char room[8], player[SRV_PLAYER_ID_CHARS + 1];
+  snprintf(room, sizeof room, "%s", field_s(&a, "joined", "room"));
+  snprintf(player, sizeof player, "%s", field_s(&a, "welcome", "player"));
+  srv_player *ana = a.c.player;
+  srv_ident_ref(ana);
+  disconnect(&w, &a);
+
+  /* A token the registry does not know: storage is asked, and nothing is answered yet. */
+  fresh(&a2);
+  frame(&d, &a2, unknown);
+  ASSERT_EQ(store.asked, 1);
+  ASSERT(last_of(&a2, "welcome") == NULL);
+  ASSERT(a2.c.player == NULL);
+  frame(&d, &a2, "{\"type\":\"hello\",\"id\":8}");
+  ASSERT_STR_EQ(field_s(&a2, "error", "code"), "busy");
+  ASSERT_EQ(field_i(&a2, "error", "id"), 8);
+  frame(&d, &a2, "{\"type\":\"lobby\",\"id\":9}");
+  ASSERT_STR_EQ(field_s(&a2, "error", "code"), "hello_required");
+  ASSERT_EQ(store.asked, 1);
+  /* Storage answers with Ana (a reference of the answer's): she is back, seat included. */
+  int refs = ana->refs; /* Her seat's and the answer's. */
+  store.done(store.arg, ana);
+  world_turn(&w);
+  ASSERT_EQ(field_i(&a2, "welcome", "id"), 7);
+  ASSERT(json_is_true(json_object_get(last_of(&a2, "welcome"), "resumed")));
+  ASSERT_STR_EQ(field_s(&a2, "welcome", "player"), player);
+  ASSERT_STR_EQ(field_s(&a2, "welcome", "name"), "Ana");
+  ASSERT_STR_EQ(field_s(&a2, "joined", "room"), room);
+  ASSERT_STR_EQ(field_s(&a2, "state", "you"), "north");
+  ASSERT(a2.c.player == ana);
+  ASSERT_EQ(ana->refs, refs); /* The answer's reference went to the connection. */
+
+  /* A connection gone while storage looks: the answer is given back, nothing is sent. */
+  fresh(&b);
+  frame(&d, &b, unknown);
+  ASSERT_EQ(store.asked, 2);
+  disconnect(&w, &b);
+  refs = ana->refs;
+  srv_ident_ref(ana);
+  store.done(store.arg, ana);
+  world_turn(&w);
+  ASSERT_EQ(ana->refs, refs);
+  ASSERT(last_of(&b, "welcome") == NULL);
+
+  /* Storage knows nobody by that token: a new player, not resumed. */
+  fresh(&c);
+  frame(&d, &c, unknown);
+  ASSERT_EQ(store.asked, 3);
+  store.done(store.arg, NULL);
+  world_turn(&w);
+  ASSERT(json_is_false(json_object_get(last_of(&c, "welcome"), "resumed")));
+  ASSERT(strcmp(field_s(&c, "welcome", "player"), player) != 0);
+  ASSERT(c.c.player != NULL && c.c.player != ana);
+
+  disconnect(&w, &a2);
+  disconnect(&w, &c);
+  world_free(&w);
+  frames_world = NULL;
+  return 0;
+}
