@@ -36,6 +36,16 @@ test('valgrind: a short session and a clean exit', { timeout: 300000 }, async ()
   gone.send({ type: 'login', name: 'Valery', password: 'valgrind pw' });
   gone.ws.terminate();
   await sleep(200);
+  // A token nobody knows is looked up in storage (off the loop on PostgreSQL): a new player; and a
+  // connection that goes while its token is looked up (the answer is given back, nothing leaks).
+  const stranger = await Client.connect(server, { hello: false });
+  const hi = await stranger.request({ type: 'hello', token: 'ab'.repeat(32) });
+  assert.equal(hi.type, 'welcome');
+  assert.equal(hi.resumed, false);
+  const hasty = await Client.connect(server, { hello: false });
+  hasty.send({ type: 'hello', token: 'cd'.repeat(32) });
+  hasty.ws.terminate();
+  await sleep(200);
   const deaf = await Client.connect(server, { name: 'Deaf' }); // Killed at shutdown, not closed.
   await deaf.request({ type: 'join', room, role: 'spectator' });
   deaf.ws._socket.pause();
