@@ -394,7 +394,7 @@ void srv_cluster_free(srv_cluster *cl) {
 
 void srv_cluster_stats_get(const srv_cluster *cl, srv_cluster_stats *out) {
   *out = cl->stats;
-  out->leases = (long)srv_hash_count(&cl->leases);
+  out->leases = cl->held; /* Not those being taken: their answer has not come yet. */
   out->standins = (long)srv_hash_count(&cl->standins);
   if (cl->redis != NULL) {
     srv_redis_stats rs;

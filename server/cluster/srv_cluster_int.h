@@ -99,6 +99,7 @@ struct srv_cluster {
   uv_timer_t tick;
   uint64_t ticks;
   srv_hash leases;   /* lease, by code */
+  long held;         /* Of them, confirmed by Redis (the others are being taken). */
   srv_hash routes;   /* route, by code */
   srv_hash routed;   /* routed, by route_id */
   srv_hash standins; /* standin, by node and conn */

@@ -76,6 +76,7 @@ void srv_cluster__drop_lease(srv_cluster *cl, const char *code, bool release) {
     return;
   if (release)
     (void)script(cl, release_script, code, NULL, NULL);
+  cl->held -= l->held;
   srv_hash_remove(&cl->leases, &l->hnode);
   free(l);
 }
@@ -110,6 +111,7 @@ static void take_answered(void *arg, const redisReply *reply) {
       (void)script(cl, release_script, t->code, NULL, NULL);
       ok = false;
     } else {
+      cl->held += !l->held;
       l->held = true;
       l->renewed_ms = srv_cluster__now(cl);
     }
@@ -522,7 +524,15 @@ static void renew_batch(srv_cluster *cl, char (*codes)[SRV_CODE_LEN + 1], int n)
  * its lease taken, or the room leaves when another node holds it. */
 static void reconciled(srv_cluster *cl, const char *code, bool ok, const char *owner, void *arg) {
   (void)arg;
-  if (!ok && owner[0] != '\0' && srv_rooms_find(cl->d.rooms, code) != NULL) {
+  if (ok)
+    return;
+  /* Not taken (Redis refused, was down, or another node holds it): the entry made for the take
+   * goes, so that the next tick tries again while the room is here (it stayed, unrenewed and
+   * counted, after a Redis restart). */
+  lease *l = srv_cluster__lease(cl, code);
+  if (l != NULL && !l->held)
+    srv_cluster__drop_lease(cl, code, false);
+  if (owner[0] != '\0' && srv_rooms_find(cl->d.rooms, code) != NULL) {
     srv_log_warn("cluster", "room %s runs on node %s too; it leaves this one", code, owner);
     srv_cluster__evicted(cl, code);
   }
@@ -575,6 +585,7 @@ void srv_cluster__leases_stop(srv_cluster *cl, void (*answered)(void *, const re
     srv_hash_remove(&cl->leases, n);
     free(l);
   }
+  cl->held = 0;
 }
 
 void srv_cluster__leases_free(srv_cluster *cl) {
@@ -583,4 +594,5 @@ void srv_cluster__leases_free(srv_cluster *cl) {
     srv_hash_remove(&cl->leases, n);
     free(srv_hash_entry(n, lease, hnode));
   }
+  cl->held = 0;
 }
