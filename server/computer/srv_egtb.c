@@ -143,8 +143,8 @@ srv_egtb *srv_egtb_new(uv_loop_t *loop, const srv_egtb_config *cfg, mc_egtb **ta
   if (e->loaded == SRV_EGTB_TABLES)
     srv_log_info("computer", "endgame tables: all %d loaded from %s", SRV_EGTB_TABLES, e->dir);
   else
-    srv_log_info("computer", "endgame tables: %d of %d loaded from %s; not there: %s",
-                 mc_egtb_count(tb), SRV_EGTB_TABLES, e->dir, names);
+    srv_log_info("computer", "endgame tables: %d of %d loaded from %s; missing or too small: %s",
+                 e->loaded, SRV_EGTB_TABLES, e->dir, names);
   return e;
 }
 

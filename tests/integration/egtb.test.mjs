@@ -34,7 +34,7 @@ test('an empty data directory: the tables are built in the background, then used
   try {
     const server = await startServer(['--egtb-build', 'on', '--egtb-seeds', '2'], { data });
     try {
-      assert.match(server.log, /endgame tables: 0 of 5 loaded from .*; not there: kalah-6-standard\.egtb/);
+      assert.match(server.log, /endgame tables: 0 of 5 loaded from .*; missing or too small: kalah-6-standard\.egtb/);
       assert.match(server.log, /endgame tables: building the 5 missing \(in .*\), .* expected to take/);
       const t = await tablesState(server, 'ready');
       assert.deepEqual(t, { state: 'ready', loaded: 5, tables: 5 });
@@ -56,6 +56,16 @@ test('an empty data directory: the tables are built in the background, then used
         { state: 'ready', loaded: 5, tables: 5 });
     } finally {
       assert.deepEqual(await again.stop(), { code: 0, signal: null });
+    }
+    // Asked for more seeds than they hold, the same files are too small: none counts as loaded,
+    // in the log as in /healthz.
+    const more = await startServer(['--egtb-build', 'off', '--egtb-seeds', '3'], { data });
+    try {
+      assert.match(more.log, /endgame tables: 0 of 5 loaded from .*; missing or too small: kalah-6-standard\.egtb/);
+      assert.deepEqual(JSON.parse((await get(more, '/healthz')).body).endgame_tables,
+        { state: 'missing', loaded: 0, tables: 5 });
+    } finally {
+      assert.deepEqual(await more.stop(), { code: 0, signal: null });
     }
   } finally {
     fs.rmSync(data, { recursive: true, force: true });
