@@ -106,9 +106,27 @@ int mc_analyse(mc_search *s, const mc_rules *rules, const uint8_t *moves, size_t
     e->value = r.value;
     e->exact = r.exact;
     e->depth = (uint8_t)(r.depth > 255 ? 255 : r.depth);
+    /* A search cut by its budget may stop inside an iteration that has valued some moves one ply
+     * deeper than the last finished one: the values compared are the moves' own, so that the
+     * best is the best value known and no move comes out worth more than it. */
+    int top = -1;
+    for (int i = 0; i < r.nmoves; i++)
+      if (r.moves[i].known &&
+          (top < 0 || r.moves[i].value > r.moves[top].value ||
+           (r.moves[i].value == r.moves[top].value && r.moves[i].move == r.best)))
+        top = i;
+    if (top >= 0) {
+      e->value = r.moves[top].value;
+      e->exact = r.moves[top].exact;
+      if (r.moves[top].move != e->best) {
+        e->best = r.moves[top].move;
+        e->pv[0] = e->best;
+        e->pv_len = 1;
+      }
+    }
     e->played_known = false;
     e->played_exact = false;
-    e->played_value = r.value;
+    e->played_value = e->value;
     for (int i = 0; i < r.nmoves; i++) {
       if (r.moves[i].move == e->played && r.moves[i].known) {
         e->played_known = true;
