@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import { Client, onPostgres, pair, playOut, sleep, startServer } from './harness.mjs';
 
 const PG_SH = process.env.MANCALA_PG_SH || path.resolve(path.dirname(new URL(import.meta.url).pathname), '../pg.sh');
@@ -26,6 +26,18 @@ async function finishedGame(server) {
   await b.close();
   return end.game_id;
 }
+
+// Every server a test starts is stopped after the file's tests, also when an assertion failed
+// before the test's own stop (a server left running kept the file from ending: a 300 s timeout).
+const started = [];
+async function start(...args) {
+  const server = await startServer(...args);
+  started.push(server);
+  return server;
+}
+after(async () => {
+  for (const server of started) await server.stop();
+});
 
 async function getAnalysis(server, id) {
   const res = await fetch(`${server.http}/api/games/${id}/analysis`);
@@ -61,7 +73,7 @@ function legal(pits, m, seat, h) {
 test('analysis: 404, 202 then 200 with a legal best move per ply, stored across a restart', async () => {
   const data = fs.mkdtempSync(path.join(os.tmpdir(), 'mancala-it-analysis-'));
   try {
-    let server = await startServer(['--analysis-ms', '20'], { data });
+    let server = await start(['--analysis-ms', '20'], { data });
     for (const bad of ['0123456789abcdef', '1', 'zz', '0000000000000000']) {
       const r = await getAnalysis(server, bad);
       assert.equal(r.status, 404, bad);
@@ -119,7 +131,7 @@ test('analysis: 404, 202 then 200 with a legal best move per ply, stored across 
     assert.equal(queuedLines(server.log), 1, 'analysed once');
     await stopClean(server);
 
-    server = await startServer(['--analysis-ms', '20'], { data });
+    server = await start(['--analysis-ms', '20'], { data });
     const after = await getAnalysis(server, id);
     assert.equal(after.status, 200, 'a restart serves it from storage');
     assert.deepEqual(after.body, an);
@@ -131,7 +143,7 @@ test('analysis: 404, 202 then 200 with a legal best move per ply, stored across 
 });
 
 test('analysis: a profile shows each analysed game\'s accuracy for its player', async () => {
-  const server = await startServer(['--analysis-ms', '20']);
+  const server = await start(['--analysis-ms', '20']);
   const a = await Client.connect(server, { name: 'Ana' });
   const b = await Client.connect(server, { name: 'Bo' });
   assert.equal((await a.request({ type: 'register', name: 'Accurate_Ana', password: 'correct horse 1' })).type, 'account');
@@ -167,7 +179,7 @@ test('analysis: a profile shows each analysed game\'s accuracy for its player', 
 
 test('analysis: the per-address limit (429) and the queue cap (503); a stop during an analysis', async () => {
   // One analysis an hour for an address.
-  let server = await startServer(['--analysis-ms', '20', '--analyses-per-hour', '1']);
+  let server = await start(['--analysis-ms', '20', '--analyses-per-hour', '1']);
   const a = await finishedGame(server), b = await finishedGame(server);
   assert.equal((await getAnalysis(server, a)).status, 202);
   const limited = await getAnalysis(server, b);
@@ -179,7 +191,7 @@ test('analysis: the per-address limit (429) and the queue cap (503); a stop duri
   await stopClean(server);
 
   // One game analysed at once, each ply searched for up to a minute: the second waits for room.
-  server = await startServer(['--analysis-ms', '60000', '--analysis-queue', '1']);
+  server = await start(['--analysis-ms', '60000', '--analysis-queue', '1']);
   const c = await finishedGame(server), d = await finishedGame(server);
   const first = await getAnalysis(server, c);
   assert.equal(first.status, 202);
@@ -202,14 +214,14 @@ if (!onPostgres) {
     const url = pg('start', dir + '/pg', 'auto');
     let server;
     try {
-      server = await startServer(['--analysis-ms', '20'], { data });
+      server = await start(['--analysis-ms', '20'], { data });
       const ids = [await finishedGame(server), await finishedGame(server), await finishedGame(server)];
       const before = [];
       for (const id of ids.slice(0, 2)) before.push((await untilDone(server, id)).last.body);
       await stopClean(server);
       const out = execFileSync(BIN, ['migrate', '--from', data, '--to', url], { encoding: 'utf8' });
       assert.match(out, /analyses\s+2 rows,\s+2 copied/, out);
-      server = await startServer(['--store', url, '--analysis-ms', '20']);
+      server = await start(['--store', url, '--analysis-ms', '20']);
       for (let i = 0; i < 2; i++) {
         const r = await getAnalysis(server, ids[i]);
         assert.equal(r.status, 200, 'served from PostgreSQL at once');
