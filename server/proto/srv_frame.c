@@ -16,6 +16,7 @@ srv_frame *srv_frame_new(srv_event_type type, bool reply, const char *room, cons
   f->reply = reply;
   f->full = false;
   f->room[0] = '\0';
+  f->you_at = f->you_len = 0;
   if (room != NULL) {
     size_t n = strnlen(room, SRV_CODE_LEN);
     memcpy(f->room, room, n);

@@ -22,8 +22,12 @@ typedef struct srv_frame {
   bool reply;                  /* ...unless they answer a request (they carry its id)... */
   bool full;                   /* ...or hold a game's moves (a full state) and the newer not. */
   char room[SRV_CODE_LEN + 1]; /* The room of a state; "" otherwise. */
-  size_t len;                  /* Bytes of text. */
-  unsigned char data[];        /* SRV_FRAME_PRE bytes of headroom, the text, a NUL. */
+  /* A state's "you" value: its bytes [you_at, you_at + you_len) of the text, so that the frame
+   * for another seat is this one with those bytes replaced (srv_proto_with_you()), not a second
+   * encoding. you_len is 0 in every other frame. */
+  unsigned you_at, you_len;
+  size_t len;           /* Bytes of text. */
+  unsigned char data[]; /* SRV_FRAME_PRE bytes of headroom, the text, a NUL. */
 } srv_frame;
 
 /* The allocator of frames: malloc(), or a failing one in the tests of the encoder's contract. */

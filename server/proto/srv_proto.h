@@ -67,6 +67,12 @@ int srv_proto_my_room_entry(const srv_my_room *r, char **text, size_t *len);
  * not a second encoding. NULL when memory runs out. */
 srv_frame *srv_proto_with_id(const srv_frame *f, const srv_req_id *id);
 
+/* Returns a new frame (one reference, the caller's) that is the state f (borrowed) as the seat
+ * you sees it: the same text with its "you" replaced (f's you_at, you_len), which is all that
+ * differs between two players' and the spectators' frames of one state. Costs a copy, not a
+ * second encoding. NULL when f is not an encoded state or memory runs out. */
+srv_frame *srv_proto_with_you(const srv_frame *f, int you);
+
 /* Frees the encoder's reusable buffer (at exit; the next encode grows a new one). */
 void srv_proto_encode_cleanup(void);
 

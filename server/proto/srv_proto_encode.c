@@ -8,6 +8,7 @@
 #include "srv_proto.h"
 
 #include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,7 +90,9 @@ static void move_fields(srv_jsonw *w, int house) {
   srv_jsonw_int(w, house);
 }
 
-static void state(srv_jsonw *w, const srv_state_view *v) {
+/* Writes the fields of the state v after its head. *you_at and *you_len: where its "you" value
+ * is in the writer's text (srv_frame's you_at, you_len). */
+static void state(srv_jsonw *w, const srv_state_view *v, size_t *you_at, size_t *you_len) {
   const mc_pos *pos = v->pos != NULL ? v->pos : mc_game_pos(v->game);
   const mc_rules *rules = v->pos != NULL ? v->rules : mc_game_rules(v->game);
   bool playing = v->status == SRV_PLAYING;
@@ -119,7 +122,9 @@ static void state(srv_jsonw *w, const srv_state_view *v) {
     }
   }
   srv_jsonw_lit(w, "],\"you\":");
+  *you_at = w->len;
   seat_or_null(w, v->you);
+  *you_len = w->len - *you_at;
   srv_jsonw_lit(w, ",\"players\":{");
   for (int s = 0; s < 2; s++) {
     const srv_seat_view *sv = &v->seats[s];
@@ -547,11 +552,12 @@ static srv_frame *hot(const srv_event *ev) {
   srv_jsonw *w = &out;
   const char *room = NULL;
   bool full = false;
+  size_t you_at = 0, you_len = 0;
   srv_jsonw_reset(w);
   switch (ev->type) {
   case SRV_EV_STATE:
     head(w, "state", ev->id);
-    state(w, ev->u.state);
+    state(w, ev->u.state, &you_at, &you_len);
     room = ev->u.state->room;
     full = ev->u.state->with_moves;
     break;
@@ -628,9 +634,35 @@ static srv_frame *hot(const srv_event *ev) {
     return NULL;
   }
   srv_frame *f = finish(w, ev->type, ev->id, room);
-  if (f != NULL)
+  if (f != NULL) {
     f->full = full;
+    if (!w->failed && you_len > 0 && you_at + you_len <= w->len && w->len <= UINT_MAX) {
+      f->you_at = (unsigned)you_at;
+      f->you_len = (unsigned)you_len;
+    }
+  }
   return f;
+}
+
+srv_frame *srv_proto_with_you(const srv_frame *f, int you) {
+  if (f->you_len == 0 || (size_t)f->you_at + f->you_len > f->len)
+    return NULL;
+  const char *text = srv_frame_text(f);
+  size_t tail = f->you_at + (size_t)f->you_len;
+  srv_jsonw *w = &out;
+  srv_jsonw_reset(w);
+  srv_jsonw_raw(w, text, f->you_at);
+  seat_or_null(w, you);
+  size_t you_len = w->len - f->you_at;
+  srv_jsonw_raw(w, text + tail, f->len - tail);
+  srv_frame *g = finish(w, f->type, NULL, f->room);
+  if (g != NULL) {
+    g->reply = f->reply;
+    g->full = f->full;
+    g->you_at = f->you_at;
+    g->you_len = (unsigned)you_len;
+  }
+  return g;
 }
 
 srv_frame *srv_proto_with_id(const srv_frame *f, const srv_req_id *id) {
@@ -655,8 +687,13 @@ srv_frame *srv_proto_with_id(const srv_frame *f, const srv_req_id *id) {
   }
   srv_jsonw_raw(w, text + head, f->len - head);
   srv_frame *g = finish(w, f->type, id, f->room);
-  if (g != NULL)
+  if (g != NULL) {
     g->full = f->full;
+    if (f->you_len > 0) { /* The id went in before "you": it moved by the id's length. */
+      g->you_at = f->you_at + (unsigned)(g->len - f->len);
+      g->you_len = f->you_len;
+    }
+  }
   return g;
 }
 

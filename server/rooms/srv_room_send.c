@@ -261,7 +261,10 @@ static void deliver(srv_room *room, srv_room_out *e) {
   for (int s = 0; s < 2; s++)
     v->seats[s].player = e->players[s];
   srv_event ev = {.type = SRV_EV_STATE, .u.state = v};
+  /* One frame per "you" (south, north, both, spectator), shared by every member who sees it: the
+   * first one encoded, the others copies of it with their "you" replaced. */
   srv_frame *shared[4] = {NULL, NULL, NULL, NULL};
+  srv_frame *first = NULL;
   bool made[4] = {false, false, false, false};
   srv_list_foreach (it, &room->members) {
     srv_member *m = srv_list_entry(it, srv_member, in_room);
@@ -270,8 +273,12 @@ static void deliver(srv_room *room, srv_room_out *e) {
       continue;
     int you = srv_room__you(room, c);
     if (!made[you]) {
-      v->you = you;
-      shared[you] = srv_proto_encode(&ev);
+      if (first != NULL) {
+        shared[you] = srv_proto_with_you(first, you);
+      } else {
+        v->you = you;
+        shared[you] = first = srv_proto_encode(&ev);
+      }
       made[you] = true;
     }
     queue_shared(room->rooms, c, shared[you], c == e->requester ? &e->id : NULL);

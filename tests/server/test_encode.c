@@ -257,6 +257,76 @@ TEST_IMPL(every_event) {
   return 0;
 }
 
+/* A state for another seat made from an encoded one (srv_proto_with_you(), what a room does
+ * for its second player and its spectators) is the frame the encoder makes for that seat, byte
+ * for byte, with or without a request id put in after; "you" reads as the seat's name. */
+TEST_IMPL(state_for_each_seat) {
+  srv_event evs[16];
+  make_events(evs);
+  srv_event ev = evs[0];
+  ASSERT_EQ(ev.type, SRV_EV_STATE);
+  static const int seats[] = {MC_SOUTH, MC_NORTH, SRV_SEAT_BOTH, SRV_SEAT_SPECTATOR};
+  static const char *const names[] = {"south", "north", "both", "spectator"};
+  for (int with_id = 0; with_id < 2; with_id++) {
+    ev.id = with_id ? &int_id : NULL;
+    view.you = MC_NORTH;
+    srv_frame *base = srv_proto_encode(&ev);
+    ASSERT_NOT_NULL(base);
+    ASSERT(base->you_len > 0);
+    for (int i = 0; i < 4; i++) {
+      view.you = seats[i];
+      srv_frame *direct = srv_proto_encode(&ev);
+      srv_frame *made = srv_proto_with_you(base, seats[i]);
+      ASSERT_NOT_NULL(direct);
+      ASSERT_NOT_NULL(made);
+      ASSERT_EQ(made->len, direct->len);
+      ASSERT_STR_EQ(srv_frame_text(made), srv_frame_text(direct));
+      ASSERT_EQ(made->type, direct->type);
+      ASSERT_EQ(made->reply, direct->reply);
+      ASSERT_EQ(made->full, direct->full);
+      ASSERT_STR_EQ(made->room, "K7QX2M");
+      ASSERT_EQ(made->you_at, direct->you_at);
+      ASSERT_EQ(made->you_len, direct->you_len);
+      json_error_t err;
+      json_t *j = json_loadb(srv_frame_text(made), made->len, JSON_REJECT_DUPLICATES, &err);
+      ASSERT(json_is_object(j));
+      ASSERT_STR_EQ(json_string_value(json_object_get(j, "you")), names[i]);
+      json_decref(j);
+      if (!with_id) {
+        /* The copy answering a request: the id goes in before "you", which still swaps. */
+        srv_frame *reply = srv_proto_with_id(made, &str_id);
+        ASSERT_NOT_NULL(reply);
+        ASSERT(reply->reply);
+        srv_frame *back = srv_proto_with_you(reply, MC_NORTH);
+        ASSERT_NOT_NULL(back);
+        srv_frame *north = srv_proto_with_id(base, &str_id);
+        ASSERT_NOT_NULL(north);
+        ASSERT_STR_EQ(srv_frame_text(back), srv_frame_text(north));
+        j = json_loadb(srv_frame_text(back), back->len, JSON_REJECT_DUPLICATES, &err);
+        ASSERT(json_is_object(j));
+        ASSERT_STR_EQ(json_string_value(json_object_get(j, "you")), "north");
+        ASSERT_STR_EQ(json_string_value(json_object_get(j, "id")), "req \"1\"");
+        json_decref(j);
+        srv_frame_unref(north);
+        srv_frame_unref(back);
+        srv_frame_unref(reply);
+      }
+      srv_frame_unref(made);
+      srv_frame_unref(direct);
+    }
+    srv_frame_unref(base);
+  }
+  /* Any other frame has no "you" to swap. */
+  srv_frame *chat = srv_proto_encode(&evs[3]);
+  ASSERT_NOT_NULL(chat);
+  ASSERT_EQ(chat->you_len, 0);
+  ASSERT_NULL(srv_proto_with_you(chat, MC_SOUTH));
+  srv_frame_unref(chat);
+  srv_proto_encode_cleanup();
+  mc_game_free(game);
+  return 0;
+}
+
 /* Allocations fail from the countdown's end on. */
 static int countdown;
 
@@ -294,6 +364,27 @@ TEST_IMPL(out_of_memory) {
       }
     }
     ASSERT(made);
+    /* The same for a state made for another seat from an encoded one. */
+    for (int k = 0; whole->you_len > 0 && k < 200; k++) {
+      srv_frame *other = srv_proto_with_you(whole, SRV_SEAT_SPECTATOR);
+      ASSERT_NOT_NULL(other);
+      srv_proto_encode_cleanup();
+      srv_jsonw_realloc = failing_realloc;
+      srv_frame_malloc = failing_malloc;
+      countdown = k;
+      srv_frame *f = srv_proto_with_you(whole, SRV_SEAT_SPECTATOR);
+      srv_jsonw_realloc = realloc;
+      srv_frame_malloc = malloc;
+      bool whole_one = f != NULL;
+      if (f != NULL) {
+        ASSERT_EQ(f->len, other->len);
+        ASSERT_STR_EQ(srv_frame_text(f), srv_frame_text(other));
+        srv_frame_unref(f);
+      }
+      srv_frame_unref(other);
+      if (whole_one)
+        break;
+    }
     srv_frame_unref(whole);
   }
   srv_proto_encode_cleanup();

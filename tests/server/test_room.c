@@ -381,7 +381,25 @@ TEST_IMPL(rematch) {
   ASSERT_EQ(clock_ms(&a, "south"), 60000);
   ASSERT_EQ(runf(&w, &a, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":0}", room),
             SRV_ETURN);
-  ASSERT_EQ(runf(&w, &b, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":0}", room), 0);
+  ASSERT_EQ(
+      runf(&w, &b, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":0,\"id\":7}", room), 0);
+  /* One state, three views (the mover's copy answering its request): only "you" differs. */
+  ASSERT_STR_EQ(field_s(&a, "state", "you"), "north");
+  ASSERT_STR_EQ(field_s(&b, "state", "you"), "south");
+  ASSERT_STR_EQ(field_s(&s, "state", "you"), "spectator");
+  json_t *views[3] = {json_deep_copy(state_of(&a)), json_deep_copy(state_of(&b)),
+                      json_deep_copy(state_of(&s))};
+  ASSERT_EQ(json_integer_value(json_object_get(views[1], "id")), 7);
+  ASSERT_NULL(json_object_get(views[0], "id"));
+  for (int i = 0; i < 3; i++) {
+    ASSERT_EQ(json_integer_value(json_object_get(views[i], "ply")), 1);
+    json_object_del(views[i], "you");
+    json_object_del(views[i], "id");
+  }
+  ASSERT(json_equal(views[0], views[1]));
+  ASSERT(json_equal(views[0], views[2]));
+  for (int i = 0; i < 3; i++)
+    json_decref(views[i]);
   disconnect(&w, &a);
   disconnect(&w, &b);
   disconnect(&w, &s);
