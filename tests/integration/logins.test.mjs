@@ -23,12 +23,13 @@ test('a stranger\'s wrong passwords do not keep the owner out', async () => {
     const r = await stranger.request({ type: 'login', name: 'Ana', password: 'guess ' + i });
     assert.equal(r.code, 'bad_credentials');
   }
-  let refused = 0;
+  let refused = 0, waitUntil = 0;
   for (let i = 0; i < 30; i++) {
     const r = await stranger.request({ type: 'login', name: 'ana', password: 'guess' });
     if (r.code === 'too_many_attempts') {
       assert.equal(r.request, 'login');
       assert.ok(r.retry_after_ms > 0 && r.retry_after_ms <= 60000, String(r.retry_after_ms));
+      waitUntil = Math.max(waitUntil, Date.now() + r.retry_after_ms);
       refused++;
     } else {
       assert.equal(r.code, 'bad_credentials'); // a wait that passed meanwhile: one more check
@@ -44,8 +45,12 @@ test('a stranger\'s wrong passwords do not keep the owner out', async () => {
   assert.equal(again.player, owner.me.player);
   const ch = await owner.request({ type: 'change_password', password: PW, new_password: 'a new password' });
   assert.equal(ch.type, 'account', JSON.stringify(ch));
-  // The stranger is still slowed down.
-  assert.equal((await stranger.request({ type: 'login', name: 'Ana', password: 'guess' })).code, 'too_many_attempts');
+  // The stranger is still slowed down while its last wait lasts (on a loaded machine the owner's
+  // password checks above may outlast it: then one more check is its due).
+  const sentAt = Date.now();
+  const late = await stranger.request({ type: 'login', name: 'Ana', password: 'guess' });
+  if (sentAt + 1000 < waitUntil) assert.equal(late.code, 'too_many_attempts');
+  else assert.ok(['too_many_attempts', 'bad_credentials'].includes(late.code), late.code);
   // The owner's new phone is a stranger to the server: told how long to wait, then it gets in.
   const phone = await from(server, '203.0.113.50');
   let r = await phone.request({ type: 'login', name: 'Ana', password: 'a new password' });
