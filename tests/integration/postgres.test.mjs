@@ -1,7 +1,8 @@
 // The server on PostgreSQL when PostgreSQL itself fails (issue 20): killed -9 and restarted during
 // 20 games, the moves meanwhile refused with storage_error and /healthz degraded naming the
-// backend, no acknowledged move lost and every game finished; and the migrate command moving a
-// site from SQLite, twice. Each test runs a PostgreSQL of its own (tests/pg.sh), which it kills.
+// backend, no acknowledged move lost and every game finished; paused (SIGSTOP) in the same games,
+// a batch in flight that /metrics counts and no state sent until its COMMIT's result arrives; and
+// the migrate command moving a site from SQLite, twice. Each test runs a PostgreSQL of its own (tests/pg.sh), which it kills.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -26,6 +27,7 @@ class Player {
     this.rand = seed;
     this.lists = new Map(); // room#game_no -> moves seen accepted
     this.refused = 0;
+    this.received = 0; // state frames received
     this.errors = [];
     this.finished = new Map(); // room -> game_id
   }
@@ -45,7 +47,10 @@ class Player {
           resolve(m);
         }
         else if (m.type === 'joined' && this.onJoined) this.onJoined(m);
-        else if (m.type === 'state') this.onState(m);
+        else if (m.type === 'state') {
+          this.received++;
+          this.onState(m);
+        }
         else if (m.type === 'error' && m.code === 'storage_error') {
           this.refused++;
           // The room sends its state as it is now: the move is asked again when it comes, a
@@ -138,6 +143,32 @@ function health(server) {
   });
 }
 
+// The storage lines of /metrics, by name (a connection of its own, as health()).
+function storeMetrics(server) {
+  return new Promise((resolve, reject) => {
+    http.get(server.http + '/metrics', { agent: false }, (res) => {
+      let body = '';
+      res.on('data', (d) => { body += d; });
+      res.on('end', () => {
+        const m = {};
+        for (const line of body.split('\n')) {
+          const r = line.match(/^(mancala_store_\w+) (\S+)$/);
+          if (r) m[r[1]] = Number(r[2]);
+        }
+        resolve(m);
+      });
+    }).on('error', reject);
+  });
+}
+
+// Stops (SIGSTOP) or continues (SIGCONT) the PostgreSQL of DIR/pg: the postmaster and its
+// children. Stopped, it keeps its connections open and answers nothing.
+function pgSignal(dir, signal) {
+  const pid = Number(fs.readFileSync(dir + '/pg/data/postmaster.pid', 'utf8').split('\n')[0]);
+  const children = execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number);
+  for (const p of [pid, ...children]) process.kill(p, signal);
+}
+
 test('PostgreSQL killed -9 and restarted twice during 20 games: refused meanwhile, nothing acknowledged lost, every game finishes', { timeout: 400000 }, async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mancala-pg-'));
   fs.chmodSync(dir, 0o755); // PostgreSQL runs as its own user (tests/pg.sh) and must reach DIR/pg.
@@ -151,6 +182,42 @@ test('PostgreSQL killed -9 and restarted twice during 20 games: refused meanwhil
     const seed = Date.now() % 1000003;
     t.diagnostic(`seed ${seed}`);
     const { players, rooms } = await twentyGames(server, 'P', seed);
+    // /metrics: commits and their latency, reachable, and PostgreSQL paused: the batch it was
+    // sent stays in flight and no state leaves the server until its COMMIT's result arrives.
+    await sleep(400);
+    const m0 = await storeMetrics(server);
+    assert.equal(m0.mancala_store_reachable, 1, JSON.stringify(m0));
+    assert.ok(m0.mancala_store_commits_total > 0, JSON.stringify(m0));
+    assert.ok(m0.mancala_store_commit_seconds_max > 0 && m0.mancala_store_commit_seconds_avg > 0, JSON.stringify(m0));
+    assert.ok(m0.mancala_store_commit_seconds_avg <= m0.mancala_store_commit_seconds_max, JSON.stringify(m0));
+    pgSignal(dir, 'SIGSTOP');
+    let paused;
+    try {
+      let m;
+      for (let i = 0; i < 40; i++) {
+        m = await storeMetrics(server);
+        if (m.mancala_store_inflight_batches === 1) break;
+        await sleep(50);
+      }
+      assert.equal(m.mancala_store_inflight_batches, 1, 'a batch in flight while PostgreSQL does not answer');
+      // Frames released before the pause may still be on their way: count from a moment later.
+      await sleep(300);
+      const before = players.reduce((n, p) => n + p.received, 0);
+      await sleep(1500);
+      paused = { states: players.reduce((n, p) => n + p.received, 0) - before, metrics: await storeMetrics(server),
+        commitsAt: m.mancala_store_commits_total };
+    } finally {
+      pgSignal(dir, 'SIGCONT');
+    }
+    assert.equal(paused.states, 0, 'no state sent while its batch waits for its COMMIT');
+    assert.equal(paused.metrics.mancala_store_inflight_batches, 1);
+    assert.equal(paused.metrics.mancala_store_commits_total, paused.commitsAt, 'no commit while PostgreSQL is paused');
+    const resumed = players.reduce((n, p) => n + p.received, 0);
+    for (let i = 0; i < 100 && players.reduce((n, p) => n + p.received, 0) === resumed; i++) await sleep(50);
+    assert.ok(players.reduce((n, p) => n + p.received, 0) > resumed, 'states flow again once PostgreSQL answers');
+    const m1 = await storeMetrics(server);
+    assert.ok(m1.mancala_store_commits_total > paused.metrics.mancala_store_commits_total, 'the batch committed');
+    assert.ok(m1.mancala_store_commit_seconds_max >= 1.5, `the paused commit is the longest: ${m1.mancala_store_commit_seconds_max} s`);
     let refusedDown = 0;
     for (let k = 0; k < 2; k++) {
       await sleep(400);
@@ -166,6 +233,9 @@ test('PostgreSQL killed -9 and restarted twice during 20 games: refused meanwhil
       assert.equal(h.body.status, 'degraded');
       assert.equal(h.body.storage, 'postgresql');
       assert.match(h.body.reason, /postgresql/);
+      const down = await storeMetrics(server);
+      assert.equal(down.mancala_store_reachable, 0, '/metrics: unreachable');
+      assert.equal(down.mancala_store_degraded, 1, '/metrics: degraded');
       const before = players.reduce((n, p) => n + p.refused, 0);
       await sleep(1500);
       refusedDown += players.reduce((n, p) => n + p.refused, 0) - before;
@@ -176,6 +246,7 @@ test('PostgreSQL killed -9 and restarted twice during 20 games: refused meanwhil
         await sleep(100);
       }
       assert.equal(h.status, 200, `/healthz is ok again after the restart (kill ${k + 1})`);
+      assert.equal((await storeMetrics(server)).mancala_store_reachable, 1, '/metrics: reachable again');
     }
     assert.ok(refusedDown > 0, 'moves were refused with storage_error while PostgreSQL was down');
     // Every game finishes.
