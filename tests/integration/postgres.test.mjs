@@ -1,12 +1,14 @@
 // The server on PostgreSQL when PostgreSQL itself fails (issue 20): killed -9 and restarted during
 // 20 games, the moves meanwhile refused with storage_error and /healthz degraded naming the
 // backend, no acknowledged move lost and every game finished; paused (SIGSTOP) in the same games,
-// a batch in flight that /metrics counts and no state sent until its COMMIT's result arrives; and
-// the migrate command moving a site from SQLite, twice. Each test runs a PostgreSQL of its own (tests/pg.sh), which it kills.
+// a batch in flight that /metrics counts and no state sent until its COMMIT's result arrives; an
+// account's reply sent only once its write is committed, while later turns run with a batch in
+// flight; and the migrate command moving a site from SQLite, twice. Each test runs a PostgreSQL of its own (tests/pg.sh), which it kills.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -270,6 +272,100 @@ test('PostgreSQL killed -9 and restarted twice during 20 games: refused meanwhil
     throw e;
   } finally {
     if (server && server.child.exitCode === null) server.child.kill('SIGKILL');
+    if (!process.env.MANCALA_KEEP_PG) {
+      pg('stop', dir + '/pg');
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+});
+
+// One value read by psql from the database of url, as the postgres user.
+function psql(url, sql) {
+  const u = new URL(url);
+  const args = ['-h', '127.0.0.1', '-p', u.port, '-U', 'postgres', '-d', u.pathname.slice(1), '-At', '-c', sql];
+  const bin = '/usr/lib/postgresql/15/bin/psql';
+  // As tests/pg.sh: as root, as the user PostgreSQL runs as.
+  return (process.getuid() === 0 ? execFileSync('runuser', ['-u', 'postgres', '--', bin, ...args], { encoding: 'utf8' })
+    : execFileSync(bin, args, { encoding: 'utf8' })).trim();
+}
+
+// A proxy on loopback in front of PostgreSQL's port that holds the answers to the server's write
+// connection (the one that sends COMMIT) for delayMs, in order: each batch's result comes late,
+// so that later loop turns run while it is in flight. The reads' connection is not slowed.
+// Resolves with the proxy's port and a close().
+function slowCommits(port, delayMs) {
+  const socks = new Set();
+  const proxy = net.createServer((client) => {
+    const up = net.connect(port, '127.0.0.1');
+    socks.add(client).add(up);
+    let writer = false;
+    const end = () => { client.destroy(); up.destroy(); };
+    client.on('data', (d) => {
+      if (!writer && d.includes('COMMIT')) writer = true;
+      up.write(d);
+    });
+    up.on('data', (d) => {
+      if (!writer) client.write(d);
+      else setTimeout(() => { if (!client.destroyed) client.write(d); }, delayMs);
+    });
+    client.on('error', end).on('close', end);
+    up.on('error', end).on('close', () => setTimeout(end, delayMs + 10));
+  });
+  return new Promise((resolve) => proxy.listen(0, '127.0.0.1', () => resolve({
+    port: proxy.address().port,
+    close: () => { for (const x of socks) x.destroy(); proxy.close(); },
+  })));
+}
+
+test('an account\'s reply leaves only once its write is committed, also while another batch is in flight', { timeout: 300000 }, async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mancala-pgslow-'));
+  fs.chmodSync(dir, 0o755);
+  const url = pg('start', dir + '/pg', 'auto');
+  const proxy = await slowCommits(Number(new URL(url).port), 1000);
+  const slow = url.replace(/:\d+\//, `:${proxy.port}/`);
+  let server;
+  const clients = [];
+  try {
+    server = await startServer(['--store', slow]);
+    const ana = await Client.connect(server, {});
+    clients.push(ana);
+    const PW0 = 'correct horse 0';
+    assert.equal((await ana.request({ type: 'register', name: 'Ana', password: PW0 }, 30000)).type, 'account');
+    // Games at a person's pace keep a batch in flight nearly all the time.
+    const { players } = await twentyGames(server, 'S', Date.now() % 1000003);
+    await sleep(500);
+    let pw = PW0;
+    let changed = psql(url, "SELECT password_ms FROM accounts WHERE name = 'Ana'");
+    assert.match(changed, /^\d+$/);
+    for (let k = 1; k <= 3; k++) {
+      const next = 'correct horse ' + k;
+      const ch = await ana.request({ type: 'change_password', password: pw, new_password: next }, 30000);
+      assert.equal(ch.type, 'account', JSON.stringify(ch));
+      // PostgreSQL itself (not through the proxy) holds the new password when the answer comes.
+      const stored = psql(url, "SELECT password_ms FROM accounts WHERE name = 'Ana'");
+      t.diagnostic(`change ${k}: password_ms ${stored} (was ${changed})`);
+      assert.notEqual(stored, changed, `change ${k}: the new password is committed when the answer comes`);
+      changed = stored;
+      // Told the password changed: from now on the old one is refused, wherever one logs in.
+      const other = await Client.connect(server, {});
+      clients.push(other);
+      const old = await other.request({ type: 'login', name: 'Ana', password: pw }, 30000);
+      assert.equal(old.code, 'bad_credentials', `change ${k}: the old password after the answer: ${JSON.stringify(old)}`);
+      const now = await other.request({ type: 'login', name: 'Ana', password: next }, 30000);
+      assert.equal(now.type, 'welcome', `change ${k}: the new password: ${JSON.stringify(now)}`);
+      pw = next;
+    }
+    const m = await storeMetrics(server);
+    t.diagnostic(`${m.mancala_store_commits_total} commits, ${m.mancala_store_commit_seconds_avg} s on average`);
+    for (const p of players) p.ws.close();
+    for (const c of clients) c.close();
+    assert.deepEqual(await server.stop(), { code: 0, signal: null });
+  } catch (e) {
+    if (server) t.diagnostic(`server log:\n` + server.log.slice(-3000));
+    throw e;
+  } finally {
+    if (server && server.child.exitCode === null) server.child.kill('SIGKILL');
+    proxy.close();
     if (!process.env.MANCALA_KEEP_PG) {
       pg('stop', dir + '/pg');
       fs.rmSync(dir, { recursive: true, force: true });
