@@ -86,12 +86,22 @@ static void cluster_lost(void *ud, srv_client *to) {
     a->net_sink.lost(a->net_sink.ud, to);
 }
 
-/* The end of a turn in a cluster: the frames of other nodes' connections, then this node's. */
-static void release_all(void *ud) {
+/* The network's part in the end of a turn (srv_turn_net): this node's connections' frames, cut and
+ * released by storage batch; in a cluster, the frames of other nodes' connections first, as they
+ * come (what those nodes' clients get is sent on at once, not held by batch). */
+static uint64_t turn_cut(void *ud) {
+  return srv_net_cut(((struct app *)ud)->net);
+}
+
+static uint64_t turn_restamp(void *ud, uint64_t cut) {
+  return srv_net_restamp(((struct app *)ud)->net, cut);
+}
+
+static void turn_release(void *ud, uint64_t cut) {
   struct app *a = ud;
   if (a->cluster != NULL)
     srv_cluster_release(a->cluster);
-  srv_net_release(a->net);
+  srv_net_release_cut(a->net, cut);
 }
 
 /* A lookup of an account name over HTTP (GET /api/players/NAME) from address addr: counted
@@ -472,8 +482,7 @@ int main(int argc, char **argv) {
   app.turn = (srv_turn){.lobby = app.lobby,
                         .persist = app.persist,
                         .rooms = app.rooms,
-                        .net = {cfg.cluster[0] ? release_all : srv_net_release,
-                                cfg.cluster[0] ? (void *)&app : (void *)app.net},
+                        .net = {turn_cut, turn_restamp, turn_release, &app},
                         .myrooms = app.myrooms};
   srv_net_set_turn_hook(app.net, srv_turn_end, &app.turn);
   srv_net_routes routes = {gauges, &app, srv_api_get, app.api, name_lookup, &app};

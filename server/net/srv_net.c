@@ -62,18 +62,17 @@ _Static_assert(SRV_FRAME_PRE >= LWS_PRE, "frames need LWS_PRE bytes of headroom"
 /* One queued outgoing frame. The frame itself may be shared with other connections' queues. */
 typedef struct out_entry {
   srv_frame *frame; /* One reference, the queue's. */
-  uint64_t turn;    /* The loop turn that queued it: held until that turn is released. */
+  uint64_t turn;    /* The stamp it was queued under (net->stamp): held until that is released. */
 } out_entry;
 
-/* A connection's outgoing queue: the entries v[head..tail) in order, oldest first. The last
- * held_n of them belong to the loop turn held_turn (not released yet, so not the client's to read
- * yet). */
+/* A connection's outgoing queue: the entries v[head..tail) in order, oldest first. Those whose
+ * stamp is released (below net->turn) are the client's to read; the first one that is not holds
+ * back the ones after it, so that the client reads them in the order they were queued. */
 typedef struct out_queue {
   out_entry *v;
   size_t head, tail, cap;
-  size_t bytes; /* Text bytes of the frames queued. */
-  uint64_t held_turn;
-  size_t held_n;
+  size_t bytes;    /* Text bytes of the frames queued. */
+  uint64_t newest; /* The highest stamp queued. */
 } out_queue;
 
 /* Per WebSocket connection (lws allocates it zeroed, frees it after LWS_CALLBACK_CLOSED). */
@@ -98,7 +97,7 @@ typedef struct conn {
   uint64_t opened_ms;
   srv_list unhello;      /* In net->unhello until it says hello. */
   srv_list link;         /* In net->conns once established. */
-  srv_list held;         /* In net->held while it has frames of the current turn. */
+  srv_list held;         /* In net->held while it has frames not released yet. */
   srv_keepalive_conn ka; /* In net->ka while open. */
   bool ping_due;         /* Write a ping at the next writeable callback. */
   /* The last writeable callback left released frames unwritten (the socket was full): the client
@@ -175,9 +174,13 @@ struct srv_net {
   srv_list unhello; /* Connections that have not said hello yet, oldest first. */
   uv_timer_t hello_timer;
   uv_prepare_t prepare;
-  uint64_t turn; /* Frames queued now belong to this turn; earlier turns are released. */
+  /* Frames queued now are stamped stamp; those stamped below turn are released. The end of a turn
+   * cuts the stamps when it seals a storage batch (srv_net_cut()) and releases up to a cut once
+   * its batch is committed (srv_net_release_cut()): a frame never leaves before the writes of its
+   * turn are durable, even when later turns ran while the batch was in flight. */
+  uint64_t stamp, turn;
   srv_sink sink; /* Queues for a client's connection (srv_send.h). */
-  srv_list held; /* Connections with frames of the current turn. */
+  srv_list held; /* Connections with frames not released yet. */
   void (*turn_hook)(void *arg);
   void *turn_hook_arg;
   srv_net_routes routes;
@@ -210,8 +213,6 @@ static void queue_clear(out_queue *q) {
 
 /* Removes entry i (head <= i < tail), keeping the order of the others. */
 static void queue_remove(out_queue *q, size_t i) {
-  if (q->v[i].turn == q->held_turn && q->held_n > 0)
-    q->held_n--;
   q->bytes -= q->v[i].frame->len;
   srv_frame_unref(q->v[i].frame);
   memmove(&q->v[i], &q->v[i + 1], (q->tail - i - 1) * sizeof q->v[0]);
@@ -238,11 +239,8 @@ static bool queue_append(out_queue *q, const out_entry *e) {
   }
   q->v[q->tail++] = *e;
   q->bytes += e->frame->len;
-  if (q->held_turn != e->turn) {
-    q->held_turn = e->turn;
-    q->held_n = 0;
-  }
-  q->held_n++;
+  if (e->turn > q->newest)
+    q->newest = e->turn;
   return true;
 }
 
@@ -285,15 +283,16 @@ static void net_queue(void *ud, srv_client *to, srv_frame *f) {
       }
     }
   }
-  /* Not written yet: the frame waits for the end of this loop turn (see on_prepare()). */
-  out_entry e = {srv_frame_ref(f), net->turn};
+  /* Not written yet: the frame waits for the end of this loop turn (see on_prepare()), and for the
+   * commit of the storage batch of its turn (srv_net_cut()). */
+  out_entry e = {srv_frame_ref(f), net->stamp};
   if (!queue_append(q, &e)) {
     srv_frame_unref(f);
     conn_drop(net, c, "out of memory");
     return;
   }
-  /* The bound in bytes counts everything queued; the bound in frames is checked when the turn
-   * ends (srv_net_release()). */
+  /* The bound in bytes counts everything queued; the bound in frames is checked when frames are
+   * released (release_up_to()). */
   if (q->bytes > (size_t)net->cfg.send_queue_kib * 1024) {
     conn_drop(net, c, "outgoing queue full");
     return;
@@ -1132,22 +1131,33 @@ srv_net *srv_net_new(uv_loop_t *loop, const srv_config *cfg, const char *version
   return net;
 }
 
-void srv_net_release(void *ud) {
-  srv_net *net = ud;
+/* How many frames released before lead c's queue unread (released frames are written in order),
+ * counted up to limit + 1. */
+static size_t unread_released(const out_queue *q, uint64_t released, size_t limit) {
+  size_t n = 0;
+  for (size_t i = q->head; i < q->tail && q->v[i].turn < released && n <= limit; i++)
+    n++;
+  return n;
+}
+
+/* Releases the frames stamped below turn and writes what the sockets take now. */
+static void release_up_to(srv_net *net, uint64_t turn) {
   srv_list_foreach (it, &net->held) {
     conn *c = srv_list_entry(it, conn, held);
-    /* Frames released at an earlier turn's end had a whole turn to be written: a client that
-     * still leaves more than the bound of them unread does not read. This turn's frames, however
-     * many a busy room made, are not its fault. */
-    const out_queue *q = &c->q;
-    size_t held = q->held_turn == net->turn ? q->held_n : 0;
-    if (!c->doomed && queue_len(q) - held > (size_t)net->cfg.send_queue)
+    /* Frames released before had at least a whole turn to be written: a client that still leaves
+     * more than the bound of them unread does not read. The frames released now, however many a
+     * busy room made, are not its fault. */
+    size_t limit = (size_t)net->cfg.send_queue;
+    if (!c->doomed && unread_released(&c->q, net->turn, limit) > limit)
       conn_drop(net, c, "outgoing queue full");
   }
-  net->turn++;
+  if (turn > net->turn)
+    net->turn = turn;
   srv_list_foreach_safe (it, &net->held) {
     conn *c = srv_list_entry(it, conn, held);
-    srv_list_remove(&c->held);
+    /* A connection keeps its place while it holds frames of a later cut. */
+    if (c->doomed || c->q.newest < net->turn)
+      srv_list_remove(&c->held);
     if (c->doomed)
       continue;
     /* A connection with nothing else to say and nothing of lws' own left to send gets its
@@ -1164,6 +1174,27 @@ void srv_net_release(void *ud) {
     }
     lws_callback_on_writable(c->wsi);
   }
+}
+
+void srv_net_release(void *ud) {
+  srv_net *net = ud;
+  release_up_to(net, ++net->stamp);
+}
+
+uint64_t srv_net_cut(void *ud) {
+  srv_net *net = ud;
+  return net->stamp++;
+}
+
+uint64_t srv_net_restamp(void *ud, uint64_t cut) {
+  srv_net *net = ud;
+  uint64_t was = net->stamp;
+  net->stamp = cut;
+  return was;
+}
+
+void srv_net_release_cut(void *ud, uint64_t cut) {
+  release_up_to(ud, cut + 1);
 }
 
 /* The loop boundary, once per loop turn before the loop polls (Redis' beforeSleep): the turn

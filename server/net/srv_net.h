@@ -34,9 +34,20 @@ int srv_net_start(srv_net *net, srv_dispatch *d);
  * srv_net_release(). Without a hook the frames are released at once. */
 void srv_net_set_turn_hook(srv_net *net, void (*fn)(void *arg), void *arg);
 
-/* The network's part in the end of a turn (srv_turn_net; ud is the srv_net): releasing the turn's
- * frames to the sockets. */
+/* Releases every frame queued so far to the sockets (without a turn hook, at every turn's end). */
 void srv_net_release(void *ud);
+
+/* The network's part in the end of a turn (srv_turn_net; ud is the srv_net). Frames are stamped
+ * when queued, and written only once their stamp is released:
+ * - srv_net_cut(): the frames queued so far belong to the storage batch being sealed, those
+ *   queued from now on to the next one; returns the cut;
+ * - srv_net_restamp(): frames queued from now on belong to cut (the batch whose result has
+ *   arrived: what it settles and encodes); returns the stamp it replaced, to restore;
+ * - srv_net_release_cut(): releases the frames of cut and of every earlier cut. A connection's
+ *   frames are written in the order they were queued: one not released holds back those after. */
+uint64_t srv_net_cut(void *ud);
+uint64_t srv_net_restamp(void *ud, uint64_t cut);
+void srv_net_release_cut(void *ud, uint64_t cut);
 
 /* The HTTP routes the network layer does not own. */
 typedef struct srv_net_routes {

@@ -6,9 +6,10 @@
  *      storage seam (srv_persist_commit()); steps 3 to 5 run when its result is known: at once
  *      with SQLite, when the COMMIT's result arrives with a network database. While a batch is in
  *      flight the loop keeps serving: later turns' writes form the next batch, handed over at the
- *      first turn's end after the result, and what the rooms owe for them waits for it (order
- *      per room is kept); frames that do not depend on storage (errors, the lobby) still go out
- *      at each turn's end;
+ *      first turn's end after the result, and every frame of those turns waits for it (order
+ *      per room and per connection is kept): a room's states, and as much an account's reply
+ *      or a welcome whose writes are in that batch (the network layer stamps frames by batch,
+ *      srv_net_cut());
  *   3. settle: when writes were lost, each room that lost some takes those moves back
  *      (srv_rooms_store_lost()): the states it owed for them are forgotten unsent, the requests
  *      they answered get storage_error, and the room owes its state as it is now; a room that is
@@ -16,7 +17,7 @@
  *   4. encode: each room that changed encodes what it owes, each ply's state once per kind of
  *      viewer (srv_rooms_flush()), and the players' own lists of games in progress go to their
  *      watchers (srv_myrooms_flush());
- *   5. release: the turn's frames go to the sockets.
+ *   5. release: the frames of the batch's turns go to the sockets.
  *
  * Nothing is encoded before its commit and nothing is taken back out of a queue. The modules
  * involved never call each other for it: rooms record and owe, persistence reports what it lost,
@@ -34,8 +35,12 @@
 
 /* What the end of a turn asks of the network layer (srv_net.h; a fake one in the unit tests). */
 typedef struct srv_turn_net {
-  /* Releases the turn's frames to the sockets. */
-  void (*release)(void *ud);
+  /* The frames queued so far belong to the batch being sealed; returns the cut (srv_net_cut()). */
+  uint64_t (*cut)(void *ud);
+  /* Frames queued from now on belong to cut; returns the stamp to restore (srv_net_restamp()). */
+  uint64_t (*restamp)(void *ud, uint64_t cut);
+  /* Releases the frames of cut and every earlier one to the sockets (srv_net_release_cut()). */
+  void (*release)(void *ud, uint64_t cut);
   void *ud;
 } srv_turn_net;
 
@@ -47,6 +52,7 @@ typedef struct srv_turn {
   srv_turn_net net;
   srv_myrooms *myrooms;
   uint64_t sealed; /* The batch in flight, or the last one handed over. */
+  uint64_t cut;    /* The network's cut of its frames (srv_turn_net.cut). */
 } srv_turn;
 
 /* Ends the loop turn (see above). arg is the srv_turn: a srv_net turn hook. */

@@ -1,7 +1,8 @@
 // An aborted game in the browser: a protocol client creates a room with a 1 s clock and takes
 // South, a person opens the invite and takes North; South never makes its first move, so the
 // game is aborted at its deadline. The result card and the status line say "Game aborted", with
-// no winner, no score and no replay, in English and in French.
+// no winner, no score and no replay, in English and in French, on a desktop (1280 x 800) and on a
+// phone (360 x 640), where the card is on the screen.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import WebSocket from 'ws';
@@ -30,11 +31,12 @@ function southThatNeverMoves() {
   });
 }
 
-for (const [lang, locale] of [['en', 'en-US'], ['fr', 'fr-FR']]) {
-  test(`a game nobody started is aborted: the card says so (${lang})`, async () => {
+const CASES = [['en', 'en-US', 1280, 800], ['fr', 'fr-FR', 1280, 800], ['en', 'en-US', 360, 640], ['fr', 'fr-FR', 360, 640]];
+for (const [lang, locale, width, height] of CASES) {
+  test(`a game nobody started is aborted: the card says so (${lang}, ${width} x ${height})`, async () => {
     const T = (key) => tIn(lang, key);
     const south = await southThatNeverMoves();
-    const p = await ctx.page({ locale });
+    const p = await ctx.page({ locale, width, height });
     await p.goto(ctx.server.base + '/r/' + south.code);
     await acceptInvite(p, 'Nora');
     // South's first move has its deadline (1 s here): nobody moves, the game is aborted.
@@ -50,6 +52,12 @@ for (const [lang, locale] of [['en', 'en-US'], ['fr', 'fr-FR']]) {
     assert.equal(await card.locator('.over-actions button.primary').count(), 1, 'the rematch button');
     for (const word of ['result.you_won', 'result.you_lost', 'reason.timeout']) {
       assert.ok(!(await card.textContent()).includes(T(word)), `the card does not say ${T(word)}`);
+    }
+    // The card and its rematch button are on the screen, whatever its size.
+    for (const el of [card, card.locator('.over-actions button.primary')]) {
+      const b = await el.boundingBox();
+      assert.ok(b && b.x >= 0 && b.y >= 0 && b.x + b.width <= width + 0.5 && b.y + b.height <= height + 0.5,
+        `on the ${width} x ${height} screen: ${JSON.stringify(b)}`);
     }
     await shot(p, 'aborted-' + lang);
     // The status line, under the card.

@@ -207,6 +207,22 @@ test('a room code that does not exist says so', async () => {
   noProblems(p);
 });
 
+test('an unknown address gets the site\'s own 404 page in the player\'s language, with a way home', async () => {
+  for (const [locale, words] of [['fr-FR', fr], ['ru-RU', ru]]) {
+    const p = await page({ width: 360, height: 640, locale });
+    p.allowed.push(/status of 404/); // the page itself comes with status 404
+    const res = await p.goto(server.base + '/no/such/page');
+    assert.equal(res.status(), 404, locale);
+    await p.locator('[data-notfound] h1', { hasText: words['notfound.title'] }).waitFor();
+    assert.equal(await p.locator('[data-notfound] p').textContent(), words['notfound.body']);
+    const home = p.locator('[data-notfound] a', { hasText: words['notfound.home'] });
+    await home.click();
+    await p.waitForURL(server.base + '/');
+    await p.locator('.games .game-card').first().waitFor();
+    noProblems(p);
+  }
+});
+
 test('a replay of an unknown game shows a clear state', async () => {
   const p = await page();
   p.allowed.push(/Failed to load resource: the server responded with a status of 404/);

@@ -94,3 +94,61 @@ test('in French, at 360 px: Joueur 1 and Joueur 2; a spectator sees South and No
   assert.equal(await s.locator('.moves .mv .who').first().textContent(), tIn('en', 'seat.south'));
   ctx.noProblems(p, s);
 });
+
+// How many elements of sel are laid out (not hidden).
+const shown = (p, sel) => p.evaluate((s) => [...document.querySelectorAll(s)].filter((e) => e.getClientRects().length).length, sel);
+
+// The houses shown (below the sticky header, inside the window) and those the first toast covers.
+function coveredHouses() {
+  const t = document.querySelector('.toast').getBoundingClientRect();
+  const top = document.querySelector('.topbar').getBoundingClientRect().bottom;
+  const meets = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  const all = [...document.querySelectorAll('.board .pit')].map((e) => e.getBoundingClientRect());
+  const pits = all.map((r) => ({ left: r.left, right: r.right, top: Math.max(r.top, top), bottom: Math.min(r.bottom, window.innerHeight) }))
+    .filter((r) => r.bottom - r.top >= 1);
+  const box = (r) => [r.left, r.top, r.right, r.bottom].map(Math.round).join(',');
+  return { all: all.length, inView: pits.length, covered: pits.filter((r) => meets(r, t)).length, toast: box(t), header: Math.round(top) };
+}
+
+// Issue 23, item 12: a same-screen room has nobody to chat with, to invite or to be watched by, and
+// on a phone the "move taken back" toast covers no part of a house in view (below the sticky header).
+for (const [width, height, locale, lang] of [[360, 640, 'fr-FR', 'fr'], [390, 844, 'en-US', 'en']]) {
+  test(`at ${width} x ${height} (${lang}): a same-screen room shows no chat, spectators or invite link; the takeback's toast covers no house`, async () => {
+    const p = await ctx.page({ width, height, locale });
+    const parts = ['.room .chat', '.room .room-share .spect', '.room .room-share .btn'];
+    // A room against the computer shows the three.
+    await p.goto(ctx.server.base + '/');
+    await createRoom(p, { game: 'kalah', opponent: 'computer' });
+    await p.locator('.board .house.legal').first().waitFor();
+    for (const sel of parts) assert.equal(await shown(p, sel), 1, `${sel} against the computer`);
+    // A same-screen room does not.
+    await p.goto(ctx.server.base + '/');
+    await createRoom(p, { game: 'kalah', opponent: 'local' });
+    await setSpeed(p, 'off');
+    await p.locator('.board .house.legal').first().waitFor();
+    for (const sel of parts) assert.equal(await shown(p, sel), 0, `${sel} at one screen`);
+    // South's house 3 (an extra turn), then house 1; the second is taken back.
+    await p.keyboard.press('3');
+    await p.waitForFunction(() => document.querySelectorAll('.moves .mv').length === 1);
+    await p.keyboard.press('1');
+    await p.waitForFunction(() => document.querySelectorAll('.moves .mv').length === 2);
+    await p.locator('[data-action="undo"]').click();
+    const toast = p.locator('.toast', { hasText: tIn(lang, 'takeback.done', { n: 1 }) });
+    await toast.waitFor();
+    await p.waitForTimeout(400); // its entrance ends
+    // Where the button left the page (scrolled down to it), then scrolled back to the board.
+    for (const where of ['at the button', 'back at the top']) {
+      if (where === 'back at the top') await p.evaluate(() => window.scrollTo(0, 0));
+      const seen = await p.evaluate(coveredHouses);
+      assert.ok(seen.inView > 0, `${where}: some houses are in view`);
+      if (where === 'back at the top') assert.equal(seen.inView, seen.all, 'back at the top: the whole board is in view');
+      assert.equal(seen.covered, 0, `${where}: the toast covers ${seen.covered} of the ${seen.inView} houses in view: ${JSON.stringify(seen)}`);
+    }
+    // Wherever the page is scrolled, the toast stays within the header's band, where no house shows.
+    const band = await p.evaluate(() => ({ toast: document.querySelector('.toast').getBoundingClientRect().bottom, header: document.querySelector('.topbar').getBoundingClientRect().bottom }));
+    assert.ok(band.toast <= band.header, `the toast (to y=${band.toast}) within the header (to y=${band.header})`);
+    assert.equal(await toast.count(), 1, 'the toast still shows');
+    await shot(p, 'local-undo-' + lang);
+    ctx.noProblems(p);
+  });
+}

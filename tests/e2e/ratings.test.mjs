@@ -283,6 +283,26 @@ test('guests sign up keeping their game, two rated games rate as Glicko-2 says, 
   await phone.locator('.profile h1', { hasText: 'Ola_Kowalska' }).waitFor();
   await phone.locator('.rating-card.kalah .rc-rating', { hasText: shown(olaR) }).waitFor();
   assert.equal(await phone.locator('svg.rating-graph circle.dot').count(), 2);
+  // The graph (issue 23, item 8): the deviation is a band along the whole line, not a block over
+  // one segment; the rating axis is on round ticks, evenly spaced, holding both ratings; the two
+  // dates under it differ (both games were played within a minute: then they are numbered).
+  const graph = await phone.evaluate(() => {
+    const svg = document.querySelector('svg.rating-graph');
+    const pts = (el) => el.getAttribute('points').trim().split(/\s+/).map((xy) => xy.split(',').map(Number));
+    const texts = [...svg.querySelectorAll('text.axis')].map((e) => e.textContent);
+    return { line: pts(svg.querySelector('polyline.line')), band: [...svg.querySelectorAll('polygon.band')].map(pts), ticks: texts.slice(0, -2), dates: texts.slice(-2) };
+  });
+  assert.equal(graph.line.length, 3, 'the line: the start and two games');
+  assert.equal(graph.band.length, 1, 'one band');
+  const xs = (list) => [Math.min(...list.map((p) => p[0])), Math.max(...list.map((p) => p[0]))];
+  assert.deepEqual(xs(graph.band[0]), xs(graph.line), 'the band runs along the whole line');
+  assert.equal(graph.band[0].length, 2 * graph.line.length, 'the band has a top and a bottom point at every point of the line');
+  const ticks = graph.ticks.map(Number);
+  assert.ok(ticks.length >= 2 && ticks.every((v) => Number.isInteger(v) && v % 10 === 0), `round ticks: ${graph.ticks}`);
+  const steps = new Set(ticks.slice(1).map((v, i) => Math.abs(v - ticks[i])));
+  assert.equal(steps.size, 1, `evenly spaced ticks: ${graph.ticks}`);
+  for (const r of [1500, before2.ola.r, olaR.r]) assert.ok(Math.min(...ticks) <= r && r <= Math.max(...ticks), `${r} within the axis ${graph.ticks}`);
+  assert.notEqual(graph.dates[0], graph.dates[1], `the axis' dates differ: ${graph.dates}`);
   const rows = phone.locator('.profile-games a.recent-row');
   await rows.nth(2).waitFor();
   assert.equal(await rows.count(), 3);

@@ -1,11 +1,14 @@
 // The server on PostgreSQL when PostgreSQL itself fails (issue 20): killed -9 and restarted during
 // 20 games, the moves meanwhile refused with storage_error and /healthz degraded naming the
-// backend, no acknowledged move lost and every game finished; and the migrate command moving a
-// site from SQLite, twice. Each test runs a PostgreSQL of its own (tests/pg.sh), which it kills.
+// backend, no acknowledged move lost and every game finished; paused (SIGSTOP) in the same games,
+// a batch in flight that /metrics counts and no state sent until its COMMIT's result arrives; an
+// account's reply sent only once its write is committed, while later turns run with a batch in
+// flight; and the migrate command moving a site from SQLite, twice. Each test runs a PostgreSQL of its own (tests/pg.sh), which it kills.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -26,6 +29,7 @@ class Player {
     this.rand = seed;
     this.lists = new Map(); // room#game_no -> moves seen accepted
     this.refused = 0;
+    this.received = 0; // state frames received
     this.errors = [];
     this.finished = new Map(); // room -> game_id
   }
@@ -45,7 +49,10 @@ class Player {
           resolve(m);
         }
         else if (m.type === 'joined' && this.onJoined) this.onJoined(m);
-        else if (m.type === 'state') this.onState(m);
+        else if (m.type === 'state') {
+          this.received++;
+          this.onState(m);
+        }
         else if (m.type === 'error' && m.code === 'storage_error') {
           this.refused++;
           // The room sends its state as it is now: the move is asked again when it comes, a
@@ -138,6 +145,32 @@ function health(server) {
   });
 }
 
+// The storage lines of /metrics, by name (a connection of its own, as health()).
+function storeMetrics(server) {
+  return new Promise((resolve, reject) => {
+    http.get(server.http + '/metrics', { agent: false }, (res) => {
+      let body = '';
+      res.on('data', (d) => { body += d; });
+      res.on('end', () => {
+        const m = {};
+        for (const line of body.split('\n')) {
+          const r = line.match(/^(mancala_store_\w+) (\S+)$/);
+          if (r) m[r[1]] = Number(r[2]);
+        }
+        resolve(m);
+      });
+    }).on('error', reject);
+  });
+}
+
+// Stops (SIGSTOP) or continues (SIGCONT) the PostgreSQL of DIR/pg: the postmaster and its
+// children. Stopped, it keeps its connections open and answers nothing.
+function pgSignal(dir, signal) {
+  const pid = Number(fs.readFileSync(dir + '/pg/data/postmaster.pid', 'utf8').split('\n')[0]);
+  const children = execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number);
+  for (const p of [pid, ...children]) process.kill(p, signal);
+}
+
 test('PostgreSQL killed -9 and restarted twice during 20 games: refused meanwhile, nothing acknowledged lost, every game finishes', { timeout: 400000 }, async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mancala-pg-'));
   fs.chmodSync(dir, 0o755); // PostgreSQL runs as its own user (tests/pg.sh) and must reach DIR/pg.
@@ -151,6 +184,42 @@ test('PostgreSQL killed -9 and restarted twice during 20 games: refused meanwhil
     const seed = Date.now() % 1000003;
     t.diagnostic(`seed ${seed}`);
     const { players, rooms } = await twentyGames(server, 'P', seed);
+    // /metrics: commits and their latency, reachable, and PostgreSQL paused: the batch it was
+    // sent stays in flight and no state leaves the server until its COMMIT's result arrives.
+    await sleep(400);
+    const m0 = await storeMetrics(server);
+    assert.equal(m0.mancala_store_reachable, 1, JSON.stringify(m0));
+    assert.ok(m0.mancala_store_commits_total > 0, JSON.stringify(m0));
+    assert.ok(m0.mancala_store_commit_seconds_max > 0 && m0.mancala_store_commit_seconds_avg > 0, JSON.stringify(m0));
+    assert.ok(m0.mancala_store_commit_seconds_avg <= m0.mancala_store_commit_seconds_max, JSON.stringify(m0));
+    pgSignal(dir, 'SIGSTOP');
+    let paused;
+    try {
+      let m;
+      for (let i = 0; i < 40; i++) {
+        m = await storeMetrics(server);
+        if (m.mancala_store_inflight_batches === 1) break;
+        await sleep(50);
+      }
+      assert.equal(m.mancala_store_inflight_batches, 1, 'a batch in flight while PostgreSQL does not answer');
+      // Frames released before the pause may still be on their way: count from a moment later.
+      await sleep(300);
+      const before = players.reduce((n, p) => n + p.received, 0);
+      await sleep(1500);
+      paused = { states: players.reduce((n, p) => n + p.received, 0) - before, metrics: await storeMetrics(server),
+        commitsAt: m.mancala_store_commits_total };
+    } finally {
+      pgSignal(dir, 'SIGCONT');
+    }
+    assert.equal(paused.states, 0, 'no state sent while its batch waits for its COMMIT');
+    assert.equal(paused.metrics.mancala_store_inflight_batches, 1);
+    assert.equal(paused.metrics.mancala_store_commits_total, paused.commitsAt, 'no commit while PostgreSQL is paused');
+    const resumed = players.reduce((n, p) => n + p.received, 0);
+    for (let i = 0; i < 100 && players.reduce((n, p) => n + p.received, 0) === resumed; i++) await sleep(50);
+    assert.ok(players.reduce((n, p) => n + p.received, 0) > resumed, 'states flow again once PostgreSQL answers');
+    const m1 = await storeMetrics(server);
+    assert.ok(m1.mancala_store_commits_total > paused.metrics.mancala_store_commits_total, 'the batch committed');
+    assert.ok(m1.mancala_store_commit_seconds_max >= 1.5, `the paused commit is the longest: ${m1.mancala_store_commit_seconds_max} s`);
     let refusedDown = 0;
     for (let k = 0; k < 2; k++) {
       await sleep(400);
@@ -166,6 +235,9 @@ test('PostgreSQL killed -9 and restarted twice during 20 games: refused meanwhil
       assert.equal(h.body.status, 'degraded');
       assert.equal(h.body.storage, 'postgresql');
       assert.match(h.body.reason, /postgresql/);
+      const down = await storeMetrics(server);
+      assert.equal(down.mancala_store_reachable, 0, '/metrics: unreachable');
+      assert.equal(down.mancala_store_degraded, 1, '/metrics: degraded');
       const before = players.reduce((n, p) => n + p.refused, 0);
       await sleep(1500);
       refusedDown += players.reduce((n, p) => n + p.refused, 0) - before;
@@ -176,6 +248,7 @@ test('PostgreSQL killed -9 and restarted twice during 20 games: refused meanwhil
         await sleep(100);
       }
       assert.equal(h.status, 200, `/healthz is ok again after the restart (kill ${k + 1})`);
+      assert.equal((await storeMetrics(server)).mancala_store_reachable, 1, '/metrics: reachable again');
     }
     assert.ok(refusedDown > 0, 'moves were refused with storage_error while PostgreSQL was down');
     // Every game finishes.
@@ -199,6 +272,100 @@ test('PostgreSQL killed -9 and restarted twice during 20 games: refused meanwhil
     throw e;
   } finally {
     if (server && server.child.exitCode === null) server.child.kill('SIGKILL');
+    if (!process.env.MANCALA_KEEP_PG) {
+      pg('stop', dir + '/pg');
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+});
+
+// One value read by psql from the database of url, as the postgres user.
+function psql(url, sql) {
+  const u = new URL(url);
+  const args = ['-h', '127.0.0.1', '-p', u.port, '-U', 'postgres', '-d', u.pathname.slice(1), '-At', '-c', sql];
+  const bin = '/usr/lib/postgresql/15/bin/psql';
+  // As tests/pg.sh: as root, as the user PostgreSQL runs as.
+  return (process.getuid() === 0 ? execFileSync('runuser', ['-u', 'postgres', '--', bin, ...args], { encoding: 'utf8' })
+    : execFileSync(bin, args, { encoding: 'utf8' })).trim();
+}
+
+// A proxy on loopback in front of PostgreSQL's port that holds the answers to the server's write
+// connection (the one that sends COMMIT) for delayMs, in order: each batch's result comes late,
+// so that later loop turns run while it is in flight. The reads' connection is not slowed.
+// Resolves with the proxy's port and a close().
+function slowCommits(port, delayMs) {
+  const socks = new Set();
+  const proxy = net.createServer((client) => {
+    const up = net.connect(port, '127.0.0.1');
+    socks.add(client).add(up);
+    let writer = false;
+    const end = () => { client.destroy(); up.destroy(); };
+    client.on('data', (d) => {
+      if (!writer && d.includes('COMMIT')) writer = true;
+      up.write(d);
+    });
+    up.on('data', (d) => {
+      if (!writer) client.write(d);
+      else setTimeout(() => { if (!client.destroyed) client.write(d); }, delayMs);
+    });
+    client.on('error', end).on('close', end);
+    up.on('error', end).on('close', () => setTimeout(end, delayMs + 10));
+  });
+  return new Promise((resolve) => proxy.listen(0, '127.0.0.1', () => resolve({
+    port: proxy.address().port,
+    close: () => { for (const x of socks) x.destroy(); proxy.close(); },
+  })));
+}
+
+test('an account\'s reply leaves only once its write is committed, also while another batch is in flight', { timeout: 300000 }, async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mancala-pgslow-'));
+  fs.chmodSync(dir, 0o755);
+  const url = pg('start', dir + '/pg', 'auto');
+  const proxy = await slowCommits(Number(new URL(url).port), 1000);
+  const slow = url.replace(/:\d+\//, `:${proxy.port}/`);
+  let server;
+  const clients = [];
+  try {
+    server = await startServer(['--store', slow]);
+    const ana = await Client.connect(server, {});
+    clients.push(ana);
+    const PW0 = 'correct horse 0';
+    assert.equal((await ana.request({ type: 'register', name: 'Ana', password: PW0 }, 30000)).type, 'account');
+    // Games at a person's pace keep a batch in flight nearly all the time.
+    const { players } = await twentyGames(server, 'S', Date.now() % 1000003);
+    await sleep(500);
+    let pw = PW0;
+    let changed = psql(url, "SELECT password_ms FROM accounts WHERE name = 'Ana'");
+    assert.match(changed, /^\d+$/);
+    for (let k = 1; k <= 3; k++) {
+      const next = 'correct horse ' + k;
+      const ch = await ana.request({ type: 'change_password', password: pw, new_password: next }, 30000);
+      assert.equal(ch.type, 'account', JSON.stringify(ch));
+      // PostgreSQL itself (not through the proxy) holds the new password when the answer comes.
+      const stored = psql(url, "SELECT password_ms FROM accounts WHERE name = 'Ana'");
+      t.diagnostic(`change ${k}: password_ms ${stored} (was ${changed})`);
+      assert.notEqual(stored, changed, `change ${k}: the new password is committed when the answer comes`);
+      changed = stored;
+      // Told the password changed: from now on the old one is refused, wherever one logs in.
+      const other = await Client.connect(server, {});
+      clients.push(other);
+      const old = await other.request({ type: 'login', name: 'Ana', password: pw }, 30000);
+      assert.equal(old.code, 'bad_credentials', `change ${k}: the old password after the answer: ${JSON.stringify(old)}`);
+      const now = await other.request({ type: 'login', name: 'Ana', password: next }, 30000);
+      assert.equal(now.type, 'welcome', `change ${k}: the new password: ${JSON.stringify(now)}`);
+      pw = next;
+    }
+    const m = await storeMetrics(server);
+    t.diagnostic(`${m.mancala_store_commits_total} commits, ${m.mancala_store_commit_seconds_avg} s on average`);
+    for (const p of players) p.ws.close();
+    for (const c of clients) c.close();
+    assert.deepEqual(await server.stop(), { code: 0, signal: null });
+  } catch (e) {
+    if (server) t.diagnostic(`server log:\n` + server.log.slice(-3000));
+    throw e;
+  } finally {
+    if (server && server.child.exitCode === null) server.child.kill('SIGKILL');
+    proxy.close();
     if (!process.env.MANCALA_KEEP_PG) {
       pg('stop', dir + '/pg');
       fs.rmSync(dir, { recursive: true, force: true });

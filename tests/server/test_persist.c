@@ -16,14 +16,29 @@
 
 static char dir[256];
 
-/* The network's part in the end of a turn, faked: releases are counted (the recording clients get
- * every frame when it is queued, that is, after the turn's commit). */
+/* The network's part in the end of a turn, faked: cuts and releases are counted (the recording
+ * clients get every frame when it is queued, that is, after the turn's commit). */
 typedef struct fake_net {
   int releases;
+  uint64_t stamp;    /* The stamp of the frames queued now. */
+  uint64_t released; /* The last cut released. */
 } fake_net;
 
-static void net_release(void *ud) {
-  ((fake_net *)ud)->releases++;
+static uint64_t net_cut(void *ud) {
+  return ((fake_net *)ud)->stamp++;
+}
+
+static uint64_t net_restamp(void *ud, uint64_t cut) {
+  fake_net *n = ud;
+  uint64_t was = n->stamp;
+  n->stamp = cut;
+  return was;
+}
+
+static void net_release(void *ud, uint64_t cut) {
+  fake_net *n = ud;
+  n->releases++;
+  n->released = cut;
 }
 
 typedef struct env {
@@ -46,7 +61,7 @@ static void env_open(env *e) {
   e->turn = (srv_turn){.lobby = e->w.lobby,
                        .persist = e->persist,
                        .rooms = e->w.rooms,
-                       .net = {net_release, &e->net},
+                       .net = {net_cut, net_restamp, net_release, &e->net},
                        .myrooms = e->w.myrooms};
   /* Every command and timer of the test ends its turn as the server's loop does. */
   e->w.time.turn_end = srv_turn_end;
@@ -371,6 +386,10 @@ TEST_IMPL(batch_in_flight) {
   ASSERT(srv_persist_busy(e.persist));
   ASSERT_EQ(count_of(&a, "state"), 0);
   ASSERT_EQ(count_of(&b, "state"), 0);
+  /* The network's frames are cut with the batch; nothing is released while it is in flight. */
+  const int releases = e.net.releases;
+  const uint64_t cut1 = e.turn.cut;
+  ASSERT(e.net.stamp > cut1);
   /* Bob says something meanwhile (his turn ends with the batch still in flight: the line joins
    * the next batch), and a request that changes nothing is answered at once. */
   ASSERT_EQ(runf(&e.w, &b, "{\"type\":\"chat\",\"room\":\"%s\",\"text\":\"hi\",\"id\":2}", room),
@@ -380,8 +399,13 @@ TEST_IMPL(batch_in_flight) {
       runf(&e.w, &b, "{\"type\":\"move\",\"room\":\"%s\",\"house\":1,\"ply\":0,\"id\":3}", room),
       SRV_ESTALE);
   ASSERT_EQ(count_of(&b, "chat"), 0);
+  /* Those turns' frames (the refused move's error too) wait for the next batch: no release. */
+  ASSERT_EQ(e.net.releases, releases);
   /* The first result arrives: Ana's move goes out (her copy answers her request), not the line. */
   late_commit_arrives(&late);
+  ASSERT_EQ(e.net.releases, releases + 1);
+  ASSERT_EQ(e.net.released, cut1); /* The first batch's frames, not those of the turns after. */
+  ASSERT(e.net.stamp > cut1);      /* Frames queued from now on are the next batch's again. */
   ASSERT_EQ(count_of(&a, "state"), 1);
   ASSERT_EQ(field_i(&a, "state", "ply"), 1);
   ASSERT_EQ(field_i(&a, "state", "id"), 1);
@@ -393,7 +417,10 @@ TEST_IMPL(batch_in_flight) {
   world_turn(&e.w);
   ASSERT_EQ(late.handed, 2);
   ASSERT_EQ(count_of(&a, "chat"), 0);
+  const uint64_t cut2 = e.turn.cut;
+  ASSERT(cut2 > cut1);
   late_commit_arrives(&late);
+  ASSERT_EQ(e.net.released, cut2);
   ASSERT_STR_EQ(field_s(&a, "chat", "text"), "hi");
   ASSERT_EQ(field_i(&b, "chat", "id"), 2);
   ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM moves"), 1);
