@@ -60,6 +60,12 @@ typedef struct job {
   char key[SRV_NAME_KEY_SIZE];
   char account_id[SRV_PLAYER_ID_CHARS + 1]; /* login: the account found, "" when none. */
   char label[SRV_DEVICE_SIZE];              /* login, register: the device's label, or "". */
+  /* login, after the check: what the account is now (read through the storage seam). */
+  bool still;                   /* The same account, its password unchanged meanwhile. */
+  char acc_name[SRV_NAME_SIZE]; /* Its name. */
+  srv_persist_account account;  /* Its name and ratings, for a player not in memory. */
+  srv_store_session *sessions;  /* Its stored sessions (malloc'd; NULL: none). */
+  size_t n_sessions;
   /* Out: */
   int verified; /* 0: the password matched. */
   int hashed;   /* 0: hash holds a new hash. */
@@ -149,6 +155,7 @@ srv_accounts *srv_accounts_new(srv_rooms *rooms, srv_ident *ident, const srv_sin
 }
 
 static void job_wipe_free(job *j) {
+  free(j->sessions);
   srv_pwhash_wipe(j, sizeof *j);
   free(j);
 }
@@ -718,18 +725,13 @@ static bool connected(const srv_player *p, const uint8_t *token_hash) {
  * one fits in sessions_per_account, those no connection uses first; keep (borrowed, the asking
  * connection's own) never ends here. Returns 0 or a negative code (logged by the caller: the
  * login stands). */
-static int cap_sessions(srv_accounts *a, srv_player *p, const uint8_t *keep) {
-  srv_store_session *list = NULL;
-  size_t n = 0;
-  int rc = srv_store_sessions_of(a->store, p->id, &list, &n);
-  if (rc < 0)
-    return storage_fail(a, "cannot read sessions", rc);
+static int cap_sessions(srv_accounts *a, srv_player *p, const uint8_t *keep,
+                        const srv_store_session *list, size_t n) {
+  int rc = 0;
   size_t room = (size_t)a->cfg.sessions_per_account - 1, kept = n, ended = 0;
   bool *gone = n > 0 ? calloc(n, sizeof *gone) : NULL;
-  if (n > 0 && gone == NULL) {
-    free(list);
+  if (n > 0 && gone == NULL)
     return SRV_ENOMEM;
-  }
   for (int pass = 0; pass < 2; pass++) {
     for (size_t i = n; rc == 0 && i-- > 0 && kept > room;) {
       if (gone[i] || memcmp(list[i].token_hash, keep, 32) == 0 ||
@@ -742,7 +744,6 @@ static int cap_sessions(srv_accounts *a, srv_player *p, const uint8_t *keep) {
     }
   }
   free(gone);
-  free(list);
   if (ended > 0)
     srv_log_info("account", "player %s has more than %d sessions: %zu least recently used ended",
                  p->id, a->cfg.sessions_per_account, ended);
@@ -824,36 +825,55 @@ int srv_accounts_seen(srv_accounts *a, const srv_client *c) {
 
 /* ---- login --------------------------------------------------------------------------------- */
 
-static void done_login(void *arg, bool cancelled) {
+/* Login's second read, after the check (off the loop on a network database): the account may
+ * have gone, or its password changed, while the hash ran; what a player not in memory needs (its
+ * account's name and ratings) and its stored sessions (the new one may end the oldest) come with
+ * it. */
+static int read_login_check(srv_store *store, void *arg) {
   job *j = arg;
-  if (!finish(j, cancelled))
-    return;
-  srv_accounts *a = j->a;
-  srv_client *c = j->c;
   srv_store_account acc;
-  memset(&acc, 0, sizeof acc);
-  int rc = 0, err = 0;
-  if (j->account_id[0] == '\0' || j->verified != 0) {
-    err = SRV_ECREDENTIALS;
-  } else {
-    /* The account may have gone, or its password changed, while the hash ran. */
-    rc = srv_store_account_by_key(a->store, j->key, &acc);
-    if (rc < 0 && rc != SRV_STORE_ENOTFOUND)
-      err = storage_fail(a, "cannot read an account", rc);
-    else if (rc != 0 || strcmp(acc.player, j->account_id) != 0 ||
-             strcmp(acc.password, j->stored) != 0)
-      err = SRV_ECREDENTIALS;
-  }
+  int rc = srv_store_account_by_key(store, j->key, &acc);
+  if (rc == SRV_STORE_ENOTFOUND)
+    return 0; /* Gone: not still. */
+  if (rc < 0)
+    return rc;
+  j->still = strcmp(acc.player, j->account_id) == 0 && strcmp(acc.password, j->stored) == 0;
+  snprintf(j->acc_name, sizeof j->acc_name, "%s", acc.name);
   srv_pwhash_wipe(acc.password, sizeof acc.password);
+  if (!j->still)
+    return 0;
+  if ((rc = srv_persist_account_read(store, j->account_id, &j->account)) < 0)
+    return rc;
+  return srv_store_sessions_of(store, j->account_id, &j->sessions, &j->n_sessions);
+}
+
+/* The account as it is now: the login goes in (a new session for the connection) or is refused. */
+static void login_checked(void *arg, int rc) {
+  job *j = arg;
+  srv_accounts *a = j->a;
+  if (a == NULL) { /* The accounts were freed meanwhile (srv_accounts_free() unlinked it). */
+    job_wipe_free(j);
+    return;
+  }
+  srv_list_remove(&j->link);
+  a->njobs--;
+  srv_client *c = j->c;
+  if (c == NULL) { /* Gone while the account was read. */
+    job_done(j);
+    return;
+  }
+  int err = rc < 0     ? storage_fail(a, "cannot read an account", rc)
+            : j->still ? 0
+                       : SRV_ECREDENTIALS;
   srv_player *p = NULL;
   if (err == 0) {
     p = srv_ident_find_id(a->ident, j->account_id);
     if (p != NULL) {
       srv_ident_ref(p);
-    } else if ((rc = srv_ident_adopt(a->ident, j->account_id, acc.name, &p)) != 0) {
+    } else if ((rc = srv_ident_adopt(a->ident, j->account_id, j->acc_name, &p)) != 0) {
       err = rc;
-    } else if (srv_persist_load_account(a->store, p) != 0) {
-      err = SRV_ESTORAGE;
+    } else {
+      srv_persist_account_apply(p, &j->account);
     }
   }
   char token[SRV_TOKEN_CHARS + 1];
@@ -874,7 +894,9 @@ static void done_login(void *arg, bool cancelled) {
     storage_fail(a, "cannot store a new password hash", rc); /* The old one still works. */
   /* The new session takes the place of the least recently used when the account has its fill
    * (the login stands when that fails: logged). */
-  cap_sessions(a, p, c->token_hash);
+  if ((rc = cap_sessions(a, p, c->token_hash, j->sessions, j->n_sessions)) < 0)
+    srv_log_error("account", "player %s: cannot end its oldest sessions: %s", p->id,
+                  srv_err_code(rc));
   srv_persist_player(a->persist, p); /* Its sessions, the new one included. */
   if (j->label[0] != '\0' && (rc = srv_store_session_label(a->store, hash, j->label)) < 0)
     storage_fail(a, "cannot store a session's device", rc); /* The session stands without it. */
@@ -882,6 +904,29 @@ static void done_login(void *arg, bool cancelled) {
   switch_client(a, c, p, hash, token, true, &j->id, NULL);
   srv_ident_unref(a->ident, p);
   job_done(j);
+}
+
+static void done_login(void *arg, bool cancelled) {
+  job *j = arg;
+  if (!finish(j, cancelled))
+    return;
+  srv_accounts *a = j->a;
+  if (j->account_id[0] == '\0' || j->verified != 0) {
+    send_error(a, j->c, SRV_ECREDENTIALS, &j->id, j->kind);
+    job_done(j);
+    return;
+  }
+  /* One of the connection's jobs again while the account is read (a connection that goes
+   * meanwhile leaves it to be dropped). */
+  srv_list_push_back(&a->jobs, &j->link);
+  a->njobs++;
+  int rc = srv_reader_read(a->reader, read_login_check, login_checked, j);
+  if (rc != 0) {
+    srv_list_remove(&j->link);
+    a->njobs--;
+    send_error(a, j->c, rc, &j->id, j->kind);
+    job_done(j);
+  }
 }
 
 /* Login's read of the account through the storage seam: the stored hash the check compares with
