@@ -62,6 +62,7 @@ typedef struct job {
   char label[SRV_DEVICE_SIZE];              /* login, register: the device's label, or "". */
   /* login, after the check: what the account is now (read through the storage seam). */
   bool still;                   /* The same account, its password unchanged meanwhile. */
+  bool taken;                   /* register: an account has the name (read through the seam). */
   char acc_name[SRV_NAME_SIZE]; /* Its name. */
   srv_persist_account account;  /* Its name and ratings, for a player not in memory. */
   srv_store_session *sessions;  /* Its stored sessions (malloc'd; NULL: none). */
@@ -567,34 +568,56 @@ int srv_accounts_check_name(srv_accounts *a, const srv_client *c, const srv_play
 
 /* ---- register ------------------------------------------------------------------------------ */
 
-static void done_register(void *arg, bool cancelled) {
+/* Sign-up's read of the name through the storage seam (off the loop on a network database):
+ * whether an account has it already. */
+static int read_register_name(srv_store *store, void *arg) {
   job *j = arg;
-  if (!finish(j, cancelled))
-    return;
+  srv_store_account acc;
+  int rc = srv_store_account_by_key(store, j->key, &acc);
+  if (rc == 0) {
+    j->taken = true;
+    srv_pwhash_wipe(acc.password, sizeof acc.password);
+  }
+  return rc == SRV_STORE_ENOTFOUND ? 0 : rc;
+}
+
+/* The name read again after the hash (another sign-up may have taken it meanwhile): the account is
+ * made, or the request gets its error. */
+static void register_checked(void *arg, int rc) {
+  job *j = arg;
   srv_accounts *a = j->a;
+  if (a == NULL) { /* The accounts were freed meanwhile (their player reference went then). */
+    job_wipe_free(j);
+    return;
+  }
+  srv_list_remove(&j->link);
+  a->njobs--;
   srv_client *c = j->c;
+  if (c == NULL) { /* Gone while the name was read. */
+    job_done(j);
+    return;
+  }
   srv_player *p = j->player;
   int err = 0;
-  srv_store_account acc;
-  int rc;
-  if (j->hashed != 0)
-    err = SRV_ENOMEM;
+  if (rc < 0)
+    err = storage_fail(a, "cannot read an account", rc);
+  else if (j->taken)
+    err = SRV_ENAMETAKEN;
   else if (c->player != p)
     err = SRV_EBUSY; /* Another device logged this one out meanwhile. */
   else if (p->account || p->deleted)
     err = SRV_EREGISTERED;
-  else if ((rc = srv_store_account_by_key(a->store, j->key, &acc)) != SRV_STORE_ENOTFOUND)
-    err = rc == 0 ? SRV_ENAMETAKEN : storage_fail(a, "cannot read an account", rc);
   else {
     /* Another sign-up of a look-alike may have been applied while this one hashed. */
     const char *owner = NULL;
     if (srv_taken_find(a->taken, j->name, p->id, &owner) == 0 && owner != NULL)
       err = SRV_ENAMETAKEN;
   }
+  srv_store_account acc;
+  memset(&acc, 0, sizeof acc);
   if (err == 0) {
     /* The player first (a guest is not always stored yet), then its account. */
     srv_persist_player(a->persist, p);
-    memset(&acc, 0, sizeof acc);
     snprintf(acc.player, sizeof acc.player, "%s", p->id);
     snprintf(acc.name, sizeof acc.name, "%s", j->name);
     snprintf(acc.key, sizeof acc.key, "%s", j->key);
@@ -632,6 +655,62 @@ static void done_register(void *arg, bool cancelled) {
   job_done(j);
 }
 
+static void done_register(void *arg, bool cancelled) {
+  job *j = arg;
+  if (!finish(j, cancelled))
+    return;
+  srv_accounts *a = j->a;
+  if (j->hashed != 0) {
+    send_error(a, j->c, SRV_ENOMEM, &j->id, j->kind);
+    job_done(j);
+    return;
+  }
+  /* One of the connection's jobs again while the name is read. */
+  j->taken = false;
+  srv_list_push_back(&a->jobs, &j->link);
+  a->njobs++;
+  int rc = srv_reader_read(a->reader, read_register_name, register_checked, j);
+  if (rc != 0) {
+    srv_list_remove(&j->link);
+    a->njobs--;
+    send_error(a, j->c, rc, &j->id, j->kind);
+    job_done(j);
+  }
+}
+
+/* The name is read: the hash goes off the loop, or the request gets its error. The job holds no
+ * player reference yet (start() takes it). */
+static void register_read(void *arg, int rc) {
+  job *j = arg;
+  srv_accounts *a = j->a;
+  if (a == NULL) {
+    job_wipe_free(j);
+    return;
+  }
+  srv_list_remove(&j->link);
+  a->njobs--;
+  srv_client *c = j->c;
+  int err = 0;
+  if (c == NULL)
+    err = SRV_EINTERNAL; /* Gone while the name was read: nothing is sent. */
+  else if (rc < 0)
+    err = storage_fail(a, "cannot read an account", rc);
+  else if (j->taken) {
+    lookup_count(a, c->addr); /* A name found taken counts (as in hello). */
+    err = SRV_ENAMETAKEN;
+  } else if (c->player->account)
+    err = SRV_EREGISTERED;
+  if (err != 0) {
+    give_back(a, j);
+    if (c != NULL)
+      send_error(a, c, err, &j->id, j->kind);
+    job_wipe_free(j);
+    return;
+  }
+  j->player = c->player;
+  start(a, c, j, work_hash, done_register);
+}
+
 int srv_account_register(srv_accounts *a, srv_client *c, const srv_cmd *cmd) {
   srv_player *p = c->player;
   if (p->account)
@@ -657,15 +736,6 @@ int srv_account_register(srv_accounts *a, srv_client *c, const srv_cmd *cmd) {
     lookup_count(a, c->addr);
     return SRV_ENAMETAKEN;
   }
-  srv_store_account acc;
-  rc = srv_store_account_by_key(a->store, key, &acc);
-  if (rc == 0) {
-    srv_pwhash_wipe(acc.password, sizeof acc.password);
-    lookup_count(a, c->addr);
-    return SRV_ENAMETAKEN;
-  }
-  if (rc != SRV_STORE_ENOTFOUND)
-    return storage_fail(a, "cannot read an account", rc);
   job *j = new_job(c, cmd, JOB_REGISTER);
   if (j == NULL)
     return SRV_ENOMEM;
@@ -676,9 +746,19 @@ int srv_account_register(srv_accounts *a, srv_client *c, const srv_cmd *cmd) {
   }
   snprintf(j->name, sizeof j->name, "%s", name);
   snprintf(j->key, sizeof j->key, "%s", key);
-  j->player = p;
-  start(a, c, j, work_hash, done_register);
-  return 0;
+  /* Whether an account has the name is read through the storage seam first (one of the
+   * connection's jobs meanwhile), then the password is hashed. */
+  j->a = a;
+  srv_list_push_back(&a->jobs, &j->link);
+  a->njobs++;
+  rc = srv_reader_read(a->reader, read_register_name, register_read, j);
+  if (rc != 0) {
+    srv_list_remove(&j->link);
+    a->njobs--;
+    give_back(a, j);
+    job_wipe_free(j);
+  }
+  return rc;
 }
 
 /* ---- Sessions ------------------------------------------------------------------------------ */
