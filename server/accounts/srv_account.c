@@ -566,6 +566,34 @@ int srv_accounts_check_name(srv_accounts *a, const srv_client *c, const srv_play
   return SRV_ENAMETAKEN;
 }
 
+/* Reads fn through the accounts' reader for j, one of its connection's jobs meanwhile (a
+ * connection that goes leaves it to be dropped); done then takes it back with read_back().
+ * Returns 0, or the reader's error (j is then not among the jobs and done never comes). */
+static int read_for(srv_accounts *a, job *j, srv_read_fn fn, srv_read_done done) {
+  j->a = a;
+  srv_list_push_back(&a->jobs, &j->link);
+  a->njobs++;
+  int rc = srv_reader_read(a->reader, fn, done, j);
+  if (rc != 0) {
+    srv_list_remove(&j->link);
+    a->njobs--;
+  }
+  return rc;
+}
+
+/* A read's answer takes j back from the jobs: returns its accounts, or NULL when they were freed
+ * meanwhile (srv_accounts_free() unlinked j and let go of its player: j is freed here). */
+static srv_accounts *read_back(job *j) {
+  srv_accounts *a = j->a;
+  if (a == NULL) {
+    job_wipe_free(j);
+    return NULL;
+  }
+  srv_list_remove(&j->link);
+  a->njobs--;
+  return a;
+}
+
 /* ---- register ------------------------------------------------------------------------------ */
 
 /* Sign-up's read of the name through the storage seam (off the loop on a network database):
@@ -585,13 +613,9 @@ static int read_register_name(srv_store *store, void *arg) {
  * made, or the request gets its error. */
 static void register_checked(void *arg, int rc) {
   job *j = arg;
-  srv_accounts *a = j->a;
-  if (a == NULL) { /* The accounts were freed meanwhile (their player reference went then). */
-    job_wipe_free(j);
+  srv_accounts *a = read_back(j);
+  if (a == NULL)
     return;
-  }
-  srv_list_remove(&j->link);
-  a->njobs--;
   srv_client *c = j->c;
   if (c == NULL) { /* Gone while the name was read. */
     job_done(j);
@@ -665,14 +689,9 @@ static void done_register(void *arg, bool cancelled) {
     job_done(j);
     return;
   }
-  /* One of the connection's jobs again while the name is read. */
   j->taken = false;
-  srv_list_push_back(&a->jobs, &j->link);
-  a->njobs++;
-  int rc = srv_reader_read(a->reader, read_register_name, register_checked, j);
+  int rc = read_for(a, j, read_register_name, register_checked);
   if (rc != 0) {
-    srv_list_remove(&j->link);
-    a->njobs--;
     send_error(a, j->c, rc, &j->id, j->kind);
     job_done(j);
   }
@@ -682,13 +701,9 @@ static void done_register(void *arg, bool cancelled) {
  * player reference yet (start() takes it). */
 static void register_read(void *arg, int rc) {
   job *j = arg;
-  srv_accounts *a = j->a;
-  if (a == NULL) {
-    job_wipe_free(j);
+  srv_accounts *a = read_back(j);
+  if (a == NULL)
     return;
-  }
-  srv_list_remove(&j->link);
-  a->njobs--;
   srv_client *c = j->c;
   int err = 0;
   if (c == NULL)
@@ -746,15 +761,10 @@ int srv_account_register(srv_accounts *a, srv_client *c, const srv_cmd *cmd) {
   }
   snprintf(j->name, sizeof j->name, "%s", name);
   snprintf(j->key, sizeof j->key, "%s", key);
-  /* Whether an account has the name is read through the storage seam first (one of the
-   * connection's jobs meanwhile), then the password is hashed. */
-  j->a = a;
-  srv_list_push_back(&a->jobs, &j->link);
-  a->njobs++;
-  rc = srv_reader_read(a->reader, read_register_name, register_read, j);
+  /* Whether an account has the name is read through the storage seam first, then the password
+   * is hashed. */
+  rc = read_for(a, j, read_register_name, register_read);
   if (rc != 0) {
-    srv_list_remove(&j->link);
-    a->njobs--;
     give_back(a, j);
     job_wipe_free(j);
   }
@@ -930,13 +940,9 @@ static int read_login_check(srv_store *store, void *arg) {
 /* The account as it is now: the login goes in (a new session for the connection) or is refused. */
 static void login_checked(void *arg, int rc) {
   job *j = arg;
-  srv_accounts *a = j->a;
-  if (a == NULL) { /* The accounts were freed meanwhile (srv_accounts_free() unlinked it). */
-    job_wipe_free(j);
+  srv_accounts *a = read_back(j);
+  if (a == NULL)
     return;
-  }
-  srv_list_remove(&j->link);
-  a->njobs--;
   srv_client *c = j->c;
   if (c == NULL) { /* Gone while the account was read. */
     job_done(j);
@@ -996,14 +1002,8 @@ static void done_login(void *arg, bool cancelled) {
     job_done(j);
     return;
   }
-  /* One of the connection's jobs again while the account is read (a connection that goes
-   * meanwhile leaves it to be dropped). */
-  srv_list_push_back(&a->jobs, &j->link);
-  a->njobs++;
-  int rc = srv_reader_read(a->reader, read_login_check, login_checked, j);
+  int rc = read_for(a, j, read_login_check, login_checked);
   if (rc != 0) {
-    srv_list_remove(&j->link);
-    a->njobs--;
     send_error(a, j->c, rc, &j->id, j->kind);
     job_done(j);
   }
@@ -1029,13 +1029,9 @@ static int read_login(srv_store *store, void *arg) {
 /* The account is read: the password check goes off the loop (or the request gets its error). */
 static void login_read(void *arg, int rc) {
   job *j = arg;
-  srv_accounts *a = j->a;
-  if (a == NULL) { /* The accounts were freed meanwhile (srv_accounts_free() unlinked it). */
-    job_wipe_free(j);
+  srv_accounts *a = read_back(j);
+  if (a == NULL)
     return;
-  }
-  srv_list_remove(&j->link);
-  a->njobs--;
   srv_client *c = j->c;
   srv_req_id id = j->id;
   if (c == NULL || rc < 0) { /* Gone while its account was read, or not read: no check. */
@@ -1066,15 +1062,9 @@ int srv_account_login(srv_accounts *a, srv_client *c, const srv_cmd *cmd) {
     job_wipe_free(j);
     return 0;
   }
-  /* One of the connection's jobs while its account is read (a connection that goes meanwhile
-   * leaves it to be dropped), and then while the password is checked. */
-  j->a = a;
-  srv_list_push_back(&a->jobs, &j->link);
-  a->njobs++;
-  int rc = srv_reader_read(a->reader, read_login, login_read, j);
+  /* Its account is read, then the password is checked. */
+  int rc = read_for(a, j, read_login, login_read);
   if (rc != 0) {
-    srv_list_remove(&j->link);
-    a->njobs--;
     give_back(a, j);
     job_wipe_free(j);
   }
