@@ -61,11 +61,13 @@ typedef struct job {
   char account_id[SRV_PLAYER_ID_CHARS + 1]; /* login: the account found, "" when none. */
   char label[SRV_DEVICE_SIZE];              /* login, register: the device's label, or "". */
   /* login, after the check: what the account is now (read through the storage seam). */
-  bool still;                   /* The same account, its password unchanged meanwhile. */
-  bool taken;                   /* register: an account has the name (read through the seam). */
-  char acc_name[SRV_NAME_SIZE]; /* Its name. */
-  srv_persist_account account;  /* Its name and ratings, for a player not in memory. */
-  srv_store_session *sessions;  /* Its stored sessions (malloc'd; NULL: none). */
+  bool still;                     /* The same account, its password unchanged meanwhile. */
+  bool taken;                     /* register: an account has the name (read through the seam). */
+  char acc_hash[SRV_PWHASH_SIZE]; /* change, delete: the account's stored hash as read. */
+  srv_work_done_fn then;          /* change, delete: what runs after the password's check. */
+  char acc_name[SRV_NAME_SIZE];   /* Its name. */
+  srv_persist_account account;    /* Its name and ratings, for a player not in memory. */
+  srv_store_session *sessions;    /* Its stored sessions (malloc'd; NULL: none). */
   size_t n_sessions;
   /* Out: */
   int verified; /* 0: the password matched. */
@@ -1106,15 +1108,50 @@ int srv_account_logout_all(srv_accounts *a, srv_client *c, const srv_cmd *cmd) {
 
 /* ---- change_password ----------------------------------------------------------------------- */
 
-/* Reads p's account into *acc; SRV_ENOACCOUNT when it has none. */
-static int read_account(srv_accounts *a, const srv_player *p, srv_store_account *acc) {
-  int rc = srv_store_account_by_player(a->store, p->id, acc);
-  if (rc == SRV_STORE_ENOTFOUND)
-    return SRV_ENOACCOUNT;
-  return rc < 0 ? storage_fail(a, "cannot read an account", rc) : 0;
+/* An account job's read of its account through the storage seam (off the loop on a network
+ * database): its stored hash and key, or not found. */
+static int read_account(srv_store *store, void *arg) {
+  job *j = arg;
+  srv_store_account acc;
+  int rc = srv_store_account_by_player(store, j->account_id, &acc);
+  j->still = rc == 0;
+  if (rc == 0) {
+    memcpy(j->acc_hash, acc.password, sizeof j->acc_hash);
+    snprintf(j->key, sizeof j->key, "%s", acc.key);
+    srv_pwhash_wipe(acc.password, sizeof acc.password);
+  }
+  return rc == SRV_STORE_ENOTFOUND ? 0 : rc;
 }
 
-/* The checks every password job of an account starts with; queues it. */
+/* The account is read: its password is checked off the loop, or the request gets its error. The
+ * job holds no player reference yet (start() takes it). */
+static void account_read(void *arg, int rc) {
+  job *j = arg;
+  srv_accounts *a = read_back(j);
+  if (a == NULL)
+    return;
+  srv_client *c = j->c;
+  int err = 0;
+  if (c == NULL)
+    err = SRV_EINTERNAL; /* Gone while it was read: nothing is sent. */
+  else if (rc < 0)
+    err = storage_fail(a, "cannot read an account", rc);
+  else if (!j->still || !c->player->account || strcmp(c->player->id, j->account_id) != 0)
+    err = SRV_ENOACCOUNT;
+  if (err != 0) {
+    give_back(a, j);
+    if (c != NULL)
+      send_error(a, c, err, &j->id, j->kind);
+    job_wipe_free(j);
+    return;
+  }
+  memcpy(j->stored, j->acc_hash, sizeof j->stored);
+  j->player = c->player;
+  start(a, c, j, work_verify, j->then);
+}
+
+/* The checks every password job of an account starts with; its account is read, then its
+ * password checked, then done runs. */
 static int start_checked(srv_accounts *a, srv_client *c, const srv_cmd *cmd, job_kind kind,
                          srv_work_done_fn done) {
   srv_player *p = c->player;
@@ -1122,57 +1159,72 @@ static int start_checked(srv_accounts *a, srv_client *c, const srv_cmd *cmd, job
     return SRV_ENOACCOUNT;
   if (job_of(a, c) != NULL)
     return SRV_EBUSY;
-  srv_store_account acc;
-  int rc = read_account(a, p, &acc);
-  if (rc != 0)
-    return rc;
   job *j = new_job(c, cmd, kind);
-  if (j == NULL) {
-    srv_pwhash_wipe(acc.password, sizeof acc.password);
+  if (j == NULL)
     return SRV_ENOMEM;
-  }
   /* Only the account's own devices get here: the session lane, counted against this device. */
   j->lane = SRV_CHECKQ_SESSION;
   if (!admit(a, c, cmd, j, NULL)) {
-    srv_pwhash_wipe(acc.password, sizeof acc.password);
     job_wipe_free(j);
     return 0;
   }
-  memcpy(j->stored, acc.password, sizeof j->stored);
-  snprintf(j->key, sizeof j->key, "%s", acc.key);
-  srv_pwhash_wipe(acc.password, sizeof acc.password);
-  j->player = p;
-  start(a, c, j, work_verify, done);
-  return 0;
-}
-
-/* The done callbacks' common checks for an account's job: the password matched (the attempt
- * was counted against the device when it was made), the connection is still the account's and
- * its password did not change meanwhile. Returns 0 or the error to send. */
-static int check_done(job *j) {
-  srv_accounts *a = j->a;
-  if (j->verified != 0)
-    return SRV_ECREDENTIALS;
-  if (j->c->player != j->player || !j->player->account)
-    return SRV_EBUSY;
-  srv_store_account acc;
-  int rc = read_account(a, j->player, &acc);
-  if (rc == 0 && strcmp(acc.password, j->stored) != 0)
-    rc = SRV_ECREDENTIALS;
-  srv_pwhash_wipe(acc.password, sizeof acc.password);
+  snprintf(j->account_id, sizeof j->account_id, "%s", p->id);
+  j->then = done;
+  int rc = read_for(a, j, read_account, account_read);
+  if (rc != 0) {
+    give_back(a, j);
+    job_wipe_free(j);
+  }
   return rc;
 }
 
-static void done_change(void *arg, bool cancelled) {
-  job *j = arg;
-  if (!finish(j, cancelled))
-    return;
+/* After the check, the account is read again (its password may have changed meanwhile): then
+ * finish(j) runs on the loop, or the request gets its error. Returns nothing; j is taken. */
+static void check_account(job *j, srv_read_done then) {
   srv_accounts *a = j->a;
+  if (j->verified != 0 || j->c->player != j->player || !j->player->account) {
+    send_error(a, j->c, j->verified != 0 ? SRV_ECREDENTIALS : SRV_EBUSY, &j->id, j->kind);
+    job_done(j);
+    return;
+  }
+  int rc = read_for(a, j, read_account, then);
+  if (rc != 0) {
+    send_error(a, j->c, rc, &j->id, j->kind);
+    job_done(j);
+  }
+}
+
+/* The answer of check_account()'s read: returns the accounts to go on with, or NULL when the
+ * request ended here (its error sent, j freed). */
+static srv_accounts *account_checked(job *j, int rc) {
+  srv_accounts *a = read_back(j);
+  if (a == NULL)
+    return NULL;
+  int err = 0;
+  if (j->c == NULL)
+    err = SRV_EINTERNAL; /* Gone while it was read: nothing is sent. */
+  else if (rc < 0)
+    err = storage_fail(a, "cannot read an account", rc);
+  else if (!j->still || strcmp(j->acc_hash, j->stored) != 0)
+    err = SRV_ECREDENTIALS; /* Gone, or its password changed meanwhile. */
+  else if (j->c->player != j->player || !j->player->account)
+    err = SRV_EBUSY;
+  if (err == 0)
+    return a;
+  if (j->c != NULL)
+    send_error(a, j->c, err, &j->id, j->kind);
+  job_done(j);
+  return NULL;
+}
+
+static void change_checked(void *arg, int rc) {
+  job *j = arg;
+  srv_accounts *a = account_checked(j, rc);
+  if (a == NULL)
+    return;
   srv_client *c = j->c;
   srv_player *p = j->player;
-  int err = check_done(j), rc;
-  if (err == 0 && j->hashed != 0)
-    err = SRV_ENOMEM;
+  int err = j->hashed != 0 ? SRV_ENOMEM : 0;
   if (err == 0 &&
       (rc = srv_store_account_password(a->store, p->id, j->hash, a->time->wall(a->time))) < 0)
     err = storage_fail(a, "cannot store a password", rc);
@@ -1193,29 +1245,29 @@ static void done_change(void *arg, bool cancelled) {
   job_done(j);
 }
 
+static void done_change(void *arg, bool cancelled) {
+  job *j = arg;
+  if (finish(j, cancelled))
+    check_account(j, change_checked);
+}
+
 int srv_account_change_password(srv_accounts *a, srv_client *c, const srv_cmd *cmd) {
   return start_checked(a, c, cmd, JOB_CHANGE, done_change);
 }
 
 /* ---- delete_account ------------------------------------------------------------------------ */
 
-static void done_delete(void *arg, bool cancelled) {
+static void delete_checked(void *arg, int rc) {
   job *j = arg;
-  if (!finish(j, cancelled))
+  srv_accounts *a = account_checked(j, rc);
+  if (a == NULL)
     return;
-  srv_accounts *a = j->a;
   srv_client *c = j->c;
   srv_player *p = j->player;
-  int err = check_done(j);
-  if (err != 0) {
-    send_error(a, c, err, &j->id, j->kind);
-    job_done(j);
-    return;
-  }
   /* Its games in progress are lost first (rated ones are rated in this batch), then everything
    * that names it goes; its finished games stay with an anonymous seat. */
   srv_rooms_forfeit(a->rooms, p);
-  int rc = srv_store_account_delete(a->store, p->id, SRV_ACCOUNT_DELETED_NAME);
+  rc = srv_store_account_delete(a->store, p->id, SRV_ACCOUNT_DELETED_NAME);
   if (rc < 0) {
     send_error(a, c, storage_fail(a, "cannot delete an account", rc), &j->id, j->kind);
     job_done(j);
@@ -1230,6 +1282,12 @@ static void done_delete(void *arg, bool cancelled) {
   srv_ident_revoke_all(a->ident, p, NULL);
   to_guests(a, p, NULL, NULL, c, &j->id, "deleted");
   job_done(j);
+}
+
+static void done_delete(void *arg, bool cancelled) {
+  job *j = arg;
+  if (finish(j, cancelled))
+    check_account(j, delete_checked);
 }
 
 int srv_account_delete(srv_accounts *a, srv_client *c, const srv_cmd *cmd) {
