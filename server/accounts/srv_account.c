@@ -28,7 +28,14 @@
 /* The attempt counters a job counted (given back when its check does not run). */
 enum { COUNTED_NAME = 1, COUNTED_ADDR = 2, COUNTED_DEVICE = 4 };
 
-typedef enum job_kind { JOB_REGISTER, JOB_LOGIN, JOB_CHANGE, JOB_DELETE } job_kind;
+typedef enum job_kind {
+  JOB_REGISTER,
+  JOB_LOGIN,
+  JOB_CHANGE,
+  JOB_DELETE,
+  JOB_SESSIONS,
+  JOB_REVOKE
+} job_kind;
 
 /* A session device is known by the first bytes of its token's hash. */
 #define SRV_DEVICE_BYTES 16
@@ -65,9 +72,10 @@ typedef struct job {
   bool taken;                     /* register: an account has the name (read through the seam). */
   char acc_hash[SRV_PWHASH_SIZE]; /* change, delete: the account's stored hash as read. */
   srv_work_done_fn then;          /* change, delete: what runs after the password's check. */
-  char acc_name[SRV_NAME_SIZE];   /* Its name. */
-  srv_persist_account account;    /* Its name and ratings, for a player not in memory. */
-  srv_store_session *sessions;    /* Its stored sessions (malloc'd; NULL: none). */
+  char session[SRV_SESSION_ID_CHARS + 1]; /* revoke_session: the session's public id. */
+  char acc_name[SRV_NAME_SIZE];           /* Its name. */
+  srv_persist_account account;            /* Its name and ratings, for a player not in memory. */
+  srv_store_session *sessions;            /* Its stored sessions (malloc'd; NULL: none). */
   size_t n_sessions;
   /* Out: */
   int verified; /* 0: the password matched. */
@@ -314,7 +322,8 @@ static void give_back(srv_accounts *a, job *j) {
 }
 
 static const char *request_of(job_kind kind) {
-  static const char *const requests[] = {"register", "login", "change_password", "delete_account"};
+  static const char *const requests[] = {"register",       "login",    "change_password",
+                                         "delete_account", "sessions", "revoke_session"};
   return requests[kind];
 }
 
@@ -868,46 +877,78 @@ static int send_sessions(srv_accounts *a, srv_client *c, const srv_req_id *id,
   return 0;
 }
 
-int srv_account_sessions(srv_accounts *a, srv_client *c, const srv_cmd *cmd) {
+/* The sessions page's read of an account's sessions through the storage seam (off the loop on
+ * a network database). */
+static int read_sessions(srv_store *store, void *arg) {
+  job *j = arg;
+  return srv_store_sessions_of(store, j->account_id, &j->sessions, &j->n_sessions);
+}
+
+/* The sessions are read: the list is sent (sessions), or the one named ends and the list without
+ * it is sent (revoke_session). */
+static void sessions_read(void *arg, int rc) {
+  job *j = arg;
+  srv_accounts *a = read_back(j);
+  if (a == NULL)
+    return;
+  srv_client *c = j->c;
+  srv_player *p = c != NULL ? c->player : NULL;
+  if (c == NULL) {
+    rc = 0; /* Gone while they were read: nothing is sent. */
+  } else if (rc < 0) {
+    rc = storage_fail(a, "cannot read sessions", rc);
+  } else if (!p->account || strcmp(p->id, j->account_id) != 0) {
+    rc = SRV_ENOACCOUNT; /* Logged out meanwhile. */
+  } else if (j->kind == JOB_SESSIONS) {
+    rc = send_sessions(a, c, &j->id, j->sessions, j->n_sessions, NULL);
+  } else {
+    const srv_store_session *list = j->sessions;
+    size_t n = j->n_sessions, i = 0;
+    char id[SRV_SESSION_ID_CHARS + 1];
+    for (; i < n; i++) {
+      session_id(list[i].token_hash, id);
+      if (strcmp(id, j->session) == 0)
+        break;
+    }
+    if (i == n) {
+      rc = SRV_ENOSESSION;
+    } else if (memcmp(list[i].token_hash, c->token_hash, 32) == 0) {
+      /* This device's own: logout ends it (and says who this connection is next). */
+      srv_send_error(&a->sink, c, SRV_EBADREQ, &j->id, "session", "revoke_session", 0);
+    } else if ((rc = end_session(a, p, list[i].token_hash, "revoked")) == 0) {
+      srv_log_info("account", "player %s revoked a session", p->id);
+      rc = send_sessions(a, c, &j->id, list, n, list[i].token_hash);
+    }
+  }
+  if (rc < 0)
+    send_error(a, c, rc, &j->id, j->kind);
+  job_wipe_free(j);
+}
+
+/* sessions and revoke_session: the account's sessions are read first. */
+static int start_sessions(srv_accounts *a, srv_client *c, const srv_cmd *cmd, job_kind kind) {
   srv_player *p = c->player;
   if (!p->account)
     return SRV_ENOACCOUNT;
-  srv_store_session *list = NULL;
-  size_t n = 0;
-  int rc = srv_store_sessions_of(a->store, p->id, &list, &n);
-  if (rc < 0)
-    return storage_fail(a, "cannot read sessions", rc);
-  rc = send_sessions(a, c, &cmd->id, list, n, NULL);
-  free(list);
+  if (job_of(a, c) != NULL)
+    return SRV_EBUSY;
+  job *j = new_job(c, cmd, kind);
+  if (j == NULL)
+    return SRV_ENOMEM;
+  snprintf(j->account_id, sizeof j->account_id, "%s", p->id);
+  snprintf(j->session, sizeof j->session, "%s", cmd->session);
+  int rc = read_for(a, j, read_sessions, sessions_read);
+  if (rc != 0)
+    job_wipe_free(j);
   return rc;
 }
 
+int srv_account_sessions(srv_accounts *a, srv_client *c, const srv_cmd *cmd) {
+  return start_sessions(a, c, cmd, JOB_SESSIONS);
+}
+
 int srv_account_revoke_session(srv_accounts *a, srv_client *c, const srv_cmd *cmd) {
-  srv_player *p = c->player;
-  if (!p->account)
-    return SRV_ENOACCOUNT;
-  srv_store_session *list = NULL;
-  size_t n = 0, i = 0;
-  int rc = srv_store_sessions_of(a->store, p->id, &list, &n);
-  if (rc < 0)
-    return storage_fail(a, "cannot read sessions", rc);
-  char id[SRV_SESSION_ID_CHARS + 1];
-  for (; i < n; i++) {
-    session_id(list[i].token_hash, id);
-    if (strcmp(id, cmd->session) == 0)
-      break;
-  }
-  if (i == n) {
-    rc = SRV_ENOSESSION;
-  } else if (memcmp(list[i].token_hash, c->token_hash, 32) == 0) {
-    /* This device's own: logout ends it (and says who this connection is next). */
-    srv_send_error(&a->sink, c, SRV_EBADREQ, &cmd->id, "session", "revoke_session", 0);
-  } else if ((rc = end_session(a, p, list[i].token_hash, "revoked")) == 0) {
-    srv_log_info("account", "player %s revoked a session", p->id);
-    rc = send_sessions(a, c, &cmd->id, list, n, list[i].token_hash);
-  }
-  free(list);
-  return rc;
+  return start_sessions(a, c, cmd, JOB_REVOKE);
 }
 
 int srv_accounts_seen(srv_accounts *a, const srv_client *c) {
