@@ -208,6 +208,11 @@ TEST_IMPL(budget_cut_when_long) {
   ASSERT_EQ(srv_search_budget(1000, 199, 2, 2000, 5, 0), 19);
   ASSERT_EQ(srv_search_budget(1000, 5000, 1, 2000, 5, 0), 5);
   ASSERT_EQ(srv_search_budget(300, 0, 1, 2000, 5, 0), 300); /* A clock's share is never raised. */
+  /* --computer-ms 3000 above a 2000 ms target: alone, a search has its three seconds (no one
+   * waits for it); one job behind it makes them 2000 * 1 / (1 + 1) = 1000. */
+  ASSERT_EQ(srv_search_budget(3000, 0, 1, 2000, 5, 0), 3000);
+  ASSERT_EQ(srv_search_budget(3000, 0, 1, 2000, 5, 40), 3000);
+  ASSERT_EQ(srv_search_budget(3000, 1, 1, 2000, 5, 0), 1000);
   /* What a job costs beside its search is left out of each share. */
   ASSERT_EQ(srv_search_budget(1000, 199, 1, 2000, 5, 4), 6);
   ASSERT_EQ(srv_search_budget(1000, 199, 1, 2000, 5, 40), 5);
@@ -260,6 +265,27 @@ TEST_IMPL(budget_cut_when_long) {
   ASSERT_EQ(stats_of(&e).done, 1);
   ASSERT_EQ(stats_of(&e).running[SRV_SEARCH_DEEP], 0);
   mc_game_free(g);
+  env_close(&e);
+  return 0;
+}
+
+TEST_IMPL(computer_ms_above_a_second) {
+  /* --computer-ms 3000 with a reply target of 2000 ms: a level-6 game alone gets its three
+   * seconds (docs/server.md: the option is level 6's time a move), not the target's two. */
+  env e;
+  env_open(&e, 3000, 2000);
+  tclient a;
+  connect_as(&e.w, &a, "Ana");
+  srv_room *room = computer_game(&e, &a, 6);
+  ASSERT_EQ(e.fw.n, 1);
+  ASSERT_EQ(stats_of(&e).running[SRV_SEARCH_DEEP], 1);
+  ASSERT_EQ(stats_of(&e).last_budget_ms[SRV_SEARCH_DEEP], 3000);
+  /* Not stopped at the target's two seconds: still searching at 2999 ms (the pool's cut timer
+   * would have raised its stop flag, and the fake worker then answered). */
+  fake_advance(&e.w.time, 2999);
+  ASSERT_EQ(ply_of(room), 0);
+  ASSERT_EQ(e.fw.n, 1);
+  disconnect(&e.w, &a);
   env_close(&e);
   return 0;
 }
