@@ -41,13 +41,14 @@ int srv_search_redis_new(uv_loop_t *loop, srv_time *time, const srv_search_redis
 
 /* What the queue saw (for logs, metrics and tests). */
 typedef struct srv_search_redis_stats {
-  int workers;        /* Workers of the deep lane seen alive in the last poll. */
-  int fast_workers;   /* Of the fast lane. */
-  uint64_t sent;      /* Jobs added to a stream. */
-  uint64_t answered;  /* Answers taken from workers. */
-  uint64_t ignored;   /* Answers ignored: no longer wanted, or not of the job's position. */
-  uint64_t fallbacks; /* Jobs run in fallback after they were sent (error, lost, late). */
-  uint64_t local;     /* Jobs run in fallback at once (no worker, Redis down). */
+  int workers;          /* Workers of the deep lane seen alive in the last poll. */
+  int fast_workers;     /* Of the fast lane. */
+  int analysis_workers; /* Of the analysis lane. */
+  uint64_t sent;        /* Jobs added to a stream. */
+  uint64_t answered;    /* Answers taken from workers. */
+  uint64_t ignored;     /* Answers ignored: no longer wanted, or not of the job's position. */
+  uint64_t fallbacks;   /* Jobs run in fallback after they were sent (error, lost, late). */
+  uint64_t local;       /* Jobs run in fallback at once (no worker, Redis down). */
 } srv_search_redis_stats;
 
 void srv_search_redis_stats_get(const srv_search_queue *q, srv_search_redis_stats *out);

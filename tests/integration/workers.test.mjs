@@ -1,17 +1,19 @@
 // The computer's searches on mancala-worker processes through Redis Streams (issue 24,
 // docs/computer.md "Search workers"): one server started with --search-queue at a Redis of this
-// file's own (tests/redis.sh, a loopback port) and two workers. Games against the computer at
-// levels 3 and 5 get their moves from the workers, and a hint its answer; a worker killed -9 in the middle of a long
-// level-6 search loses the job to the other, which takes it over (XAUTOCLAIM, its second try)
-// and the game gets its move; answers for a position that is not the job's, or for a job no
-// longer wanted, are ignored; with no worker left the server searches itself.
+// file's own (tests/redis.sh, a loopback port) and two workers. A game against the computer at
+// level 5 gets its moves from the workers, one at level 3 (a fixed depth) from the server itself,
+// a hint its answer from a worker; a finished game's analysis is made by a worker and stored; a
+// worker killed -9 in the middle of a long level-6 search loses the job to the other, which takes
+// it over (XAUTOCLAIM, its second try) and the game gets its move; answers for a position that is
+// not the job's, or for a job no longer wanted, are ignored; with no worker left the server
+// searches itself.
 import assert from 'node:assert/strict';
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { Client, sleep, startServer } from './harness.mjs';
+import { Client, pair, sleep, startServer } from './harness.mjs';
 
 const here = path.dirname(new URL(import.meta.url).pathname);
 const REDIS_SH = process.env.MANCALA_REDIS_SH || path.resolve(here, '../redis.sh');
@@ -53,7 +55,7 @@ async function until(get, what, ms = WAIT) {
   }
 }
 
-const aliveLine = (n) => new RegExp(`search workers: ${n} fast, ${n} deep alive`);
+const aliveLine = (n) => new RegExp(`search workers: ${n} fast, ${n} deep, ${n} analysis alive`);
 
 before(async () => {
   base = fs.mkdtempSync(path.join(os.tmpdir(), 'mancala-workers-'));
@@ -105,9 +107,22 @@ const tookRe = (room, ply) => new RegExp(`took job (\\S+) \\(${room}, ply ${ply}
 
 let answered; // A job of the first test, answered: its answer again is one no longer wanted.
 
-test('games against levels 3 and 5 get their moves from the workers, a hint its answer', async () => {
+const workerTook = (room, ply) => workers.wa.log.match(tookRe(room, ply)) || workers.wb.log.match(tookRe(room, ply));
+
+test('level 5 gets its moves from the workers, level 3 from the server itself, a hint its answer', async () => {
   const c = await Client.connect(server, { name: 'Ana' });
-  for (const [level, lane] of [[3, 'fast'], [5, 'deep']]) {
+  {
+    // Level 3 searches to a fixed depth: faster in process than the way through Redis, whatever
+    // the workers (docs/computer.md, "Search workers").
+    const { room, st, me } = await newGame(c, { game: 'kalah', seat: 'south', level: 3 });
+    const plies = await play(c, room, st, me, 4);
+    assert.ok(plies.length >= 1, 'the computer moved');
+    for (const ply of plies) {
+      assert.equal(workerTook(room, ply), null, `no worker took ${room}'s job at ply ${ply}`);
+      assert.match(server.log, new RegExp(`${room}: level 3 at ply ${ply} searched in process \\(fixed depth\\)`));
+    }
+  }
+  for (const [level, lane] of [[5, 'deep']]) {
     const { room, st, me } = await newGame(c, { game: 'kalah', seat: 'south', level });
     const plies = await play(c, room, st, me, 4);
     assert.ok(plies.length >= 1, 'the computer moved');
@@ -137,6 +152,49 @@ test('games against levels 3 and 5 get their moves from the workers, a hint its 
   assert.equal(m[2], '6');
   assert.equal(m[4], 'fast');
   await c.close();
+});
+
+test('a finished game\'s analysis is made by a worker and stored', async () => {
+  // Kalah 2x1 between two people: South's house 2 sows into its store (an extra turn), then its
+  // house 1 (its only move) captures North's house 1 with it: South 3, North keeps 1, the game
+  // over. Worked by hand: at the start house 2 is the best move, worth +2 seeds to South, proved
+  // (house 1 first gives North the move); at ply 2 house 1 is forced, +2 too.
+  const a = await Client.connect(server, { name: 'Eli' });
+  const b = await Client.connect(server, { name: 'Fay' });
+  const { room, state } = await pair(a, b, { houses: 2, seeds: 1 });
+  let st = await a.request({ type: 'move', room, house: 2, ply: state.ply }, WAIT);
+  assert.equal(st.type, 'state', JSON.stringify(st));
+  st = await a.request({ type: 'move', room, house: 1, ply: st.ply }, WAIT);
+  assert.equal(st.status, 'finished', JSON.stringify(st));
+  await a.close();
+  await b.close();
+  const id = st.game_id;
+  let res;
+  for (let i = 0; i < 1200; i++) {
+    res = await fetch(`${server.http}/api/games/${id}/analysis`);
+    if (res.status !== 202) break;
+    await sleep(100);
+  }
+  assert.equal(res.status, 200);
+  const an = await res.json();
+  assert.equal(an.status, 'done');
+  assert.deepEqual(an.plies.map((p) => [p.ply, p.seat, p.played, p.best, p.before, p.after, p.exact, p.mark]),
+    [[1, 'south', 2, 2, 2, 2, true, 'best'], [2, 'south', 1, 1, 2, 2, true, 'best']]);
+  // A worker took it from the analysis stream (level 6 at full strength, each ply's budget), the
+  // server took its answer.
+  const label = "game \\d+";
+  const took = [workers.wa, workers.wb].map((w) => w.log.match(new RegExp(
+    `took job (\\S+) \\((${label}), ply 2, level 6, (\\d+) ms, analysis, entry \\S+, try 1\\)`))).find(Boolean);
+  assert.ok(took, 'a worker took the analysis');
+  assert.match(server.log, new RegExp(`${took[2]}: analysis of 2 plies from worker w[ab] \\(try 1\\)`));
+  assert.match(server.log, new RegExp(`${took[2]}: 2 plies analysed, stored`));
+  assert.doesNotMatch(server.log, new RegExp(`${took[2]}: job .* searched in process`));
+  // Served from storage: asked again, the same.
+  const again = await fetch(`${server.http}/api/games/${id}/analysis`);
+  assert.equal(again.status, 200);
+  assert.deepEqual(await again.json(), an);
+  // Its entry is acknowledged and deleted.
+  assert.equal(redis('XLEN', 'mancala:search:analysis'), '0');
 });
 
 test('a worker killed -9 in the middle of a search: the other takes the job over; stale answers are ignored', async () => {
@@ -259,24 +317,28 @@ test('a job delivered three times is answered with an error; an error answer mak
     sub.kill();
   }
   // Server side: with the live worker stopped (SIGSTOP) and a worker that says it is alive but
-  // takes nothing, the server's job waits in its lane; an error answer to it (what a worker says
-  // after three tries) makes the server search the position itself, and the game gets its move.
+  // takes nothing, the server's job (a hint's) waits in its lane; an error answer to it (what a
+  // worker says after three tries) makes the server search the position itself, and the hint
+  // comes.
   redis('EVAL', BEAT, '1', FAST_WORKERS, 'ghost');
   const beating = setInterval(() => execFile('redis-cli', ['-h', '127.0.0.1', '-p', redisPort, 'EVAL', BEAT, '1',
     FAST_WORKERS, 'ghost'], () => {}), 500);
   live.child.kill('SIGSTOP');
   try {
     const c = await Client.connect(server, { name: 'Di' });
-    const { room } = await newGame(c, { game: 'kalah', seat: 'north', level: 3 });
+    const { room, st } = await newGame(c, { game: 'kalah', seat: 'south', level: 3 });
+    const hint = c.request({ type: 'hint', room, ply: st.ply }, WAIT);
     const job = await until(() => {
       const l = redis('XRANGE', 'mancala:search:fast', '-', '+').split('\n').find((x) => x.includes(`"game":"${room}"`));
       return l ? JSON.parse(l) : null;
     }, 'the job in the fast lane');
     assert.equal(job.ply, 0);
+    assert.equal(job.level, 6);
     const failed = { v: 1, id: job.id, game: room, ply: 0, hash: job.hash, worker: 'forger', try: 4, error: 'tried 3 times: its workers stopped' };
     redis('PUBLISH', job.reply, JSON.stringify(failed));
-    const st = await c.state(room, (s) => s.ply >= 1, WAIT);
-    assert.equal(st.last.seat, 'south');
+    const h = await hint;
+    assert.equal(h.type, 'hint', JSON.stringify(h));
+    assert.ok(st.legal.includes(h.house), `the hint's house ${h.house} is legal`);
     assert.match(server.log, new RegExp(`${room}: job ${job.id} at ply 0 failed on worker forger \\(try 4: tried 3 times: its workers stopped\\): searched in process`));
     await c.close();
   } finally {
