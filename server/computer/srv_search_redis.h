@@ -3,6 +3,9 @@
  * machines (server/worker/), answered on this node's reply channel (pub/sub) and applied on the
  * loop thread. docs/computer.md, "Search workers", says how it behaves; in short:
  *
+ *   - fixed-depth moves (levels 1-4, mc_level.h) stay in `fallback`: they take less than the way
+ *     through Redis; levels 5-6, hints and analyses go to the workers (an analysis' answer is its
+ *     plies, taken only when there is one a move of the game, each the move played);
  *   - an answer is taken only for a job still wanted whose game, ply and position hash are the
  *     job's; anything else (a cancelled job, a stale or forged position) is ignored and counted;
  *   - cancel() forgets the job at once (its answer will be ignored) and deletes its entry (XDEL):
@@ -16,7 +19,8 @@
  *     answered an error (its tries used up, a bad job), when the connection to Redis was lost
  *     (answers may be lost with it), and when no answer came within the job's patience,
  *     SRV_SEARCH_MAX_TRIES * (the most it may take + SRV_SEARCH_RECLAIM_MS + 1 s): no game waits
- *     forever.
+ *     forever (an analysis: SRV_SEARCH_MAX_TRIES * (its plies * each ply's time +
+ *     SRV_SEARCH_RECLAIM_ANALYSIS_MS + 1 s)).
  * Everything is called on the loop thread. */
 #ifndef SRV_SEARCH_REDIS_H
 #define SRV_SEARCH_REDIS_H

@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { Client, pair, sleep, startServer } from './harness.mjs';
+import { Client, pair, playOut, sleep, startServer } from './harness.mjs';
 
 const here = path.dirname(new URL(import.meta.url).pathname);
 const REDIS_SH = process.env.MANCALA_REDIS_SH || path.resolve(here, '../redis.sh');
@@ -21,6 +21,9 @@ const WORKER = process.env.MANCALA_WORKER || path.resolve(here, '../../build-ser
 const WAIT = 120000; // A reply on a loaded machine under the sanitizers.
 // Level 6 thinks this long: long enough for a worker to be killed in the middle of a search.
 const LEVEL6_MS = 5000;
+// An analysis' time a ply: a whole game's analysis keeps a worker busy for long enough that a
+// move comes while it runs.
+const ANALYSIS_MS = 1000;
 
 const sh = (script, ...args) => execFileSync('sh', [script, ...args], { encoding: 'utf8' }).trim();
 
@@ -64,7 +67,7 @@ before(async () => {
   startWorker('wa');
   startWorker('wb');
   server = await startServer(['--search-queue', redisUrl, '--computer-ms', String(LEVEL6_MS),
-    '--computer-reply-ms', '600000', '--log-level', 'debug']);
+    '--computer-reply-ms', '600000', '--analysis-ms', String(ANALYSIS_MS), '--log-level', 'debug']);
   await until(() => aliveLine(2).test(server.log), 'the server to see both workers');
 });
 
@@ -348,12 +351,54 @@ test('a job delivered three times is answered with an error; an error answer mak
   }
 });
 
+const alive = (w) => w.child.exitCode === null && w.child.signalCode === null;
+
+test('a worker busy with an analysis sets it aside for a move, then goes on with it', async () => {
+  const live = Object.values(workers).filter(alive);
+  assert.equal(live.length, 1, 'one worker left');
+  const w = live[0];
+  // A Kalah 6x4 game played out by two people (the first legal house each time): its analysis
+  // takes the worker a second for each ply it cannot prove at once.
+  const a = await Client.connect(server, { name: 'Gus' });
+  const b = await Client.connect(server, { name: 'Hal' });
+  const { room, state } = await pair(a, b);
+  const { state: end } = await playOut(room, { south: a, north: b }, state);
+  assert.equal(end.status, 'finished');
+  await a.close();
+  await b.close();
+  const res = await fetch(`${server.http}/api/games/${end.game_id}/analysis`);
+  assert.equal(res.status, 202);
+  const took = await until(() => w.log.match(new RegExp(
+    `took job (\\S+) \\(game \\d+, ply ${end.ply}, level 6, ${ANALYSIS_MS} ms, analysis, entry \\S+, try 1\\)`)),
+  'the worker to take the analysis');
+  // A level-5 game whose computer moves first: the only worker reads the move lanes while it
+  // analyses, stops the analysis for the move, answers it, and goes on with the analysis.
+  const c = await Client.connect(server, { name: 'Ida' });
+  const { room: g } = await newGame(c, { game: 'kalah', seat: 'north', level: 5 });
+  const moved = await c.state(g, (s) => s.ply >= 1, WAIT);
+  assert.equal(moved.last.seat, 'south');
+  const m = w.log.match(tookRe(g, 0));
+  assert.ok(m, `${w.name} took the move's job`);
+  assert.equal(m[4], 'deep');
+  assert.match(server.log, new RegExp(`${g}: move \\d at ply 0 from worker ${w.name} \\(try 1\\)`));
+  await until(() => w.log.includes(`job ${took[1]}: the analysis goes on from ply`), 'the analysis to go on');
+  assert.ok(w.log.indexOf(`took job ${m[1]}`) > w.log.indexOf(`took job ${took[1]}`), 'the move came during the analysis');
+  await c.close();
+});
+
 test('with no worker alive, the server searches itself; a worker stops cleanly on SIGTERM', async () => {
   for (const w of Object.values(workers)) {
     if (w.child.exitCode !== null || w.child.signalCode !== null) continue;
     w.child.kill('SIGTERM');
     assert.deepEqual(await w.exited, { code: 0, signal: null });
     assert.match(w.log, new RegExp(`${w.name}: stopped`));
+    // An analysis it had not finished is answered with an error: the server makes it itself.
+    const cut = w.log.match(/job (\S+) \((game \d+)\): the worker stopped before the analysis' end/);
+    if (cut) {
+      await until(() => server.log.includes(`${cut[2]}: job ${cut[1]} at ply`) &&
+        server.log.includes(`failed on worker ${w.name} (try 1: the worker stopped before the analysis' end): searched in process`),
+      'the server to analyse the game itself');
+    }
   }
   await until(() => aliveLine(0).test(server.log), 'the server to see no worker');
   const c = await Client.connect(server, { name: 'Cy' });
