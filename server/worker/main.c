@@ -671,6 +671,7 @@ static outcome analyse(redisContext *c, mc_search *s, const options *o, const ch
   for (;;) {
     atomic_init(&r.stop, false);
     r.done = false;
+    free_at = 0; /* The analysis' time is not what the next move job costs beside its search. */
     sigset_t block, old;
     sigemptyset(&block);
     sigaddset(&block, SIGTERM);

@@ -1,7 +1,7 @@
 // The computer's searches on mancala-worker processes through Redis Streams (issue 24,
 // docs/computer.md "Search workers"): one server started with --search-queue at a Redis of this
 // file's own (tests/redis.sh, a loopback port) and two workers. A game against the computer at
-// level 5 gets its moves from the workers, one at level 3 (a fixed depth) from the server itself,
+// level 5 gets its moves from the workers, one at level 4 (a fixed depth) from the server itself,
 // a hint its answer from a worker; a finished game's analysis is made by a worker and stored; a
 // worker killed -9 in the middle of a long level-6 search loses the job to the other, which takes
 // it over (XAUTOCLAIM, its second try) and the game gets its move; answers for a position that is
@@ -112,17 +112,17 @@ let answered; // A job of the first test, answered: its answer again is one no l
 
 const workerTook = (room, ply) => workers.wa.log.match(tookRe(room, ply)) || workers.wb.log.match(tookRe(room, ply));
 
-test('level 5 gets its moves from the workers, level 3 from the server itself, a hint its answer', async () => {
+test('level 5 gets its moves from the workers, level 4 from the server itself, a hint its answer', async () => {
   const c = await Client.connect(server, { name: 'Ana' });
   {
-    // Level 3 searches to a fixed depth: faster in process than the way through Redis, whatever
-    // the workers (docs/computer.md, "Search workers").
-    const { room, st, me } = await newGame(c, { game: 'kalah', seat: 'south', level: 3 });
+    // Level 4 searches to a fixed depth: faster in process than the way through Redis, whatever
+    // the workers (docs/computer.md, "Search workers"; levels 1-3 are searched on the loop).
+    const { room, st, me } = await newGame(c, { game: 'kalah', seat: 'south', level: 4 });
     const plies = await play(c, room, st, me, 4);
     assert.ok(plies.length >= 1, 'the computer moved');
     for (const ply of plies) {
       assert.equal(workerTook(room, ply), null, `no worker took ${room}'s job at ply ${ply}`);
-      assert.match(server.log, new RegExp(`${room}: level 3 at ply ${ply} searched in process \\(fixed depth\\)`));
+      assert.match(server.log, new RegExp(`${room}: level 4 at ply ${ply} searched in process \\(fixed depth\\)`));
     }
   }
   for (const [level, lane] of [[5, 'deep']]) {
