@@ -740,12 +740,23 @@ static outcome analyse(redisContext *c, mc_search *s, const options *o, const ch
     snprintf(held, sizeof held, "%s", entry);
     held_gone = false;
     bool took = true, ok = true;
-    while (ok && took && !stopping) {
+    /* Every move read is handled (a signal only makes its search short): a move left pending
+     * here would wait for a take-over. */
+    while (ok && took) {
       ok = handle_moves(c, s, o, waiting, &took);
       freeReplyObject(waiting);
       waiting = NULL;
-      if (ok && took && (waiting = read_moves(c, o)) == NULL)
+      /* A move's search keeps it fresh only when it lasts a second: short ones one after the
+       * other must not leave it idle long enough for another worker to take it over. */
+      if (ok && mono_ms() - fresh_at >= FRESH_MS) {
+        int f = keep_fresh(c, o, SRV_SEARCH_STREAM_ANALYSIS, entry);
+        ok = f >= 0;
+        held_gone = held_gone || f == 0;
+        fresh_at = mono_ms();
+      }
+      if (ok && took && !stopping && (waiting = read_moves(c, o)) == NULL)
         ok = false;
+      took = took && waiting != NULL;
     }
     freeReplyObject(waiting);
     held[0] = '\0';
