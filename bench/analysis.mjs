@@ -5,7 +5,10 @@
 // and the accuracies, and the load average. A program that prints figures, not a test.
 //
 //   node bench/analysis.mjs [--server BIN] [--cli MANCALA] [--seeds 1,2,3,4] [--ms 150]
+//                           [--search-queue redis://HOST:PORT]
 //
+// --search-queue: the server sends its analyses to the mancala-worker processes of that Redis
+// (started apart; the server waits until it sees one serving the analysis stream).
 // BIN and MANCALA default to build-release/bin/ (cmake -B build-release -DCMAKE_BUILD_TYPE=Release).
 // Uses the test harness of tests/integration (npm ci in tests/).
 import { execFileSync } from 'node:child_process';
@@ -29,7 +32,10 @@ const ms = arg('ms', '150');
 const { Client, pair, sleep, startServer } = await import('../tests/integration/harness.mjs');
 
 console.log(`load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}, ${os.cpus().length} CPUs, ${ms} ms a ply`);
-const server = await startServer(['--analysis-ms', ms, '--analyses-per-hour', '1000']);
+const queue = arg('search-queue', null);
+const server = await startServer(['--analysis-ms', ms, '--analyses-per-hour', '1000',
+  ...(queue ? ['--search-queue', queue] : [])]);
+while (queue && !/search workers: \d+ fast, \d+ deep, [1-9]\d* analysis alive/.test(server.log)) await sleep(100);
 for (const seed of seeds) {
   const a = await Client.connect(server, { name: 'Ana' });
   const b = await Client.connect(server, { name: 'Bo' });

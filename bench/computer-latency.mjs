@@ -89,7 +89,7 @@ function start(queue) {
       log += d;
       const m = log.match(/listening on http:\/\/127\.0\.0\.1:(\d+)\//);
       // With workers: once the server has seen them all.
-      if (m && (!queue || log.includes(`search workers: ${WORKERS + FAST_WORKERS} fast, ${WORKERS} deep alive`)))
+      if (m && (!queue || log.includes(`search workers: ${WORKERS + FAST_WORKERS} fast, ${WORKERS} deep, ${WORKERS} analysis alive`)))
         resolve({ url: `ws://127.0.0.1:${m[1]}/ws`, child, data, get log() { return log; } });
     });
     const exited = new Promise((r) => child.once('exit', (code, signal) => r({ code, signal })));
@@ -213,8 +213,8 @@ for (const n of LOADS) {
     console.log(row('people\'s move round trip', people.times));
     if (queue) {
       // What the server's queue did with the jobs (its log: docs/computer.md, "Search workers").
-      const fell = (srv.log.match(/searched in process/g) || []).length;
-      const counts = [...srv.log.matchAll(/search workers: (\d+ fast, \d+ deep) alive/g)].map((m) => m[1]).join('; ');
+      const fell = (srv.log.match(/: searched in process$/gm) || []).length;
+      const counts = [...srv.log.matchAll(/search workers: (\d+ fast, \d+ deep, \d+ analysis) alive/g)].map((m) => m[1]).join('; ');
       console.log(`|   | jobs searched in process after they were sent: ${fell}; workers alive as the server saw them: ${counts} | | | | | |`);
     }
   } finally {

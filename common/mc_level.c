@@ -34,6 +34,10 @@ int mc_level_get(int level, mc_level *out) {
   return 0;
 }
 
+long mc_level_time(const mc_level *lv, long time_ms) {
+  return lv->time_ms >= 0 && time_ms >= 0 ? time_ms : lv->time_ms;
+}
+
 void mc_level_full(mc_level *out) {
   memset(out, 0, sizeof(*out));
   out->time_ms = -1;

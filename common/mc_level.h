@@ -39,6 +39,12 @@ typedef struct mc_level {
 /* Fills *out with level 1..6. Returns 0, or MC_EINVAL for another level (out untouched). */
 int mc_level_get(int level, mc_level *out);
 
+/* The time a search at level lv gets when its caller gives time_ms (< 0: none): a level that
+ * thinks for a time (level 6) thinks for the caller's time instead of its own (longer or shorter:
+ * a server's --computer-ms, a clock's share); a level of fixed depth or positions (1-5) keeps its
+ * own (none), the caller's time only a cap on it (mc_search_run() takes the tighter). */
+long mc_level_time(const mc_level *lv, long time_ms);
+
 /* Full strength without noise: no depth or node limit, tables, tuned evaluation (hints and
  * analysis). */
 void mc_level_full(mc_level *out);

@@ -1172,6 +1172,8 @@ int mc_search_game(mc_search *s, const mc_game *game, int level, long time_ms, u
     return MC_EINVAL;
   if (mc_game_over(game, NULL))
     return MC_EOVER;
+  /* Level 6's time is the caller's (its table's second is only the default). */
+  lv.time_ms = mc_level_time(&lv, time_ms);
   int planned = mc_search_pie_first(s, game, &lv, time_ms, seed, cancel, out);
   if (planned != 0)
     return planned < 0 ? planned : 0;

@@ -132,7 +132,8 @@ void mc_search_clear(mc_search *s);
 int mc_search_run(mc_search *s, const mc_search_request *req, mc_search_result *out);
 
 /* The computer's move in a game: level 1..6, time_ms the caller's budget (< 0: the level's own,
- * MC_LEVEL_DEFAULT_MS at level 6), seed and cancel as in a request. Where the pie rule's swap is
+ * MC_LEVEL_DEFAULT_MS at level 6; level 6 thinks for time_ms, above that default too: a cap on
+ * the other levels, mc_level_time()), seed and cancel as in a request. Where the pie rule's swap is
  * legal, out->move may be MC_SWAP (mc_search_pie()). Returns what mc_search_run()
  * returns, MC_EOVER for a finished game, MC_EINVAL for a bad level. */
 int mc_search_game(mc_search *s, const mc_game *game, int level, long time_ms, uint64_t seed,

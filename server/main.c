@@ -269,11 +269,12 @@ static int start_computer(const srv_config *cfg) {
                  cfg->search_queue);
   }
   srv_search_queue *queue = app.workers != NULL ? app.workers : app.searches;
-  /* Analyses run in process, on CPUs the moves leave free (srv_search_pool.h): the workers do
-   * not take analyses yet. */
+  /* With workers, fixed-depth moves (levels 3-4) stay in process, the rest (levels 5-6, hints,
+   * analyses) go to the workers (srv_search_redis.h); without, analyses run on the CPUs the moves
+   * leave free (srv_search_pool.h). */
   if ((app.computer = srv_computer_new(app.rooms, queue, &app.time, &cc)) == NULL ||
       (app.hints = srv_hints_new(app.rooms, queue, &hc)) == NULL ||
-      (app.analysis = srv_analysis_new(app.searches, app.store, &app.time, &ac)) == NULL) {
+      (app.analysis = srv_analysis_new(queue, app.store, &app.time, &ac)) == NULL) {
     srv_log_error("main", "out of memory");
     return 1;
   }

@@ -15,10 +15,11 @@
  * this much in reserve for the way back to the loop. */
 #define CLOCK_SHARE 20
 #define CLOCK_RESERVE_MS 300
-/* A loop search's cap: levels 1-2 take a few hundredths of this (docs/computer.md). */
+/* A loop search's cap: levels 1-2 take a few hundredths of this, level 3 at most about a tenth
+ * (docs/computer.md, bin/level-cost). */
 #define LOOP_CAP_MS 5
-/* The loop's search context: small, levels 1-2 look two moves ahead at most. */
-#define LOOP_TT_BYTES (256u << 10)
+/* The loop's search context: small, levels 1-3 look four moves ahead at most. */
+#define LOOP_TT_BYTES (1u << 20)
 
 /* A room's wish for the computer's move at one position: at most one a room. */
 typedef struct want {
@@ -43,6 +44,7 @@ struct srv_computer {
   srv_list soon; /* Loop searches, in the order they were asked for. */
   int nsoon;
   srv_timer *soon_timer; /* Runs them in a callback of their own. */
+  bool in_batch;         /* on_soon() is running them. */
   mc_search *loop_search;
 };
 
@@ -90,16 +92,18 @@ static void on_answer(void *arg, const srv_search_answer *a) {
   play(room, game_no, ply, a->rc, a->res.move); /* May ask again (an extra turn). */
 }
 
-/* The loop searches asked for so far; those asked for meanwhile wait for the next callback. */
+/* The first SRV_COMPUTER_LOOP_BATCH loop searches asked for; the others, and those asked for
+ * meanwhile, wait for the next callback. */
 static void on_soon(void *arg) {
   srv_computer *c = arg;
   srv_list batch;
   srv_list_init(&batch);
-  while (!srv_list_empty(&c->soon)) {
+  for (int n = 0; n < SRV_COMPUTER_LOOP_BATCH && !srv_list_empty(&c->soon); n++) {
     srv_list *it = srv_list_first(&c->soon);
     srv_list_remove(it);
     srv_list_push_back(&batch, it);
   }
+  c->in_batch = true; /* think() leaves the timer to the end of the batch. */
   while (!srv_list_empty(&batch)) {
     want *w = srv_list_entry(srv_list_first(&batch), want, soon);
     srv_room *room = w->room;
@@ -111,6 +115,12 @@ static void on_soon(void *arg) {
     forget(c, w);
     play(room, game_no, ply, rc, res.move); /* May drop or add others: the lists stay sound. */
   }
+  c->in_batch = false;
+  /* The rest (extra turns too) in a millisecond: a timer of 0 would run again in this turn of the
+   * loop (libuv runs every timer due, those started by a timer's callback too), before any
+   * message is read. */
+  if (!srv_list_empty(&c->soon) && c->soon_timer != NULL)
+    c->time->timer_start(c->soon_timer, 1);
 }
 
 static void think(void *ud, srv_room *room) {
@@ -152,7 +162,7 @@ static void think(void *ud, srv_room *room) {
       w->ms = LOOP_CAP_MS;
     srv_list_push_back(&c->soon, &w->soon);
     c->nsoon++;
-    if (c->soon_timer != NULL)
+    if (c->soon_timer != NULL && !c->in_batch)
       c->time->timer_start(c->soon_timer, 0);
     return;
   }

@@ -4,9 +4,11 @@
  * has at most one search asked for (a newer position replaces the older search, which is
  * cancelled), so games take turns in the order they asked, and none gets a second search ahead
  * of another's first. Where the search runs depends on its level:
- *   - levels 1-2 on the loop thread itself, in a callback of their own (a search there costs at
- *     most a few hundredths of a millisecond: docs/computer.md), never behind any queue;
- *   - levels 3-4 in the search queue's fast lane, 5-6 in its deep lane (srv_search_queue.h), where
+ *   - levels 1-3 on the loop thread itself, in callbacks of their own of at most
+ *     SRV_COMPUTER_LOOP_BATCH searches each (a search there costs at most a few hundredths of a
+ *     millisecond at levels 1-2 and well under one at level 3: docs/computer.md), never behind any
+ *     queue;
+ *   - level 4 in the search queue's fast lane, 5-6 in its deep lane (srv_search_queue.h), where
  *     a long lane cuts the budget of a deep search rather than make games wait.
  * The answer is played through srv_room_computer_move(), which checks that the room still plays
  * the same game at the same ply; a room that stopped wanting it (game over, resigned, closed, the
@@ -21,7 +23,10 @@
 #include "srv_time.h"
 
 /* Levels up to this one are searched on the loop thread. */
-#define SRV_COMPUTER_LOOP_LEVEL 2
+#define SRV_COMPUTER_LOOP_LEVEL 3
+/* Loop searches run in one callback at most; the others wait for the next (people's messages are
+ * read in between). */
+#define SRV_COMPUTER_LOOP_BATCH 16
 /* Levels up to this one go to the fast lane; above it, the deep lane. */
 #define SRV_COMPUTER_FAST_LEVEL 4
 
@@ -43,7 +48,7 @@ void srv_computer_close(srv_computer *c);
 /* Frees it. The rooms must be gone (their shutdown cancelled every search). NULL is allowed. */
 void srv_computer_free(srv_computer *c);
 
-/* Games waiting for a search on the loop thread (levels 1-2) now. */
+/* Games waiting for a search on the loop thread (levels 1-3) now. */
 int srv_computer_loop_waiting(const srv_computer *c);
 
 #endif

@@ -93,7 +93,8 @@ typedef struct srv_search_queue {
  * of the jobs ahead and the search itself get target_ms * workers / (waiting + workers), less
  * overhead_ms (what a job costs beside its search: the hand-over to a worker and back, as the
  * queue measures it), never more than ms nor less than floor_ms (the least time a search is
- * worth). */
+ * worth). With nobody waiting it gets ms, whatever target_ms (--computer-ms above
+ * --computer-reply-ms): the queues cut a running search when jobs queue up behind it. */
 long srv_search_budget(long ms, int waiting, int workers, long target_ms, long floor_ms,
                        long overhead_ms);
 

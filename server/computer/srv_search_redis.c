@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "mc_error.h"
+#include "mc_level.h"
 #include "srv_error.h"
 #include "srv_hash.h"
 #include "srv_list.h"
@@ -31,10 +32,11 @@ struct srv_search_job {
   uint64_t number; /* The job's id is "<node>-<number>". */
   srv_search_lane lane;
   mc_game *game; /* A copy: the fallback's search and the answer's check. */
+  size_t nplies; /* Its game's moves: an analysis answers one entry each. */
   char label[64];
   uint64_t ply, hash;
   int level;
-  long ms;     /* As asked. */
+  long ms;     /* As asked (an analysis: each ply's). */
   long budget; /* As sent. */
   uint64_t seed;
   srv_search_done_fn done;
@@ -85,6 +87,21 @@ struct rq {
   srv_search_redis_stats stats;
   uint64_t done, cut;
 };
+
+/* A lane's stream: the same order (srv_search_wire.h). */
+static srv_search_stream stream_of(srv_search_lane lane) {
+  return lane == SRV_SEARCH_FAST   ? SRV_SEARCH_STREAM_FAST
+         : lane == SRV_SEARCH_DEEP ? SRV_SEARCH_STREAM_DEEP
+                                   : SRV_SEARCH_STREAM_ANALYSIS;
+}
+
+/* Whether a move at level is searched to a fixed depth (levels 1-4, mc_level.h): such a search
+ * takes microseconds to a few milliseconds, less than the way through Redis and back, and stays
+ * in process whatever the load (docs/computer.md, "Search workers"). */
+static bool fixed_depth(int level) {
+  mc_level lv;
+  return mc_level_get(level, &lv) == 0 && lv.depth > 0;
+}
 
 static bool number_is(const srv_hash_node *n, const void *key) {
   return srv_hash_entry(n, srv_search_job, hnode)->number == *(const uint64_t *)key;
@@ -176,7 +193,7 @@ static void fall_back(rq *r, srv_search_job *j, const char *why) {
     delete_entry(r, j);
     j->entry[0] = '\0';
   }
-  run_local(r, j, FALLBACK_MS);
+  run_local(r, j, FALLBACK_MS); /* An analysis: each ply's budget, at most that. */
 }
 
 /* Whether move is one the game's side to move may play. */
@@ -191,6 +208,20 @@ static bool legal(const mc_game *game, int move) {
   return false;
 }
 
+/* Whether an analysis' plies are one a move of j's game, each the move played there. */
+static bool analysis_fits(const srv_search_job *j, const srv_search_wire_answer *a) {
+  size_t n = 0;
+  const uint8_t *moves = mc_game_moves(j->game, &n);
+  if (a->plies == NULL || a->nplies != n)
+    return false;
+  for (size_t i = 0; i < n; i++)
+    if (a->plies[i].played != moves[i])
+      return false;
+  return true;
+}
+
+static void take_answer(rq *r, srv_search_wire_answer *a);
+
 static void on_message(void *ud, const char *channel, size_t clen, const char *msg, size_t len) {
   rq *r = ud;
   (void)channel;
@@ -201,6 +232,13 @@ static void on_message(void *ud, const char *channel, size_t clen, const char *m
     r->stats.ignored++;
     return;
   }
+  take_answer(r, &a);
+  srv_search_wire_answer_dispose(&a);
+}
+
+/* An answer decoded: given to its job when it is one still wanted, of the job's position. */
+static void take_answer(rq *r, srv_search_wire_answer *ap) {
+  const srv_search_wire_answer a = *ap;
   size_t nl = strlen(r->node);
   uint64_t number = 0;
   srv_search_job *j = NULL;
@@ -229,13 +267,23 @@ static void on_message(void *ud, const char *channel, size_t clen, const char *m
     fall_back(r, j, why);
     return;
   }
-  if (!legal(j->game, a.res.move) || (a.res.best != 0 && !legal(j->game, a.res.best))) {
+  if (j->lane == SRV_SEARCH_ANALYSIS) {
+    if (!analysis_fits(j, &a)) {
+      fall_back(r, j, "was answered with an analysis of another game");
+      return;
+    }
+    srv_log_info("search", "%s: analysis of %zu plies from worker %s (try %d)", j->label, a.nplies,
+                 a.worker, a.tries);
+  } else if (a.plies != NULL || !legal(j->game, a.res.move) ||
+             (a.res.best != 0 && !legal(j->game, a.res.best))) {
     fall_back(r, j, "was answered with an illegal move");
     return;
+  } else {
+    srv_log_debug(
+        "search",
+        "%s: move %d at ply %" PRIu64 " from worker %s (try %d), depth %d in %ld ms of %ld",
+        j->label, a.res.move, j->ply, a.worker, a.tries, a.res.depth, a.res.time_ms, j->budget);
   }
-  srv_log_debug(
-      "search", "%s: move %d at ply %" PRIu64 " from worker %s (try %d), depth %d in %ld ms of %ld",
-      j->label, a.res.move, j->ply, a.worker, a.tries, a.res.depth, a.res.time_ms, j->budget);
   /* What a job costs beside its search: the worker's own (it alone knows when it took the job;
    * the wait in the stream is the jobs ahead, which the budget counts already). */
   lane_seen *l = &r->lanes[j->lane];
@@ -243,7 +291,7 @@ static void on_message(void *ud, const char *channel, size_t clen, const char *m
   r->stats.answered++;
   forget(r, j);
   long budget = a.budget_ms > 0 ? a.budget_ms : j->budget;
-  srv_search_answer out = {0, a.res, budget, budget < j->ms, NULL, 0};
+  srv_search_answer out = {0, a.res, budget, budget < j->ms, a.plies, a.nplies};
   finish(r, j, &out);
 }
 
@@ -307,10 +355,16 @@ static int submit(srv_search_queue *q, const srv_search_req *req, srv_search_don
   j->seed = req->seed;
   j->done = done;
   j->arg = arg;
+  mc_game_moves(j->game, &j->nplies);
   srv_hash_insert(&r->jobs, &j->hnode, number_hash(j->number));
-  if (j->lane == SRV_SEARCH_ANALYSIS || r->workers[j->lane] == 0 || !srv_redis_up(r->redis)) {
-    /* Nobody to run it (the workers take no analysis yet): in process, at its full time (the
-     * pool cuts a move's under load). */
+  const bool analysis = j->lane == SRV_SEARCH_ANALYSIS;
+  if ((j->lane == SRV_SEARCH_FAST && fixed_depth(j->level)) || r->workers[j->lane] == 0 ||
+      !srv_redis_up(r->redis)) {
+    /* A fixed-depth move (faster here than the way through Redis), or nobody to run it: in
+     * process, at its full time (the pool cuts a move's under load). */
+    srv_log_debug("search", "%s: level %d at ply %zu searched in process (%s)", j->label, j->level,
+                  mc_game_ply(j->game),
+                  r->workers[j->lane] > 0 && srv_redis_up(r->redis) ? "fixed depth" : "no worker");
     int rc = submit_local(r, j);
     if (rc == 0)
       *out = j;
@@ -321,20 +375,21 @@ static int submit(srv_search_queue *q, const srv_search_req *req, srv_search_don
   if (waiting < 0)
     waiting = 0;
   waiting += l->since;
-  j->budget =
-      srv_search_budget(j->ms, waiting > INT32_MAX ? INT32_MAX : (int)waiting, r->workers[j->lane],
-                        r->target[j->lane], r->floor[j->lane], (long)l->overhead);
+  /* An analysis' budget is each ply's, never cut (moves go first on the worker instead). */
+  j->budget = analysis ? j->ms
+                       : srv_search_budget(j->ms, waiting > INT32_MAX ? INT32_MAX : (int)waiting,
+                                           r->workers[j->lane], r->target[j->lane],
+                                           r->floor[j->lane], (long)l->overhead);
   l->last_budget = j->budget;
   l->since++;
   j->epoch = r->epoch;
   srv_search_wire_job w = {.level = j->level,
                            .ms = j->budget,
-                           .max_ms = j->ms,
-                           .target_ms = r->target[j->lane],
+                           .max_ms = analysis ? 0 : j->ms,
+                           .target_ms = analysis ? 0 : r->target[j->lane],
                            .floor_ms = r->floor[j->lane] > 0 ? r->floor[j->lane] : 1,
                            .seed = j->seed,
-                           .stream = j->lane == SRV_SEARCH_FAST ? SRV_SEARCH_STREAM_FAST
-                                                                : SRV_SEARCH_STREAM_DEEP};
+                           .stream = stream_of(j->lane)};
   snprintf(w.id, sizeof w.id, "%s-%" PRIu64, r->node, j->number);
   snprintf(w.reply, sizeof w.reply, "%s", r->channel);
   snprintf(w.game, sizeof w.game, "%s", j->label);
@@ -347,9 +402,12 @@ static int submit(srv_search_queue *q, const srv_search_req *req, srv_search_don
   j->ply = w.ply;
   j->hash = w.hash;
   j->sent_at = now_ms(r);
-  /* Its worker may give it up to ms (its budget at the search's start): three tries of that. */
+  /* Its worker may give it up to ms (its budget at the search's start), an analysis ms a ply,
+   * and a take-over comes after the reclaim time: three tries of that, and a second each. */
   j->patience_at = j->sent_at + (uint64_t)SRV_SEARCH_MAX_TRIES *
-                                    ((uint64_t)j->ms + SRV_SEARCH_RECLAIM_MS + 1000);
+                                    (analysis ? (uint64_t)j->ms * (j->nplies > 0 ? j->nplies : 1) +
+                                                    SRV_SEARCH_RECLAIM_ANALYSIS_MS + 1000
+                                              : (uint64_t)j->ms + SRV_SEARCH_RECLAIM_MS + 1000);
   j->sending = true;
   char maxlen[24];
   snprintf(maxlen, sizeof maxlen, "%d", SRV_SEARCH_STREAM_MAX);
@@ -408,6 +466,7 @@ void srv_search_redis_stats_get(const srv_search_queue *q, srv_search_redis_stat
   *out = r->stats;
   out->workers = r->workers[SRV_SEARCH_DEEP];
   out->fast_workers = r->workers[SRV_SEARCH_FAST];
+  out->analysis_workers = r->workers[SRV_SEARCH_ANALYSIS];
 }
 
 /* ---- The poll, the patience, the connection ----------------------------------------------- */
@@ -430,9 +489,11 @@ static void set_workers(rq *r, const int alive[SRV_SEARCH_LANES]) {
     r->workers[i] = alive[i];
   }
   if (changed)
-    srv_log_info("search", "search workers: %d fast, %d deep alive%s", r->workers[SRV_SEARCH_FAST],
-                 r->workers[SRV_SEARCH_DEEP],
-                 r->workers[SRV_SEARCH_FAST] == 0 || r->workers[SRV_SEARCH_DEEP] == 0
+    srv_log_info("search", "search workers: %d fast, %d deep, %d analysis alive%s",
+                 r->workers[SRV_SEARCH_FAST], r->workers[SRV_SEARCH_DEEP],
+                 r->workers[SRV_SEARCH_ANALYSIS],
+                 r->workers[SRV_SEARCH_FAST] == 0 || r->workers[SRV_SEARCH_DEEP] == 0 ||
+                         r->workers[SRV_SEARCH_ANALYSIS] == 0
                      ? " (a lane without workers is searched in process)"
                      : "");
 }
@@ -481,11 +542,9 @@ static void poll(rq *r) {
   if (r->polling > 0 || !srv_redis_up(r->redis))
     return;
   for (int i = 0; i < SRV_SEARCH_LANES; i++) {
-    const char *key = srv_search_stream_key[i == SRV_SEARCH_FAST ? SRV_SEARCH_STREAM_FAST
-                                                                 : SRV_SEARCH_STREAM_DEEP];
+    const char *key = srv_search_stream_key[stream_of((srv_search_lane)i)];
     r->polls[i] = (poll_arg){r, (srv_search_lane)i};
-    const char *alive = srv_search_workers_key[i == SRV_SEARCH_FAST ? SRV_SEARCH_STREAM_FAST
-                                                                    : SRV_SEARCH_STREAM_DEEP];
+    const char *alive = srv_search_workers_key[stream_of((srv_search_lane)i)];
     if (srv_redis_commandf(r->redis, on_length, &r->lanes[i], "XLEN %s", key) != 0 ||
         srv_redis_commandf(r->redis, on_groups, &r->polls[i], "XINFO GROUPS %s", key) != 0)
       return; /* Down: the state callback says so. */

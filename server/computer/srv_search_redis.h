@@ -3,6 +3,9 @@
  * machines (server/worker/), answered on this node's reply channel (pub/sub) and applied on the
  * loop thread. docs/computer.md, "Search workers", says how it behaves; in short:
  *
+ *   - fixed-depth moves (levels 1-4, mc_level.h) stay in `fallback`: they take less than the way
+ *     through Redis; levels 5-6, hints and analyses go to the workers (an analysis' answer is its
+ *     plies, taken only when there is one a move of the game, each the move played);
  *   - an answer is taken only for a job still wanted whose game, ply and position hash are the
  *     job's; anything else (a cancelled job, a stale or forged position) is ignored and counted;
  *   - cancel() forgets the job at once (its answer will be ignored) and deletes its entry (XDEL):
@@ -16,7 +19,8 @@
  *     answered an error (its tries used up, a bad job), when the connection to Redis was lost
  *     (answers may be lost with it), and when no answer came within the job's patience,
  *     SRV_SEARCH_MAX_TRIES * (the most it may take + SRV_SEARCH_RECLAIM_MS + 1 s): no game waits
- *     forever.
+ *     forever (an analysis: SRV_SEARCH_MAX_TRIES * (its plies * each ply's time +
+ *     SRV_SEARCH_RECLAIM_ANALYSIS_MS + 1 s)).
  * Everything is called on the loop thread. */
 #ifndef SRV_SEARCH_REDIS_H
 #define SRV_SEARCH_REDIS_H
@@ -41,13 +45,14 @@ int srv_search_redis_new(uv_loop_t *loop, srv_time *time, const srv_search_redis
 
 /* What the queue saw (for logs, metrics and tests). */
 typedef struct srv_search_redis_stats {
-  int workers;        /* Workers of the deep lane seen alive in the last poll. */
-  int fast_workers;   /* Of the fast lane. */
-  uint64_t sent;      /* Jobs added to a stream. */
-  uint64_t answered;  /* Answers taken from workers. */
-  uint64_t ignored;   /* Answers ignored: no longer wanted, or not of the job's position. */
-  uint64_t fallbacks; /* Jobs run in fallback after they were sent (error, lost, late). */
-  uint64_t local;     /* Jobs run in fallback at once (no worker, Redis down). */
+  int workers;          /* Workers of the deep lane seen alive in the last poll. */
+  int fast_workers;     /* Of the fast lane. */
+  int analysis_workers; /* Of the analysis lane. */
+  uint64_t sent;        /* Jobs added to a stream. */
+  uint64_t answered;    /* Answers taken from workers. */
+  uint64_t ignored;     /* Answers ignored: no longer wanted, or not of the job's position. */
+  uint64_t fallbacks;   /* Jobs run in fallback after they were sent (error, lost, late). */
+  uint64_t local;       /* Jobs run in fallback at once (no worker, Redis down). */
 } srv_search_redis_stats;
 
 void srv_search_redis_stats_get(const srv_search_queue *q, srv_search_redis_stats *out);

@@ -182,6 +182,32 @@ int srv_search_wire_job_decode(const char *text, size_t len, srv_search_wire_job
   return rc;
 }
 
+/* A line of moves as text ("" when it cannot be written: a line is for show). */
+static json_t *line_json(const uint8_t *moves, int n) {
+  char text[5 * MC_PV_MAX + 8];
+  int w = n > 0 ? mc_moves_format(moves, (size_t)n, text, sizeof text) : 0;
+  if (w < 0 || (size_t)w >= sizeof text)
+    text[0] = '\0';
+  return json_string(text);
+}
+
+/* An analysis' plies as [[MOVER, PLAYED, BEST, DEPTH, EXACT, PLAYED_KNOWN, PLAYED_EXACT, VALUE,
+ * PLAYED_VALUE, "LINE"], ...] (a new reference, NULL when memory runs out). */
+static json_t *plies_json(const mc_ply_eval *plies, size_t n) {
+  json_t *arr = json_array();
+  for (size_t i = 0; arr != NULL && i < n; i++) {
+    const mc_ply_eval *e = &plies[i];
+    json_t *p = json_pack("[i,i,i,i,b,b,b,i,i,o]", e->mover, e->played, e->best, e->depth, e->exact,
+                          e->played_known, e->played_exact, e->value, e->played_value,
+                          line_json(e->pv, e->pv_len));
+    if (p == NULL || json_array_append_new(arr, p) != 0) {
+      json_decref(arr);
+      arr = NULL;
+    }
+  }
+  return arr;
+}
+
 char *srv_search_wire_answer_encode(const srv_search_wire_answer *a) {
   char hash[17];
   hex64(a->hash, hash);
@@ -193,6 +219,10 @@ char *srv_search_wire_answer_encode(const srv_search_wire_answer *a) {
   int bad = 0;
   if (a->error[0] != '\0') {
     bad |= json_object_set_new(o, "error", json_string(a->error));
+  } else if (a->plies != NULL) {
+    bad |= json_object_set_new(o, "plies", plies_json(a->plies, a->nplies));
+    bad |= json_object_set_new(o, "overhead_ms", json_integer(a->overhead_ms));
+    bad |= json_object_set_new(o, "budget_ms", json_integer(a->budget_ms));
   } else {
     const mc_search_result *r = &a->res;
     char pv[3 * MC_PV_MAX + 8];
@@ -272,6 +302,69 @@ static int answer_result(json_t *o, mc_search_result *r) {
   return 0;
 }
 
+/* A move of an analysis' ply: a house 1..MC_MAX_HOUSES or MC_SWAP. */
+static bool ply_move(json_t *v, uint8_t *out) {
+  if (!json_is_integer(v))
+    return false;
+  json_int_t m = json_integer_value(v);
+  if ((m < 1 || m > MC_MAX_HOUSES) && m != MC_SWAP)
+    return false;
+  *out = (uint8_t)m;
+  return true;
+}
+
+static bool ply_int(json_t *v, json_int_t lo, json_int_t hi, json_int_t *out) {
+  if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi)
+    return false;
+  *out = json_integer_value(v);
+  return true;
+}
+
+/* An analysis' "plies" into a->plies (malloc'ed). Returns 0, MC_ESYNTAX or MC_ENOMEM. */
+static int answer_plies(json_t *arr, srv_search_wire_answer *a) {
+  size_t n = json_array_size(arr);
+  if (!json_is_array(arr) || n > SRV_SEARCH_WIRE_MAX_PLIES)
+    return MC_ESYNTAX;
+  mc_ply_eval *plies = calloc(n ? n : 1, sizeof *plies);
+  if (plies == NULL)
+    return MC_ENOMEM;
+  for (size_t i = 0; i < n; i++) {
+    json_t *p = json_array_get(arr, i);
+    mc_ply_eval *e = &plies[i];
+    json_int_t mover, depth, value, played_value;
+    const char *line = json_string_value(json_array_get(p, 9));
+    size_t pv = 0;
+    if (!json_is_array(p) || json_array_size(p) != 10 ||
+        !ply_int(json_array_get(p, 0), MC_SOUTH, MC_NORTH, &mover) ||
+        !ply_move(json_array_get(p, 1), &e->played) || !ply_move(json_array_get(p, 2), &e->best) ||
+        !ply_int(json_array_get(p, 3), 0, 255, &depth) || !json_is_boolean(json_array_get(p, 4)) ||
+        !json_is_boolean(json_array_get(p, 5)) || !json_is_boolean(json_array_get(p, 6)) ||
+        !ply_int(json_array_get(p, 7), INT32_MIN, INT32_MAX, &value) ||
+        !ply_int(json_array_get(p, 8), INT32_MIN, INT32_MAX, &played_value) || line == NULL ||
+        (line[0] != '\0' && mc_moves_parse(line, e->pv, MC_PV_MAX, &pv, NULL) != 0)) {
+      free(plies);
+      return MC_ESYNTAX;
+    }
+    e->mover = (uint8_t)mover;
+    e->depth = (uint8_t)depth;
+    e->exact = json_is_true(json_array_get(p, 4));
+    e->played_known = json_is_true(json_array_get(p, 5));
+    e->played_exact = json_is_true(json_array_get(p, 6));
+    e->value = (int)value;
+    e->played_value = (int)played_value;
+    e->pv_len = (uint8_t)pv;
+  }
+  a->plies = plies;
+  a->nplies = n;
+  return 0;
+}
+
+void srv_search_wire_answer_dispose(srv_search_wire_answer *a) {
+  free(a->plies);
+  a->plies = NULL;
+  a->nplies = 0;
+}
+
 int srv_search_wire_answer_decode(const char *text, size_t len, srv_search_wire_answer *out) {
   json_t *o = json_loadb(text, len, JSON_REJECT_DUPLICATES, NULL);
   if (o == NULL)
@@ -295,6 +388,8 @@ int srv_search_wire_answer_decode(const char *text, size_t len, srv_search_wire_
              (json_object_get(o, "budget_ms") != NULL &&
               !get_int(o, "budget_ms", 0, 86400000, &budget)))
       rc = MC_ESYNTAX;
+    else if (json_object_get(o, "plies") != NULL)
+      rc = answer_plies(json_object_get(o, "plies"), &a);
     else
       rc = answer_result(o, &a.res);
     a.overhead_ms = (long)overhead;

@@ -12,6 +12,10 @@
  *   {"v":1, "id", "game", "ply", "hash" (the job's), "worker":NAME, "try":N, and either
  *    "error":TEXT or "move", "best", "value", "exact", "depth", "nodes", "time_ms", "stopped",
  *    "pv":"3 1 ...", "values":[[MOVE, VALUE, EXACT, KNOWN], ...], "overhead_ms":N, "budget_ms":N}.
+ * A job of the analysis stream (a finished game analysed ply by ply, mc_analysis.h, "ms" each
+ * ply's budget) is answered with "plies" instead of a move: one entry per move of the job's game,
+ * in ply order, [MOVER, PLAYED, BEST, DEPTH, EXACT, PLAYED_KNOWN, PLAYED_EXACT, VALUE,
+ * PLAYED_VALUE, "LINE"] (the fields of mc_ply_eval; moves as houses or 255 for the swap).
  * Everything here is pure (no I/O, no global state): any thread may call it. */
 #ifndef SRV_SEARCH_WIRE_H
 #define SRV_SEARCH_WIRE_H
@@ -20,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mc_analysis.h"
 #include "mc_game.h"
 #include "mc_search.h"
 
@@ -30,7 +35,7 @@
 typedef enum srv_search_stream {
   SRV_SEARCH_STREAM_FAST = 0, /* The queue's fast lane: levels 3-4, hints. */
   SRV_SEARCH_STREAM_DEEP,     /* Its deep lane: levels 5-6. */
-  SRV_SEARCH_STREAM_ANALYSIS, /* A game's analysis (not submitted by the server yet). */
+  SRV_SEARCH_STREAM_ANALYSIS, /* A game's analysis (srv_analysis.h), answered with its plies. */
   SRV_SEARCH_STREAMS
 } srv_search_stream;
 
@@ -43,7 +48,8 @@ extern const char *const srv_search_stream_name[SRV_SEARCH_STREAMS]; /* "fast", 
 /* A job is run at most this many times (deliveries); the next delivery answers an error. */
 #define SRV_SEARCH_MAX_TRIES 3
 /* A pending job of a lane idle this long has lost its worker and is taken by another (a worker
- * keeps the jobs it runs fresh every second, however long their budget). */
+ * keeps the jobs it runs fresh every second, however long their budget, and an analysis it has
+ * set aside for a move too). */
 #define SRV_SEARCH_RECLAIM_MS 3000
 #define SRV_SEARCH_RECLAIM_ANALYSIS_MS 10000
 /* The workers alive, per stream they serve (srv_search_workers_key): a sorted set of their names
@@ -63,6 +69,8 @@ extern const char *const srv_search_workers_key[SRV_SEARCH_STREAMS];
   "local t = redis.call('TIME') local now = t[1] * 1000 + math.floor(t[2] / 1000) "                \
   "redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - 60000) "                                  \
   "return redis.call('ZCOUNT', KEYS[1], now - tonumber(ARGV[1]), '+inf')"
+/* The most plies an analysis' answer may hold (a bound for the decoder, above any real game's). */
+#define SRV_SEARCH_WIRE_MAX_PLIES 65536
 /* Streams are capped at about this many entries (XADD MAXLEN ~). */
 #define SRV_SEARCH_STREAM_MAX 10000
 
@@ -96,6 +104,11 @@ typedef struct srv_search_wire_answer {
                      * the previous job, the hand-over to its search thread), >= 0. */
   char error[128];  /* "" when res is set; otherwise why there is no move. */
   mc_search_result res;
+  /* An analysis' answer: plies[0..nplies), one a move of the job's game (res is then unset). To
+   * encode: borrowed. Decoded: malloc'ed (srv_search_wire_answer_dispose() frees it); NULL and 0
+   * for a move's answer and an error. */
+  mc_ply_eval *plies;
+  size_t nplies;
 } srv_search_wire_answer;
 
 /* The position's hash: FNV-1a of its text (mc_pos_format()) and the ply, the same on every
@@ -117,7 +130,11 @@ int srv_search_wire_job_decode(const char *text, size_t len, srv_search_wire_job
 /* Returns the answer's JSON (the caller frees it), or NULL when memory runs out. */
 char *srv_search_wire_answer_encode(const srv_search_wire_answer *a);
 
-/* Decodes len bytes of an answer's JSON into *a. Returns 0 or MC_ESYNTAX. */
+/* Decodes len bytes of an answer's JSON into *a (an analysis' plies allocated: dispose of *a).
+ * Returns 0, MC_ESYNTAX or MC_ENOMEM (then *a holds nothing to dispose of). */
 int srv_search_wire_answer_decode(const char *text, size_t len, srv_search_wire_answer *a);
+
+/* Frees what a decoded answer holds (its plies) and empties them. */
+void srv_search_wire_answer_dispose(srv_search_wire_answer *a);
 
 #endif

@@ -7,8 +7,12 @@
  * idle SRV_SEARCH_RECLAIM_MS: a running job is kept fresh every second) is taken by another with
  * XAUTOCLAIM; past SRV_SEARCH_MAX_TRIES deliveries it is answered with an error, so that its node
  * searches it itself. A job deleted while it runs (its node cancelled it) is stopped and not
- * answered. SIGTERM or SIGINT: the search under way is stopped early and answered with the move
- * found so far, and the worker leaves the group and exits 0.
+ * answered. An analysis (a finished game, ply by ply) gives way to moves: while it runs, the
+ * worker reads the move streams it serves every LOOK_MS, and a move job found stops the analysis,
+ * is searched and answered (the analysis' entry kept fresh meanwhile), and the analysis goes on
+ * from the last ply it valued. SIGTERM or SIGINT: the search under way is stopped early and
+ * answered with the move found so far (an analysis under way with an error: its node analyses the
+ * game itself), and the worker leaves the group and exits 0.
  *
  * Blocking hiredis on its own thread (a worker has no event loop); the search runs on a second
  * thread so that the first can keep the job fresh and see a cancel or a signal. */
@@ -26,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mc_analysis.h"
 #include "mc_egtb.h"
 #include "mc_error.h"
 #include "srv_log.h"
@@ -45,12 +50,21 @@
 #define TIMEOUT_MS 5000
 /* The search context's transposition table. */
 #define TT_BYTES (64u << 20)
+/* While an analysis runs, the move streams are read this often: a move waits at most this long
+ * (and its analysis' current ply) for a worker busy with an analysis. */
+#define LOOK_MS 100
+/* Marks a ply an analysis has not valued yet (no house is numbered so). */
+#define PLY_UNDONE 254
 
 static volatile sig_atomic_t stopping;
 /* When the previous answer went out, while the worker has looked for jobs without waiting since
  * (0 after a blocking read): the time between is what a job costs it in Redis commands. */
 static uint64_t free_at;
 static double overhead_avg; /* ms a job costs beside its search, a moving average. */
+/* The entry of an analysis set aside for a move (analyse()): the move's search keeps it fresh
+ * too; held_gone when its node deleted it meanwhile (the analysis is no longer wanted). */
+static char held[48];
+static bool held_gone;
 
 static void on_signal(int sig) {
   (void)sig;
@@ -241,6 +255,18 @@ static bool budget_now(redisContext *c, srv_search_stream stream, const srv_sear
   return true;
 }
 
+/* Keeps entry of stream fresh (XCLAIM JUSTID: its idle time starts again; the deliveries stay).
+ * Returns 1, 0 when the entry is gone (its node deleted it), -1 when Redis was lost. */
+static int keep_fresh(redisContext *c, const options *o, srv_search_stream stream,
+                      const char *entry) {
+  const char *argv[] = {
+      "XCLAIM", srv_search_stream_key[stream], SRV_SEARCH_GROUP, o->name, "0", entry, "JUSTID"};
+  redisReply *rep = cmd(c, 7, argv);
+  int rc = rep == NULL ? -1 : rep->type == REDIS_REPLY_ARRAY && rep->elements > 0 ? 1 : 0;
+  freeReplyObject(rep);
+  return rc;
+}
+
 typedef struct run {
   mc_search *search;
   const mc_game *game;
@@ -343,6 +369,14 @@ static outcome search(redisContext *c, mc_search *s, const options *o, srv_searc
       atomic_store(&r.stop, true);
     }
     freeReplyObject(rep);
+    if (held[0] != '\0' && out == RUN_DONE) {
+      int f = keep_fresh(c, o, SRV_SEARCH_STREAM_ANALYSIS, held);
+      if (f < 0) {
+        out = RUN_LOST;
+        atomic_store(&r.stop, true);
+      }
+      held_gone = held_gone || f == 0;
+    }
   }
   if (threaded)
     pthread_join(t, NULL);
@@ -399,6 +433,44 @@ static int deliveries(redisContext *c, srv_search_stream stream, const char *ent
   return n;
 }
 
+static outcome analyse(redisContext *c, mc_search *s, const options *o, const char *entry,
+                       const srv_search_wire_job *job, const mc_game *game, mc_ply_eval *plies,
+                       int *rc);
+
+/* Answers an analysis job (its entry, job and game decoded; a already says who and which try)
+ * with its plies, or an error. Returns false when Redis was lost. */
+static bool handle_analysis(redisContext *c, mc_search *s, const options *o, const char *entry,
+                            const srv_search_wire_job *job, const mc_game *game,
+                            srv_search_wire_answer *a) {
+  size_t n = 0;
+  mc_game_moves(game, &n);
+  mc_ply_eval *plies = calloc(n ? n : 1, sizeof *plies);
+  int rc = MC_ENOMEM;
+  outcome out = plies != NULL ? analyse(c, s, o, entry, job, game, plies, &rc) : RUN_DONE;
+  if (out != RUN_DONE) {
+    free(plies);
+    if (out == RUN_CANCELLED)
+      srv_log_debug(LOG_MOD, "job %s was cancelled by its node: stopped", job->id);
+    return out == RUN_CANCELLED;
+  }
+  if (rc == MC_ECANCELED && stopping)
+    snprintf(a->error, sizeof a->error, "the worker stopped before the analysis' end");
+  else if (rc != 0)
+    snprintf(a->error, sizeof a->error, "the analysis failed: %s", mc_strerror(rc));
+  else
+    a->plies = plies, a->nplies = n;
+  a->budget_ms = job->ms;
+  if (a->error[0] != '\0')
+    srv_log_warn(LOG_MOD, "job %s (%s): %s", job->id, job->game, a->error);
+  else
+    srv_log_debug(LOG_MOD, "answered job %s: %zu plies analysed", job->id, n);
+  bool ok = answer(c, job->reply, a);
+  a->plies = NULL;
+  free(plies);
+  free_at = 0; /* An analysis' time is not what a move job costs beside its search. */
+  return ok && finish(c, SRV_SEARCH_STREAM_ANALYSIS, entry);
+}
+
 /* Handles one entry ([id, [field, value, ...]]) of stream, delivered for the first time or taken
  * over (then its deliveries are asked). Returns false when Redis was lost. */
 static bool handle(redisContext *c, mc_search *s, const options *o, srv_search_stream stream,
@@ -448,6 +520,11 @@ static bool handle(redisContext *c, mc_search *s, const options *o, srv_search_s
   srv_log_debug(LOG_MOD,
                 "took job %s (%s, ply %" PRIu64 ", level %d, %ld ms, %s, entry %s, try %d)", job.id,
                 job.game, job.ply, job.level, job.ms, srv_search_stream_name[stream], entry, tries);
+  if (stream == SRV_SEARCH_STREAM_ANALYSIS) {
+    bool ok = handle_analysis(c, s, o, entry, &job, game, &a);
+    mc_game_free(game);
+    return ok;
+  }
   long budget;
   if (!budget_now(c, stream, &job, &budget)) {
     mc_game_free(game);
@@ -492,6 +569,214 @@ static const redisReply *entries_of(const redisReply *r, const char *key) {
   return NULL;
 }
 
+/* ---- Analyses, moves first ------------------------------------------------------------------ */
+
+/* An analysis on its thread: plies[0..todo) still to value (those after were valued before it
+ * was stopped for a move). */
+typedef struct arun {
+  mc_search *search;
+  const mc_game *game;
+  long ms;
+  mc_ply_eval *plies;
+  size_t todo;
+  atomic_bool stop;
+  int rc;
+  bool done;
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+} arun;
+
+/* Values plies[0..todo) from the last (mc_analyse()). Stopped, it leaves todo at the lowest ply
+ * valued plus one (that one's search may have been cut short: it is valued again). */
+static void *analysis_thread(void *arg) {
+  arun *r = arg;
+  size_t n = 0;
+  const uint8_t *moves = mc_game_moves(r->game, &n);
+  for (size_t i = 0; i < r->todo; i++)
+    r->plies[i].best = PLY_UNDONE;
+  const mc_limits per_ply = {r->ms, 0, 0};
+  int rc = mc_analyse(r->search, mc_game_rules(r->game), moves, r->todo, &per_ply, &r->stop,
+                      r->plies, NULL);
+  if (rc == 0) {
+    r->todo = 0;
+  } else {
+    size_t lowest = r->todo;
+    for (size_t i = r->todo; i-- > 0;)
+      if (r->plies[i].best != PLY_UNDONE)
+        lowest = i;
+    if (lowest < r->todo)
+      r->todo = lowest + 1;
+  }
+  pthread_mutex_lock(&r->lock);
+  r->rc = rc;
+  r->done = true;
+  pthread_cond_signal(&r->cond);
+  pthread_mutex_unlock(&r->lock);
+  return NULL;
+}
+
+/* Whether an XREADGROUP reply holds an entry of stream. */
+static bool has_entries(const redisReply *r, srv_search_stream stream) {
+  const redisReply *es = entries_of(r, srv_search_stream_key[stream]);
+  return es != NULL && es->elements > 0;
+}
+
+/* A read of the move streams this worker serves, without waiting: the reply (the caller frees
+ * it; an empty one when none waits), or NULL when Redis was lost. */
+static redisReply *read_moves(redisContext *c, const options *o) {
+  const char *argv[7 + 2 * SRV_SEARCH_STREAMS] = {"XREADGROUP", "GROUP", SRV_SEARCH_GROUP, o->name,
+                                                  "COUNT",      "1",     "STREAMS"};
+  int argc = 7, n = 0;
+  for (int i = 0; i < SRV_SEARCH_STREAM_ANALYSIS; i++)
+    if (o->lanes[i])
+      argv[argc + n++] = srv_search_stream_key[i];
+  for (int i = 0; i < n; i++)
+    argv[argc + n + i] = ">";
+  return cmd(c, argc + 2 * n, argv);
+}
+
+/* Handles the move jobs of a read_moves() reply, the most urgent first. Returns false when Redis
+ * was lost; *took says whether there was one. */
+static bool handle_moves(redisContext *c, mc_search *s, const options *o, const redisReply *r,
+                         bool *took) {
+  bool ok = true;
+  *took = false;
+  for (int i = 0; ok && i < SRV_SEARCH_STREAM_ANALYSIS; i++) {
+    const redisReply *es = entries_of(r, srv_search_stream_key[i]);
+    if (es != NULL && es->elements > 0) {
+      *took = true;
+      ok = handle(c, s, o, (srv_search_stream)i, es->element[0], false);
+    }
+  }
+  return ok;
+}
+
+/* Analyses game for job (entry its stream entry) into plies, each ply within job->ms, on a thread
+ * of its own, keeping the entry fresh every FRESH_MS. Every LOOK_MS it reads the move streams it
+ * serves; a move job there stops the analysis, is handled with every other waiting, and the
+ * analysis goes on from the last ply it valued. RUN_DONE with *rc (0, or why not: MC_ECANCELED
+ * when a signal stopped it); RUN_CANCELLED when its entry was deleted; RUN_LOST when Redis was
+ * lost (the job stays pending: another worker will take it over). */
+static outcome analyse(redisContext *c, mc_search *s, const options *o, const char *entry,
+                       const srv_search_wire_job *job, const mc_game *game, mc_ply_eval *plies,
+                       int *rc) {
+  arun r = {.search = s, .game = game, .ms = job->ms, .plies = plies};
+  mc_game_moves(game, &r.todo);
+  pthread_mutex_init(&r.lock, NULL);
+  pthread_cond_init(&r.cond, NULL);
+  const bool moves = o->lanes[SRV_SEARCH_STREAM_FAST] || o->lanes[SRV_SEARCH_STREAM_DEEP];
+  outcome out = RUN_DONE;
+  uint64_t fresh_at = mono_ms();
+  *rc = 0;
+  for (;;) {
+    atomic_init(&r.stop, false);
+    r.done = false;
+    free_at = 0; /* The analysis' time is not what the next move job costs beside its search. */
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    pthread_t t;
+    int created = pthread_create(&t, NULL, analysis_thread, &r);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (created != 0)
+      analysis_thread(&r);      /* No thread: analysed here, moves waiting. */
+    redisReply *waiting = NULL; /* Move jobs read while it ran. */
+    while (created == 0) {
+      struct timespec until;
+      clock_gettime(CLOCK_REALTIME, &until);
+      until.tv_nsec += LOOK_MS * 1000000L;
+      if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+      }
+      pthread_mutex_lock(&r.lock);
+      while (!r.done && !(stopping && !atomic_load(&r.stop))) {
+        if (pthread_cond_timedwait(&r.cond, &r.lock, &until) == ETIMEDOUT)
+          break;
+      }
+      bool done = r.done;
+      pthread_mutex_unlock(&r.lock);
+      if (done)
+        break;
+      if (atomic_load(&r.stop))
+        continue; /* Already stopping it. */
+      if (stopping) {
+        atomic_store(&r.stop, true);
+        continue;
+      }
+      uint64_t now = mono_ms();
+      if (now - fresh_at >= FRESH_MS) {
+        fresh_at = now;
+        int f = beat(c, o, true) ? keep_fresh(c, o, SRV_SEARCH_STREAM_ANALYSIS, entry) : -1;
+        if (f <= 0) {
+          out = f < 0 ? RUN_LOST : RUN_CANCELLED;
+          atomic_store(&r.stop, true);
+          continue;
+        }
+      }
+      if (!moves)
+        continue;
+      if ((waiting = read_moves(c, o)) == NULL) {
+        out = RUN_LOST;
+        atomic_store(&r.stop, true);
+      } else if (has_entries(waiting, SRV_SEARCH_STREAM_FAST) ||
+                 has_entries(waiting, SRV_SEARCH_STREAM_DEEP)) {
+        atomic_store(&r.stop, true); /* A move: it goes first. */
+      } else {
+        freeReplyObject(waiting);
+        waiting = NULL;
+      }
+    }
+    if (created == 0)
+      pthread_join(t, NULL);
+    *rc = r.rc;
+    if (out != RUN_DONE || waiting == NULL) {
+      freeReplyObject(waiting);
+      break; /* Done, failed, stopped by a signal, cancelled or lost. */
+    }
+    /* Moves first: this one and every other waiting, the analysis' entry kept fresh by them. */
+    snprintf(held, sizeof held, "%s", entry);
+    held_gone = false;
+    bool took = true, ok = true;
+    /* Every move read is handled (a signal only makes its search short): a move left pending
+     * here would wait for a take-over. */
+    while (ok && took) {
+      ok = handle_moves(c, s, o, waiting, &took);
+      freeReplyObject(waiting);
+      waiting = NULL;
+      /* A move's search keeps it fresh only when it lasts a second: short ones one after the
+       * other must not leave it idle long enough for another worker to take it over. */
+      if (ok && mono_ms() - fresh_at >= FRESH_MS) {
+        int f = keep_fresh(c, o, SRV_SEARCH_STREAM_ANALYSIS, entry);
+        ok = f >= 0;
+        held_gone = held_gone || f == 0;
+        fresh_at = mono_ms();
+      }
+      if (ok && took && !stopping && (waiting = read_moves(c, o)) == NULL)
+        ok = false;
+      took = took && waiting != NULL;
+    }
+    freeReplyObject(waiting);
+    held[0] = '\0';
+    int f = ok ? keep_fresh(c, o, SRV_SEARCH_STREAM_ANALYSIS, entry) : -1;
+    fresh_at = mono_ms();
+    if (f <= 0 || held_gone) {
+      out = f < 0 ? RUN_LOST : RUN_CANCELLED;
+      break;
+    }
+    if (r.todo == 0 || stopping) {
+      *rc = r.todo == 0 ? 0 : MC_ECANCELED;
+      break;
+    }
+    srv_log_debug(LOG_MOD, "job %s: the analysis goes on from ply %zu", job->id, r.todo);
+  }
+  pthread_mutex_destroy(&r.lock);
+  pthread_cond_destroy(&r.cond);
+  return out;
+}
+
 /* One step: a job taken over, else a new one, most urgent stream first; else a blocking read of
  * them all. Returns false when Redis was lost. */
 static bool step(redisContext *c, mc_search *s, const options *o) {
@@ -500,7 +785,10 @@ static bool step(redisContext *c, mc_search *s, const options *o) {
   for (int i = 0; i < SRV_SEARCH_STREAMS; i++) {
     if (!o->lanes[i])
       continue;
-    const char *idle = i == SRV_SEARCH_STREAM_ANALYSIS ? "10000" : "3000";
+    char idle[16];
+    snprintf(idle, sizeof idle, "%d",
+             i == SRV_SEARCH_STREAM_ANALYSIS ? SRV_SEARCH_RECLAIM_ANALYSIS_MS
+                                             : SRV_SEARCH_RECLAIM_MS);
     const char *argv[] = {
         "XAUTOCLAIM", srv_search_stream_key[i], SRV_SEARCH_GROUP, o->name, idle, "0-0", "COUNT",
         "1"};

@@ -399,7 +399,26 @@ static void analysis_budgets(void) {
   mc_search_free(s);
 }
 
+/* A level's time from the caller's (mc_level_time(), what mc_search_game() searches with): level
+ * 6 thinks for whatever time it is given, above its default second too (a server's --computer-ms
+ * 3000 is three seconds, docs/server.md), and 1 s when given none (docs/computer.md, "Levels");
+ * levels 1-5 have no time of their own (fixed depth, fixed positions): the caller's is a cap. */
+static void level_time(void) {
+  mc_level lv;
+  CHECK_INT(mc_level_get(6, &lv), 0);
+  CHECK_INT(mc_level_time(&lv, 3000), 3000);
+  CHECK_INT(mc_level_time(&lv, 60000), 60000);
+  CHECK_INT(mc_level_time(&lv, 200), 200);
+  CHECK_INT(mc_level_time(&lv, -1), 1000);
+  for (int l = 1; l <= 5; l++) {
+    CHECK_INT(mc_level_get(l, &lv), 0);
+    CHECK_INT(mc_level_time(&lv, 3000), -1);
+    CHECK_INT(mc_level_time(&lv, -1), -1);
+  }
+}
+
 int main(void) {
+  level_time();
   legal_under_limits();
   cancel_from_thread();
   deterministic();

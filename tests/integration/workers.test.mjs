@@ -1,17 +1,19 @@
 // The computer's searches on mancala-worker processes through Redis Streams (issue 24,
 // docs/computer.md "Search workers"): one server started with --search-queue at a Redis of this
-// file's own (tests/redis.sh, a loopback port) and two workers. Games against the computer at
-// levels 3 and 5 get their moves from the workers, and a hint its answer; a worker killed -9 in the middle of a long
-// level-6 search loses the job to the other, which takes it over (XAUTOCLAIM, its second try)
-// and the game gets its move; answers for a position that is not the job's, or for a job no
-// longer wanted, are ignored; with no worker left the server searches itself.
+// file's own (tests/redis.sh, a loopback port) and two workers. A game against the computer at
+// level 5 gets its moves from the workers, one at level 4 (a fixed depth) from the server itself,
+// a hint its answer from a worker; a finished game's analysis is made by a worker and stored; a
+// worker killed -9 in the middle of a long level-6 search loses the job to the other, which takes
+// it over (XAUTOCLAIM, its second try) and the game gets its move; answers for a position that is
+// not the job's, or for a job no longer wanted, are ignored; with no worker left the server
+// searches itself.
 import assert from 'node:assert/strict';
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { Client, sleep, startServer } from './harness.mjs';
+import { Client, pair, playOut, sleep, startServer } from './harness.mjs';
 
 const here = path.dirname(new URL(import.meta.url).pathname);
 const REDIS_SH = process.env.MANCALA_REDIS_SH || path.resolve(here, '../redis.sh');
@@ -19,6 +21,9 @@ const WORKER = process.env.MANCALA_WORKER || path.resolve(here, '../../build-ser
 const WAIT = 120000; // A reply on a loaded machine under the sanitizers.
 // Level 6 thinks this long: long enough for a worker to be killed in the middle of a search.
 const LEVEL6_MS = 5000;
+// An analysis' time a ply: a whole game's analysis keeps a worker busy for long enough that a
+// move comes while it runs.
+const ANALYSIS_MS = 1000;
 
 const sh = (script, ...args) => execFileSync('sh', [script, ...args], { encoding: 'utf8' }).trim();
 
@@ -53,7 +58,7 @@ async function until(get, what, ms = WAIT) {
   }
 }
 
-const aliveLine = (n) => new RegExp(`search workers: ${n} fast, ${n} deep alive`);
+const aliveLine = (n) => new RegExp(`search workers: ${n} fast, ${n} deep, ${n} analysis alive`);
 
 before(async () => {
   base = fs.mkdtempSync(path.join(os.tmpdir(), 'mancala-workers-'));
@@ -62,7 +67,7 @@ before(async () => {
   startWorker('wa');
   startWorker('wb');
   server = await startServer(['--search-queue', redisUrl, '--computer-ms', String(LEVEL6_MS),
-    '--computer-reply-ms', '600000', '--log-level', 'debug']);
+    '--computer-reply-ms', '600000', '--analysis-ms', String(ANALYSIS_MS), '--log-level', 'debug']);
   await until(() => aliveLine(2).test(server.log), 'the server to see both workers');
 });
 
@@ -105,9 +110,22 @@ const tookRe = (room, ply) => new RegExp(`took job (\\S+) \\(${room}, ply ${ply}
 
 let answered; // A job of the first test, answered: its answer again is one no longer wanted.
 
-test('games against levels 3 and 5 get their moves from the workers, a hint its answer', async () => {
+const workerTook = (room, ply) => workers.wa.log.match(tookRe(room, ply)) || workers.wb.log.match(tookRe(room, ply));
+
+test('level 5 gets its moves from the workers, level 4 from the server itself, a hint its answer', async () => {
   const c = await Client.connect(server, { name: 'Ana' });
-  for (const [level, lane] of [[3, 'fast'], [5, 'deep']]) {
+  {
+    // Level 4 searches to a fixed depth: faster in process than the way through Redis, whatever
+    // the workers (docs/computer.md, "Search workers"; levels 1-3 are searched on the loop).
+    const { room, st, me } = await newGame(c, { game: 'kalah', seat: 'south', level: 4 });
+    const plies = await play(c, room, st, me, 4);
+    assert.ok(plies.length >= 1, 'the computer moved');
+    for (const ply of plies) {
+      assert.equal(workerTook(room, ply), null, `no worker took ${room}'s job at ply ${ply}`);
+      assert.match(server.log, new RegExp(`${room}: level 4 at ply ${ply} searched in process \\(fixed depth\\)`));
+    }
+  }
+  for (const [level, lane] of [[5, 'deep']]) {
     const { room, st, me } = await newGame(c, { game: 'kalah', seat: 'south', level });
     const plies = await play(c, room, st, me, 4);
     assert.ok(plies.length >= 1, 'the computer moved');
@@ -137,6 +155,49 @@ test('games against levels 3 and 5 get their moves from the workers, a hint its 
   assert.equal(m[2], '6');
   assert.equal(m[4], 'fast');
   await c.close();
+});
+
+test('a finished game\'s analysis is made by a worker and stored', async () => {
+  // Kalah 2x1 between two people: South's house 2 sows into its store (an extra turn), then its
+  // house 1 (its only move) captures North's house 1 with it: South 3, North keeps 1, the game
+  // over. Worked by hand: at the start house 2 is the best move, worth +2 seeds to South, proved
+  // (house 1 first gives North the move); at ply 2 house 1 is forced, +2 too.
+  const a = await Client.connect(server, { name: 'Eli' });
+  const b = await Client.connect(server, { name: 'Fay' });
+  const { room, state } = await pair(a, b, { houses: 2, seeds: 1 });
+  let st = await a.request({ type: 'move', room, house: 2, ply: state.ply }, WAIT);
+  assert.equal(st.type, 'state', JSON.stringify(st));
+  st = await a.request({ type: 'move', room, house: 1, ply: st.ply }, WAIT);
+  assert.equal(st.status, 'finished', JSON.stringify(st));
+  await a.close();
+  await b.close();
+  const id = st.game_id;
+  let res;
+  for (let i = 0; i < 1200; i++) {
+    res = await fetch(`${server.http}/api/games/${id}/analysis`);
+    if (res.status !== 202) break;
+    await sleep(100);
+  }
+  assert.equal(res.status, 200);
+  const an = await res.json();
+  assert.equal(an.status, 'done');
+  assert.deepEqual(an.plies.map((p) => [p.ply, p.seat, p.played, p.best, p.before, p.after, p.exact, p.mark]),
+    [[1, 'south', 2, 2, 2, 2, true, 'best'], [2, 'south', 1, 1, 2, 2, true, 'best']]);
+  // A worker took it from the analysis stream (level 6 at full strength, each ply's budget), the
+  // server took its answer.
+  const label = "game \\d+";
+  const took = [workers.wa, workers.wb].map((w) => w.log.match(new RegExp(
+    `took job (\\S+) \\((${label}), ply 2, level 6, (\\d+) ms, analysis, entry \\S+, try 1\\)`))).find(Boolean);
+  assert.ok(took, 'a worker took the analysis');
+  assert.match(server.log, new RegExp(`${took[2]}: analysis of 2 plies from worker w[ab] \\(try 1\\)`));
+  assert.match(server.log, new RegExp(`${took[2]}: 2 plies analysed, stored`));
+  assert.doesNotMatch(server.log, new RegExp(`${took[2]}: job .* searched in process`));
+  // Served from storage: asked again, the same.
+  const again = await fetch(`${server.http}/api/games/${id}/analysis`);
+  assert.equal(again.status, 200);
+  assert.deepEqual(await again.json(), an);
+  // Its entry is acknowledged and deleted.
+  assert.equal(redis('XLEN', 'mancala:search:analysis'), '0');
 });
 
 test('a worker killed -9 in the middle of a search: the other takes the job over; stale answers are ignored', async () => {
@@ -259,24 +320,28 @@ test('a job delivered three times is answered with an error; an error answer mak
     sub.kill();
   }
   // Server side: with the live worker stopped (SIGSTOP) and a worker that says it is alive but
-  // takes nothing, the server's job waits in its lane; an error answer to it (what a worker says
-  // after three tries) makes the server search the position itself, and the game gets its move.
+  // takes nothing, the server's job (a hint's) waits in its lane; an error answer to it (what a
+  // worker says after three tries) makes the server search the position itself, and the hint
+  // comes.
   redis('EVAL', BEAT, '1', FAST_WORKERS, 'ghost');
   const beating = setInterval(() => execFile('redis-cli', ['-h', '127.0.0.1', '-p', redisPort, 'EVAL', BEAT, '1',
     FAST_WORKERS, 'ghost'], () => {}), 500);
   live.child.kill('SIGSTOP');
   try {
     const c = await Client.connect(server, { name: 'Di' });
-    const { room } = await newGame(c, { game: 'kalah', seat: 'north', level: 3 });
+    const { room, st } = await newGame(c, { game: 'kalah', seat: 'south', level: 3 });
+    const hint = c.request({ type: 'hint', room, ply: st.ply }, WAIT);
     const job = await until(() => {
       const l = redis('XRANGE', 'mancala:search:fast', '-', '+').split('\n').find((x) => x.includes(`"game":"${room}"`));
       return l ? JSON.parse(l) : null;
     }, 'the job in the fast lane');
     assert.equal(job.ply, 0);
+    assert.equal(job.level, 6);
     const failed = { v: 1, id: job.id, game: room, ply: 0, hash: job.hash, worker: 'forger', try: 4, error: 'tried 3 times: its workers stopped' };
     redis('PUBLISH', job.reply, JSON.stringify(failed));
-    const st = await c.state(room, (s) => s.ply >= 1, WAIT);
-    assert.equal(st.last.seat, 'south');
+    const h = await hint;
+    assert.equal(h.type, 'hint', JSON.stringify(h));
+    assert.ok(st.legal.includes(h.house), `the hint's house ${h.house} is legal`);
     assert.match(server.log, new RegExp(`${room}: job ${job.id} at ply 0 failed on worker forger \\(try 4: tried 3 times: its workers stopped\\): searched in process`));
     await c.close();
   } finally {
@@ -286,12 +351,54 @@ test('a job delivered three times is answered with an error; an error answer mak
   }
 });
 
+const alive = (w) => w.child.exitCode === null && w.child.signalCode === null;
+
+test('a worker busy with an analysis sets it aside for a move, then goes on with it', async () => {
+  const live = Object.values(workers).filter(alive);
+  assert.equal(live.length, 1, 'one worker left');
+  const w = live[0];
+  // A Kalah 6x4 game played out by two people (the first legal house each time): its analysis
+  // takes the worker a second for each ply it cannot prove at once.
+  const a = await Client.connect(server, { name: 'Gus' });
+  const b = await Client.connect(server, { name: 'Hal' });
+  const { room, state } = await pair(a, b);
+  const { state: end } = await playOut(room, { south: a, north: b }, state);
+  assert.equal(end.status, 'finished');
+  await a.close();
+  await b.close();
+  const res = await fetch(`${server.http}/api/games/${end.game_id}/analysis`);
+  assert.equal(res.status, 202);
+  const took = await until(() => w.log.match(new RegExp(
+    `took job (\\S+) \\(game \\d+, ply ${end.ply}, level 6, ${ANALYSIS_MS} ms, analysis, entry \\S+, try 1\\)`)),
+  'the worker to take the analysis');
+  // A level-5 game whose computer moves first: the only worker reads the move lanes while it
+  // analyses, stops the analysis for the move, answers it, and goes on with the analysis.
+  const c = await Client.connect(server, { name: 'Ida' });
+  const { room: g } = await newGame(c, { game: 'kalah', seat: 'north', level: 5 });
+  const moved = await c.state(g, (s) => s.ply >= 1, WAIT);
+  assert.equal(moved.last.seat, 'south');
+  const m = w.log.match(tookRe(g, 0));
+  assert.ok(m, `${w.name} took the move's job`);
+  assert.equal(m[4], 'deep');
+  assert.match(server.log, new RegExp(`${g}: move \\d at ply 0 from worker ${w.name} \\(try 1\\)`));
+  await until(() => w.log.includes(`job ${took[1]}: the analysis goes on from ply`), 'the analysis to go on');
+  assert.ok(w.log.indexOf(`took job ${m[1]}`) > w.log.indexOf(`took job ${took[1]}`), 'the move came during the analysis');
+  await c.close();
+});
+
 test('with no worker alive, the server searches itself; a worker stops cleanly on SIGTERM', async () => {
   for (const w of Object.values(workers)) {
     if (w.child.exitCode !== null || w.child.signalCode !== null) continue;
     w.child.kill('SIGTERM');
     assert.deepEqual(await w.exited, { code: 0, signal: null });
     assert.match(w.log, new RegExp(`${w.name}: stopped`));
+    // An analysis it had not finished is answered with an error: the server makes it itself.
+    const cut = w.log.match(/job (\S+) \((game \d+)\): the worker stopped before the analysis' end/);
+    if (cut) {
+      await until(() => server.log.includes(`${cut[2]}: job ${cut[1]} at ply`) &&
+        server.log.includes(`failed on worker ${w.name} (try 1: the worker stopped before the analysis' end): searched in process`),
+      'the server to analyse the game itself');
+    }
   }
   await until(() => aliveLine(0).test(server.log), 'the server to see no worker');
   const c = await Client.connect(server, { name: 'Cy' });

@@ -152,24 +152,27 @@ TEST_IMPL(shallow_levels_never_wait) {
   srv_room *deep2 = computer_game(&e, &b, 5);
   ASSERT_EQ(e.fw.n, 1);
   ASSERT_EQ(stats_of(&e).waiting[SRV_SEARCH_DEEP], 1);
-  /* Levels 1 and 2: answered on the loop, in the next callback, without a worker. */
-  tclient c1, c2;
+  /* Levels 1, 2 and 3: answered on the loop, in the next callback, without a worker. */
+  tclient c1, c2, c0;
   connect_as(&e.w, &c1, "Cy");
   connect_as(&e.w, &c2, "Di");
+  connect_as(&e.w, &c0, "Gus");
   srv_room *l1 = computer_game(&e, &c1, 1);
   srv_room *l2 = computer_game(&e, &c2, 2);
+  srv_room *l3on = computer_game(&e, &c0, 3);
   ASSERT_EQ(ply_of(l1), 0);
-  ASSERT_EQ(srv_computer_loop_waiting(e.c), 2);
+  ASSERT_EQ(srv_computer_loop_waiting(e.c), 3);
   fake_advance(&e.w.time, 0);
   ASSERT(ply_of(l1) >= 1);
   ASSERT(ply_of(l2) >= 1);
+  ASSERT(ply_of(l3on) >= 1);
   ASSERT_EQ(e.fw.n, 1); /* Nothing was queued. */
   ASSERT_EQ(ply_of(deep), 0);
-  /* Levels 3 and 4: the fast lane starts at once beside the deep search. */
+  /* Level 4: the fast lane starts at once beside the deep search. */
   tclient c3, c4;
   connect_as(&e.w, &c3, "Ed");
   connect_as(&e.w, &c4, "Flo");
-  srv_room *l3 = computer_game(&e, &c3, 3);
+  srv_room *l3 = computer_game(&e, &c3, 4);
   srv_room *l4 = computer_game(&e, &c4, 4);
   srv_search_stats s = stats_of(&e);
   ASSERT_EQ(s.running[SRV_SEARCH_FAST], 1);
@@ -177,7 +180,7 @@ TEST_IMPL(shallow_levels_never_wait) {
   ASSERT_EQ(e.fw.n, 2);
   fake_work_run(&e.fw, 1); /* The fast one: the deep one (index 0) still runs. */
   ASSERT(ply_of(l3) >= 1);
-  ASSERT_EQ(e.fw.n, 2); /* Level 4's, queued at once (or level 3's extra turn, then level 4's). */
+  ASSERT_EQ(e.fw.n, 2); /* The other's, queued at once (or the first's extra turn, then it). */
   while (ply_of(l4) == 0) {
     ASSERT_EQ(e.fw.n, 2);
     fake_work_run(&e.fw, 1);
@@ -188,9 +191,38 @@ TEST_IMPL(shallow_levels_never_wait) {
   s = stats_of(&e);
   ASSERT_EQ(s.running[SRV_SEARCH_DEEP], 1);
   ASSERT_EQ(s.waiting[SRV_SEARCH_DEEP], 1);
-  tclient *all[] = {&a, &b, &c1, &c2, &c3, &c4};
+  tclient *all[] = {&a, &b, &c1, &c2, &c0, &c3, &c4};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
     disconnect(&e.w, all[i]);
+  env_close(&e);
+  return 0;
+}
+
+TEST_IMPL(loop_searches_in_batches) {
+  /* One more level-1 game than a loop callback searches: the first SRV_COMPUTER_LOOP_BATCH move in
+   * the first callback, the last one in the next, a millisecond later (messages are read in
+   * between). */
+  env e;
+  env_open(&e, 1000, 2000);
+  enum { N = SRV_COMPUTER_LOOP_BATCH + 1 };
+  tclient t[N];
+  srv_room *rooms[N];
+  for (int i = 0; i < N; i++) {
+    char name[16];
+    snprintf(name, sizeof name, "P%d", i);
+    connect_as(&e.w, &t[i], name);
+    rooms[i] = computer_game(&e, &t[i], 1);
+  }
+  ASSERT_EQ(srv_computer_loop_waiting(e.c), N);
+  fake_advance(&e.w.time, 0);
+  ASSERT(srv_computer_loop_waiting(e.c) >= 1); /* The last, and the first ones' extra turns. */
+  for (int i = 0; i < N - 1; i++)
+    ASSERT(ply_of(rooms[i]) >= 1);
+  ASSERT_EQ(ply_of(rooms[N - 1]), 0); /* The last asked: the next callback's. */
+  fake_advance(&e.w.time, 1);
+  ASSERT(ply_of(rooms[N - 1]) >= 1);
+  for (int i = 0; i < N; i++)
+    disconnect(&e.w, &t[i]);
   env_close(&e);
   return 0;
 }
@@ -208,6 +240,11 @@ TEST_IMPL(budget_cut_when_long) {
   ASSERT_EQ(srv_search_budget(1000, 199, 2, 2000, 5, 0), 19);
   ASSERT_EQ(srv_search_budget(1000, 5000, 1, 2000, 5, 0), 5);
   ASSERT_EQ(srv_search_budget(300, 0, 1, 2000, 5, 0), 300); /* A clock's share is never raised. */
+  /* --computer-ms 3000 above a 2000 ms target: alone, a search has its three seconds (no one
+   * waits for it); one job behind it makes them 2000 * 1 / (1 + 1) = 1000. */
+  ASSERT_EQ(srv_search_budget(3000, 0, 1, 2000, 5, 0), 3000);
+  ASSERT_EQ(srv_search_budget(3000, 0, 1, 2000, 5, 40), 3000);
+  ASSERT_EQ(srv_search_budget(3000, 1, 1, 2000, 5, 0), 1000);
   /* What a job costs beside its search is left out of each share. */
   ASSERT_EQ(srv_search_budget(1000, 199, 1, 2000, 5, 4), 6);
   ASSERT_EQ(srv_search_budget(1000, 199, 1, 2000, 5, 40), 5);
@@ -260,6 +297,27 @@ TEST_IMPL(budget_cut_when_long) {
   ASSERT_EQ(stats_of(&e).done, 1);
   ASSERT_EQ(stats_of(&e).running[SRV_SEARCH_DEEP], 0);
   mc_game_free(g);
+  env_close(&e);
+  return 0;
+}
+
+TEST_IMPL(computer_ms_above_a_second) {
+  /* --computer-ms 3000 with a reply target of 2000 ms: a level-6 game alone gets its three
+   * seconds (docs/server.md: the option is level 6's time a move), not the target's two. */
+  env e;
+  env_open(&e, 3000, 2000);
+  tclient a;
+  connect_as(&e.w, &a, "Ana");
+  srv_room *room = computer_game(&e, &a, 6);
+  ASSERT_EQ(e.fw.n, 1);
+  ASSERT_EQ(stats_of(&e).running[SRV_SEARCH_DEEP], 1);
+  ASSERT_EQ(stats_of(&e).last_budget_ms[SRV_SEARCH_DEEP], 3000);
+  /* Not stopped at the target's two seconds: still searching at 2999 ms (the pool's cut timer
+   * would have raised its stop flag, and the fake worker then answered). */
+  fake_advance(&e.w.time, 2999);
+  ASSERT_EQ(ply_of(room), 0);
+  ASSERT_EQ(e.fw.n, 1);
+  disconnect(&e.w, &a);
   env_close(&e);
   return 0;
 }

@@ -234,6 +234,96 @@ TEST_IMPL(answer_round_trip) {
   return 0;
 }
 
+TEST_IMPL(analysis_answer_round_trip) {
+  /* An analysis of two plies: South's swap-free house 3 (best, proven +2 seeds, its line "3 1"),
+   * then North's house 6 that lost a seed against the swap (the pie rule's move 255). */
+  mc_ply_eval plies[2];
+  memset(plies, 0, sizeof plies);
+  plies[0] = (mc_ply_eval){.mover = MC_SOUTH,
+                           .played = 3,
+                           .best = 3,
+                           .depth = 12,
+                           .exact = true,
+                           .played_known = true,
+                           .played_exact = true,
+                           .value = 200,
+                           .played_value = 200,
+                           .pv_len = 2,
+                           .pv = {3, 1}};
+  plies[1] = (mc_ply_eval){.mover = MC_NORTH,
+                           .played = 6,
+                           .best = MC_SWAP,
+                           .depth = 9,
+                           .played_known = true,
+                           .value = -150,
+                           .played_value = -250,
+                           .pv_len = 1,
+                           .pv = {MC_SWAP}};
+  srv_search_wire_answer a;
+  memset(&a, 0, sizeof a);
+  strcpy(a.id, "00ff00ff00ff00ff-8");
+  strcpy(a.game, "game 17");
+  a.ply = 2;
+  a.hash = UINT64_C(0x0123456789abcdef);
+  strcpy(a.worker, "box-1");
+  a.tries = 1;
+  a.budget_ms = 150;
+  a.plies = plies;
+  a.nplies = 2;
+  char *text = srv_search_wire_answer_encode(&a);
+  ASSERT_NOT_NULL(text);
+  ASSERT(strstr(text, "\"move\"") == NULL);
+  ASSERT(strstr(text, "[0,3,3,12,true,true,true,200,200,\"3 1\"]") != NULL);
+  ASSERT(strstr(text, "[1,6,255,9,false,true,false,-150,-250,\"swap\"]") != NULL);
+  srv_search_wire_answer b;
+  ASSERT_EQ(srv_search_wire_answer_decode(text, strlen(text), &b), 0);
+  free(text);
+  ASSERT_STR_EQ(b.game, "game 17");
+  ASSERT_EQ(b.nplies, 2u);
+  ASSERT_NOT_NULL(b.plies);
+  ASSERT_EQ(b.budget_ms, 150);
+  for (int i = 0; i < 2; i++) {
+    const mc_ply_eval *x = &plies[i], *y = &b.plies[i];
+    ASSERT(x->mover == y->mover && x->played == y->played && x->best == y->best);
+    ASSERT(x->depth == y->depth && x->exact == y->exact && x->played_known == y->played_known);
+    ASSERT(x->played_exact == y->played_exact && x->value == y->value);
+    ASSERT(x->played_value == y->played_value && x->pv_len == y->pv_len);
+    ASSERT_EQ(memcmp(x->pv, y->pv, x->pv_len), 0);
+  }
+  srv_search_wire_answer_dispose(&b);
+  ASSERT(b.plies == NULL && b.nplies == 0);
+  /* A game without moves: an empty analysis. */
+  a.nplies = 0;
+  text = srv_search_wire_answer_encode(&a);
+  ASSERT(strstr(text, "\"plies\":[]") != NULL);
+  ASSERT_EQ(srv_search_wire_answer_decode(text, strlen(text), &b), 0);
+  ASSERT_EQ(b.nplies, 0u);
+  srv_search_wire_answer_dispose(&b);
+  free(text);
+  /* Plies that are not ones: refused, nothing left to free. */
+  static const char *bad[] = {
+      "[[0,3,3,12,true,true,true,200,200]]",         /* A field missing. */
+      "[[2,3,3,12,true,true,true,200,200,\"\"]]",    /* No such seat. */
+      "[[0,10,3,12,true,true,true,200,200,\"\"]]",   /* A house out of 1..9. */
+      "[[0,3,0,12,true,true,true,200,200,\"\"]]",    /* No best move. */
+      "[[0,3,3,256,true,true,true,200,200,\"\"]]",   /* A depth out of 0..255. */
+      "[[0,3,3,12,1,true,true,200,200,\"\"]]",       /* Not a boolean. */
+      "[[0,3,3,12,true,true,true,200,200,\"3 x\"]]", /* Not a line. */
+      "{\"0\":1}",                                   /* Not an array. */
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char buf[512];
+    snprintf(buf, sizeof buf,
+             "{\"v\":1,\"id\":\"a-1\",\"game\":\"G\",\"ply\":1,\"hash\":\"0000000000000000\","
+             "\"worker\":\"w\",\"try\":1,\"plies\":%s}",
+             bad[i]);
+    memset(&b, 0, sizeof b);
+    ASSERT_EQ(srv_search_wire_answer_decode(buf, strlen(buf), &b), MC_ESYNTAX);
+    ASSERT(b.plies == NULL);
+  }
+  return 0;
+}
+
 TEST_IMPL(answer_refused) {
   static const char *bad[] = {
       "",
