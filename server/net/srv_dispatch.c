@@ -101,6 +101,10 @@ static const char *field_of(int err) {
   }
 }
 
+void srv_dispatch_command_error(srv_dispatch *d, srv_client *c, int err, const srv_cmd *cmd) {
+  srv_dispatch_error(d, c, err, &cmd->id, field_of(err), srv_proto_cmd_name(cmd->type));
+}
+
 int srv_dispatch_command(srv_dispatch *d, srv_client *c, const srv_cmd *cmd) {
   if ((unsigned)cmd->type >= SRV_CMD_COUNT || handlers[cmd->type] == NULL)
     return SRV_EINTERNAL;
@@ -127,7 +131,7 @@ void srv_dispatch_frame(srv_dispatch *d, srv_client *c, const char *buf, size_t 
     if (rc < 0)
       srv_dispatch_error(d, c, rc, &cmd.id, NULL, srv_proto_cmd_name(cmd.type));
   } else if ((rc = srv_dispatch_command(d, c, &cmd)) != 0) {
-    srv_dispatch_error(d, c, rc, &cmd.id, field_of(rc), srv_proto_cmd_name(cmd.type));
+    srv_dispatch_command_error(d, c, rc, &cmd);
   }
   if (cmd.type >= SRV_CMD_REGISTER) {
     /* The passwords leave no copy here (the decoder's JSON tree is freed already). */

@@ -77,6 +77,10 @@ int srv_dispatch_command(srv_dispatch *d, srv_client *c, const srv_cmd *cmd);
 void srv_dispatch_error(srv_dispatch *d, srv_client *c, int err, const srv_req_id *id,
                         const char *field, const char *request);
 
+/* Sends c the error err of cmd's handler (cmd borrowed), as srv_dispatch_frame() does: echoing its
+ * id, naming its type and the field err is about. For a handler that answers later. */
+void srv_dispatch_command_error(srv_dispatch *d, srv_client *c, int err, const srv_cmd *cmd);
+
 /* c's connection is gone: it stops watching the lobby, leaves its rooms (keeping its seats) and
  * gives back its player. c can be freed afterwards. */
 void srv_dispatch_client_gone(srv_dispatch *d, srv_client *c);

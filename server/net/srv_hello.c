@@ -106,7 +106,7 @@ static void hello_restored(void *arg, srv_player *p) {
     c->hello_wait = NULL;
     int rc = c->player != NULL ? SRV_EAGAIN : hello_go(w->d, c, &w->cmd, p, p);
     if (rc != 0)
-      srv_dispatch_error(w->d, c, rc, &w->cmd.id, NULL, "hello");
+      srv_dispatch_command_error(w->d, c, rc, &w->cmd);
   }
   free(w);
 }

@@ -191,8 +191,24 @@ TEST_IMPL(hello_waits_for_storage) {
   ASSERT(strcmp(field_s(&c, "welcome", "player"), player) != 0);
   ASSERT(c.c.player != NULL && c.c.player != ana);
 
+  /* A hello's error after storage answered names its field and request, as at once. */
+  tclient e;
+  fresh(&e);
+  frame(&d, &e,
+        "{\"type\":\"hello\",\"id\":11,\"name\":\"Computer\",\"token\":"
+        "\"ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100\"}");
+  ASSERT_EQ(store.asked, 4);
+  store.done(store.arg, NULL);
+  world_turn(&w);
+  ASSERT_STR_EQ(field_s(&e, "error", "code"), "name_reserved");
+  ASSERT_STR_EQ(field_s(&e, "error", "field"), "name");
+  ASSERT_STR_EQ(field_s(&e, "error", "request"), "hello");
+  ASSERT_EQ(field_i(&e, "error", "id"), 11);
+  ASSERT(e.c.player == NULL);
+
   disconnect(&w, &a2);
   disconnect(&w, &c);
+  disconnect(&w, &e);
   world_free(&w);
   frames_world = NULL;
   return 0;
