@@ -1337,9 +1337,12 @@ TEST_IMPL(sessions_page) {
   ASSERT_EQ(raw_int(e.dir, sql), 2);
   /* Refusals, nothing changed: the same id again, this device's own, a bad id, a guest. */
   tclient_clear(&a);
-  ASSERT_EQ(runf(&e.w, &a, "{\"type\":\"revoke_session\",\"session\":\"%s\"}", tablet_id),
-            SRV_ENOSESSION);
-  ASSERT_STR_EQ(srv_err_code(SRV_ENOSESSION), "unknown_session");
+  /* (Answered once the sessions are read through the storage seam: an error frame, not the
+   * handler's code.) */
+  ASSERT_EQ(runf(&e.w, &a, "{\"type\":\"revoke_session\",\"session\":\"%s\"}", tablet_id), 0);
+  ASSERT_STR_EQ(error_code(&a), "unknown_session");
+  ASSERT_STR_EQ(field_s(&a, "error", "request"), "revoke_session");
+  tclient_clear(&a);
   ASSERT_EQ(runf(&e.w, &a, "{\"type\":\"revoke_session\",\"session\":\"%s\"}", first_id), 0);
   ASSERT_STR_EQ(error_code(&a), "bad_request");
   ASSERT_STR_EQ(field_s(&a, "error", "field"), "session");
