@@ -267,6 +267,27 @@ static int keep_fresh(redisContext *c, const options *o, srv_search_stream strea
   return rc;
 }
 
+/* Waits up to ms for a search thread's done (under lock, signalled on cond), or less when a
+ * signal asks to stop and the thread was not told yet (stop). Returns done. */
+static bool wait_done(pthread_mutex_t *lock, pthread_cond_t *cond, const bool *done,
+                      atomic_bool *stop, long ms) {
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_nsec += ms * 1000000L;
+  if (until.tv_nsec >= 1000000000L) {
+    until.tv_sec++;
+    until.tv_nsec -= 1000000000L;
+  }
+  pthread_mutex_lock(lock);
+  while (!*done && !(stopping && !atomic_load(stop))) {
+    if (pthread_cond_timedwait(cond, lock, &until) == ETIMEDOUT)
+      break;
+  }
+  bool was = *done;
+  pthread_mutex_unlock(lock);
+  return was;
+}
+
 typedef struct run {
   mc_search *search;
   const mc_game *game;
@@ -322,21 +343,7 @@ static outcome search(redisContext *c, mc_search *s, const options *o, srv_searc
   const bool threaded = created == 0;
   uint64_t fresh_at = started;
   while (threaded) {
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_nsec += CUT_MS * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-      until.tv_sec++;
-      until.tv_nsec -= 1000000000L;
-    }
-    pthread_mutex_lock(&r.lock);
-    while (!r.done && !(stopping && !atomic_load(&r.stop))) {
-      if (pthread_cond_timedwait(&r.cond, &r.lock, &until) == ETIMEDOUT)
-        break;
-    }
-    bool done = r.done;
-    pthread_mutex_unlock(&r.lock);
-    if (done)
+    if (wait_done(&r.lock, &r.cond, &r.done, &r.stop, CUT_MS))
       break;
     if (stopping) {
       atomic_store(&r.stop, true); /* Answered with the move found so far. */
@@ -684,21 +691,7 @@ static outcome analyse(redisContext *c, mc_search *s, const options *o, const ch
       analysis_thread(&r);      /* No thread: analysed here, moves waiting. */
     redisReply *waiting = NULL; /* Move jobs read while it ran. */
     while (created == 0) {
-      struct timespec until;
-      clock_gettime(CLOCK_REALTIME, &until);
-      until.tv_nsec += LOOK_MS * 1000000L;
-      if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-      }
-      pthread_mutex_lock(&r.lock);
-      while (!r.done && !(stopping && !atomic_load(&r.stop))) {
-        if (pthread_cond_timedwait(&r.cond, &r.lock, &until) == ETIMEDOUT)
-          break;
-      }
-      bool done = r.done;
-      pthread_mutex_unlock(&r.lock);
-      if (done)
+      if (wait_done(&r.lock, &r.cond, &r.done, &r.stop, LOOK_MS))
         break;
       if (atomic_load(&r.stop))
         continue; /* Already stopping it. */
