@@ -108,32 +108,47 @@ test('a session unused for --session-idle-days ends at the next start', { skip: 
 });
 
 test('lookups of account names are counted per address: names found taken, and /api/players/NAME', async () => {
-  const server = await startServer(['--name-lookups-ip', '3']);
-  const ana = await Client.connect(server, {});
-  assert.equal((await ana.request({ type: 'register', name: 'Ana', password: PW })).type, 'account');
-  // Guests with free names cost nothing, however many.
-  for (let i = 0; i < 10; i++) (await Client.connect(server, { name: `Guest_${i}` })).close();
-  assert.equal((await fetch(server.http + '/api/players/Ana')).status, 200); // 1
-  assert.equal((await fetch(server.http + '/api/players/Nobody')).status, 404); // 2
-  const g = await Client.connect(server, { hello: false });
-  assert.equal((await g.request({ type: 'hello', name: 'ANA' })).code, 'name_taken'); // 3
-  // Past them every lookup waits (a second after the last, less what went by), whatever the name.
-  const res = await fetch(server.http + '/api/players/Nobody');
-  assert.equal(res.status, 429);
-  const body = await res.json();
-  assert.equal(body.error, 'too_many_attempts');
-  assert.ok(body.retry_after_ms > 0 && body.retry_after_ms <= 1000);
-  const h = await g.request({ type: 'hello', name: 'Zed' });
-  assert.deepEqual([h.type, h.code, h.field, h.request], ['error', 'too_many_attempts', 'name', 'hello']);
-  assert.ok(h.retry_after_ms > 0 && h.retry_after_ms <= 1000);
-  // A hello without a name is no lookup: the guest arrives; its sign-up is one, and waits.
-  const w = await g.request({ type: 'hello' });
-  assert.equal(w.type, 'welcome');
-  const reg = await g.request({ type: 'register', name: 'Zed', password: PW });
-  assert.equal(reg.code, 'too_many_attempts');
-  assert.ok(reg.retry_after_ms > 0);
-  // Other routes are not lookups.
-  assert.equal((await fetch(server.http + '/api/leaderboard/kalah')).status, 200);
-  for (const c of [ana, g]) await c.close();
-  assert.deepEqual(await server.stop(), { code: 0, signal: null });
+  // Past the allowance a lookup waits a second after the last one. The steps from the third lookup
+  // to the sign-up below must fall within that second; on a loaded machine they may not, and then
+  // the whole run is made again on a fresh server (at most five times) rather than read as wrong.
+  for (let attempt = 1; ; attempt++) {
+    const server = await startServer(['--name-lookups-ip', '3']);
+    const clients = [];
+    try {
+      const ana = await Client.connect(server, {});
+      clients.push(ana);
+      assert.equal((await ana.request({ type: 'register', name: 'Ana', password: PW })).type, 'account');
+      // Guests with free names cost nothing, however many.
+      for (let i = 0; i < 10; i++) (await Client.connect(server, { name: `Guest_${i}` })).close();
+      assert.equal((await fetch(server.http + '/api/players/Ana')).status, 200); // 1
+      assert.equal((await fetch(server.http + '/api/players/Nobody')).status, 404); // 2
+      const g = await Client.connect(server, { hello: false });
+      clients.push(g);
+      assert.equal((await g.request({ type: 'hello', name: 'ANA' })).code, 'name_taken'); // 3
+      const third = Date.now();
+      // Past them every lookup waits (a second after the last, less what went by), whatever the name.
+      const res = await fetch(server.http + '/api/players/Nobody');
+      const body = await res.json();
+      const h = await g.request({ type: 'hello', name: 'Zed' });
+      // A hello without a name is no lookup: the guest arrives; its sign-up is one, and waits.
+      const w = await g.request({ type: 'hello' });
+      const reg = await g.request({ type: 'register', name: 'Zed', password: PW });
+      if (Date.now() - third > 800 && attempt < 5)
+        continue; // Slower than the wait: not a verdict on the server.
+      assert.equal(res.status, 429);
+      assert.equal(body.error, 'too_many_attempts');
+      assert.ok(body.retry_after_ms > 0 && body.retry_after_ms <= 1000);
+      assert.deepEqual([h.type, h.code, h.field, h.request], ['error', 'too_many_attempts', 'name', 'hello']);
+      assert.ok(h.retry_after_ms > 0 && h.retry_after_ms <= 1000);
+      assert.equal(w.type, 'welcome');
+      assert.equal(reg.code, 'too_many_attempts');
+      assert.ok(reg.retry_after_ms > 0);
+      // Other routes are not lookups.
+      assert.equal((await fetch(server.http + '/api/leaderboard/kalah')).status, 200);
+      break;
+    } finally {
+      for (const c of clients) await c.close();
+      assert.deepEqual(await server.stop(), { code: 0, signal: null });
+    }
+  }
 });
