@@ -95,6 +95,24 @@ test('at 360 x 640 the game fits in French and Russian too', async () => {
   }
 });
 
+// The move list names the side of every move in full: "Ordinateur (niveau 1)" and "Компьютер
+// (уровень 1)" were cut to "Ordinateur (nive…" in the desktop's side panel.
+test('at 1280 x 800 the move list shows long names whole, in French and Russian', async () => {
+  for (const locale of ['fr-FR', 'ru-RU']) {
+    const p = await ctx.page({ width: 1280, height: 800, locale });
+    await computerGame(p, 'kalah');
+    await setSpeed(p, 'fast');
+    await p.locator('.board .house.legal').first().click();
+    // The computer's reply puts its name in the list.
+    await p.waitForFunction(() => document.querySelectorAll('.moves .mv').length >= 2, null, { timeout: 20000 });
+    const names = await p.evaluate(() => [...document.querySelectorAll('.moves .mv .who')].map((e) => ({ text: e.textContent, cut: e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1 })));
+    assert.ok(names.some((n) => /\(/.test(n.text)), `${locale}: the computer's name is in the list: ${JSON.stringify(names)}`);
+    assert.deepEqual(names.filter((n) => n.cut).map((n) => n.text), [], `${locale}: names cut in the move list`);
+    ctx.noProblems(p);
+    await p.context().close();
+  }
+});
+
 // Records, at every frame, a badge shown at the same time as a line of text of the status row
 // (window.__overlaps), and how many frames showed a badge (window.__badged).
 function watchOverlaps() {
