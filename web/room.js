@@ -564,8 +564,10 @@ export class RoomView {
           local ? h('button', { class: 'btn small ghost icon-btn rename', type: 'button', 'aria-label': t('local.rename', { name }), title: t('local.rename', { name }), onclick: () => this.rename(bar, seat) }, icon('pencil')) : null),
         h('span', { class: 'pmeta' },
           local ? null : h('span', { class: 'dot ' + (p ? (online ? 'on' : 'off') : 'none') }),
-          local ? null : p ? t(online ? 'room.online' : 'room.offline') : t('room.open_seat'),
-          local ? null : ' · ', t('seat.' + seat), ' · ', t('room.store_count', { n: score })),
+          // "Online" is the usual case: a phone keeps it for screen readers only (the dot shows it),
+          // so that the store count is not cut; "offline" and an open seat stay in words.
+          local ? null : h('span', { class: 'presence' + (p && online ? ' usual' : '') }, p ? t(online ? 'room.online' : 'room.offline') : t('room.open_seat'), ' · '),
+          t('seat.' + seat), ' · ', t('room.store_count', { n: score })),
         // The countdowns take the line under the name (on phones, in place of the line above), so
         // that the name keeps its width.
         h('span', { class: 'pnote' },

@@ -3,7 +3,7 @@
 // - a timed game against the computer fits one screen: both bars (names, clocks, stores), the whole
 //   board and the status line are inside the viewport, before the first move (with the first-move
 //   countdown, which leaves the names their width) and after, in Kalah, Oware and Congkak, and in
-//   French and Russian on the smallest phone;
+//   French and Russian on the smallest phone, the line under each name whole;
 // - a move's badges (relay, capture, extra turn) and the status line never show over each other;
 // - a click during the replay of the computer's move shows the final position at once and sends
 //   the move at once; a replay lasts no longer than its budget at Slow;
@@ -49,6 +49,11 @@ function outside() {
   for (const e of document.querySelectorAll('.pbar .pname-text')) {
     if (e.scrollWidth > e.clientWidth + 1) out.push(`the name "${e.textContent}" is cut`);
   }
+  // The line under a name (presence, seat, store count) is whole once the first-move countdown
+  // has left it.
+  for (const e of document.querySelectorAll('.pbar .pmeta')) {
+    if (e.getClientRects().length && e.scrollWidth > e.clientWidth + 1) out.push(`the line "${e.textContent}" is cut`);
+  }
   for (const e of document.querySelectorAll('.pbar .pinfo')) {
     const w = e.getBoundingClientRect().width;
     if (w < 120) out.push(`a name column of ${Math.round(w)} px`);
@@ -89,6 +94,13 @@ test('at 360 x 640 the game fits in French and Russian too', async () => {
     const p = await ctx.page({ width: 360, height: 640, locale });
     await computerGame(p, 'congkak');
     assert.deepEqual(await p.evaluate(outside), [], locale);
+    // After a move, with the clocks running: the store counts (two digits in Congkak) beside them.
+    await setSpeed(p, 'fast');
+    await p.locator('.board .house.legal').first().click();
+    await p.waitForFunction(() => document.querySelectorAll('.moves .mv').length >= 1, null, { timeout: 20000 });
+    await p.locator('.board .house.legal').first().waitFor();
+    await p.evaluate(() => window.scrollTo(0, 0));
+    assert.deepEqual(await p.evaluate(outside), [], locale + ', after the first moves');
     await shot(p, 'fit-congkak-' + locale.slice(0, 2));
     ctx.noProblems(p);
     await p.context().close();
