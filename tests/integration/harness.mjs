@@ -31,6 +31,15 @@ function pgStore(data) {
 }
 export const onPostgres = !!PG_DIR;
 
+// Runs SQL on the database of the server of data directory `data` while no server uses it: the
+// data directory's mancala.db, or on PostgreSQL the database of its own (pgStore()).
+export function storeSql(data, sql) {
+  if (!PG_DIR) return execFileSync('sqlite3', ['-cmd', '.timeout 5000', path.join(data, 'mancala.db'), sql], { encoding: 'utf8' });
+  const url = new URL(pgStore(data));
+  return execFileSync('/usr/lib/postgresql/15/bin/psql', ['-h', url.hostname, '-p', url.port, '-U', 'postgres',
+    '-v', 'ON_ERROR_STOP=1', '-qtA', '-c', sql, url.pathname.slice(1)], { encoding: 'utf8' });
+}
+
 // Starts the server with extra args; resolves once it logs its port. Its data directory is a new
 // one removed at exit, unless `data` names one to keep (restart tests). `wrap` runs it through a
 // command that execs it, so that the pid stays the server's (['prlimit', '--nofile=256:256', '--']).

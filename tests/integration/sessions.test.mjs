@@ -4,12 +4,11 @@
 // and lookups of account names (names register and hello find taken, GET /api/players/NAME)
 // counted per address.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { Client, onPostgres, startServer } from './harness.mjs';
+import { Client, startServer, storeSql } from './harness.mjs';
 
 const PW = 'correct horse battery';
 
@@ -78,7 +77,7 @@ test('the sessions page: listed with their devices, one revoked, the cap ends th
   assert.deepEqual(await server.stop(), { code: 0, signal: null });
 });
 
-test('a session unused for --session-idle-days ends at the next start', { skip: onPostgres && 'the database is edited with sqlite3' }, async () => {
+test('a session unused for --session-idle-days ends at the next start', async () => {
   const data = fs.mkdtempSync(path.join(os.tmpdir(), 'mancala-sessions-'));
   try {
     let server = await startServer([], { data });
@@ -90,9 +89,8 @@ test('a session unused for --session-idle-days ends at the next start', { skip: 
     assert.deepEqual(await server.stop(), { code: 0, signal: null });
     // The laptop's session was last used 61 days ago, the first one 59 days ago.
     const day = 86400000, now = Date.now();
-    execFileSync('sqlite3', [path.join(data, 'mancala.db'),
-      `UPDATE sessions SET created_ms = ${now - 70 * day}, seen_ms = ${now - 61 * day} WHERE label = 'Laptop';` +
-      `UPDATE sessions SET created_ms = ${now - 70 * day}, seen_ms = ${now - 59 * day} WHERE label IS NULL;`]);
+    storeSql(data, `UPDATE sessions SET created_ms = ${now - 70 * day}, seen_ms = ${now - 59 * day} WHERE label IS NULL;` +
+      `UPDATE sessions SET created_ms = ${now - 70 * day}, seen_ms = ${now - 61 * day} WHERE label = 'Laptop';`);
     server = await startServer([], { data });
     const first = await Client.connect(server, { token: ana.me.token });
     assert.equal(first.me.name, 'Ana'); // Its start expired what was due; 59 days is not.
