@@ -24,7 +24,11 @@ typedef struct graph {
    * value of the repetition end at the child (same window only). */
   uint32_t *child;
   int8_t *term, *rep;
-  uint8_t *nmoves, *same; /* same: bit k set when move k stays in the window. */
+  uint8_t *nmoves;
+  /* Strongly connected component of each position in the graph of moves: a position can occur
+   * again only within its own component, so a component entered afresh has no history. */
+  uint32_t *scc;
+  uint32_t sccs, largest;
   int8_t *lo, *hi;
   /* History search. */
   uint8_t *count;              /* Occurrences in the current line's window. */
@@ -161,12 +165,10 @@ static int explore(graph *g, uint32_t max) {
         g->term = t;
       if (r)
         g->rep = r;
-      uint8_t *nm = realloc(g->nmoves, g->cap), *sm = realloc(g->same, g->cap * 2u);
+      uint8_t *nm = realloc(g->nmoves, g->cap);
       if (nm)
         g->nmoves = nm;
-      if (sm)
-        g->same = sm;
-      if (!t || !r || !nm || !sm)
+      if (!t || !r || !nm)
         return MC_ENOMEM;
       mcap = nc;
     }
@@ -176,7 +178,6 @@ static int explore(graph *g, uint32_t max) {
     if (n < 0)
       return n;
     g->nmoves[i] = (uint8_t)n;
-    uint16_t same = 0;
     for (int k = 0; k < n; k++) {
       mc_pos c = p;
       mc_result res;
@@ -196,22 +197,85 @@ static int explore(graph *g, uint32_t max) {
         return err;
       g->child[e] = ci;
       if (mc__epoch(&c) == mc__epoch(&p)) {
-        same |= (uint16_t)(1u << k);
         mc_pos r = c;
         mc_result rr;
         mc_pos_end_repetition(&r, &g->rules, NULL, &rr);
         g->rep[e] = (int8_t)final_diff(&rr, p.turn);
       }
     }
-    g->same[2 * i] = (uint8_t)(same & 0xff);
-    g->same[2 * i + 1] = (uint8_t)(same >> 8);
   }
   return 0;
 }
 
-static bool stays(const graph *g, uint32_t i, int k) {
-  unsigned s = g->same[2 * i] | ((unsigned)g->same[2 * i + 1] << 8);
-  return (s >> k) & 1u;
+/* The strongly connected components of the graph of moves (Tarjan's algorithm, with explicit
+ * stacks): g->scc, g->sccs and the size of the largest in g->largest. A capture never leads back
+ * (stores only grow), so a component lies within one repetition window. */
+static int components(graph *g) {
+  const uint32_t n = g->n;
+  uint32_t *index = malloc((size_t)n * sizeof *index), *low = malloc((size_t)n * sizeof *low);
+  uint32_t *stack = malloc((size_t)n * sizeof *stack);
+  struct frame {
+    uint32_t v;
+    int k;
+  } *call = malloc((size_t)n * sizeof *call);
+  uint8_t *on = calloc(n, 1);
+  g->scc = malloc((size_t)n * sizeof *g->scc);
+  if (!index || !low || !stack || !call || !on || !g->scc) {
+    free(index), free(low), free(stack), free(call), free(on);
+    return MC_ENOMEM;
+  }
+  memset(index, 0xff, (size_t)n * sizeof *index);
+  uint32_t next = 0, sp = 0;
+  g->sccs = g->largest = 0;
+  for (uint32_t r = 0; r < n; r++) {
+    if (index[r] != NONE)
+      continue;
+    size_t cs = 0;
+    index[r] = low[r] = next++;
+    stack[sp++] = r;
+    on[r] = 1;
+    call[cs++] = (struct frame){r, 0};
+    while (cs > 0) {
+      struct frame *f = &call[cs - 1];
+      const uint32_t v = f->v;
+      if (f->k < g->nmoves[v]) {
+        uint32_t w = g->child[(size_t)v * (size_t)g->m + (size_t)f->k++];
+        if (w == NONE)
+          continue;
+        if (index[w] == NONE) {
+          index[w] = low[w] = next++;
+          stack[sp++] = w;
+          on[w] = 1;
+          call[cs++] = (struct frame){w, 0};
+        } else if (on[w] && index[w] < low[v]) {
+          low[v] = index[w];
+        }
+        continue;
+      }
+      if (low[v] == index[v]) {
+        uint32_t size = 0, w;
+        do {
+          w = stack[--sp];
+          on[w] = 0;
+          g->scc[w] = g->sccs;
+          size++;
+        } while (w != v);
+        g->sccs++;
+        if (size > g->largest)
+          g->largest = size;
+      }
+      if (--cs > 0 && low[v] < low[call[cs - 1].v])
+        low[call[cs - 1].v] = low[v];
+    }
+  }
+  free(index), free(low), free(stack), free(call), free(on);
+  return 0;
+}
+
+/* Whether move e of position i may lead to a position that occurred before in the game: only a
+ * child of i's own component can (a position before i that i reaches is in its component). */
+static bool may_recur(const graph *g, uint32_t i, uint32_t c) {
+  return g->scc[c] == g->scc[i];
 }
 
 /* Step 1: bounds valid for every history, by value iteration until nothing changes. */
@@ -236,7 +300,7 @@ static int bound(graph *g) {
           uint32_t c = g->child[e];
           ml = -g->hi[c];
           mh = -g->lo[c];
-          if (stays(g, i, k)) {
+          if (may_recur(g, i, c)) {
             /* Any history may make this the third occurrence of the child. */
             if (g->rep[e] < ml)
               ml = g->rep[e];
@@ -339,8 +403,10 @@ static int search(graph *g, uint32_t q, int alpha, int beta, int *best_move) {
     int v;
     if (c == NONE)
       v = g->term[e];
-    else if (!stays(g, q, k))
-      v = -start_value(g, c, -beta, -(alpha > best ? alpha : best)); /* A capture: a new window. */
+    else if (!may_recur(g, q, c))
+      /* Another component (after a capture, or leaving q's for good): nothing before it can
+       * occur again, so its value is its own, with no history. */
+      v = -start_value(g, c, -beta, -(alpha > best ? alpha : best));
     else if (g->count[c] >= 2)
       v = g->rep[e]; /* Its third occurrence: the game ends (rule 6). */
     else {
@@ -375,7 +441,7 @@ static void graph_free(graph *g) {
   free(g->term);
   free(g->rep);
   free(g->nmoves);
-  free(g->same);
+  free(g->scc);
   free(g->lo);
   free(g->hi);
   free(g->count);
@@ -403,6 +469,8 @@ int mc_retro_solve(const mc_rules *rules, uint64_t max_positions, uint64_t max_n
   if (cap > UINT32_MAX / 4)
     cap = UINT32_MAX / 4;
   int rc = explore(&g, (uint32_t)cap);
+  if (rc == 0)
+    rc = components(&g);
   if (rc == 0) {
     g.lo = malloc(g.n);
     g.hi = malloc(g.n);
@@ -421,6 +489,8 @@ int mc_retro_solve(const mc_rules *rules, uint64_t max_positions, uint64_t max_n
   memset(out, 0, sizeof *out);
   out->sweeps = bound(&g);
   out->positions = g.n;
+  out->components = g.sccs;
+  out->largest = g.largest;
   for (uint32_t i = 0; i < g.n; i++)
     out->forced += g.lo[i] == g.hi[i];
   out->lo = g.lo[0];

@@ -30,15 +30,17 @@
 #include "mc_rules.h"
 
 typedef struct mc_retro_result {
-  bool exact;         /* The value is proven. */
-  int value;          /* Exact: South's final store difference from the start with best play. */
-  int lo, hi;         /* Bounds at the start that hold in any case (lo == hi when exact). */
-  int best;           /* Exact: a best first move (house 1..m). */
-  uint64_t positions; /* Positions reachable from the start (both sides to move). */
-  uint64_t forced;    /* Of those, positions whose value is the same for every history. */
-  int sweeps;         /* Passes of the value iteration until nothing changed. */
-  uint64_t nodes;     /* Nodes of the history search. */
-  uint64_t starts;    /* Window starts (the start and capture children) solved by it. */
+  bool exact;          /* The value is proven. */
+  int value;           /* Exact: South's final store difference from the start with best play. */
+  int lo, hi;          /* Bounds at the start that hold in any case (lo == hi when exact). */
+  int best;            /* Exact: a best first move (house 1..m). */
+  uint64_t positions;  /* Positions reachable from the start (both sides to move). */
+  uint64_t components; /* Strongly connected components of the graph of moves. */
+  uint64_t largest;    /* Positions in the largest of them. */
+  uint64_t forced;     /* Of those, positions whose value is the same for every history. */
+  int sweeps;          /* Passes of the value iteration until nothing changed. */
+  uint64_t nodes;      /* Nodes of the history search. */
+  uint64_t starts;     /* Window starts (the start and capture children) solved by it. */
 } mc_retro_result;
 
 /* Solves rules' start position (Oware only, every grand slam option). max_positions caps the

@@ -400,11 +400,14 @@ static int cmd_solve(int argc, char **argv) {
       fprintf(stderr, "mancala: solve %s: retrograde analysis: %s (the search follows)\n", rt,
               rc == MC_ELIMIT ? "more than 4 million positions" : mc_strerror(rc));
     } else {
-      fprintf(stderr,
-              "retrograde %s: %.3f s, %llu positions (%llu the same for every history, %d "
-              "sweeps), %llu nodes of history search over %llu window starts\n",
-              rt, rsecs, (unsigned long long)rr.positions, (unsigned long long)rr.forced, rr.sweeps,
-              (unsigned long long)rr.nodes, (unsigned long long)rr.starts);
+      fprintf(
+          stderr,
+          "retrograde %s: %.3f s, %llu positions in %llu components of moves (the largest %llu) "
+          "(%llu the same for every history, %d sweeps), %llu nodes of history search over "
+          "%llu fresh starts\n",
+          rt, rsecs, (unsigned long long)rr.positions, (unsigned long long)rr.components,
+          (unsigned long long)rr.largest, (unsigned long long)rr.forced, rr.sweeps,
+          (unsigned long long)rr.nodes, (unsigned long long)rr.starts);
       if (rr.exact) {
         if (rr.value == 0)
           printf("value 0\n");

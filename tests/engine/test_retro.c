@@ -8,7 +8,8 @@
  *     ring (the origin is skipped), both land in South's house (2), again a grand slam. South
  *     feeds back the same way: the positions (S0 N2, North to move) and (S2 N0, South to move)
  *     alternate, and the first comes a third time after four more moves: each side takes its own
- *     houses, North 2, South 0: -2.
+ *     houses, North 2, South 0: -2. Three positions: the start, which never comes back (a
+ *     component of its own), and the two that alternate (one component of two).
  *   - 1x1, forbidden: the grand slam is the only move each time, so it is played and captures
  *     nothing: the same line, -2.
  *   - 1x1, capture: South's first move captures North's 2 seeds: 2 of 2 is a majority, +2.
@@ -50,6 +51,11 @@ static void check_hand_worked(void) {
     CHECK(res.exact);
     CHECK_INT(res.value, cases[i].value);
     CHECK_INT(res.best, 1);
+    if (i == 0) {
+      CHECK_INT((int)res.positions, 3);
+      CHECK_INT((int)res.components, 2);
+      CHECK_INT((int)res.largest, 2);
+    }
   }
 }
 
