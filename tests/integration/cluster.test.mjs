@@ -727,7 +727,7 @@ test('30 games through nginx round-robin, a node killed -9 at a random moment: e
 // docs/cluster.md, "Frames for other nodes' connections": a stand-in's frames carry the storage
 // batch of their turn, as a local connection's do, and leave when it is committed. The room's
 // owner writes to PostgreSQL through a proxy that holds every answer to its write connection for
-// 700 ms, and three games of its own keep a batch in flight nearly all the time, so that the
+// 700 ms, and three pairs playing there keep a batch in flight nearly all the time, so that the
 // commands below run in turns whose batch is sealed only once the one in flight is committed.
 // Each time a client on the other node reads a state, a chat line or a reply, PostgreSQL itself
 // (not through the proxy) already has what it reports. States and chat lines were already
@@ -744,12 +744,20 @@ test('a client on another node reads a state, a chat line or a reply only once i
     started.push(owner);
     const other = await startServer(['--store', pgUrl, '--cluster', redisUrl, '--cluster-lease-ms', String(LEASE_MS)]);
     started.push(other);
+    // Three pairs play game after game on the owner until the end of the test.
+    let done = false;
     for (let i = 0; i < 3; i++) {
       const a = await Client.connect(owner, { name: `Busy${i}a` });
       const b = await Client.connect(owner, { name: `Busy${i}b` });
       busy.push(a, b);
-      const g = await pair(a, b, { houses: 6, seeds: 6 });
-      playOut(g.room, { south: a, north: b }, g.state).catch(() => { /* closed at the end */ });
+      (async () => {
+        while (!done) {
+          const g = await pair(a, b);
+          await playOut(g.room, { south: a, north: b }, g.state);
+          await a.request({ type: 'leave', room: g.room });
+          await b.request({ type: 'leave', room: g.room });
+        }
+      })().catch(() => { /* closed at the end */ });
     }
     const ana = await Client.connect(owner, { name: 'Ana' });
     const bo = await Client.connect(other, { name: 'Bo' });
@@ -805,6 +813,7 @@ test('a client on another node reads a state, a chat line or a reply only once i
         `room ${k}: Ana read "left" once its closing was committed`);
     }
     await remote.close();
+    done = true;
     for (const c of [ana, bo, ...busy]) await c.close();
     busy.length = 0;
     for (const n of started) assert.deepEqual(await n.stop(), { code: 0, signal: null });
