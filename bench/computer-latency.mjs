@@ -10,12 +10,15 @@
 //                                   [--probes 2] [--pairs 3] [--threads T] [--ms 1000]
 //                                   [--reply-ms R] [--think 30] [--probe-think 300]
 //                                   [--workers W] [--fast-workers F] [--worker WBIN]
+//                                   [--worker-nice N]
 //
 // BIN defaults to build-rel/bin/mancala-server (cmake -B build-rel -DCMAKE_BUILD_TYPE=Release).
 // --workers W: the searches on W mancala-worker processes (WBIN, default beside BIN) through a
 // Redis of the run's own (tests/redis.sh, a loopback port): the server runs with --search-queue
 // and the load starts once it sees every worker alive; its own --computer-threads stay its
-// fallback. --fast-workers F: F more that serve the fast lane only (--lanes fast).
+// fallback. --fast-workers F: F more that serve the fast lane only (--lanes fast). --worker-nice N:
+// the workers' --nice (their CPU priority lowered by N nice steps; unset: the worker's default,
+// 10; 0 runs them at the server's priority, as workers did before they lowered it).
 // Every connection comes from 127.0.0.1, so the per-address and per-person caps of games against
 // the computer are lifted for the run. Uses the `ws` package of tests/ (npm ci there).
 import { execFileSync, spawn } from 'node:child_process';
@@ -50,6 +53,7 @@ const PROBE_THINK = Number(arg('probe-think', 300)); // ms a probe game's person
 const WORKERS = Number(arg('workers', 0));
 const FAST_WORKERS = Number(arg('fast-workers', 0));
 const WORKER_BIN = arg('worker', path.join(path.dirname(BIN), 'mancala-worker'));
+const WORKER_NICE = arg('worker-nice', null);
 const REDIS_SH = path.resolve(here, '../tests/redis.sh');
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -60,7 +64,8 @@ function startWorkers() {
   const children = [];
   for (let i = 0; i < WORKERS + FAST_WORKERS; i++) {
     const lanes = i < WORKERS ? [] : ['--lanes', 'fast'];
-    children.push(spawn(WORKER_BIN, [url, '--name', `w${i}`, ...lanes], { stdio: ['ignore', 'ignore', 'inherit'] }));
+    const nice = WORKER_NICE !== null ? ['--nice', WORKER_NICE] : [];
+    children.push(spawn(WORKER_BIN, [url, '--name', `w${i}`, ...lanes, ...nice], { stdio: ['ignore', 'ignore', 'inherit'] }));
   }
   return {
     url,
@@ -185,7 +190,7 @@ async function pair(url, i, rec) {
 
 const load = () => os.loadavg().map((x) => x.toFixed(1)).join(' ');
 
-console.log(`server ${BIN}, --computer-ms ${MS}, --computer-threads ${THREADS}${REPLY ? `, --computer-reply-ms ${REPLY}` : ''}${WORKERS ? `, ${WORKERS} mancala-worker processes (--search-queue)${FAST_WORKERS ? ` and ${FAST_WORKERS} of the fast lane only` : ''}` : ''}, ${os.cpus().length} CPUs; ${SECONDS} s measured a load, ${PROBES} probe games a level (${PROBE_THINK} ms before each move), ${PAIRS} pairs of people (${THINK} ms between moves)`);
+console.log(`server ${BIN}, --computer-ms ${MS}, --computer-threads ${THREADS}${REPLY ? `, --computer-reply-ms ${REPLY}` : ''}${WORKERS ? `, ${WORKERS} mancala-worker processes (--search-queue)${FAST_WORKERS ? ` and ${FAST_WORKERS} of the fast lane only` : ''}${WORKER_NICE !== null ? ` at --nice ${WORKER_NICE}` : ' at their default --nice (10)'}` : ''}, ${os.cpus().length} CPUs; ${SECONDS} s measured a load, ${PROBES} probe games a level (${PROBE_THINK} ms before each move), ${PAIRS} pairs of people (${THINK} ms between moves)`);
 console.log('');
 console.log('| games at level 6 | load average before / after | level | replies | p50 ms | p99 ms | max ms |');
 console.log('| --- | --- | --- | --- | --- | --- | --- |');

@@ -87,8 +87,8 @@ static void cluster_lost(void *ud, srv_client *to) {
 }
 
 /* The network's part in the end of a turn (srv_turn_net): this node's connections' frames, cut and
- * released by storage batch; in a cluster, the frames of other nodes' connections first, as they
- * come (what those nodes' clients get is sent on at once, not held by batch). */
+ * released by storage batch; in a cluster, the frames of other nodes' connections (stand-ins) too,
+ * stamped by the network layer when queued and published to their nodes by the same cuts. */
 static uint64_t turn_cut(void *ud) {
   return srv_net_cut(((struct app *)ud)->net);
 }
@@ -100,7 +100,7 @@ static uint64_t turn_restamp(void *ud, uint64_t cut) {
 static void turn_release(void *ud, uint64_t cut) {
   struct app *a = ud;
   if (a->cluster != NULL)
-    srv_cluster_release(a->cluster);
+    srv_cluster_release(a->cluster, cut);
   srv_net_release_cut(a->net, cut);
 }
 
@@ -537,7 +537,9 @@ int main(int argc, char **argv) {
                              .store = app.store,
                              .dispatch = &app.dispatch,
                              .work = &app.work,
-                             .net = app.net_sink};
+                             .net = app.net_sink,
+                             .stamp = srv_net_stamp,
+                             .stamp_ud = app.net};
     if ((rc = srv_cluster_new(&ccfg, &deps, &app.cluster)) != 0) {
       srv_log_error("main", "cannot join the cluster at %s: %s", cfg.cluster, srv_err_code(rc));
       return 1;

@@ -222,7 +222,8 @@ int srv_cluster_new(const srv_cluster_config *cfg, const srv_cluster_deps *deps,
   srv_cluster__key(cl->channel, "to", cl->node);
   snprintf(cl->stats.node, sizeof cl->stats.node, "%s", cl->node);
   if (srv_hash_init(&cl->leases, 64) != 0 || srv_hash_init(&cl->routes, 64) != 0 ||
-      srv_hash_init(&cl->routed, 64) != 0 || srv_hash_init(&cl->standins, 64) != 0) {
+      srv_hash_init(&cl->routed, 64) != 0 || srv_hash_init(&cl->standins, 64) != 0 ||
+      srv_hash_init(&cl->held_conns, 64) != 0) {
     srv_cluster_free(cl);
     return SRV_ENOMEM;
   }
@@ -340,35 +341,9 @@ void srv_cluster_stop(srv_cluster *cl, void (*done)(void *arg), void *arg) {
   stop_answered(cl, NULL);
 }
 
-void srv_cluster_release(void *ud) {
-  srv_cluster *cl = ud;
+void srv_cluster_release(srv_cluster *cl, uint64_t cut) {
   srv_cluster__mine_flush(cl);
-  outgoing *o;
-  while ((o = cl->out_head) != NULL) {
-    cl->out_head = o->next;
-    if (cl->redis == NULL) { /* Stopped: nobody to send it to. */
-      srv_frame_unref(o->frame);
-      free(o);
-      continue;
-    }
-    srv_frame *f = o->frame;
-    char head[96];
-    int n = snprintf(head, sizeof head, "O%llu %d %d %d %s\n", (unsigned long long)o->conn,
-                     (int)f->type, f->reply ? 1 : 0, f->full ? 1 : 0, f->room[0] ? f->room : "-");
-    char *msg = malloc((size_t)n + f->len);
-    if (msg != NULL) {
-      memcpy(msg, head, (size_t)n);
-      memcpy(msg + n, srv_frame_text(f), f->len);
-      char channel[KEY_SIZE];
-      srv_cluster__key(channel, "to", o->node);
-      if (srv_redis_publish(cl->redis, channel, msg, (size_t)n + f->len) == 0)
-        cl->stats.frames_out++;
-      free(msg);
-    }
-    srv_frame_unref(f);
-    free(o);
-  }
-  cl->out_tail = NULL;
+  srv_cluster__publish(cl, cut);
 }
 
 void srv_cluster_free(srv_cluster *cl) {
@@ -389,6 +364,7 @@ void srv_cluster_free(srv_cluster *cl) {
   srv_hash_dispose(&cl->routes);
   srv_hash_dispose(&cl->routed);
   srv_hash_dispose(&cl->standins);
+  srv_hash_dispose(&cl->held_conns); /* Empty between two walks: nothing to unlink. */
   free(cl);
 }
 

@@ -66,6 +66,11 @@ typedef struct srv_cluster_deps {
   srv_dispatch *dispatch; /* Its router is set here. */
   srv_work *work;         /* The thread pool its PostgreSQL reads run on (srv_reader.h). */
   srv_sink net;           /* The network layer's sink: this node's own connections. */
+  /* The stamp the network layer gives a frame queued now (srv_net_stamp(stamp_ud)): a frame for a
+   * stand-in carries it too and leaves when its cut is released, as a local connection's does.
+   * NULL: every frame has stamp 0 (released by any cut). */
+  uint64_t (*stamp)(void *ud);
+  void *stamp_ud;
 } srv_cluster_deps;
 
 /* Joins the cluster: connects to Redis (waiting up to wait_ms, running the loop), takes a lane
@@ -78,9 +83,13 @@ int srv_cluster_new(const srv_cluster_config *cfg, const srv_cluster_deps *deps,
  * stand-in go to its node (at srv_cluster_release()), the others to the network layer's sink. */
 void srv_cluster_sink(srv_cluster *cl, srv_sink *out);
 
-/* The end of a loop turn, after the commit (srv_turn's release): the frames queued for stand-ins
- * are published to their nodes. */
-void srv_cluster_release(void *cl);
+/* The end of a loop turn, once the storage batch of cut is committed (srv_turn's release, with the
+ * cut the network layer releases): the frames queued for stand-ins with a stamp up to cut are
+ * published to their nodes, each connection's in the order they were queued (a frame of a later
+ * cut holds back those queued after it for its connection, as srv_net's queues do). So a remote
+ * client, like a local one, never reads a reply or a state before the writes it reports are
+ * durable. */
+void srv_cluster_release(srv_cluster *cl, uint64_t cut);
 
 /* The node stops cleanly (after the last commit): its leases are released and its presence
  * removed, so that other nodes take its rooms over at once; then the connections to Redis close.

@@ -76,12 +76,18 @@ typedef struct standin {
   held_msg *held_head, *held_tail;
 } standin;
 
-/* A frame for a stand-in, published at the end of the turn. */
+/* A frame for a stand-in, published to its node once the storage batch of its turn is committed
+ * (srv_cluster_release()), after the frames queued before it for the same connection. */
 typedef struct outgoing {
   struct outgoing *next;
   char node[NODE_ID_LEN + 1];
   uint64_t conn;
+  uint64_t stamp; /* The network layer's stamp when it was queued (srv_cluster_deps.stamp). */
   srv_frame *frame;
+  /* While srv_cluster_release() walks the frames: the first frame of its connection held back,
+   * in cl->held_conns, so that the connection's later frames wait behind it; the next such. */
+  srv_hash_node hnode;
+  struct outgoing *held_next;
 } outgoing;
 
 typedef struct srv_cluster_lobby srv_cluster_lobby;
@@ -104,8 +110,9 @@ struct srv_cluster {
   srv_hash routed;   /* routed, by route_id */
   srv_hash standins; /* standin, by node and conn */
   uint64_t next_conn;
-  outgoing *out_head, *out_tail;
-  bool bypass; /* Running a command here that the router already saw. */
+  outgoing *out_head, *out_tail; /* Frames for stand-ins not published yet, oldest first. */
+  srv_hash held_conns;           /* outgoing, by node and conn: see outgoing.hnode. */
+  bool bypass;                   /* Running a command here that the router already saw. */
   bool stopping;
   uint64_t peers_from; /* Other nodes' presence is judged from this loop time on. */
   int stop_left;       /* Answers the stop still waits for. */
@@ -124,6 +131,14 @@ uint64_t srv_cluster__now(const srv_cluster *cl);
 void srv_cluster__key(char out[KEY_SIZE], const char *prefix, const char *name);
 /* Runs frame (len bytes; a command of c's) here, past the router. */
 void srv_cluster__run_here(srv_cluster *cl, srv_client *c, const char *frame, size_t len);
+
+/* srv_cluster_route.c: publishes the frames for stand-ins that leave with cut (see
+ * srv_cluster_release()). */
+void srv_cluster__publish(srv_cluster *cl, uint64_t cut);
+/* Takes out of cl's frames for stand-ins those that leave with cut: stamped up to cut, and not
+ * queued after a frame of the same connection that stays. Returns them in the order they were
+ * queued (linked by next; the caller owns them); the others stay, in order. */
+outgoing *srv_cluster__released(srv_cluster *cl, uint64_t cut);
 
 /* srv_cluster_lease.c */
 lease *srv_cluster__lease(srv_cluster *cl, const char *code);

@@ -583,7 +583,12 @@ void srv_cluster__gone(void *ud, srv_client *c) {
   c->route_id = 0;
 }
 
-/* ---- The sink: stand-ins' frames leave at the end of the turn -------------------------------- */
+/* ---- The sink: stand-ins' frames leave with their storage batch ----------------------------- */
+
+/* A connection of another node in a hash table: its node's id and its number there. */
+static size_t conn_hash(const char *node, uint64_t conn) {
+  return srv_hash_str(node) ^ srv_hash_bytes(&conn, sizeof conn);
+}
 
 void srv_cluster__queue(void *ud, srv_client *to, srv_frame *frame) {
   srv_cluster *cl = ud;
@@ -598,12 +603,85 @@ void srv_cluster__queue(void *ud, srv_client *to, srv_frame *frame) {
   o->next = NULL;
   memcpy(o->node, s->node, sizeof o->node);
   o->conn = s->conn;
+  /* The network layer's stamp: it leaves when the batch of its turn is committed (docs/turn.md). */
+  o->stamp = cl->d.stamp != NULL ? cl->d.stamp(cl->d.stamp_ud) : 0;
   o->frame = srv_frame_ref(frame);
   if (cl->out_tail != NULL)
     cl->out_tail->next = o;
   else
     cl->out_head = o;
   cl->out_tail = o;
+}
+
+/* Publishes o's frame on its node's channel ("O<conn> <type> <reply> <full> <room>\n" and the
+ * frame's text) and frees o. */
+static void publish_one(srv_cluster *cl, outgoing *o) {
+  srv_frame *f = o->frame;
+  if (cl->redis != NULL) { /* Else stopped: nobody to send it to. */
+    char head[96];
+    int n = snprintf(head, sizeof head, "O%llu %d %d %d %s\n", (unsigned long long)o->conn,
+                     (int)f->type, f->reply ? 1 : 0, f->full ? 1 : 0, f->room[0] ? f->room : "-");
+    char *msg = malloc((size_t)n + f->len);
+    if (msg != NULL) {
+      memcpy(msg, head, (size_t)n);
+      memcpy(msg + n, srv_frame_text(f), f->len);
+      char channel[KEY_SIZE];
+      srv_cluster__key(channel, "to", o->node);
+      if (srv_redis_publish(cl->redis, channel, msg, (size_t)n + f->len) == 0)
+        cl->stats.frames_out++;
+      free(msg);
+    }
+  }
+  srv_frame_unref(f);
+  free(o);
+}
+
+static bool held_conn_is(const srv_hash_node *n, const void *key) {
+  const outgoing *h = srv_hash_entry(n, outgoing, hnode);
+  const outgoing *k = key;
+  return h->conn == k->conn && strcmp(h->node, k->node) == 0;
+}
+
+/* The same rule as srv_net's queues (release_up_to()): a frame stamped up to cut leaves, unless a
+ * frame queued before it for the same connection is held; then it waits behind that one. One walk
+ * of the frames in the order they were queued; the connections held back are kept in
+ * cl->held_conns for the walk (their first held frame), emptied at its end. */
+outgoing *srv_cluster__released(srv_cluster *cl, uint64_t cut) {
+  outgoing **link = &cl->out_head, *last = NULL, *held = NULL;
+  outgoing *out = NULL, **out_tail = &out;
+  outgoing *o;
+  while ((o = *link) != NULL) {
+    size_t h = conn_hash(o->node, o->conn);
+    bool behind = srv_hash_count(&cl->held_conns) > 0 &&
+                  srv_hash_find(&cl->held_conns, h, held_conn_is, o) != NULL;
+    if (o->stamp > cut || behind) {
+      if (!behind) {
+        srv_hash_insert(&cl->held_conns, &o->hnode, h);
+        o->held_next = held;
+        held = o;
+      }
+      last = o;
+      link = &o->next;
+      continue;
+    }
+    *link = o->next;
+    o->next = NULL;
+    *out_tail = o;
+    out_tail = &o->next;
+  }
+  cl->out_tail = last;
+  for (; held != NULL; held = held->held_next)
+    srv_hash_remove(&cl->held_conns, &held->hnode);
+  return out;
+}
+
+void srv_cluster__publish(srv_cluster *cl, uint64_t cut) {
+  outgoing *o = srv_cluster__released(cl, cut);
+  while (o != NULL) {
+    outgoing *next = o->next;
+    publish_one(cl, o);
+    o = next;
+  }
 }
 
 void srv_cluster__lost(void *ud, srv_client *to) {
@@ -621,7 +699,7 @@ static bool standin_is(const srv_hash_node *n, const void *key) {
 }
 
 static size_t standin_hash(const char *node, uint64_t conn) {
-  return srv_hash_str(node) ^ srv_hash_bytes(&conn, sizeof conn);
+  return conn_hash(node, conn);
 }
 
 static standin *standin_find(srv_cluster *cl, const char *node, uint64_t conn) {

@@ -1186,6 +1186,10 @@ uint64_t srv_net_cut(void *ud) {
   return net->stamp++;
 }
 
+uint64_t srv_net_stamp(void *ud) {
+  return ((srv_net *)ud)->stamp;
+}
+
 uint64_t srv_net_restamp(void *ud, uint64_t cut) {
   srv_net *net = ud;
   uint64_t was = net->stamp;

@@ -48,6 +48,10 @@ void srv_net_release(void *ud);
 uint64_t srv_net_cut(void *ud);
 uint64_t srv_net_restamp(void *ud, uint64_t cut);
 void srv_net_release_cut(void *ud, uint64_t cut);
+/* The stamp a frame queued now gets: another sink whose frames must leave with the same batches
+ * (a cluster's stand-ins: srv_cluster.h) stamps its own with it and releases them by the same
+ * cuts. */
+uint64_t srv_net_stamp(void *ud);
 
 /* The HTTP routes the network layer does not own. */
 typedef struct srv_net_routes {

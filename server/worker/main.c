@@ -34,10 +34,14 @@
 #include "mc_egtb.h"
 #include "mc_error.h"
 #include "srv_log.h"
+#include "srv_prio.h"
 #include "srv_search_queue.h"
 #include "srv_search_wire.h"
 
 #define LOG_MOD "worker"
+/* Nice steps a worker lowers its CPU priority by unless --nice says otherwise: a server on the same
+ * machine (its loop, level 4 in its fast lane) takes the cores first (docs/computer.md). */
+#define NICE_DEFAULT 10
 /* A blocking read waits this long for a job, so that a signal is seen within it. */
 #define BLOCK_MS 1000
 /* A running job is kept fresh (XCLAIM JUSTID) this often, and the worker says it is alive. */
@@ -77,18 +81,21 @@ typedef struct options {
   const char *data;
   char name[64];
   bool lanes[SRV_SEARCH_STREAMS]; /* The streams it serves (--lanes; default all). */
+  int nice;                       /* Nice steps its priority is lowered by (--nice). */
 } options;
 
 static void usage(FILE *out) {
   fprintf(out,
           "usage: mancala-worker [redis://HOST[:PORT][/DB]] [--data DIR] [--name NAME] [--lanes L] "
-          "[--log-level L]\n"
+          "[--nice N] [--log-level L]\n"
           "  the URL defaults to MANCALA_SEARCH_QUEUE, --data to MANCALA_DATA\n"
           "  runs the computer's searches of the servers started with --search-queue at the same "
           "Redis\n"
           "  --data DIR       endgame tables (`mancala egtb build --dir DIR`), when present\n"
           "  --name NAME      this worker's name in the group (default HOST-PID), unique\n"
           "  --lanes LIST     the streams it serves, of fast,deep,analysis (default all)\n"
+          "  --nice N         lowers its CPU priority by N nice steps, 0-19 (default 10; 0 keeps\n"
+          "                   it): a game server on the same machine takes the cores first\n"
           "  --log-level L    error, warn, info (default) or debug (a line per job)\n");
 }
 
@@ -881,6 +888,7 @@ static int parse_args(int argc, char **argv, options *o) {
   const char *url = NULL;
   for (int i = 0; i < SRV_SEARCH_STREAMS; i++)
     o->lanes[i] = true;
+  o->nice = NICE_DEFAULT;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -896,6 +904,9 @@ static int parse_args(int argc, char **argv, options *o) {
       snprintf(o->name, sizeof o->name, "%s", n);
     } else if (strcmp(a, "--lanes") == 0 && i + 1 < argc) {
       if (parse_lanes(argv[++i], o) != 0)
+        return -1;
+    } else if (strcmp(a, "--nice") == 0 && i + 1 < argc) {
+      if (srv_prio_parse(argv[++i], &o->nice) != 0)
         return -1;
     } else if (strcmp(a, "--log-level") == 0 && i + 1 < argc) {
       srv_log_level level;
@@ -929,6 +940,16 @@ int main(int argc, char **argv) {
     usage(stderr);
     return 2;
   }
+  /* Before any thread starts: the search threads inherit it (Linux keeps it per thread). */
+  int nice_now;
+  int prc = srv_prio_lower(o.nice, &nice_now);
+  if (prc != 0) {
+    srv_log_error(LOG_MOD, "cannot lower its CPU priority by %d (%s): --nice 0 runs it as it is",
+                  o.nice, strerror(-prc));
+    srv_log_flush();
+    return 1;
+  }
+  srv_log_info(LOG_MOD, "%s: CPU priority nice %d (--nice %d)", o.name, nice_now, o.nice);
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_signal; /* No SA_RESTART: a blocking read ends at once. */

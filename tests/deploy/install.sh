@@ -39,6 +39,11 @@ grep -q '^ExecStart=/.*/bin/mancala-worker ' "$wunit" || fail "worker unit ExecS
 if grep -q '@[A-Z_]*@' "$wunit"; then
   fail "worker unit has an unsubstituted @VARIABLE@"
 fi
+# The worker lowers its own priority at start (setpriority(), of systemd's @resources): the unit
+# that filters @resources out must let that one call back in, after the filter, or systemd kills it.
+awk '/^SystemCallFilter=~.*@resources/ { deny = NR } /^SystemCallFilter=setpriority$/ { allow = NR }
+  END { exit !(deny && allow > deny) }' "$wunit" ||
+  fail "worker unit forbids setpriority() (mancala-worker --nice) without allowing it back"
 # The worker runs (its usage; a bad URL is a usage error).
 "$dest/usr/bin/mancala-worker" --help >/dev/null || fail "installed worker does not run"
 if "$dest/usr/bin/mancala-worker" http://x >/dev/null 2>&1; then

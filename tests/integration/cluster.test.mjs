@@ -11,7 +11,8 @@ import { spawn } from 'node:child_process';
 import net from 'node:net';
 import { after, before, test } from 'node:test';
 import WebSocket from 'ws';
-import { Client, followMoves, sleep, startServer } from './harness.mjs';
+import { Client, followMoves, pair, playOut, sleep, startServer } from './harness.mjs';
+import { psql, slowCommits } from './pgslow.mjs';
 
 const here = path.dirname(new URL(import.meta.url).pathname);
 const PG_SH = process.env.MANCALA_PG_SH || path.resolve(here, '../pg.sh');
@@ -720,6 +721,109 @@ test('30 games through nginx round-robin, a node killed -9 at a random moment: e
   } finally {
     for (const b of bots) { b.done = true; b.ws.close(); }
     lb.child.kill('SIGTERM');
+  }
+});
+
+// docs/cluster.md, "Frames for other nodes' connections": a stand-in's frames carry the storage
+// batch of their turn, as a local connection's do, and leave when it is committed. The room's
+// owner writes to PostgreSQL through a proxy that holds every answer to its write connection for
+// 700 ms, and three pairs playing there keep a batch in flight nearly all the time, so that the
+// commands below run in turns whose batch is sealed only once the one in flight is committed.
+// Each time a client on the other node reads a state, a chat line or a reply, PostgreSQL itself
+// (not through the proxy) already has what it reports. States and chat lines were already
+// encoded at their batch's commit; a reply sent at once ("left") left with the commit of the
+// batch in flight before, while its own write was still to come (the old sink published every
+// stand-in frame at each commit).
+test('a client on another node reads a state, a chat line or a reply only once its write is committed', { timeout: 180000 }, async (t) => {
+  const proxy = await slowCommits(Number(new URL(pgUrl).port), 700);
+  const slowUrl = pgUrl.replace(/:\d+\//, `:${proxy.port}/`);
+  const started = [];
+  const busy = [];
+  try {
+    const owner = await startServer(['--store', slowUrl, '--cluster', redisUrl, '--cluster-lease-ms', String(LEASE_MS)]);
+    started.push(owner);
+    const other = await startServer(['--store', pgUrl, '--cluster', redisUrl, '--cluster-lease-ms', String(LEASE_MS)]);
+    started.push(other);
+    // Three pairs play game after game on the owner until the end of the test.
+    let done = false;
+    for (let i = 0; i < 3; i++) {
+      const a = await Client.connect(owner, { name: `Busy${i}a` });
+      const b = await Client.connect(owner, { name: `Busy${i}b` });
+      busy.push(a, b);
+      (async () => {
+        while (!done) {
+          const g = await pair(a, b);
+          await playOut(g.room, { south: a, north: b }, g.state);
+          await a.request({ type: 'leave', room: g.room });
+          await b.request({ type: 'leave', room: g.room });
+        }
+      })().catch(() => { /* closed at the end */ });
+    }
+    const ana = await Client.connect(owner, { name: 'Ana' });
+    const bo = await Client.connect(other, { name: 'Bo' });
+    const made = await ana.request({ type: 'create', game: 'kalah', seat: 'south', visibility: 'private' }, 20000);
+    assert.equal(made.type, 'joined', JSON.stringify(made));
+    const room = made.room;
+    assert.equal((await bo.request({ type: 'join', room }, 20000)).seat, 'north');
+    let st = await ana.state(room, (s) => s.status === 'playing', 20000);
+    const stored = () => Number(psql(pgUrl, `SELECT count(*) FROM moves m JOIN games g ON g.id = m.game WHERE g.room = '${room}'`));
+    let seen = 0;
+    for (let k = 0; k < 6 && st.status === 'playing'; k++) {
+      if (st.turn === 'south') {
+        // Ana's move, on the owner: Bo reads its state through his stand-in there.
+        const r = await ana.request({ type: 'move', room, house: st.legal[0], ply: st.ply }, 20000);
+        assert.equal(r.type, 'state', JSON.stringify(r));
+        const s = await bo.state(room, (x) => x.ply >= r.ply, 20000);
+        const n = stored();
+        assert.ok(n >= s.ply, `Bo read the state of ply ${s.ply} with ${n} moves committed`);
+        st = r;
+      } else {
+        // Bo's move, routed to the owner: its reply comes back through the stand-in.
+        const r = await bo.request({ type: 'move', room, house: st.legal[0], ply: st.ply }, 20000);
+        assert.equal(r.type, 'state', JSON.stringify(r));
+        const n = stored();
+        assert.ok(n >= r.ply, `Bo read the reply to his move (ply ${r.ply}) with ${n} moves committed`);
+        st = r;
+      }
+      seen++;
+    }
+    assert.ok(seen >= 4, `${seen} plies checked`);
+    for (let k = 0; k < 3; k++) {
+      const text = `line ${k} from Bo`;
+      const said = await bo.request({ type: 'chat', room, text }, 20000);
+      assert.equal(said.type, 'chat', JSON.stringify(said));
+      assert.equal(psql(pgUrl, `SELECT count(*) FROM chat WHERE room = '${room}' AND text = '${text}'`), '1',
+        `Bo read his chat line ${k} once it was stored`);
+    }
+    // A reply sent at once, not with a room's states: "left". Ana waits alone in a room of the
+    // owner's, also through a second connection on the other node (her token); she leaves it
+    // here (she is still in it there), then there: her seat is freed, the room closes, and its
+    // row is deleted in the batch of that turn. Her "left" comes back through her stand-in.
+    const remote = await Client.connect(other, { token: ana.me.token });
+    for (let k = 0; k < 3; k++) {
+      const w = await ana.request({ type: 'create', game: 'oware', seat: 'south', visibility: 'private' }, 20000);
+      assert.equal(w.type, 'joined', JSON.stringify(w));
+      const j = await remote.request({ type: 'join', room: w.room }, 20000);
+      assert.equal(j.type, 'joined', JSON.stringify(j));
+      assert.equal((await ana.request({ type: 'leave', room: w.room }, 20000)).type, 'left');
+      assert.equal(psql(pgUrl, `SELECT count(*) FROM rooms WHERE code = '${w.room}'`), '1', 'still open: Ana is in it on the other node');
+      const left = await remote.request({ type: 'leave', room: w.room }, 20000);
+      assert.equal(left.type, 'left', JSON.stringify(left));
+      assert.equal(psql(pgUrl, `SELECT count(*) FROM rooms WHERE code = '${w.room}'`), '0',
+        `room ${k}: Ana read "left" once its closing was committed`);
+    }
+    await remote.close();
+    done = true;
+    for (const c of [ana, bo, ...busy]) await c.close();
+    busy.length = 0;
+    for (const n of started) assert.deepEqual(await n.stop(), { code: 0, signal: null });
+  } catch (e) {
+    for (const n of started) t.diagnostic(`node log:\n${n.log.slice(-3000)}`);
+    throw e;
+  } finally {
+    for (const c of busy) c.ws.close();
+    for (const n of started) if (n.child.exitCode === null && n.child.signalCode === null) n.child.kill('SIGKILL');
+    proxy.close();
   }
 });
 

@@ -112,6 +112,33 @@ let answered; // A job of the first test, answered: its answer again is one no l
 
 const workerTook = (room, ply) => workers.wa.log.match(tookRe(room, ply)) || workers.wb.log.match(tookRe(room, ply));
 
+// A worker lowers its CPU priority by --nice steps (default 10) before it starts any thread, so
+// that a server on the same machine (its loop, level 4 in its fast lane) takes the cores first
+// (docs/computer.md, "Search workers"). Nice values are os.getPriority()'s; 19 is the lowest.
+test('workers run 10 nice steps below where they were started, or --nice N steps; the server is not lowered', async () => {
+  const own = os.getPriority();
+  for (const w of [workers.wa, workers.wb]) {
+    assert.equal(os.getPriority(w.child.pid), Math.min(19, own + 10), `${w.name}'s nice value`);
+    assert.match(w.log, new RegExp(`${w.name}: CPU priority nice ${Math.min(19, own + 10)} \\(--nice 10\\)`));
+  }
+  assert.equal(os.getPriority(server.child.pid), own, 'the server keeps the priority it was started with');
+  // --nice 3 (at a Redis nobody listens on: it only tries to connect, and stops on SIGTERM).
+  const file = path.join(base, 'nice3.log');
+  const fd = fs.openSync(file, 'a');
+  const child = spawn(WORKER, ['redis://127.0.0.1:1', '--name', 'n3', '--nice', '3'], { stdio: ['ignore', 'ignore', fd] });
+  fs.closeSync(fd);
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  await until(() => /CPU priority nice/.test(fs.readFileSync(file, 'utf8')), 'the --nice 3 worker to start');
+  assert.equal(os.getPriority(child.pid), Math.min(19, own + 3));
+  child.kill('SIGTERM');
+  assert.deepEqual(await exited, { code: 0, signal: null });
+  // Out of range, or not a number: a usage error, exit 2, before anything runs.
+  for (const bad of ['20', '-1', 'x', '']) {
+    const r = await new Promise((resolve) => execFile(WORKER, ['redis://127.0.0.1:1', '--nice', bad], (e) => resolve(e ? e.code : 0)));
+    assert.equal(r, 2, `--nice '${bad}' is refused`);
+  }
+});
+
 test('level 5 gets its moves from the workers, level 4 from the server itself, a hint its answer', async () => {
   const c = await Client.connect(server, { name: 'Ana' });
   {
