@@ -42,7 +42,7 @@ void srv_store__batch_lost(srv_store *store) {
 /* Begins the batch when none is open; reserves room for one more op, in the batch and in the
  * failed list, so that losing the batch never needs memory (a lost write is always reported).
  * The moves that wait count as ops: they join the batch's list when they are inserted. */
-int srv_store__batch_open(srv_store *store) {
+int srv_store__write_begin(srv_store *store) {
   if (store->reader) {
     srv_store__set_error(store->error, "%s: a reader does not write", store->path);
     return SRV_STORE_EREADONLY;
@@ -76,13 +76,6 @@ int srv_store__batch_open(srv_store *store) {
   store->in_txn = true;
   store->n_ops = 0;
   return 0;
-}
-
-int srv_store__write_begin(srv_store *store) {
-  int rc = srv_store__batch_open(store);
-  if (rc == 0 && store->n_moves > 0)
-    rc = srv_store__moves_flush(store);
-  return rc;
 }
 
 /* Ends one write whose statements returned rc. A constraint failure only undoes that statement;

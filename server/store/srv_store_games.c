@@ -129,7 +129,7 @@ int srv_store_move_add(srv_store *store, int64_t game, const srv_store_move *mov
     return srv_store__write(store, srv_store__op(SRV_STORE_OP_MOVE, "", game, move->ply),
                             STMT_MOVE_INSERT, MOVE_ARGS(&row), "cannot store a move");
   /* SQLite: the move waits for the batch's other moves (srv_store__moves_flush()). */
-  int rc = srv_store__batch_open(store);
+  int rc = srv_store__write_begin(store);
   if (rc != 0)
     return rc;
   if (srv_store__grow((void **)&store->moves, &store->cap_moves, store->n_moves + 1,
@@ -193,7 +193,7 @@ static int insert_chunk(sqlite3_stmt *s, const srv_store__move_row *rows, size_t
   return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
-/* A move inserted: its op joins the batch (srv_store__batch_open() made the room). */
+/* A move inserted: its op joins the batch (srv_store__write_begin() made the room). */
 static void move_stored(srv_store *store, const srv_store__move_row *r) {
   store->ops[store->n_ops++] = srv_store__op(SRV_STORE_OP_MOVE, "", r->game, r->ply);
 }
@@ -265,6 +265,9 @@ int srv_store_game_seats(srv_store *store, int64_t game, int ply, const srv_stor
 int srv_store_moves_truncate(srv_store *store, int64_t game, int from_ply) {
   if (store == NULL || game <= 0 || from_ply < 0)
     return SRV_STORE_EINVAL;
+  int rc = store->n_moves > 0 ? srv_store__moves_flush(store) : 0; /* The moves it deletes. */
+  if (rc != 0)
+    return rc;
   return srv_store__write(store, srv_store__op(SRV_STORE_OP_TAKEBACK, "", game, from_ply),
                           STMT_MOVE_TRUNCATE, STORE_ARGS(arg_int(game), arg_int(from_ply)),
                           "cannot drop moves");
@@ -273,6 +276,9 @@ int srv_store_moves_truncate(srv_store *store, int64_t game, int from_ply) {
 int srv_store_move_clock(srv_store *store, int64_t game, int ply, int64_t clock_ms) {
   if (store == NULL || game <= 0 || ply < 0 || clock_ms < 0)
     return SRV_STORE_EINVAL;
+  int rc = store->n_moves > 0 ? srv_store__moves_flush(store) : 0; /* The move it changes. */
+  if (rc != 0)
+    return rc;
   return srv_store__write(
       store, srv_store__op(SRV_STORE_OP_TAKEBACK, "", game, ply), STMT_MOVE_CLOCK,
       STORE_ARGS(arg_int(game), arg_int(ply), arg_int(clock_ms)), "cannot store a clock");

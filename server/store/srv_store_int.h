@@ -140,8 +140,8 @@ struct srv_store {
   size_t n_failed, cap_failed;
   bool failed_reported;
   /* SQLite: the batch's moves not inserted yet, and not in ops until they are. They go in
-   * together, in INSERTs of up to 32 rows, before any other statement of the connection runs
-   * and before the COMMIT (srv_store__moves_flush()): one statement a batch instead of one a
+   * together, in INSERTs of up to 32 rows, before the COMMIT or before a statement that reads or
+   * changes the moves (srv_store__moves_flush()): a few statements a batch instead of one a
    * move. */
   srv_store__move_row *moves;
   size_t n_moves, cap_moves;
@@ -358,13 +358,14 @@ int srv_store__row_int(srv_store *store, const srv_store__cols *s, void *item);
 /* Returns the op of a write (key NULL: ""). */
 srv_store_op srv_store__op(srv_store_op_kind kind, const char *key, int64_t game, int ply);
 
-/* Begins the batch when none is open and reserves room to report one more write; then inserts
- * the moves that wait (srv_store__moves_flush()), so that every statement runs in the order of
- * the writes. Returns 0 or a negative code (the write must not run). */
+/* Begins the batch when none is open and reserves room to report one more write (the moves that
+ * wait count: their ops join the batch when they are inserted). Returns 0 or a negative code (the
+ * write must not run). */
 int srv_store__write_begin(srv_store *store);
-/* srv_store__write_begin() without inserting the moves that wait: a move's own. */
-int srv_store__batch_open(srv_store *store);
-/* SQLite: inserts the moves that wait (srv_store_games.c), each one's op joining the batch. A
+/* SQLite: inserts the moves that wait (srv_store_games.c), each one's op joining the batch. It
+ * runs before the COMMIT, before a statement that reads or changes the moves table (a takeback's
+ * delete, a clock's update, every read) and before nothing else: no other write touches the moves
+ * (a move's game is inserted before the move is recorded, and no game is deleted). A
  * move that breaks a constraint (its ply stored already, no such game) costs only itself, as
  * when its INSERT ran alone: it is not stored, and its op joins the failed list, which the
  * commit reports. Returns 0, or a negative code with the batch lost (its writes, the moves that

@@ -208,17 +208,22 @@ TEST_IMPL(conflict_in_many_rows) {
     ASSERT_EQ(srv_store_move_add(s, id, &m), 0);
   }
   ASSERT_EQ(srv_store_moves_truncate(s, id, 37), 0);
+  /* Ply 37 again, and its clock set afterwards: the update runs after its insert. */
+  srv_store_move again = {37, 1, 37 % 6 + 1, -1, 3000};
+  ASSERT_EQ(srv_store_move_add(s, id, &again), 0);
+  ASSERT_EQ(srv_store_move_clock(s, id, 37, 777), 0);
   ASSERT_EQ(srv_store_commit(s), SRV_STORE_EIO);
   size_t n = 0;
   const srv_store_op *ops = srv_store_failed(s, &n);
   ASSERT_EQ(n, 1);
   ASSERT(ops[0].kind == SRV_STORE_OP_MOVE && ops[0].game == id && ops[0].ply == 20);
   srv_store_close(s);
-  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM moves"), 37);
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM moves"), 38);
   ASSERT_EQ(raw_int(dir, "SELECT house FROM moves WHERE ply = 20"), 3);
-  /* Plies 0..35 are six rounds of houses 1..6 (21 each), ply 36 is house 1. */
-  ASSERT_EQ(raw_int(dir, "SELECT sum(house) FROM moves"), 6 * 21 + 1);
-  ASSERT_EQ(raw_int(dir, "SELECT max(ply) FROM moves"), 36);
+  /* Plies 0..35 are six rounds of houses 1..6 (21 each), ply 36 is house 1, ply 37 house 2. */
+  ASSERT_EQ(raw_int(dir, "SELECT sum(house) FROM moves"), 6 * 21 + 1 + 2);
+  ASSERT_EQ(raw_int(dir, "SELECT max(ply) FROM moves"), 37);
+  ASSERT_EQ(raw_int(dir, "SELECT clock_ms FROM moves WHERE ply = 37"), 777);
   rm_tree(dir);
   return 0;
 }
