@@ -285,6 +285,47 @@ TEST_IMPL(full_disk) {
   return 0;
 }
 
+/* The moves wait for the commit: a full disk there loses the batch, every waiting move reported,
+ * nothing of it stored, and the store keeps serving. */
+TEST_IMPL(moves_lost_at_commit) {
+  char dir[256], err[SRV_STORE_ERR_SIZE];
+  tmp_dir(dir, sizeof dir);
+  srv_store_config cfg;
+  srv_store_config_init(&cfg);
+  cfg.max_bytes = 128 * 1024; /* The empty schema is about 80 KiB; 3,000 moves do not fit. */
+  srv_store *s = NULL;
+  ASSERT_EQ(srv_store_open(dir, &cfg, &s, err), 0);
+  srv_store_game g = mk_game("FULL01", MC_KALAH, mk_seat("pa", "Ana"), mk_seat("pb", "Bo"));
+  srv_store_room r = mk_room("FULL01", SRV_STORE_STATUS_PLAYING, &g);
+  int64_t id = 0;
+  ASSERT_EQ(srv_store_room_put(s, &r), 0);
+  ASSERT_EQ(srv_store_game_start(s, &g, &id), 0);
+  ASSERT_EQ(srv_store_commit(s), 0);
+  for (int ply = 0; ply < 3000; ply++) {
+    srv_store_move m = {ply, ply % 2, ply % 6 + 1, -1, ply};
+    ASSERT_EQ(srv_store_move_add(s, id, &m), 0);
+  }
+  ASSERT_EQ(srv_store_commit(s), SRV_STORE_EFULL);
+  ASSERT(strstr(srv_store_last_error(s), "cannot store a move") != NULL);
+  size_t n = 0;
+  const srv_store_op *ops = srv_store_failed(s, &n);
+  ASSERT_EQ(n, 3000);
+  int plies = 0;
+  for (size_t i = 0; i < n; i++)
+    plies += ops[i].kind == SRV_STORE_OP_MOVE && ops[i].game == id;
+  ASSERT_EQ(plies, 3000);
+  ASSERT(!srv_store_pending(s));
+  /* Still serving: one move commits. */
+  srv_store_move m = {0, 0, 3, -1, 1};
+  ASSERT_EQ(srv_store_move_add(s, id, &m), 0);
+  ASSERT_EQ(srv_store_commit(s), 0);
+  ASSERT(srv_store_failed(s, &n) == NULL);
+  srv_store_close(s);
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM moves"), 1);
+  rm_tree(dir);
+  return 0;
+}
+
 /* A reader sees what is committed only: not the open batch, which it never commits early, and it
  * cannot write. */
 TEST_IMPL(reader_sees_committed_only) {
