@@ -199,20 +199,22 @@ static void move_stored(srv_store *store, const srv_store__move_row *r) {
 }
 
 /* Inserts the n moves rows one by one: a move that breaks a constraint is refused alone, its op
- * in the failed list. Returns SQLITE_OK, or the code of a failure that is not a constraint's. */
-static int insert_each(srv_store *store, const srv_store__move_row *rows, size_t n) {
+ * in the failed list. Returns SQLITE_OK, or the code of a failure that is not a constraint's;
+ * *done is the number of rows dealt with (inserted or refused) before it. */
+static int insert_each(srv_store *store, const srv_store__move_row *rows, size_t n, size_t *done) {
   for (size_t i = 0; i < n; i++) {
     int rc = srv_store__exec(store, STMT_MOVE_INSERT, MOVE_ARGS(&rows[i]));
     if (rc == SQLITE_OK) {
       move_stored(store, &rows[i]);
-      continue;
-    }
-    if ((rc & 0xff) != SQLITE_CONSTRAINT || sqlite3_get_autocommit(store->db))
+    } else if ((rc & 0xff) == SQLITE_CONSTRAINT && !sqlite3_get_autocommit(store->db)) {
+      (void)srv_store__fail(store, rc, "cannot store a move");
+      store->stats.writes--; /* Counted when it joined the batch. */
+      store->failed[store->n_failed++] =
+          srv_store__op(SRV_STORE_OP_MOVE, "", rows[i].game, rows[i].ply);
+    } else {
       return rc;
-    (void)srv_store__fail(store, rc, "cannot store a move");
-    store->stats.writes--; /* Counted when it joined the batch. */
-    store->failed[store->n_failed++] =
-        srv_store__op(SRV_STORE_OP_MOVE, "", rows[i].game, rows[i].ply);
+    }
+    *done = i + 1;
   }
   return SQLITE_OK;
 }
@@ -228,17 +230,19 @@ int srv_store__moves_flush(srv_store *store) {
         n = chunk_rows(k);
     }
     const srv_store__move_row *rows = &store->moves[at];
+    size_t done = 0;
     if (s == NULL) {
-      rc = insert_each(store, rows, n); /* Fewer than 4 left: one. */
+      rc = insert_each(store, rows, n, &done); /* Fewer than 4 left: one. */
     } else if ((rc = insert_chunk(s, rows, n)) == SQLITE_OK) {
       for (size_t i = 0; i < n; i++)
         move_stored(store, &rows[i]);
+      done = n;
     } else if ((rc & 0xff) == SQLITE_CONSTRAINT && !sqlite3_get_autocommit(store->db)) {
       /* SQLite undid the whole statement: one by one, so that only the refused ones are lost. */
-      rc = insert_each(store, rows, n);
+      rc = insert_each(store, rows, n, &done);
     }
-    if (rc == SQLITE_OK)
-      at += n;
+    /* Each row is in the batch's ops, in the failed list or still waiting: never two of them. */
+    at += done;
   }
   if (rc == SQLITE_OK) {
     store->n_moves = 0;
