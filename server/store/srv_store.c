@@ -411,6 +411,7 @@ void srv_store_close(srv_store *store) {
     close(store->lock_fd); /* Releases the directory lock. */
   free(store->ops);
   free(store->failed);
+  free(store->moves);
   free(store->path);
   free(store);
 }

@@ -430,8 +430,13 @@ int srv_store_chat_add(srv_store *store, const srv_store_chat *line);
  * srv_store_move_add() (it only becomes durable with the batch). */
 int srv_store_game_start(srv_store *store, const srv_store_game *game, int64_t *id);
 
-/* Records one accepted move of game id (borrowed). A second move with the same ply is
- * SRV_STORE_ECONFLICT and leaves the batch intact. */
+/* Records one accepted move of game id (borrowed). On SQLite the move's INSERT waits for the
+ * batch's other moves: they are inserted together (statements of up to 32 rows) before the
+ * COMMIT and before a statement that reads or changes the moves, so a move that breaks a constraint
+ * (a second move with the same ply, a game that does not exist) is not refused here: it alone is
+ * left out, the batch stays intact, and the commit reports it lost (SRV_STORE_EIO and
+ * srv_store_failed()), as the room takes back a refused move. On PostgreSQL such a move is
+ * SRV_STORE_ECONFLICT at its commit, with the whole batch. */
 int srv_store_move_add(srv_store *store, int64_t game, const srv_store_move *move);
 
 /* Records the result of game id (score borrowed: South, North). */

@@ -28,25 +28,30 @@ void srv_store__batch_lost(srv_store *store) {
   else if (store->in_txn && !sqlite3_get_autocommit(store->db))
     srv_store__exec(store, STMT_ROLLBACK, NULL, 0);
   store->in_txn = false;
-  /* write_begin() made the room. */
+  /* write_begin() made the room, for the moves that wait too. */
   if (store->n_ops > 0)
     memcpy(store->failed + store->n_failed, store->ops, store->n_ops * sizeof *store->ops);
   store->n_failed += store->n_ops;
   store->n_ops = 0;
+  for (size_t i = 0; i < store->n_moves; i++)
+    store->failed[store->n_failed++] =
+        srv_store__op(SRV_STORE_OP_MOVE, "", store->moves[i].game, store->moves[i].ply);
+  store->n_moves = 0;
 }
 
 /* Begins the batch when none is open; reserves room for one more op, in the batch and in the
- * failed list, so that losing the batch never needs memory (a lost write is always reported). */
+ * failed list, so that losing the batch never needs memory (a lost write is always reported).
+ * The moves that wait count as ops: they join the batch's list when they are inserted. */
 int srv_store__write_begin(srv_store *store) {
   if (store->reader) {
     srv_store__set_error(store->error, "%s: a reader does not write", store->path);
     return SRV_STORE_EREADONLY;
   }
   failed_expire(store);
-  if (srv_store__grow((void **)&store->ops, &store->cap_ops, store->n_ops + 1,
-                      sizeof *store->ops) != 0 ||
-      srv_store__grow((void **)&store->failed, &store->cap_failed,
-                      store->n_failed + store->n_ops + 1, sizeof *store->failed) != 0)
+  size_t ops = store->n_ops + store->n_moves + 1;
+  if (srv_store__grow((void **)&store->ops, &store->cap_ops, ops, sizeof *store->ops) != 0 ||
+      srv_store__grow((void **)&store->failed, &store->cap_failed, store->n_failed + ops,
+                      sizeof *store->failed) != 0)
     return SRV_STORE_ENOMEM;
   if (store->in_txn)
     return 0;
@@ -96,7 +101,10 @@ bool srv_store_pending(const srv_store *store) {
  * writes, for the caller), or a code with the batch lost (rolled back, its writes in the failed
  * list). */
 static int sqlite_commit(srv_store *store) {
-  int err = srv_store__check_files(store, true);
+  int err = store->n_moves > 0 ? srv_store__moves_flush(store) : 0;
+  if (err != 0)
+    return err; /* The batch is lost, and reported. */
+  err = srv_store__check_files(store, true);
   if (err != 0) {
     srv_store__batch_lost(store); /* Its writes would go where no restart finds them. */
     return err;

@@ -114,15 +114,146 @@ int srv_store_game_start(srv_store *store, const srv_store_game *game, int64_t *
   return rc;
 }
 
+/* The arguments of row's INSERT, in STMT_MOVE_INSERT's order. */
+#define MOVE_ARGS(row)                                                                             \
+  STORE_ARGS(arg_int((row)->game), arg_int((row)->ply), arg_int((row)->seat),                      \
+             arg_int((row)->house), (row)->clock_ms >= 0 ? arg_int((row)->clock_ms) : arg_null(),  \
+             arg_int((row)->at_ms))
+
 int srv_store_move_add(srv_store *store, int64_t game, const srv_store_move *move) {
   if (store == NULL || move == NULL || game <= 0 || move->ply < 0 || move->seat < 0 ||
       move->seat > 1 || move->house < 1 || (move->house > MC_MAX_HOUSES && move->house != MC_SWAP))
     return SRV_STORE_EINVAL;
-  return srv_store__write(
-      store, srv_store__op(SRV_STORE_OP_MOVE, "", game, move->ply), STMT_MOVE_INSERT,
-      STORE_ARGS(arg_int(game), arg_int(move->ply), arg_int(move->seat), arg_int(move->house),
-                 move->clock_ms >= 0 ? arg_int(move->clock_ms) : arg_null(), arg_int(move->at_ms)),
-      "cannot store a move");
+  srv_store__move_row row = {game, move->clock_ms, move->at_ms, move->ply, move->seat, move->house};
+  if (store->pg != NULL) /* PostgreSQL sends the whole batch in one round trip already. */
+    return srv_store__write(store, srv_store__op(SRV_STORE_OP_MOVE, "", game, move->ply),
+                            STMT_MOVE_INSERT, MOVE_ARGS(&row), "cannot store a move");
+  /* SQLite: the move waits for the batch's other moves (srv_store__moves_flush()). */
+  int rc = srv_store__write_begin(store);
+  if (rc != 0)
+    return rc;
+  if (srv_store__grow((void **)&store->moves, &store->cap_moves, store->n_moves + 1,
+                      sizeof *store->moves) != 0)
+    return SRV_STORE_ENOMEM;
+  store->moves[store->n_moves++] = row;
+  store->stats.writes++;
+  return 0;
+}
+
+/* Rows of each chunk statement (store->moves_stmt[k]): 4 << k. */
+static size_t chunk_rows(int k) {
+  return (size_t)4 << k;
+}
+
+/* The statement that inserts chunk_rows(k) moves, prepared at its first use; NULL when it cannot
+ * be (no memory): the moves then go one by one. */
+static sqlite3_stmt *chunk_stmt(srv_store *store, int k) {
+  if (store->moves_stmt[k] != NULL)
+    return store->moves_stmt[k];
+  static const char head[] = "INSERT INTO moves (game, ply, seat, house, clock_ms, at_ms) VALUES ";
+  static const char row[] = "(?, ?, ?, ?, ?, ?),";
+  char sql[sizeof head + (sizeof row - 1) * 32];
+  size_t n = chunk_rows(k), len = sizeof head - 1;
+  memcpy(sql, head, len);
+  for (size_t i = 0; i < n; i++, len += sizeof row - 1)
+    memcpy(sql + len, row, sizeof row - 1);
+  sql[len - 1] = '\0'; /* The last comma. */
+  if (sqlite3_prepare_v3(store->db, sql, (int)len - 1, SQLITE_PREPARE_PERSISTENT,
+                         &store->moves_stmt[k], NULL) != SQLITE_OK) {
+    sqlite3_finalize(store->moves_stmt[k]);
+    store->moves_stmt[k] = NULL;
+  }
+  return store->moves_stmt[k];
+}
+
+void srv_store__moves_finalize(srv_store *store) {
+  for (int k = 0; k < STORE_MOVE_CHUNKS; k++) {
+    sqlite3_finalize(store->moves_stmt[k]);
+    store->moves_stmt[k] = NULL;
+  }
+}
+
+/* Inserts the n moves rows in the statement s of n rows. Returns a SQLite code. */
+static int insert_chunk(sqlite3_stmt *s, const srv_store__move_row *rows, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    const srv_store__move_row *r = &rows[i];
+    int at = (int)(6 * i);
+    sqlite3_bind_int64(s, at + 1, r->game);
+    sqlite3_bind_int(s, at + 2, r->ply);
+    sqlite3_bind_int(s, at + 3, r->seat);
+    sqlite3_bind_int(s, at + 4, r->house);
+    if (r->clock_ms >= 0)
+      sqlite3_bind_int64(s, at + 5, r->clock_ms);
+    else
+      sqlite3_bind_null(s, at + 5);
+    sqlite3_bind_int64(s, at + 6, r->at_ms);
+  }
+  int rc = sqlite3_step(s);
+  sqlite3_reset(s);
+  return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/* A move inserted: its op joins the batch (srv_store__write_begin() made the room). */
+static void move_stored(srv_store *store, const srv_store__move_row *r) {
+  store->ops[store->n_ops++] = srv_store__op(SRV_STORE_OP_MOVE, "", r->game, r->ply);
+}
+
+/* Inserts the n moves rows one by one: a move that breaks a constraint is refused alone, its op
+ * in the failed list. Returns SQLITE_OK, or the code of a failure that is not a constraint's;
+ * *done is the number of rows dealt with (inserted or refused) before it. */
+static int insert_each(srv_store *store, const srv_store__move_row *rows, size_t n, size_t *done) {
+  for (size_t i = 0; i < n; i++) {
+    int rc = srv_store__exec(store, STMT_MOVE_INSERT, MOVE_ARGS(&rows[i]));
+    if (rc == SQLITE_OK) {
+      move_stored(store, &rows[i]);
+    } else if ((rc & 0xff) == SQLITE_CONSTRAINT && !sqlite3_get_autocommit(store->db)) {
+      (void)srv_store__fail(store, rc, "cannot store a move");
+      store->stats.writes--; /* Counted when it joined the batch. */
+      store->failed[store->n_failed++] =
+          srv_store__op(SRV_STORE_OP_MOVE, "", rows[i].game, rows[i].ply);
+    } else {
+      return rc;
+    }
+    *done = i + 1;
+  }
+  return SQLITE_OK;
+}
+
+int srv_store__moves_flush(srv_store *store) {
+  size_t at = 0;
+  int rc = SQLITE_OK;
+  while (rc == SQLITE_OK && at < store->n_moves) {
+    size_t left = store->n_moves - at, n = 1;
+    sqlite3_stmt *s = NULL;
+    for (int k = STORE_MOVE_CHUNKS - 1; k >= 0 && s == NULL; k--) {
+      if (chunk_rows(k) <= left && (s = chunk_stmt(store, k)) != NULL)
+        n = chunk_rows(k);
+    }
+    const srv_store__move_row *rows = &store->moves[at];
+    size_t done = 0;
+    if (s == NULL) {
+      rc = insert_each(store, rows, n, &done); /* Fewer than 4 left: one. */
+    } else if ((rc = insert_chunk(s, rows, n)) == SQLITE_OK) {
+      for (size_t i = 0; i < n; i++)
+        move_stored(store, &rows[i]);
+      done = n;
+    } else if ((rc & 0xff) == SQLITE_CONSTRAINT && !sqlite3_get_autocommit(store->db)) {
+      /* SQLite undid the whole statement: one by one, so that only the refused ones are lost. */
+      rc = insert_each(store, rows, n, &done);
+    }
+    /* Each row is in the batch's ops, in the failed list or still waiting: never two of them. */
+    at += done;
+  }
+  if (rc == SQLITE_OK) {
+    store->n_moves = 0;
+    return 0;
+  }
+  int err = srv_store__fail(store, rc, "cannot store a move");
+  /* What was inserted is in the batch's ops; the rest still waits: both are lost with it. */
+  memmove(store->moves, store->moves + at, (store->n_moves - at) * sizeof *store->moves);
+  store->n_moves -= at;
+  srv_store__batch_lost(store);
+  return err;
 }
 
 int srv_store_game_seats(srv_store *store, int64_t game, int ply, const srv_store_seat seats[2]) {
@@ -138,6 +269,9 @@ int srv_store_game_seats(srv_store *store, int64_t game, int ply, const srv_stor
 int srv_store_moves_truncate(srv_store *store, int64_t game, int from_ply) {
   if (store == NULL || game <= 0 || from_ply < 0)
     return SRV_STORE_EINVAL;
+  int rc = store->n_moves > 0 ? srv_store__moves_flush(store) : 0; /* The moves it deletes. */
+  if (rc != 0)
+    return rc;
   return srv_store__write(store, srv_store__op(SRV_STORE_OP_TAKEBACK, "", game, from_ply),
                           STMT_MOVE_TRUNCATE, STORE_ARGS(arg_int(game), arg_int(from_ply)),
                           "cannot drop moves");
@@ -146,6 +280,9 @@ int srv_store_moves_truncate(srv_store *store, int64_t game, int from_ply) {
 int srv_store_move_clock(srv_store *store, int64_t game, int ply, int64_t clock_ms) {
   if (store == NULL || game <= 0 || ply < 0 || clock_ms < 0)
     return SRV_STORE_EINVAL;
+  int rc = store->n_moves > 0 ? srv_store__moves_flush(store) : 0; /* The move it changes. */
+  if (rc != 0)
+    return rc;
   return srv_store__write(
       store, srv_store__op(SRV_STORE_OP_TAKEBACK, "", game, ply), STMT_MOVE_CLOCK,
       STORE_ARGS(arg_int(game), arg_int(ply), arg_int(clock_ms)), "cannot store a clock");

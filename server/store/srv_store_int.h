@@ -105,6 +105,16 @@ typedef struct srv_store_pg srv_store_pg;
  * store is bound to a loop with --sync full. */
 typedef struct srv_store_syncer srv_store_syncer;
 
+/* A move of the open batch whose INSERT has not run yet (SQLite, srv_store_games.c). */
+typedef struct srv_store__move_row {
+  int64_t game, clock_ms, at_ms; /* clock_ms < 0: NULL */
+  int ply, seat, house;
+} srv_store__move_row;
+
+/* The moves' INSERTs of several rows: 4, 8, 16 and 32 (fewer than 4 go one by one: a statement
+ * of two rows costs SQLite more than two of one). */
+#define STORE_MOVE_CHUNKS 4
+
 struct srv_store {
   srv_store_pg *pg; /* Set: every statement runs on PostgreSQL, and the SQLite fields are unused. */
   sqlite3 *db;
@@ -129,6 +139,13 @@ struct srv_store {
   srv_store_op *failed;
   size_t n_failed, cap_failed;
   bool failed_reported;
+  /* SQLite: the batch's moves not inserted yet, and not in ops until they are. They go in
+   * together, in INSERTs of up to 32 rows, before the COMMIT or before a statement that reads or
+   * changes the moves (srv_store__moves_flush()): a few statements a batch instead of one a
+   * move. */
+  srv_store__move_row *moves;
+  size_t n_moves, cap_moves;
+  sqlite3_stmt *moves_stmt[STORE_MOVE_CHUNKS]; /* Prepared at first use. */
   srv_store_stats stats;
   char error[SRV_STORE_ERR_SIZE];
 };
@@ -341,9 +358,21 @@ int srv_store__row_int(srv_store *store, const srv_store__cols *s, void *item);
 /* Returns the op of a write (key NULL: ""). */
 srv_store_op srv_store__op(srv_store_op_kind kind, const char *key, int64_t game, int ply);
 
-/* Begins the batch when none is open and reserves room to report one more write. Returns 0 or a
- * negative code (the write must not run). */
+/* Begins the batch when none is open and reserves room to report one more write (the moves that
+ * wait count: their ops join the batch when they are inserted). Returns 0 or a negative code (the
+ * write must not run). */
 int srv_store__write_begin(srv_store *store);
+/* SQLite: inserts the moves that wait (srv_store_games.c), each one's op joining the batch. It
+ * runs before the COMMIT, before a statement that reads or changes the moves table (a takeback's
+ * delete, a clock's update, every read) and before nothing else: no other write touches the moves
+ * (a move's game is inserted before the move is recorded, and no game is deleted). A
+ * move that breaks a constraint (its ply stored already, no such game) costs only itself, as
+ * when its INSERT ran alone: it is not stored, and its op joins the failed list, which the
+ * commit reports. Returns 0, or a negative code with the batch lost (its writes, the moves that
+ * waited among them, in the failed list). */
+int srv_store__moves_flush(srv_store *store);
+/* Finalises the moves' statements (at close). */
+void srv_store__moves_finalize(srv_store *store);
 
 /* Ends one write whose statements returned the SQLite code rc: 0 and op joins the batch, or a
  * negative code (with what in the store's error) and, unless only that statement failed on a

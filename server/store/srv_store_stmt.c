@@ -207,6 +207,7 @@ int srv_store__prepare_all(srv_store *store) {
 }
 
 void srv_store__finalize_all(srv_store *store) {
+  srv_store__moves_finalize(store);
   for (size_t i = 0; i < STMT_COUNT; i++) {
     sqlite3_finalize(store->stmt[i]);
     store->stmt[i] = NULL;
@@ -268,6 +269,11 @@ int srv_store__each(srv_store *store, srv_store__stmt id, const srv_store__val *
                     srv_store__row row, void *ctx, const char *what) {
   if (store->pg)
     return srv_store__pg_each(store, id, args, n, row, ctx, what);
+  if (store->n_moves > 0) { /* A read in the batch sees its moves. */
+    int err = srv_store__moves_flush(store);
+    if (err != 0)
+      return err;
+  }
   sqlite3_stmt *s = store->stmt[id];
   bool copied = bind(s, args, n);
   int rc = SQLITE_DONE, count = 0, err = 0;

@@ -143,14 +143,14 @@ TEST_IMPL(conflict_costs_only_itself) {
   ASSERT_EQ(srv_store_game_start(s, &g, &id), 0);
   srv_store_move m = {0, 0, 3, -1, 1};
   ASSERT_EQ(srv_store_move_add(s, id, &m), 0);
-  /* The same ply again (a retried move that slipped through) is refused alone. */
+  /* The same ply again (a retried move that slipped through) is refused alone: the moves wait
+   * for the commit, which reports the refused ones lost. */
   m.house = 4;
-  ASSERT_EQ(srv_store_move_add(s, id, &m), SRV_STORE_ECONFLICT);
-  ASSERT(strstr(srv_store_last_error(s), "cannot store a move") != NULL);
+  ASSERT_EQ(srv_store_move_add(s, id, &m), 0);
   ASSERT(srv_store_pending(s));
   /* A move of a game that does not exist breaks the foreign key. */
   m.ply = 1;
-  ASSERT_EQ(srv_store_move_add(s, id + 100, &m), SRV_STORE_ECONFLICT);
+  ASSERT_EQ(srv_store_move_add(s, id + 100, &m), 0);
   /* Bad arguments never reach SQLite. */
   m.house = 0;
   ASSERT_EQ(srv_store_move_add(s, id, &m), SRV_STORE_EINVAL);
@@ -159,12 +159,71 @@ TEST_IMPL(conflict_costs_only_itself) {
   ASSERT_EQ(srv_store_room_put(s, &bad), SRV_STORE_EINVAL);
   int score[2] = {0, 0};
   ASSERT_EQ(srv_store_game_finish(s, id, MC_DRAW, MC_REASON_NONE, score, 5), SRV_STORE_EINVAL);
-  ASSERT_EQ(srv_store_commit(s), 0);
+  ASSERT_EQ(srv_store_commit(s), SRV_STORE_EIO);
+  ASSERT(strstr(srv_store_last_error(s), "cannot store a move") != NULL);
   size_t n = 0;
-  ASSERT(srv_store_failed(s, &n) == NULL);
+  const srv_store_op *ops = srv_store_failed(s, &n);
+  ASSERT_EQ(n, 2);
+  ASSERT(ops[0].kind == SRV_STORE_OP_MOVE && ops[0].game == id && ops[0].ply == 0);
+  ASSERT(ops[1].kind == SRV_STORE_OP_MOVE && ops[1].game == id + 100 && ops[1].ply == 1);
   srv_store_close(s);
+  /* The first move and the room's rows are stored, as if the refused ones had not been. */
   ASSERT_EQ(raw_int(dir, "SELECT house FROM moves WHERE ply = 0"), 3);
   ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM moves"), 1);
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM games"), 1);
+  rm_tree(dir);
+  return 0;
+}
+
+/* Moves go in by many rows a statement: a refused one among 40 (its ply stored already, in the
+ * middle of a statement of 32) costs only itself, and the store keeps the order of the writes (a
+ * takeback's delete after the moves it deletes, a read that sees the batch's moves). */
+TEST_IMPL(conflict_in_many_rows) {
+  char dir[256], err[SRV_STORE_ERR_SIZE];
+  tmp_dir(dir, sizeof dir);
+  srv_store *s = NULL;
+  ASSERT_EQ(open_store(dir, SRV_STORE_SYNC_NORMAL, &s, err), 0);
+  srv_store_game g = mk_game("MANY01", MC_KALAH, mk_seat("pa", "Ana"), mk_seat("pb", "Bo"));
+  srv_store_room r = mk_room("MANY01", SRV_STORE_STATUS_PLAYING, &g);
+  int64_t id = 0;
+  ASSERT_EQ(srv_store_room_put(s, &r), 0);
+  ASSERT_EQ(srv_store_game_start(s, &g, &id), 0);
+  ASSERT_EQ(srv_store_commit(s), 0);
+  /* Plies 0..38 and ply 20 a second time, 40 moves: 32 rows, then 8. The houses are the ply
+   * modulo 6, plus one; the second ply 20 has house 6 where the first has 3. */
+  for (int i = 0; i < 40; i++) {
+    srv_store_move m = {i < 21 ? i : i - 1, i % 2, (i < 21 ? i : i - 1) % 6 + 1, -1, 1000 + i};
+    if (i == 21)
+      m.house = 6;
+    ASSERT_EQ(srv_store_move_add(s, id, &m), 0);
+  }
+  /* A read of the batch sees its moves. */
+  srv_store_game *back = NULL;
+  ASSERT_EQ(srv_store_game_get(s, id, &back), 0);
+  ASSERT(back != NULL && back->n_moves == 39);
+  srv_store_game_free(back);
+  /* Later moves and a takeback of plies 37 and 38: the delete runs after their inserts. */
+  for (int ply = 39; ply < 41; ply++) {
+    srv_store_move m = {ply, ply % 2, ply % 6 + 1, 500, 2000};
+    ASSERT_EQ(srv_store_move_add(s, id, &m), 0);
+  }
+  ASSERT_EQ(srv_store_moves_truncate(s, id, 37), 0);
+  /* Ply 37 again, and its clock set afterwards: the update runs after its insert. */
+  srv_store_move again = {37, 1, 37 % 6 + 1, -1, 3000};
+  ASSERT_EQ(srv_store_move_add(s, id, &again), 0);
+  ASSERT_EQ(srv_store_move_clock(s, id, 37, 777), 0);
+  ASSERT_EQ(srv_store_commit(s), SRV_STORE_EIO);
+  size_t n = 0;
+  const srv_store_op *ops = srv_store_failed(s, &n);
+  ASSERT_EQ(n, 1);
+  ASSERT(ops[0].kind == SRV_STORE_OP_MOVE && ops[0].game == id && ops[0].ply == 20);
+  srv_store_close(s);
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM moves"), 38);
+  ASSERT_EQ(raw_int(dir, "SELECT house FROM moves WHERE ply = 20"), 3);
+  /* Plies 0..35 are six rounds of houses 1..6 (21 each), ply 36 is house 1, ply 37 house 2. */
+  ASSERT_EQ(raw_int(dir, "SELECT sum(house) FROM moves"), 6 * 21 + 1 + 2);
+  ASSERT_EQ(raw_int(dir, "SELECT max(ply) FROM moves"), 37);
+  ASSERT_EQ(raw_int(dir, "SELECT clock_ms FROM moves WHERE ply = 37"), 777);
   rm_tree(dir);
   return 0;
 }
@@ -222,6 +281,47 @@ TEST_IMPL(full_disk) {
   srv_store_game_free(back);
   srv_store_close(s);
   ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM rooms"), 1);
+  rm_tree(dir);
+  return 0;
+}
+
+/* The moves wait for the commit: a full disk there loses the batch, every waiting move reported,
+ * nothing of it stored, and the store keeps serving. */
+TEST_IMPL(moves_lost_at_commit) {
+  char dir[256], err[SRV_STORE_ERR_SIZE];
+  tmp_dir(dir, sizeof dir);
+  srv_store_config cfg;
+  srv_store_config_init(&cfg);
+  cfg.max_bytes = 128 * 1024; /* The empty schema is about 80 KiB; 3,000 moves do not fit. */
+  srv_store *s = NULL;
+  ASSERT_EQ(srv_store_open(dir, &cfg, &s, err), 0);
+  srv_store_game g = mk_game("FULL01", MC_KALAH, mk_seat("pa", "Ana"), mk_seat("pb", "Bo"));
+  srv_store_room r = mk_room("FULL01", SRV_STORE_STATUS_PLAYING, &g);
+  int64_t id = 0;
+  ASSERT_EQ(srv_store_room_put(s, &r), 0);
+  ASSERT_EQ(srv_store_game_start(s, &g, &id), 0);
+  ASSERT_EQ(srv_store_commit(s), 0);
+  for (int ply = 0; ply < 3000; ply++) {
+    srv_store_move m = {ply, ply % 2, ply % 6 + 1, -1, ply};
+    ASSERT_EQ(srv_store_move_add(s, id, &m), 0);
+  }
+  ASSERT_EQ(srv_store_commit(s), SRV_STORE_EFULL);
+  ASSERT(strstr(srv_store_last_error(s), "cannot store a move") != NULL);
+  size_t n = 0;
+  const srv_store_op *ops = srv_store_failed(s, &n);
+  ASSERT_EQ(n, 3000);
+  int plies = 0;
+  for (size_t i = 0; i < n; i++)
+    plies += ops[i].kind == SRV_STORE_OP_MOVE && ops[i].game == id;
+  ASSERT_EQ(plies, 3000);
+  ASSERT(!srv_store_pending(s));
+  /* Still serving: one move commits. */
+  srv_store_move m = {0, 0, 3, -1, 1};
+  ASSERT_EQ(srv_store_move_add(s, id, &m), 0);
+  ASSERT_EQ(srv_store_commit(s), 0);
+  ASSERT(srv_store_failed(s, &n) == NULL);
+  srv_store_close(s);
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM moves"), 1);
   rm_tree(dir);
   return 0;
 }
