@@ -332,22 +332,99 @@ static void conn_error(srv_net *net, conn *c, int err, const srv_req_id *id, int
 /* How many frames one writeable callback may write at most: the socket says when it is full
  * (lws_send_pipe_choked()), this only bounds one callback's time (a 4 KiB frame each). */
 #define WRITES_PER_CALLBACK 4096
+/* Released frames of one connection go out together, in one send(), up to this many bytes (and
+ * only frames of at most WS_BATCH_FRAME_MAX bytes each; a larger one goes alone): a resumed
+ * player's welcome, joined and full state were three sends and two polls of the socket
+ * (lws_send_pipe_choked()), each send running the peer's TCP receive too on loopback (bench
+ * scale.mjs storm, docs/security.md). */
+#define WS_BATCH_MAX (16 * 1024)
+#define WS_BATCH_FRAME_MAX 4096
+/* A server's WebSocket header (RFC 6455, 5.2): FIN and the text opcode, no mask, the length in 7
+ * bits, or 126 and 16 bits, or 127 and 64 bits. */
+#define WS_HEADER_MAX 10
+
+/* Writes the WebSocket header of a final text frame of len bytes into h; returns its size. */
+static size_t ws_text_header(unsigned char *h, size_t len) {
+  h[0] = 0x81;
+  if (len < 126) {
+    h[1] = (unsigned char)len;
+    return 2;
+  }
+  if (len <= 0xffff) {
+    h[1] = 126;
+    h[2] = (unsigned char)(len >> 8);
+    h[3] = (unsigned char)len;
+    return 4;
+  }
+  h[1] = 127;
+  for (int i = 0; i < 8; i++)
+    h[2 + i] = (unsigned char)((uint64_t)len >> (56 - 8 * i));
+  return 10;
+}
+
+/* How many of q's released frames from the head go out in one send: at least 1, more while each
+ * is small and the whole fits WS_BATCH_MAX with their headers. */
+static size_t batch_len(const out_queue *q, uint64_t released) {
+  size_t n = 0, bytes = 0;
+  for (size_t i = q->head; i < q->tail && q->v[i].turn < released; i++) {
+    size_t len = q->v[i].frame->len;
+    if (n > 0 && (len > WS_BATCH_FRAME_MAX || bytes + WS_HEADER_MAX + len > WS_BATCH_MAX))
+      break;
+    n++;
+    bytes += WS_HEADER_MAX + len;
+    if (len > WS_BATCH_FRAME_MAX)
+      break; /* A large first frame goes alone. */
+  }
+  return n;
+}
+
+/* Pops q's first frame and returns it (the queue's reference, now the caller's). */
+static srv_frame *queue_pop(out_queue *q) {
+  srv_frame *f = q->v[q->head].frame;
+  q->bytes -= f->len;
+  if (++q->head == q->tail)
+    q->head = q->tail = 0;
+  return f;
+}
+
+/* Writes the first n (>= 2) frames of c's queue as n WebSocket frames in one send and pops them.
+ * They are framed here and handed to lws as bytes (LWS_WRITE_HTTP: lws sends them as they are,
+ * and keeps what the socket does not take, as for any write): the server offers no extension, so
+ * a frame is its header and its text. Returns 0, or -1 when the write failed. */
+static int write_batch(conn *c, size_t n) {
+  unsigned char buf[LWS_PRE + WS_BATCH_MAX];
+  size_t at = LWS_PRE;
+  for (size_t i = 0; i < n; i++) {
+    srv_frame *f = queue_pop(&c->q);
+    at += ws_text_header(buf + at, f->len);
+    memcpy(buf + at, f->data + SRV_FRAME_PRE, f->len);
+    at += f->len;
+    srv_frame_unref(f);
+  }
+  size_t len = at - LWS_PRE;
+  int w = lws_write(c->wsi, buf + LWS_PRE, len, LWS_WRITE_HTTP);
+  return w >= 0 && (size_t)w >= len ? 0 : -1;
+}
 
 /* Writes c's released frames, as many as the socket takes now, and notes whether some are left
- * (c->backlog). The first one goes without asking the socket: in a writeable callback it is
+ * (c->backlog). The first send goes without asking the socket: in a writeable callback it is
  * writable, and at the end of a turn (nothing of lws' own pending) what it does not take lws keeps
- * and sends first (lws_partial_buffered() then holds the next frames back). Returns 0, or -1 when
- * a write failed. A client that reads keeps up with a busy room (one frame per callback would let
- * its queue fill up and drop it). */
+ * and sends first (lws_partial_buffered() then holds the next frames back). Small frames released
+ * together go in one send (write_batch()). Returns 0, or -1 when a write failed. A client that
+ * reads keeps up with a busy room (one frame per callback would let its queue fill up and drop
+ * it). */
 static int write_released(conn *c) {
   out_queue *q = &c->q;
   for (int n = 0; n < WRITES_PER_CALLBACK && queue_len(q) > 0 &&
                   q->v[q->head].turn < c->net->turn && (n == 0 || !lws_send_pipe_choked(c->wsi));
        n++) {
-    srv_frame *f = q->v[q->head].frame;
-    q->bytes -= f->len;
-    if (++q->head == q->tail)
-      q->head = q->tail = 0;
+    size_t k = batch_len(q, c->net->turn);
+    if (k > 1) {
+      if (write_batch(c, k) != 0)
+        return -1;
+      continue;
+    }
+    srv_frame *f = queue_pop(q);
     /* The frame's headroom is for lws' header: the write never touches the text itself, and
      * the same frame can go to every connection it is queued for. */
     int w = lws_write(c->wsi, f->data + SRV_FRAME_PRE, f->len, LWS_WRITE_TEXT);
