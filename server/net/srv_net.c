@@ -1363,14 +1363,19 @@ static void net_handle_closed(srv_net *net);
  * connection's first request with MSG_PEEK (the bytes stay for lws) and answers those itself
  * (srv_http_head_check()); a head fit for lws is handed over with the socket. */
 
+/* Hands a socket whose head passed to lws. */
+static void gate_adopt(srv_net *net, int fd) {
+  int one = 1; /* What lws sets on the sockets it accepts. */
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  if (lws_adopt_socket_vhost(net->vhost, fd) == NULL) /* lws has closed it. */
+    srv_log_warn("net", "a new connection could not be set up (out of memory or descriptors)");
+}
+
 static void on_gate_closed(uv_handle_t *h) {
   gate_conn *g = (gate_conn *)((char *)h - offsetof(gate_conn, poll));
   srv_net *net = g->net;
   if (g->adopt && !net->stopping && net->context != NULL) {
-    int one = 1; /* What lws sets on the sockets it accepts. */
-    setsockopt(g->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    if (lws_adopt_socket_vhost(net->vhost, g->fd) == NULL) /* lws has closed it. */
-      srv_log_warn("net", "a new connection could not be set up (out of memory or descriptors)");
+    gate_adopt(net, g->fd);
   } else {
     close(g->fd);
   }
@@ -1485,8 +1490,20 @@ static void on_gate_tick(uv_timer_t *t) {
     uv_timer_stop(&net->gate_timer);
 }
 
-/* A new connection: to the gate, or straight to lws when memory runs out. */
+/* A new connection: to the gate, or straight to lws when memory runs out. A head that is
+ * already whole and passes goes to lws at once: no poll handle of the gate's own (in a reconnect
+ * storm, where heads wait by the time they are accepted, that handle was five epoll_ctl() calls
+ * and a loop turn a connection, docs/security.md). */
 static void gate_add(srv_net *net, int fd) {
+  char head[SRV_HTTP_HEAD_MAX + 1];
+  ssize_t n = recv(fd, head, sizeof head, MSG_PEEK | MSG_DONTWAIT);
+  srv_http_answer a;
+  if (n > 0 && srv_http_head_check(head, (size_t)n, &a) == SRV_HTTP_HEAD_PASS) {
+    gate_adopt(net, fd);
+    return;
+  }
+  /* Anything else (no head yet, part of one, one to answer, the peer's end) the gate sees once
+   * the socket is readable, which it may be already. */
   gate_conn *g = calloc(1, sizeof *g);
   if (g == NULL || uv_poll_init(net->loop, &g->poll, fd) != 0) {
     free(g);
