@@ -173,7 +173,8 @@ struct srv_net {
   srv_peers *peers; /* Every client address (srv_peer.h): connections per address. */
   srv_list unhello; /* Connections that have not said hello yet, oldest first. */
   uv_timer_t hello_timer;
-  uv_prepare_t prepare;
+  uv_prepare_t prepare; /* The turn's end before the loop polls... */
+  uv_check_t check;     /* ...and right after it (on_check()). */
   /* Frames queued now are stamped stamp; those stamped below turn are released. The end of a turn
    * cuts the stamps when it seals a storage batch (srv_net_cut()) and releases up to a cut once
    * its batch is committed (srv_net_release_cut()): a frame never leaves before the writes of its
@@ -1190,21 +1191,23 @@ srv_net *srv_net_new(uv_loop_t *loop, const srv_config *cfg, const char *version
   net->started_ms = now_ms();
   srv_keepalive_init(&net->ka, (uint64_t)cfg->ping_s * 1000, (uint64_t)cfg->hangup_s * 1000);
   net->listen_fd = -1;
-  if (uv_prepare_init(loop, &net->prepare) != 0 || uv_timer_init(loop, &net->stop_timer) != 0 ||
-      uv_timer_init(loop, &net->hello_timer) != 0 || uv_timer_init(loop, &net->ka_timer) != 0 ||
-      uv_timer_init(loop, &net->accept_timer) != 0 || uv_timer_init(loop, &net->gate_timer) != 0) {
+  if (uv_prepare_init(loop, &net->prepare) != 0 || uv_check_init(loop, &net->check) != 0 ||
+      uv_timer_init(loop, &net->stop_timer) != 0 || uv_timer_init(loop, &net->hello_timer) != 0 ||
+      uv_timer_init(loop, &net->ka_timer) != 0 || uv_timer_init(loop, &net->accept_timer) != 0 ||
+      uv_timer_init(loop, &net->gate_timer) != 0) {
     /* None fails on a live loop; if one did, the handle was not registered. */
     srv_peers_free(net->peers);
     free(net);
     return NULL;
   }
   net->prepare.data = SRV_OWN_TAG;
+  net->check.data = SRV_OWN_TAG;
   net->stop_timer.data = SRV_OWN_TAG;
   net->hello_timer.data = SRV_OWN_TAG;
   net->ka_timer.data = SRV_OWN_TAG;
   net->accept_timer.data = SRV_OWN_TAG;
   net->gate_timer.data = SRV_OWN_TAG;
-  net->handles_open = 6;
+  net->handles_open = 7;
   return net;
 }
 
@@ -1274,11 +1277,9 @@ void srv_net_release_cut(void *ud, uint64_t cut) {
   release_up_to(ud, cut + 1);
 }
 
-/* The loop boundary, once per loop turn before the loop polls (Redis' beforeSleep): the turn
- * hook ends the turn (srv_turn.h), releasing the turn's frames last; without one they are
- * released at once. */
-static void on_prepare(uv_prepare_t *h) {
-  srv_net *net = (srv_net *)((char *)h - offsetof(srv_net, prepare));
+/* The loop boundary: the turn hook ends the turn (srv_turn.h), releasing the turn's frames last;
+ * without one they are released at once. */
+static void turn_end(srv_net *net) {
   if (net->turn_hook != NULL)
     net->turn_hook(net->turn_hook_arg);
   else
@@ -1291,6 +1292,21 @@ static void on_prepare(uv_prepare_t *h) {
     if (g.storage)
       srv_metrics_storage_turn(&g.store);
   }
+}
+
+/* Once per loop turn before the loop polls (Redis' beforeSleep): what timers and lws' own
+ * callbacks did. */
+static void on_prepare(uv_prepare_t *h) {
+  turn_end((srv_net *)((char *)h - offsetof(srv_net, prepare)));
+}
+
+/* And right after the poll phase, before the loop closes the handles closed in it: the replies to
+ * what the poll phase read leave before the last half of its closed connections' teardown (lws
+ * frees a connection, closes its socket and checks its table in the handle's close callback) and
+ * the next turn's timers. In a reconnect storm, thousands of connections close in one poll phase
+ * (docs/security.md). */
+static void on_check(uv_check_t *h) {
+  turn_end((srv_net *)((char *)h - offsetof(srv_net, check)));
 }
 
 /* ---- The listening socket ------------------------------------------------------------------ */
@@ -1599,6 +1615,7 @@ void srv_net_set_turn_hook(srv_net *net, void (*fn)(void *arg), void *arg) {
 int srv_net_start(srv_net *net, srv_dispatch *d) {
   net->dispatch = d;
   uv_prepare_start(&net->prepare, on_prepare);
+  uv_check_start(&net->check, on_check);
 
   if (realpath(net->cfg.web, net->web_dir) == NULL) {
     srv_log_warn("net", "web directory %s: not found; only /ws, /healthz and /metrics will work",
@@ -1731,6 +1748,7 @@ static void on_stop_tick(uv_timer_t *t) {
   uv_timer_stop(&net->stop_timer);
   uv_timer_stop(&net->hello_timer);
   uv_prepare_stop(&net->prepare);
+  uv_check_stop(&net->check);
   if (net->done)
     net->done(net->done_arg);
 }
@@ -1787,6 +1805,10 @@ static void on_prepare_closed(uv_handle_t *h) {
   net_handle_closed((srv_net *)((char *)h - offsetof(srv_net, prepare)));
 }
 
+static void on_check_closed(uv_handle_t *h) {
+  net_handle_closed((srv_net *)((char *)h - offsetof(srv_net, check)));
+}
+
 static void on_stop_timer_closed(uv_handle_t *h) {
   net_handle_closed((srv_net *)((char *)h - offsetof(srv_net, stop_timer)));
 }
@@ -1817,6 +1839,7 @@ void srv_net_free(srv_net *net) {
   net->files = NULL;
   /* The handles live inside net, which is freed when all have closed. */
   uv_close((uv_handle_t *)&net->prepare, on_prepare_closed);
+  uv_close((uv_handle_t *)&net->check, on_check_closed);
   uv_close((uv_handle_t *)&net->stop_timer, on_stop_timer_closed);
   uv_close((uv_handle_t *)&net->hello_timer, on_hello_timer_closed);
   uv_close((uv_handle_t *)&net->ka_timer, on_ka_timer_closed);
