@@ -1346,9 +1346,10 @@ static int listen_open(srv_net *net) {
       setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
     /* A connection is accepted once its first bytes have come (nginx's `listen ... deferred`):
      * then the gate finds the head whole at once and hands the socket to lws without a poll handle
-     * of its own (gate_add()). One that sends nothing is accepted after about this long anyway
-     * and closed by the gate's deadline. An optimisation only: without it the gate polls. */
-    int defer_s = GATE_HEAD_MS / 1000;
+     * of its own (gate_add()). One that sends nothing is accepted after a second anyway (the
+     * kernel's next SYN-ACK) and closed by the gate's deadline, GATE_HEAD_MS later. An
+     * optimisation only: without it the gate polls. */
+    int defer_s = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &defer_s, sizeof defer_s);
     if (bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || listen(fd, SOMAXCONN) != 0 ||
         fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) != 0) {
