@@ -340,27 +340,23 @@ static void conn_error(srv_net *net, conn *c, int err, const srv_req_id *id, int
  * scale.mjs storm, docs/security.md). */
 #define WS_BATCH_MAX (16 * 1024)
 #define WS_BATCH_FRAME_MAX 4096
-/* A server's WebSocket header (RFC 6455, 5.2): FIN and the text opcode, no mask, the length in 7
- * bits, or 126 and 16 bits, or 127 and 64 bits. */
-#define WS_HEADER_MAX 10
+/* A server's WebSocket header (RFC 6455, 5.2) of a frame that goes in a batch: FIN and the text
+ * opcode, no mask, the length in 7 bits, or 126 and 16 bits. */
+#define WS_HEADER_MAX 4
+_Static_assert(WS_BATCH_FRAME_MAX <= 0xffff, "a batched frame's length fits 16 bits");
 
-/* Writes the WebSocket header of a final text frame of len bytes into h; returns its size. */
+/* Writes the WebSocket header of a final text frame of len (<= 0xffff) bytes into h; returns its
+ * size. */
 static size_t ws_text_header(unsigned char *h, size_t len) {
   h[0] = 0x81;
   if (len < 126) {
     h[1] = (unsigned char)len;
     return 2;
   }
-  if (len <= 0xffff) {
-    h[1] = 126;
-    h[2] = (unsigned char)(len >> 8);
-    h[3] = (unsigned char)len;
-    return 4;
-  }
-  h[1] = 127;
-  for (int i = 0; i < 8; i++)
-    h[2 + i] = (unsigned char)((uint64_t)len >> (56 - 8 * i));
-  return 10;
+  h[1] = 126;
+  h[2] = (unsigned char)(len >> 8);
+  h[3] = (unsigned char)len;
+  return 4;
 }
 
 /* How many of q's released frames from the head go out in one send: at least 1, more while each
