@@ -1340,13 +1340,6 @@ static int listen_open(srv_net *net) {
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     if (ai->ai_family == AF_INET6 && any)
       setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
-    /* A connection is accepted once its first bytes have come (nginx's `listen ... deferred`):
-     * then the gate finds the head whole at once and hands the socket to lws without a poll handle
-     * of its own (gate_add()). One that sends nothing is accepted after a second anyway (the
-     * kernel's next SYN-ACK) and closed by the gate's deadline, GATE_HEAD_MS later. An
-     * optimisation only: without it the gate polls. */
-    int defer_s = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &defer_s, sizeof defer_s);
     if (bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || listen(fd, SOMAXCONN) != 0 ||
         fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) != 0) {
       err = errno;
@@ -1382,19 +1375,14 @@ static void net_handle_closed(srv_net *net);
  * connection's first request with MSG_PEEK (the bytes stay for lws) and answers those itself
  * (srv_http_head_check()); a head fit for lws is handed over with the socket. */
 
-/* Hands a socket whose head passed to lws. */
-static void gate_adopt(srv_net *net, int fd) {
-  int one = 1; /* What lws sets on the sockets it accepts. */
-  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  if (lws_adopt_socket_vhost(net->vhost, fd) == NULL) /* lws has closed it. */
-    srv_log_warn("net", "a new connection could not be set up (out of memory or descriptors)");
-}
-
 static void on_gate_closed(uv_handle_t *h) {
   gate_conn *g = (gate_conn *)((char *)h - offsetof(gate_conn, poll));
   srv_net *net = g->net;
   if (g->adopt && !net->stopping && net->context != NULL) {
-    gate_adopt(net, g->fd);
+    int one = 1; /* What lws sets on the sockets it accepts. */
+    setsockopt(g->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (lws_adopt_socket_vhost(net->vhost, g->fd) == NULL) /* lws has closed it. */
+      srv_log_warn("net", "a new connection could not be set up (out of memory or descriptors)");
   } else {
     close(g->fd);
   }
@@ -1509,20 +1497,8 @@ static void on_gate_tick(uv_timer_t *t) {
     uv_timer_stop(&net->gate_timer);
 }
 
-/* A new connection: to the gate, or straight to lws when memory runs out. A head that is
- * already whole and passes goes to lws at once: no poll handle of the gate's own (in a reconnect
- * storm, where heads wait by the time they are accepted, that handle was five epoll_ctl() calls
- * and a loop turn a connection, docs/security.md). */
+/* A new connection: to the gate, or straight to lws when memory runs out. */
 static void gate_add(srv_net *net, int fd) {
-  char head[SRV_HTTP_HEAD_MAX + 1];
-  ssize_t n = recv(fd, head, sizeof head, MSG_PEEK | MSG_DONTWAIT);
-  srv_http_answer a;
-  if (n > 0 && srv_http_head_check(head, (size_t)n, &a) == SRV_HTTP_HEAD_PASS) {
-    gate_adopt(net, fd);
-    return;
-  }
-  /* Anything else (no head yet, part of one, one to answer, the peer's end) the gate sees once
-   * the socket is readable, which it may be already. */
   gate_conn *g = calloc(1, sizeof *g);
   if (g == NULL || uv_poll_init(net->loop, &g->poll, fd) != 0) {
     free(g);
