@@ -1297,10 +1297,10 @@ static void on_prepare(uv_prepare_t *h) {
 }
 
 /* And right after the poll phase, before the loop closes the handles closed in it: the replies to
- * what the poll phase read leave before the last half of its closed connections' teardown (lws
- * frees a connection, closes its socket and checks its table in the handle's close callback) and
- * the next turn's timers. In a reconnect storm, thousands of connections close in one poll phase
- * (docs/security.md). */
+ * what the poll phase read leave before the last part of its closed connections' teardown (lws
+ * closes the socket, scans its connection table and frees the connection in the handle's close
+ * callback: about 40% of a close) and before the next turn's timers. In a reconnect storm,
+ * thousands of connections close in one poll phase (docs/security.md). */
 static void on_check(uv_check_t *h) {
   turn_end((srv_net *)((char *)h - offsetof(srv_net, check)));
 }
