@@ -337,9 +337,11 @@ static void conn_error(srv_net *net, conn *c, int err, const srv_req_id *id, int
  * only frames of at most WS_BATCH_FRAME_MAX bytes each; a larger one goes alone): a resumed
  * player's welcome, joined and full state were three sends and two polls of the socket
  * (lws_send_pipe_choked()), each send running the peer's TCP receive too on loopback (bench
- * scale.mjs storm, docs/security.md). */
-#define WS_BATCH_MAX (16 * 1024)
-#define WS_BATCH_FRAME_MAX 4096
+ * scale.mjs storm, docs/security.md). No more than lws sends of one write at once (its
+ * pt_serv_buf_size, 4 KiB, plus LWS_PRE and 4): it keeps the rest and sends it a POLLOUT at a
+ * time, and frames handed over can no longer be replaced by newer ones (net_queue()). */
+#define WS_BATCH_MAX 4096
+#define WS_BATCH_FRAME_MAX 2048
 /* A server's WebSocket header (RFC 6455, 5.2) of a frame that goes in a batch: FIN and the text
  * opcode, no mask, the length in 7 bits, or 126 and 16 bits. */
 #define WS_HEADER_MAX 4
