@@ -173,7 +173,8 @@ struct srv_net {
   srv_peers *peers; /* Every client address (srv_peer.h): connections per address. */
   srv_list unhello; /* Connections that have not said hello yet, oldest first. */
   uv_timer_t hello_timer;
-  uv_prepare_t prepare;
+  uv_prepare_t prepare; /* The turn's end before the loop polls... */
+  uv_check_t check;     /* ...and right after it (on_check()). */
   /* Frames queued now are stamped stamp; those stamped below turn are released. The end of a turn
    * cuts the stamps when it seals a storage batch (srv_net_cut()) and releases up to a cut once
    * its batch is committed (srv_net_release_cut()): a frame never leaves before the writes of its
@@ -332,22 +333,97 @@ static void conn_error(srv_net *net, conn *c, int err, const srv_req_id *id, int
 /* How many frames one writeable callback may write at most: the socket says when it is full
  * (lws_send_pipe_choked()), this only bounds one callback's time (a 4 KiB frame each). */
 #define WRITES_PER_CALLBACK 4096
+/* Released frames of one connection go out together, in one send(), up to this many bytes (and
+ * only frames of at most WS_BATCH_FRAME_MAX bytes each; a larger one goes alone): a resumed
+ * player's welcome, joined and full state were three sends and two polls of the socket
+ * (lws_send_pipe_choked()), each send running the peer's TCP receive too on loopback (bench
+ * scale.mjs storm, docs/security.md). No more than lws sends of one write at once (its
+ * pt_serv_buf_size, 4 KiB, plus LWS_PRE and 4): it keeps the rest and sends it a POLLOUT at a
+ * time, and frames handed over can no longer be replaced by newer ones (net_queue()). */
+#define WS_BATCH_MAX 4096
+#define WS_BATCH_FRAME_MAX 2048
+/* A server's WebSocket header (RFC 6455, 5.2) of a frame that goes in a batch: FIN and the text
+ * opcode, no mask, the length in 7 bits, or 126 and 16 bits. */
+#define WS_HEADER_MAX 4
+_Static_assert(WS_BATCH_FRAME_MAX <= 0xffff, "a batched frame's length fits 16 bits");
+
+/* Writes the WebSocket header of a final text frame of len (<= 0xffff) bytes into h; returns its
+ * size. */
+static size_t ws_text_header(unsigned char *h, size_t len) {
+  h[0] = 0x81;
+  if (len < 126) {
+    h[1] = (unsigned char)len;
+    return 2;
+  }
+  h[1] = 126;
+  h[2] = (unsigned char)(len >> 8);
+  h[3] = (unsigned char)len;
+  return 4;
+}
+
+/* How many of q's released frames from the head go out in one send: at least 1, more while each
+ * is small and the whole fits WS_BATCH_MAX with their headers. */
+static size_t batch_len(const out_queue *q, uint64_t released) {
+  size_t n = 0, bytes = 0;
+  for (size_t i = q->head; i < q->tail && q->v[i].turn < released; i++) {
+    size_t len = q->v[i].frame->len;
+    if (n > 0 && (len > WS_BATCH_FRAME_MAX || bytes + WS_HEADER_MAX + len > WS_BATCH_MAX))
+      break;
+    n++;
+    bytes += WS_HEADER_MAX + len;
+    if (len > WS_BATCH_FRAME_MAX)
+      break; /* A large first frame goes alone. */
+  }
+  return n;
+}
+
+/* Pops q's first frame and returns it (the queue's reference, now the caller's). */
+static srv_frame *queue_pop(out_queue *q) {
+  srv_frame *f = q->v[q->head].frame;
+  q->bytes -= f->len;
+  if (++q->head == q->tail)
+    q->head = q->tail = 0;
+  return f;
+}
+
+/* Writes the first n (>= 2) frames of c's queue as n WebSocket frames in one send and pops them.
+ * They are framed here and handed to lws as bytes (LWS_WRITE_HTTP: lws sends them as they are,
+ * and keeps what the socket does not take, as for any write): the server offers no extension, so
+ * a frame is its header and its text. Returns 0, or -1 when the write failed. */
+static int write_batch(conn *c, size_t n) {
+  unsigned char buf[LWS_PRE + WS_BATCH_MAX];
+  size_t at = LWS_PRE;
+  for (size_t i = 0; i < n; i++) {
+    srv_frame *f = queue_pop(&c->q);
+    at += ws_text_header(buf + at, f->len);
+    memcpy(buf + at, f->data + SRV_FRAME_PRE, f->len);
+    at += f->len;
+    srv_frame_unref(f);
+  }
+  size_t len = at - LWS_PRE;
+  int w = lws_write(c->wsi, buf + LWS_PRE, len, LWS_WRITE_HTTP);
+  return w >= 0 && (size_t)w >= len ? 0 : -1;
+}
 
 /* Writes c's released frames, as many as the socket takes now, and notes whether some are left
- * (c->backlog). The first one goes without asking the socket: in a writeable callback it is
+ * (c->backlog). The first send goes without asking the socket: in a writeable callback it is
  * writable, and at the end of a turn (nothing of lws' own pending) what it does not take lws keeps
- * and sends first (lws_partial_buffered() then holds the next frames back). Returns 0, or -1 when
- * a write failed. A client that reads keeps up with a busy room (one frame per callback would let
- * its queue fill up and drop it). */
+ * and sends first (lws_partial_buffered() then holds the next frames back). Small frames released
+ * together go in one send (write_batch()). Returns 0, or -1 when a write failed. A client that
+ * reads keeps up with a busy room (one frame per callback would let its queue fill up and drop
+ * it). */
 static int write_released(conn *c) {
   out_queue *q = &c->q;
   for (int n = 0; n < WRITES_PER_CALLBACK && queue_len(q) > 0 &&
                   q->v[q->head].turn < c->net->turn && (n == 0 || !lws_send_pipe_choked(c->wsi));
        n++) {
-    srv_frame *f = q->v[q->head].frame;
-    q->bytes -= f->len;
-    if (++q->head == q->tail)
-      q->head = q->tail = 0;
+    size_t k = batch_len(q, c->net->turn);
+    if (k > 1) {
+      if (write_batch(c, k) != 0)
+        return -1;
+      continue;
+    }
+    srv_frame *f = queue_pop(q);
     /* The frame's headroom is for lws' header: the write never touches the text itself, and
      * the same frame can go to every connection it is queued for. */
     int w = lws_write(c->wsi, f->data + SRV_FRAME_PRE, f->len, LWS_WRITE_TEXT);
@@ -1113,21 +1189,23 @@ srv_net *srv_net_new(uv_loop_t *loop, const srv_config *cfg, const char *version
   net->started_ms = now_ms();
   srv_keepalive_init(&net->ka, (uint64_t)cfg->ping_s * 1000, (uint64_t)cfg->hangup_s * 1000);
   net->listen_fd = -1;
-  if (uv_prepare_init(loop, &net->prepare) != 0 || uv_timer_init(loop, &net->stop_timer) != 0 ||
-      uv_timer_init(loop, &net->hello_timer) != 0 || uv_timer_init(loop, &net->ka_timer) != 0 ||
-      uv_timer_init(loop, &net->accept_timer) != 0 || uv_timer_init(loop, &net->gate_timer) != 0) {
+  if (uv_prepare_init(loop, &net->prepare) != 0 || uv_check_init(loop, &net->check) != 0 ||
+      uv_timer_init(loop, &net->stop_timer) != 0 || uv_timer_init(loop, &net->hello_timer) != 0 ||
+      uv_timer_init(loop, &net->ka_timer) != 0 || uv_timer_init(loop, &net->accept_timer) != 0 ||
+      uv_timer_init(loop, &net->gate_timer) != 0) {
     /* None fails on a live loop; if one did, the handle was not registered. */
     srv_peers_free(net->peers);
     free(net);
     return NULL;
   }
   net->prepare.data = SRV_OWN_TAG;
+  net->check.data = SRV_OWN_TAG;
   net->stop_timer.data = SRV_OWN_TAG;
   net->hello_timer.data = SRV_OWN_TAG;
   net->ka_timer.data = SRV_OWN_TAG;
   net->accept_timer.data = SRV_OWN_TAG;
   net->gate_timer.data = SRV_OWN_TAG;
-  net->handles_open = 6;
+  net->handles_open = 7;
   return net;
 }
 
@@ -1201,11 +1279,9 @@ void srv_net_release_cut(void *ud, uint64_t cut) {
   release_up_to(ud, cut + 1);
 }
 
-/* The loop boundary, once per loop turn before the loop polls (Redis' beforeSleep): the turn
- * hook ends the turn (srv_turn.h), releasing the turn's frames last; without one they are
- * released at once. */
-static void on_prepare(uv_prepare_t *h) {
-  srv_net *net = (srv_net *)((char *)h - offsetof(srv_net, prepare));
+/* The loop boundary: the turn hook ends the turn (srv_turn.h), releasing the turn's frames last;
+ * without one they are released at once. */
+static void turn_end(srv_net *net) {
   if (net->turn_hook != NULL)
     net->turn_hook(net->turn_hook_arg);
   else
@@ -1218,6 +1294,21 @@ static void on_prepare(uv_prepare_t *h) {
     if (g.storage)
       srv_metrics_storage_turn(&g.store);
   }
+}
+
+/* Once per loop turn before the loop polls (Redis' beforeSleep): what timers and lws' own
+ * callbacks did. */
+static void on_prepare(uv_prepare_t *h) {
+  turn_end((srv_net *)((char *)h - offsetof(srv_net, prepare)));
+}
+
+/* And right after the poll phase, before the loop closes the handles closed in it: the replies to
+ * what the poll phase read leave before the last part of its closed connections' teardown (lws
+ * closes the socket, scans its connection table and frees the connection in the handle's close
+ * callback: about 40% of a close) and before the next turn's timers. In a reconnect storm,
+ * thousands of connections close in one poll phase (docs/security.md). */
+static void on_check(uv_check_t *h) {
+  turn_end((srv_net *)((char *)h - offsetof(srv_net, check)));
 }
 
 /* ---- The listening socket ------------------------------------------------------------------ */
@@ -1509,6 +1600,7 @@ void srv_net_set_turn_hook(srv_net *net, void (*fn)(void *arg), void *arg) {
 int srv_net_start(srv_net *net, srv_dispatch *d) {
   net->dispatch = d;
   uv_prepare_start(&net->prepare, on_prepare);
+  uv_check_start(&net->check, on_check);
 
   if (realpath(net->cfg.web, net->web_dir) == NULL) {
     srv_log_warn("net", "web directory %s: not found; only /ws, /healthz and /metrics will work",
@@ -1641,6 +1733,7 @@ static void on_stop_tick(uv_timer_t *t) {
   uv_timer_stop(&net->stop_timer);
   uv_timer_stop(&net->hello_timer);
   uv_prepare_stop(&net->prepare);
+  uv_check_stop(&net->check);
   if (net->done)
     net->done(net->done_arg);
 }
@@ -1697,6 +1790,10 @@ static void on_prepare_closed(uv_handle_t *h) {
   net_handle_closed((srv_net *)((char *)h - offsetof(srv_net, prepare)));
 }
 
+static void on_check_closed(uv_handle_t *h) {
+  net_handle_closed((srv_net *)((char *)h - offsetof(srv_net, check)));
+}
+
 static void on_stop_timer_closed(uv_handle_t *h) {
   net_handle_closed((srv_net *)((char *)h - offsetof(srv_net, stop_timer)));
 }
@@ -1727,6 +1824,7 @@ void srv_net_free(srv_net *net) {
   net->files = NULL;
   /* The handles live inside net, which is freed when all have closed. */
   uv_close((uv_handle_t *)&net->prepare, on_prepare_closed);
+  uv_close((uv_handle_t *)&net->check, on_check_closed);
   uv_close((uv_handle_t *)&net->stop_timer, on_stop_timer_closed);
   uv_close((uv_handle_t *)&net->hello_timer, on_hello_timer_closed);
   uv_close((uv_handle_t *)&net->ka_timer, on_ka_timer_closed);
