@@ -28,6 +28,20 @@ typedef struct unsaved_result {
   srv_rating_change rating;
 } unsaved_result;
 
+/* A player whose row and sessions a batch wrote (a seat's record): its id, what was written (a
+ * hash of its name and its tokens) and the batch that wrote it. A seat's record writes the player
+ * again only when that batch is not known durable, or when what would be written differs (issue 22:
+ * a player's upsert and a session's insert, about 13,500 instructions, were written at a room's
+ * seating and again at its game's start, every game). */
+typedef struct stored_player {
+  char id[SRV_PLAYER_ID_CHARS + 1]; /* "": a free slot. */
+  uint64_t sig;
+  uint64_t batch;
+} stored_player;
+
+/* At most this many players are remembered; past it they are all forgotten (written again). */
+#define PERSIST_STORED_MAX 65536
+
 /* A game written during the current batch, and its room: the store names a lost move by its game
  * only. */
 typedef struct journal_entry {
@@ -54,6 +68,13 @@ struct srv_persist {
   srv_store_op *flight_refused; /* Those of the batch in flight. */
   size_t n_flight_refused, cap_flight_refused;
   uint64_t retry_at;
+  /* The players whose rows a batch wrote (an open-addressing table, a power of two of slots). The
+   * batch being built is number batch, the one in flight flight_batch, and every batch up to
+   * durable is committed; a lost batch (or one with a refused write) and the guests' expiry
+   * forget them all. */
+  stored_player *stored;
+  size_t n_stored, cap_stored;
+  uint64_t batch, flight_batch, durable;
   uint64_t expire_at;      /* When old guests are forgotten next (0: at the first commit). */
   int session_days;        /* Accounts' sessions unused this long end (0: never). */
   srv_committer committer; /* The storage seam's commit (commit NULL: SQLite's, at once). */
@@ -78,6 +99,7 @@ srv_persist *srv_persist_new(srv_store *store, srv_ident *ident, srv_time *time)
   p->ident = ident;
   p->time = time;
   p->session_days = SRV_PERSIST_SESSION_DAYS;
+  p->batch = 1;
   if ((p->reader = srv_reader_new(store)) == NULL) {
     free(p);
     return NULL;
@@ -95,6 +117,7 @@ void srv_persist_free(srv_persist *p) {
   free(p->flight);
   free(p->ops);
   free(p->lost);
+  free(p->stored);
   free(p);
 }
 
@@ -156,10 +179,90 @@ static void seat_of(const srv_player *pl, srv_store_seat *out) {
   }
 }
 
+/* What a player's record writes, as a number: FNV-1a over its name and its tokens. */
+static uint64_t player_sig(const srv_player *player) {
+  uint64_t h = 14695981039346656037ull;
+  for (const unsigned char *c = (const unsigned char *)player->name; *c; c++)
+    h = (h ^ *c) * 1099511628211ull;
+  h = (h ^ 0xff) * 1099511628211ull; /* The name's end. */
+  for (size_t i = 0; i < srv_ident_token_count(player); i++) {
+    const uint8_t *t = srv_ident_token(player, i);
+    for (size_t k = 0; k < 32; k++)
+      h = (h ^ t[k]) * 1099511628211ull;
+  }
+  return h;
+}
+
+/* The slot of id in the table of stored players: its entry, or the free slot where it goes
+ * (NULL when the table is empty). */
+static stored_player *stored_slot(srv_persist *p, const char *id) {
+  if (p->cap_stored == 0)
+    return NULL;
+  uint64_t h = 14695981039346656037ull;
+  for (const unsigned char *c = (const unsigned char *)id; *c; c++)
+    h = (h ^ *c) * 1099511628211ull;
+  size_t mask = p->cap_stored - 1;
+  for (size_t i = (size_t)h & mask;; i = (i + 1) & mask) {
+    stored_player *e = &p->stored[i];
+    if (e->id[0] == '\0' || strcmp(e->id, id) == 0)
+      return e;
+  }
+}
+
+/* Forgets every stored player: each is written again at its next record. */
+static void forget_stored(srv_persist *p) {
+  if (p->n_stored > 0)
+    memset(p->stored, 0, p->cap_stored * sizeof *p->stored);
+  p->n_stored = 0;
+}
+
+/* Whether player's row and sessions, as they are now, are durable. Not when only the batch being
+ * built wrote them: a SQLite batch lost in the middle of a turn is rolled back and the turn's
+ * later writes go on in a new transaction, which must carry the player itself. */
+static bool player_stored(srv_persist *p, const srv_player *player, uint64_t sig) {
+  const stored_player *e = stored_slot(p, player->id);
+  return e != NULL && e->id[0] != '\0' && e->sig == sig && e->batch <= p->durable;
+}
+
+/* Notes that the batch being built wrote player's row and sessions as sig says. Out of memory,
+ * or past PERSIST_STORED_MAX players, nothing is noted (the player is written again). */
+static void note_stored(srv_persist *p, const srv_player *player, uint64_t sig) {
+  if ((p->n_stored + 1) * 2 > p->cap_stored) {
+    size_t cap = p->cap_stored ? p->cap_stored * 2 : 64;
+    stored_player *grown = cap <= PERSIST_STORED_MAX ? calloc(cap, sizeof *grown) : NULL;
+    if (grown == NULL) {
+      forget_stored(p); /* Start again, in the table there is. */
+      if (p->cap_stored == 0)
+        return;
+    } else {
+      stored_player *old = p->stored;
+      size_t old_cap = p->cap_stored;
+      p->stored = grown;
+      p->cap_stored = cap;
+      for (size_t i = 0; i < old_cap; i++) {
+        if (old[i].id[0] != '\0')
+          *stored_slot(p, old[i].id) = old[i];
+      }
+      free(old);
+    }
+  }
+  stored_player *e = stored_slot(p, player->id);
+  if (e->id[0] == '\0') {
+    snprintf(e->id, sizeof e->id, "%s", player->id);
+    p->n_stored++;
+  }
+  e->sig = sig;
+  e->batch = p->batch;
+}
+
 /* Records player and every token the registry knows for it (its sessions); a deleted account is
- * not stored again. */
-static int put_player(srv_persist *p, const srv_player *player) {
+ * not stored again. A seat's record (again true) skips a player whose row and sessions are durable
+ * as they are now. */
+static int put_player(srv_persist *p, const srv_player *player, bool again) {
   if (player->deleted)
+    return 0;
+  uint64_t sig = player_sig(player);
+  if (again && player_stored(p, player, sig))
     return 0;
   srv_store_player sp;
   memset(&sp, 0, sizeof sp);
@@ -169,7 +272,10 @@ static int put_player(srv_persist *p, const srv_player *player) {
   int rc = srv_store_player_put(p->store, &sp);
   for (size_t i = 0; rc == 0 && i < srv_ident_token_count(player); i++)
     rc = srv_store_session_put(p->store, srv_ident_token(player, i), player->id, sp.created_ms);
-  return rc < 0 ? store_fail(p, "cannot store player", player->id, rc) : 0;
+  if (rc < 0)
+    return store_fail(p, "cannot store player", player->id, rc);
+  note_stored(p, player, sig);
+  return 0;
 }
 
 static int put_room(srv_persist *p, const srv_record *ev) {
@@ -177,7 +283,7 @@ static int put_room(srv_persist *p, const srv_record *ev) {
   for (int s = 0; s < 2; s++) {
     if (ev->seats[s] != NULL && !ev->seats[s]->computer &&
         (s == 0 || ev->seats[1] != ev->seats[0])) {
-      int rc = put_player(p, ev->seats[s]);
+      int rc = put_player(p, ev->seats[s], true);
       if (rc != 0)
         return rc;
     }
@@ -579,7 +685,7 @@ int srv_persist_use_work(srv_persist *p, srv_work *work) {
 }
 
 void srv_persist_player(void *ud, const srv_player *player) {
-  (void)put_player(ud, player);
+  (void)put_player(ud, player, false);
 }
 
 /* Once a day (and at the first commit), with the next batch: guests
@@ -589,6 +695,8 @@ static void expire_guests(srv_persist *p) {
   if (p->expire_at != 0 && now < p->expire_at)
     return;
   p->expire_at = now + PERSIST_EXPIRE_EVERY_MS;
+  /* The deletes below may take rows of players noted as stored (a guest who sits nowhere now). */
+  forget_stored(p);
   int64_t before = wall_ms(p) - (int64_t)SRV_PERSIST_GUEST_DAYS * 86400000;
   /* The deletes join the open batch: a commit of their own here would also commit, outside the
    * turn's pipeline, what the rooms wrote since the batch in flight was handed over. */
@@ -763,6 +871,11 @@ static void committed(void *arg, int rc) {
   } else if (all > 0) {
     srv_log_error("persist", "out of memory: the rooms of the lost writes were not taken back");
   }
+  /* The players noted by a batch that did not go in whole are written again. */
+  if (rc == 0 && p->n_flight_refused == 0)
+    p->durable = p->flight_batch;
+  else
+    forget_stored(p);
   p->n_flight_refused = 0;
   p->n_flight = 0;
   if (rc == 0)
@@ -797,6 +910,7 @@ void srv_persist_commit(srv_persist *p, srv_persist_done done, void *arg) {
   p->refused = r;
   p->cap_refused = cap;
   p->n_refused = 0;
+  p->flight_batch = p->batch++;
   p->busy = true;
   p->done = done;
   p->done_arg = arg;

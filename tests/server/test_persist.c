@@ -432,6 +432,124 @@ TEST_IMPL(batch_in_flight) {
   return 0;
 }
 
+/* late_commit_fn, but the batch is refused at its commit (rolled back), as a COMMIT whose answer
+ * is an error. */
+static void late_refuse_fn(void *ud, srv_store *store, srv_commit_done done, void *arg) {
+  late_commit *l = ud;
+  ASSERT_EQ(l->pending, 0);
+  srv_store_rollback(store);
+  l->rc = SRV_STORE_EIO;
+  l->done = done;
+  l->arg = arg;
+  l->pending = 1;
+  l->handed++;
+}
+
+/* How many times each player's row was written (inserted or upserted), counted by the database. */
+static void count_player_writes(void) {
+  raw_exec(dir, "CREATE TABLE puts (id TEXT NOT NULL);"
+                "CREATE TRIGGER puts_insert AFTER INSERT ON players "
+                "BEGIN INSERT INTO puts VALUES (NEW.id); END;"
+                "CREATE TRIGGER puts_update AFTER UPDATE ON players "
+                "BEGIN INSERT INTO puts VALUES (NEW.id); END;");
+}
+
+static long long player_writes(const tclient *t) {
+  char sql[128];
+  snprintf(sql, sizeof sql, "SELECT count(*) FROM puts WHERE id = '%s'", t->c.player->id);
+  return raw_int(dir, sql);
+}
+
+static long long player_rows(const tclient *t) {
+  char sql[160];
+  snprintf(sql, sizeof sql,
+           "SELECT (SELECT count(*) FROM players WHERE id = '%s') + "
+           "(SELECT count(*) FROM sessions WHERE player = '%s')",
+           t->c.player->id, t->c.player->id);
+  return raw_int(dir, sql);
+}
+
+/* A seated player's row and session are written once, not again at each seating, once they are
+ * durable (issue 22); a player whose write is in a batch not known durable (in flight, then lost)
+ * is written again by the next batch that seats it, and the guests' expiry, which may delete a
+ * stored player's row, makes every player be written again. */
+TEST_IMPL(seated_players_stored_once) {
+  tmp_dir(dir, sizeof dir);
+  env e;
+  env_open(&e);
+  count_player_writes();
+  tclient a, b, c;
+  connect_as(&e.w, &a, "Ana");
+  connect_as(&e.w, &b, "Bob");
+  connect_as(&e.w, &c, "Cy");
+  /* Ana's room: Ana is written with it; Bob's join starts the game, which records both seats:
+   * Bob is written, Ana (durable already) is not. */
+  ASSERT_EQ(runf(&e.w, &a, "{\"type\":\"create\",\"game\":\"kalah\",\"seat\":\"south\"}"), 0);
+  snprintf(room, sizeof room, "%s", field_s(&a, "joined", "room"));
+  end_turn(&e);
+  ASSERT_EQ(player_writes(&a), 1);
+  ASSERT_EQ(runf(&e.w, &b, "{\"type\":\"join\",\"room\":\"%s\"}", room), 0);
+  end_turn(&e);
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM games"), 1);
+  ASSERT_EQ(player_writes(&a), 1);
+  ASSERT_EQ(player_writes(&b), 1);
+  ASSERT_EQ(player_rows(&a), 2); /* Her row and her session. */
+  ASSERT_EQ(player_rows(&b), 2);
+
+  /* Cy's first room joins a batch that is handed over and later refused; his second room, made
+   * while that batch is in flight, writes him again: the batch that carries his room must carry
+   * him. */
+  late_commit late = {0};
+  srv_committer committer = {late_refuse_fn, &late};
+  srv_persist_set_committer(e.persist, &committer);
+  ASSERT_EQ(runf(&e.w, &c, "{\"type\":\"create\",\"game\":\"kalah\"}"), 0);
+  ASSERT_EQ(late.handed, 1);
+  committer.commit = late_commit_fn; /* The next batch commits. */
+  srv_persist_set_committer(e.persist, &committer);
+  ASSERT_EQ(runf(&e.w, &c, "{\"type\":\"create\",\"game\":\"oware\"}"), 0);
+  late_commit_arrives(&late); /* The first batch is lost: no Cy, no room. */
+  ASSERT_EQ(player_rows(&c), 0);
+  world_turn(&e.w); /* The second batch */
+  ASSERT_EQ(late.handed, 2);
+  late_commit_arrives(&late); /* committed. */
+  ASSERT_EQ(player_rows(&c), 2);
+  /* His second room is stored (the first one's loss is not reported to the rooms by this fake:
+   * the batch after it wrote first). */
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM rooms WHERE south_name = 'Cy' AND "
+                         "settings LIKE '%oware%'"),
+            1);
+  srv_persist_set_committer(e.persist, NULL);
+
+  /* Dee sits down and leaves: her room closes, her row stays (a guest who never played). Eight
+   * days later the guests' expiry deletes it; she sits down again: written again. */
+  tclient d;
+  connect_as(&e.w, &d, "Dee");
+  ASSERT_EQ(runf(&e.w, &d, "{\"type\":\"create\",\"game\":\"kalah\"}"), 0);
+  char dee_room[8];
+  snprintf(dee_room, sizeof dee_room, "%s", field_s(&d, "joined", "room"));
+  end_turn(&e);
+  ASSERT_EQ(player_rows(&d), 2);
+  ASSERT_EQ(runf(&e.w, &d, "{\"type\":\"leave\",\"room\":\"%s\"}", dee_room), 0);
+  end_turn(&e);
+  char sql[96];
+  snprintf(sql, sizeof sql, "SELECT count(*) FROM rooms WHERE code = '%s'", dee_room);
+  ASSERT_EQ(raw_int(dir, sql), 0);
+  fake_advance(&e.w.time, 8 * 86400000ull);
+  end_turn(&e); /* The expiry joins the batch after this commit, */
+  end_turn(&e); /* which commits it. */
+  ASSERT_EQ(player_rows(&d), 0);
+  ASSERT_EQ(runf(&e.w, &d, "{\"type\":\"create\",\"game\":\"kalah\"}"), 0);
+  end_turn(&e);
+  ASSERT_EQ(player_rows(&d), 2);
+  disconnect(&e.w, &a);
+  disconnect(&e.w, &b);
+  disconnect(&e.w, &c);
+  disconnect(&e.w, &d);
+  env_close(&e);
+  rm_tree(dir);
+  return 0;
+}
+
 /* A Congkak match stored under the old burn rule (what migration 2 -> 3 of the store marks with
  * burn=match) is recovered and goes on under that rule, and says so in its state; its rematch is
  * played under the new rule. The moves are the issue's 7x7 match (issue 9, tests/engine/cli.sh):
