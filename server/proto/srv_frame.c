@@ -6,8 +6,7 @@
 
 void *(*srv_frame_malloc)(size_t size) = malloc;
 
-srv_frame *srv_frame_new(srv_event_type type, bool reply, const char *room, const char *text,
-                         size_t len) {
+srv_frame *srv_frame_alloc(srv_event_type type, bool reply, const char *room, size_t len) {
   srv_frame *f = srv_frame_malloc(sizeof *f + SRV_FRAME_PRE + len + 1);
   if (f == NULL)
     return NULL;
@@ -23,8 +22,15 @@ srv_frame *srv_frame_new(srv_event_type type, bool reply, const char *room, cons
     f->room[n] = '\0';
   }
   f->len = len;
-  memcpy(f->data + SRV_FRAME_PRE, text, len);
   f->data[SRV_FRAME_PRE + len] = '\0';
+  return f;
+}
+
+srv_frame *srv_frame_new(srv_event_type type, bool reply, const char *room, const char *text,
+                         size_t len) {
+  srv_frame *f = srv_frame_alloc(type, reply, room, len);
+  if (f != NULL)
+    memcpy(f->data + SRV_FRAME_PRE, text, len);
   return f;
 }
 

@@ -38,6 +38,15 @@ extern void *(*srv_frame_malloc)(size_t size);
 srv_frame *srv_frame_new(srv_event_type type, bool reply, const char *room, const char *text,
                          size_t len);
 
+/* As srv_frame_new() for a text the caller writes: len bytes at srv_frame_buf() (the NUL after them
+ * is written here), before the frame is shared. NULL when memory runs out. */
+srv_frame *srv_frame_alloc(srv_event_type type, bool reply, const char *room, size_t len);
+
+/* Where the text of a frame made by srv_frame_alloc() goes (len bytes). */
+static inline char *srv_frame_buf(srv_frame *f) {
+  return (char *)f->data + SRV_FRAME_PRE;
+}
+
 /* Takes a reference; returns f. */
 srv_frame *srv_frame_ref(srv_frame *f);
 

@@ -54,6 +54,19 @@ static inline void srv_jsonw_raw(srv_jsonw *w, const char *s, size_t n) {
   }
 }
 
+/* Appends the first n bytes of s, an entry of a table whose entries are size bytes (a constant,
+ * n <= size): with room for the whole entry it is copied whole, a copy of a constant size that
+ * compiles to a few moves, and only n bytes count. For pieces made once and written often (a
+ * seat's name in quotes). */
+static inline void srv_jsonw_entry(srv_jsonw *w, const char *s, size_t size, size_t n) {
+  if (!w->failed && w->buf != NULL && w->cap - w->len >= size) {
+    memcpy(w->buf + w->len, s, size);
+    w->len += n;
+  } else {
+    srv_jsonw__raw_grow(w, s, n);
+  }
+}
+
 /* Appends a string literal as it is: srv_jsonw_lit(w, ",\"ply\":"). */
 #define srv_jsonw_lit(w, s) srv_jsonw_raw((w), "" s, sizeof(s) - 1)
 

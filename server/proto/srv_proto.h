@@ -52,6 +52,9 @@ const char *srv_proto_cmd_name(srv_cmd_type type);
  * reusable buffer). */
 srv_frame *srv_proto_encode(const srv_event *ev);
 
+/* Frees what cache (a srv_state_view's) holds and makes it empty again. NULL is allowed. */
+void srv_state_cache_free(srv_state_cache *cache);
+
 /* Writes the lobby entry e (borrowed) as a JSON object into *text (a new NUL-terminated string,
  * the caller's to free) and its length into *len. Returns 0 or SRV_ENOMEM. Loop thread only. */
 int srv_proto_lobby_entry(const srv_lobby_entry *e, char **text, size_t *len);

@@ -7,6 +7,7 @@
 #include "srv_error.h"
 #include "srv_log.h"
 #include "srv_peer.h"
+#include "srv_proto.h"
 #include "srv_room_int.h"
 
 /* ---- Accessors ----------------------------------------------------------------------------- */
@@ -289,7 +290,8 @@ void srv_room__destroy(srv_room *room) {
   srv_room__owed_free(room);
   mc_game_free(room->prev.game);
   mc_game_free(room->game);
-  free(room->trace);
+  srv_room__steps_unref(room->trace);
+  srv_state_cache_free(&room->state_cache);
   srv_room__chat_free(room);
   free(room);
 }
