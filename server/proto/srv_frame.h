@@ -4,7 +4,9 @@
  * header (LWS_PRE; srv_net.c checks that it fits).
  *
  * A frame is immutable once made. The loop thread owns every frame; reference counts are plain
- * integers.
+ * integers. Frames of up to SRV_FRAME_POOLED bytes (a state, a lobby change, a chat line) are
+ * allocated at that size and kept for reuse when freed, up to SRV_FRAME_POOL_MAX per thread: a move
+ * in steady state allocates no frame (srv_frame_pool_free() at exit).
  */
 #ifndef SRV_FRAME_H
 #define SRV_FRAME_H
@@ -15,12 +17,15 @@
 #include "srv_msg.h"
 
 #define SRV_FRAME_PRE 16
+#define SRV_FRAME_POOLED 2048 /* Bytes of a pooled frame's allocation, its header included. */
+#define SRV_FRAME_POOL_MAX 128
 
 typedef struct srv_frame {
   unsigned refs;
   srv_event_type type;         /* States and lobby lists can be superseded in a queue... */
   bool reply;                  /* ...unless they answer a request (they carry its id)... */
   bool full;                   /* ...or hold a game's moves (a full state) and the newer not. */
+  bool pooled;                 /* Its allocation is SRV_FRAME_POOLED bytes: kept when freed. */
   char room[SRV_CODE_LEN + 1]; /* The room of a state; "" otherwise. */
   /* A state's "you" value: its bytes [you_at, you_at + you_len) of the text, so that the frame
    * for another seat is this one with those bytes replaced (srv_proto_with_you()), not a second
@@ -46,6 +51,9 @@ srv_frame *srv_frame_alloc(srv_event_type type, bool reply, const char *room, si
 static inline char *srv_frame_buf(srv_frame *f) {
   return (char *)f->data + SRV_FRAME_PRE;
 }
+
+/* Frees the frames this thread keeps for reuse (at exit). */
+void srv_frame_pool_free(void);
 
 /* Takes a reference; returns f. */
 srv_frame *srv_frame_ref(srv_frame *f);

@@ -172,32 +172,53 @@ void srv_jsonw_options(srv_jsonw *w, const mc_rules *r) {
   srv_jsonw_lit(w, "}");
 }
 
+/* The numbers 0..255 in decimal, each followed by a comma, in 4-byte entries: a pit is one copy of
+ * a constant size (the length is the entry's last byte when it is not a comma). */
+static char pit_texts[256][4];
+static pthread_once_t pit_texts_once = PTHREAD_ONCE_INIT;
+
+static void pit_texts_make(void) {
+  for (unsigned v = 0; v < 256; v++) {
+    char *o = pit_texts[v];
+    if (v >= 100)
+      *o++ = (char)('0' + v / 100);
+    if (v >= 10)
+      *o++ = (char)('0' + v / 10 % 10);
+    *o++ = (char)('0' + v % 10);
+    *o = ',';
+  }
+}
+
+/* How many bytes of pit_texts[v] are its digits and comma. */
+static inline size_t pit_len(unsigned v) {
+  return v >= 100 ? 4 : v >= 10 ? 3 : 2;
+}
+
 void srv_jsonw_pits(srv_jsonw *w, const mc_pos *pos) {
   size_t n = 2 * (size_t)pos->houses + 2;
   /* Every state has them: room for all at once (a pit holds at most 255 seeds: 3 digits and a
-   * comma each), then the digits written in place. */
+   * comma each), then each pit's digits and comma copied in place; the last comma becomes ']'. */
+  pthread_once(&pit_texts_once, pit_texts_make);
   if (!reserve(w, 4 * n + 2))
     return;
   char *o = w->buf + w->len;
   *o++ = '[';
   for (size_t k = 0; k < n; k++) {
     unsigned v = pos->pits[k];
-    if (k > 0)
-      *o++ = ',';
-    if (v >= 100) {
-      *o++ = (char)('0' + v / 100);
-      v %= 100;
-      *o++ = (char)('0' + v / 10);
-    } else if (v >= 10) {
-      *o++ = (char)('0' + v / 10);
-    }
-    *o++ = (char)('0' + v % 10);
+    memcpy(o, pit_texts[v], 4);
+    o += pit_len(v);
   }
+  if (n > 0)
+    o--;
   *o++ = ']';
   w->len = (size_t)(o - w->buf);
 }
 
 void srv_jsonw_burnt(srv_jsonw *w, const mc_pos *pos) {
+  if (pos->burnt == 0) {
+    srv_jsonw_lit(w, "[]"); /* Every game but a Congkak match: nothing burnt. */
+    return;
+  }
   int n = 2 * pos->houses + 2;
   bool first = true;
   srv_jsonw_lit(w, "[");

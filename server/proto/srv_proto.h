@@ -76,7 +76,8 @@ srv_frame *srv_proto_with_id(const srv_frame *f, const srv_req_id *id);
  * second encoding. NULL when f is not an encoded state or memory runs out. */
 srv_frame *srv_proto_with_you(const srv_frame *f, int you);
 
-/* Frees the encoder's reusable buffer (at exit; the next encode grows a new one). */
+/* Frees the encoder's reusable buffer and the frames kept for reuse (srv_frame_pool_free()) (at
+ * exit; the next encode grows a new one). */
 void srv_proto_encode_cleanup(void);
 
 /* Returns nonzero when c is one of the 31 room code characters (either case). */

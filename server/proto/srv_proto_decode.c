@@ -1,7 +1,6 @@
 /* Protocol v1, incoming: the message table, the field validators and the decoder (srv_proto.h). */
 #include "srv_proto.h"
 
-#include <ctype.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,11 +10,18 @@
 #include "srv_rating.h"
 #include "srv_text.h"
 
-static const char code_alphabet[] = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+/* The code alphabet, "ABCDEFGHJKLMNPQRSTUVWXYZ23456789" (no I, O, 0 or 1), either case: c in upper
+ * case, or 0 when c is not in it. */
+static inline int code_upper(int c) {
+  if (c >= 'a' && c <= 'z')
+    c -= 'a' - 'A';
+  if ((c >= 'A' && c <= 'Z' && c != 'I' && c != 'O') || (c >= '2' && c <= '9'))
+    return c;
+  return 0;
+}
 
 int srv_proto_code_char(int c) {
-  c = toupper(c);
-  return c != 0 && strchr(code_alphabet, c) != NULL;
+  return code_upper(c) != 0;
 }
 
 /* ---- Decoding ------------------------------------------------------------------------------ */
@@ -214,12 +220,13 @@ static void room_code(srv_cmd *cmd, const char *s, size_t len) {
   cmd->room[0] = '\0';
   if (len != SRV_CODE_LEN)
     return;
+  char up[SRV_CODE_LEN];
   for (int i = 0; i < SRV_CODE_LEN; i++) {
-    if (!srv_proto_code_char((unsigned char)s[i]))
+    up[i] = (char)code_upper((unsigned char)s[i]);
+    if (up[i] == 0)
       return;
   }
-  for (int i = 0; i < SRV_CODE_LEN; i++)
-    cmd->room[i] = (char)toupper((unsigned char)s[i]);
+  memcpy(cmd->room, up, SRV_CODE_LEN);
   cmd->room[SRV_CODE_LEN] = '\0';
 }
 

@@ -988,6 +988,7 @@ static srv_frame *cold(const srv_event *ev) {
 
 void srv_proto_encode_cleanup(void) {
   srv_jsonw_free(&out);
+  srv_frame_pool_free();
 }
 
 srv_frame *srv_proto_encode(const srv_event *ev) {

@@ -104,6 +104,15 @@ TEST_IMPL(pieces) {
   p.burnt = 1u << 1 | 1u << 4;
   srv_jsonw_pits(&w, &p);
   ASSERT_WRITES(&w, "[3,0,1,4,4,0]");
+  /* Every width a pit's count has: one, two and three digits. */
+  mc_pos q;
+  memset(&q, 0, sizeof q);
+  q.houses = 3;
+  static const uint8_t counts[] = {255, 100, 99, 10, 9, 0, 1, 200};
+  memcpy(q.pits, counts, sizeof counts);
+  srv_jsonw_lit(&w, "x");
+  srv_jsonw_pits(&w, &q);
+  ASSERT_WRITES(&w, "x[255,100,99,10,9,0,1,200]");
   srv_jsonw_burnt(&w, &p);
   ASSERT_WRITES(&w, "[1,4]");
   p.burnt = 0;
