@@ -49,18 +49,42 @@ void srv_jsonw__raw_grow(srv_jsonw *w, const char *s, size_t n) {
   w->len += n;
 }
 
-void srv_jsonw__int_long(srv_jsonw *w, long long v) {
+char *srv_jsonw_span(srv_jsonw *w, size_t n) {
+  return reserve(w, n) ? w->buf + w->len : NULL;
+}
+
+/* "00" to "99": two digits a step. */
+static const char two_digits[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233"
+    "34353637383940414243444546474849505152535455565758596061626364656667"
+    "6869707172737475767778798081828384858687888990919293949596979899";
+
+char *srv_jsonw__put_long(char *o, long long v) {
   char tmp[24];
   char *end = tmp + sizeof tmp, *p = end;
   /* Unsigned arithmetic: the most negative value has no positive counterpart. */
   unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
-  do {
-    *--p = (char)('0' + u % 10);
-    u /= 10;
-  } while (u != 0);
+  while (u >= 100) {
+    p -= 2;
+    memcpy(p, two_digits + 2 * (u % 100), 2);
+    u /= 100;
+  }
+  if (u >= 10) {
+    p -= 2;
+    memcpy(p, two_digits + 2 * u, 2);
+  } else {
+    *--p = (char)('0' + u);
+  }
   if (v < 0)
     *--p = '-';
-  srv_jsonw_raw(w, p, (size_t)(end - p));
+  size_t n = (size_t)(end - p);
+  memcpy(o, p, n);
+  return o + n;
+}
+
+void srv_jsonw__int_long(srv_jsonw *w, long long v) {
+  char tmp[24];
+  srv_jsonw_raw(w, tmp, (size_t)(srv_jsonw__put_long(tmp, v) - tmp));
 }
 
 /* Whether one of the 8 bytes of x is below 0x20, a '"' or a '\\': what JSON escapes. Exact (the

@@ -278,23 +278,54 @@ static void move_fields(srv_jsonw *w, int house) {
   srv_jsonw_int(w, house);
 }
 
+/* A state's fixed parts are written into spans of the writer (srv_jsonw_span()) through a cursor,
+ * each span ended before a part of its own length (the board, the pits, the players, a trace, a
+ * name, the moves) and a new one made after it. Every span below writes at most about 500 bytes:
+ * keys and punctuation, at most a dozen numbers of 20 characters, seats' names of at most 16 bytes
+ * (their entries are copied whole) and the public game id. */
+#define STATE_SPAN 1024
+#define LIT(s) (o = srv_jsonw_put_lit(o, s))
+#define INT(v) (o = srv_jsonw_put_int(o, (long long)(v)))
+#define BOOL(v) (o = srv_jsonw_put_bool(o, (v)))
+#define SEAT(s) (o = put_seat(o, (s)))
+#define SPAN()                                                                                     \
+  do {                                                                                             \
+    o = srv_jsonw_span(w, STATE_SPAN);                                                             \
+    if (o == NULL)                                                                                 \
+      return;                                                                                      \
+  } while (0)
+#define END() srv_jsonw_span_end(w, o)
+
+/* Writes seat's name in quotes (or null) at o, copying its whole entry; the cursor after it.
+ * seat_texts must be made. */
+static inline char *put_seat(char *o, int seat) {
+  const seat_text *t = &seat_texts[seat >= 0 && seat < SEAT_TEXTS - 1 ? seat : SEAT_TEXTS - 1];
+  memcpy(o, t->text, sizeof t->text);
+  return o + t->len;
+}
+
 /* Writes the fields of the state v after its head. *you_at and *you_len: where its "you" value
  * is in the writer's text (srv_frame's you_at, you_len). */
 static void state(srv_jsonw *w, const srv_state_view *v, size_t *you_at, size_t *you_len) {
   const mc_pos *pos = v->pos != NULL ? v->pos : mc_game_pos(v->game);
   const mc_rules *rules = v->pos != NULL ? v->rules : mc_game_rules(v->game);
   bool playing = v->status == SRV_PLAYING;
+  char *o;
+  pthread_once(&seat_texts_once, seat_texts_make);
   srv_jsonw_lit(w, ",");
   board_cached(w, v->cache, v->room, rules);
   srv_jsonw_lit(w, ",\"status\":");
   srv_jsonw_name(w, srv_name_of(srv_status_names, (int)v->status));
-  srv_jsonw_lit(w, ",\"ply\":");
-  srv_jsonw_int(w, v->pos != NULL ? (long long)v->ply : (long long)mc_game_ply(v->game));
-  srv_jsonw_lit(w, ",\"turn\":");
-  seat_or_null(w, playing ? pos->turn : SRV_SEAT_NONE);
-  srv_jsonw_lit(w, ",\"pits\":");
+  SPAN();
+  LIT(",\"ply\":");
+  INT(v->pos != NULL ? (long long)v->ply : (long long)mc_game_ply(v->game));
+  LIT(",\"turn\":");
+  SEAT(playing ? pos->turn : SRV_SEAT_NONE);
+  LIT(",\"pits\":");
+  END();
   srv_jsonw_pits(w, pos);
-  srv_jsonw_lit(w, ",\"legal\":[");
+  SPAN();
+  LIT(",\"legal\":[");
   if (playing) {
     uint8_t own[MC_MAX_HOUSES];
     const uint8_t *moves = v->legal;
@@ -303,110 +334,130 @@ static void state(srv_jsonw *w, const srv_state_view *v, size_t *you_at, size_t 
       n = mc_game_legal(v->game, own);
       moves = own;
     }
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n && i < MC_MAX_HOUSES; i++) {
       if (i > 0)
-        srv_jsonw_lit(w, ",");
-      srv_jsonw_int(w, moves[i]);
+        LIT(",");
+      INT(moves[i]);
     }
   }
-  srv_jsonw_lit(w, "],\"you\":");
-  *you_at = w->len;
-  seat_or_null(w, v->you);
-  *you_len = w->len - *you_at;
-  srv_jsonw_lit(w, ",\"players\":");
+  LIT("],\"you\":");
+  *you_at = (size_t)(o - w->buf);
+  SEAT(v->you);
+  *you_len = (size_t)(o - w->buf) - *you_at;
+  LIT(",\"players\":");
+  END();
   players_cached(w, v);
-  srv_jsonw_lit(w, ",\"clock\":");
+  SPAN();
+  LIT(",\"clock\":");
   if (v->clocked) {
-    srv_jsonw_lit(w, "{\"south_ms\":");
-    srv_jsonw_int(w, v->clock_ms[0]);
-    srv_jsonw_lit(w, ",\"north_ms\":");
-    srv_jsonw_int(w, v->clock_ms[1]);
-    srv_jsonw_lit(w, ",\"running\":");
-    seat_or_null(w, v->clock_running);
-    srv_jsonw_lit(w, ",\"initial_ms\":");
-    srv_jsonw_int(w, v->opts->initial_ms);
-    srv_jsonw_lit(w, ",\"increment_ms\":");
-    srv_jsonw_int(w, v->opts->increment_ms);
-    srv_jsonw_lit(w, "}");
+    LIT("{\"south_ms\":");
+    INT(v->clock_ms[0]);
+    LIT(",\"north_ms\":");
+    INT(v->clock_ms[1]);
+    LIT(",\"running\":");
+    SEAT(v->clock_running);
+    LIT(",\"initial_ms\":");
+    INT(v->opts->initial_ms);
+    LIT(",\"increment_ms\":");
+    INT(v->opts->increment_ms);
+    LIT("}");
   } else {
-    srv_jsonw_lit(w, "null");
+    LIT("null");
   }
-  srv_jsonw_lit(w, ",\"last\":");
+  LIT(",\"last\":");
   if (v->has_last) {
-    srv_jsonw_lit(w, "{\"seat\":");
-    seat_or_null(w, v->last_seat);
-    move_fields(w, v->last_house);
-    srv_jsonw_lit(w, ",\"trace\":");
+    LIT("{\"seat\":");
+    SEAT(v->last_seat);
+    if (v->last_house == MC_SWAP) {
+      LIT(",\"house\":null,\"swap\":true");
+    } else {
+      LIT(",\"house\":");
+      INT(v->last_house);
+    }
+    LIT(",\"trace\":");
+    END();
     srv_jsonw_trace(w, v->trace, v->trace_len);
-    srv_jsonw_lit(w, "}");
+    SPAN();
+    LIT("}");
   } else {
-    srv_jsonw_lit(w, "null");
+    LIT("null");
   }
-  srv_jsonw_lit(w, ",\"result\":");
+  LIT(",\"result\":");
   if (v->has_result) {
-    srv_jsonw_lit(w, "{\"winner\":");
+    LIT("{\"winner\":");
+    END();
     srv_jsonw_name(w, mc_winner_name(v->result.winner));
     srv_jsonw_lit(w, ",\"reason\":");
     srv_jsonw_name(w, mc_reason_name(v->result.reason));
-    srv_jsonw_lit(w, ",\"score\":[");
-    srv_jsonw_int(w, v->result.score[0]);
-    srv_jsonw_lit(w, ",");
-    srv_jsonw_int(w, v->result.score[1]);
-    srv_jsonw_lit(w, "]}");
+    SPAN();
+    LIT(",\"score\":[");
+    INT(v->result.score[0]);
+    LIT(",");
+    INT(v->result.score[1]);
+    LIT("]}");
   } else if (v->aborted) {
     /* An aborted game (docs/protocol.md): over, with no winner and no score. */
-    srv_jsonw_lit(w, "{\"winner\":null,\"reason\":\"aborted\",\"score\":null}");
+    LIT("{\"winner\":null,\"reason\":\"aborted\",\"score\":null}");
   } else {
-    srv_jsonw_lit(w, "null");
+    LIT("null");
   }
   /* Additions to protocol v1 (docs/protocol.md). */
-  srv_jsonw_lit(w, ",\"visibility\":");
+  LIT(",\"visibility\":");
+  END();
   srv_jsonw_name(w, srv_name_of(srv_visibility_names, (int)v->opts->visibility));
-  srv_jsonw_lit(w, ",\"local\":");
-  srv_jsonw_bool(w, v->opts->opponent == SRV_OPP_LOCAL);
-  srv_jsonw_lit(w, ",\"game_no\":");
-  srv_jsonw_int(w, v->game_no);
-  srv_jsonw_lit(w, ",\"game_id\":");
+  SPAN();
+  LIT(",\"local\":");
+  BOOL(v->opts->opponent == SRV_OPP_LOCAL);
+  LIT(",\"game_no\":");
+  INT(v->game_no);
+  LIT(",\"game_id\":");
   if (v->game_id > 0) {
     char id[SRV_GAMEID_LEN + 1]; /* The public id (srv_gameid.h), never the store's number. */
     srv_gameid_format(v->game_id, id);
-    srv_jsonw_name(w, id);
-  } else
-    srv_jsonw_lit(w, "null");
-  srv_jsonw_lit(w, ",\"rated\":");
-  srv_jsonw_bool(w, v->opts->rated);
-  srv_jsonw_lit(w, ",\"hints\":");
-  srv_jsonw_bool(w, v->hints);
-  srv_jsonw_lit(w, ",\"rating_change\":");
+    *o++ = '"';
+    memcpy(o, id, SRV_GAMEID_LEN);
+    o += SRV_GAMEID_LEN;
+    *o++ = '"';
+  } else {
+    LIT("null");
+  }
+  LIT(",\"rated\":");
+  BOOL(v->opts->rated);
+  LIT(",\"hints\":");
+  BOOL(v->hints);
+  LIT(",\"rating_change\":");
   if (v->has_rating_change) {
     for (int s = 0; s < 2; s++) {
       if (s == 0)
-        srv_jsonw_lit(w, "{\"south\":{\"before\":");
+        LIT("{\"south\":{\"before\":");
       else
-        srv_jsonw_lit(w, ",\"north\":{\"before\":");
-      srv_jsonw_int(w, rounded(v->rating_before[s]));
-      srv_jsonw_lit(w, ",\"after\":");
-      srv_jsonw_int(w, rounded(v->rating_after[s]));
-      srv_jsonw_lit(w, "}");
+        LIT(",\"north\":{\"before\":");
+      INT(rounded(v->rating_before[s]));
+      LIT(",\"after\":");
+      INT(rounded(v->rating_after[s]));
+      LIT("}");
     }
-    srv_jsonw_lit(w, "}");
+    LIT("}");
   } else {
-    srv_jsonw_lit(w, "null");
+    LIT("null");
   }
-  srv_jsonw_lit(w, ",\"spectators\":");
-  srv_jsonw_int(w, v->spectators);
-  srv_jsonw_lit(w, ",\"round\":");
-  srv_jsonw_int(w, pos->round);
-  srv_jsonw_lit(w, ",\"burnt\":");
+  LIT(",\"spectators\":");
+  INT(v->spectators);
+  LIT(",\"round\":");
+  INT(pos->round);
+  LIT(",\"burnt\":");
+  END();
   srv_jsonw_burnt(w, pos);
+  SPAN();
   if (rules->pie) {
     /* The pie rule: the seat that may swap now (the side to move), else null. */
     bool can_swap = playing && (v->pos != NULL ? v->can_swap : mc_game_can_swap(v->game));
-    srv_jsonw_lit(w, ",\"swap\":");
-    seat_or_null(w, can_swap ? pos->turn : SRV_SEAT_NONE);
+    LIT(",\"swap\":");
+    SEAT(can_swap ? pos->turn : SRV_SEAT_NONE);
   }
   if (v->with_moves) {
     /* Only a full state lists the moves: otherwise a frame would grow with the game. */
+    END();
     srv_jsonw_lit(w, ",\"moves\":[");
     size_t nmoves = 0;
     const uint8_t *mv = mc_game_moves(v->game, &nmoves);
@@ -419,51 +470,60 @@ static void state(srv_jsonw *w, const srv_state_view *v, size_t *you_at, size_t 
       srv_jsonw_lit(w, "}");
     }
     srv_jsonw_lit(w, "]");
+    SPAN();
   }
-  srv_jsonw_lit(w, ",\"draw_offer\":");
-  seat_or_null(w, v->draw_offer);
-  srv_jsonw_lit(w, ",\"draw_declined\":");
-  seat_or_null(w, v->draw_declined);
-  srv_jsonw_lit(w, ",\"takeback\":");
-  seat_or_null(w, v->takeback_offer);
-  srv_jsonw_lit(w, ",\"takeback_declined\":");
-  seat_or_null(w, v->takeback_declined);
-  srv_jsonw_lit(w, ",\"rematch\":{\"south\":");
-  srv_jsonw_bool(w, v->rematch[0]);
-  srv_jsonw_lit(w, ",\"north\":");
-  srv_jsonw_bool(w, v->rematch[1]);
-  srv_jsonw_lit(w, "},\"abandon\":");
+  LIT(",\"draw_offer\":");
+  SEAT(v->draw_offer);
+  LIT(",\"draw_declined\":");
+  SEAT(v->draw_declined);
+  LIT(",\"takeback\":");
+  SEAT(v->takeback_offer);
+  LIT(",\"takeback_declined\":");
+  SEAT(v->takeback_declined);
+  LIT(",\"rematch\":{\"south\":");
+  BOOL(v->rematch[0]);
+  LIT(",\"north\":");
+  BOOL(v->rematch[1]);
+  LIT("},\"abandon\":");
   if (v->abandon_seat >= 0) {
-    srv_jsonw_lit(w, "{\"seat\":");
-    seat_or_null(w, v->abandon_seat);
-    srv_jsonw_lit(w, ",\"ms\":");
-    srv_jsonw_int(w, v->abandon_ms);
-    srv_jsonw_lit(w, "}");
+    LIT("{\"seat\":");
+    SEAT(v->abandon_seat);
+    LIT(",\"ms\":");
+    INT(v->abandon_ms);
+    LIT("}");
   } else {
-    srv_jsonw_lit(w, "null");
+    LIT("null");
   }
-  srv_jsonw_lit(w, ",\"first_move\":");
+  LIT(",\"first_move\":");
   if (v->first_move_seat >= 0) {
-    srv_jsonw_lit(w, "{\"seat\":");
-    seat_or_null(w, v->first_move_seat);
-    srv_jsonw_lit(w, ",\"ms\":");
-    srv_jsonw_int(w, v->first_move_ms);
-    srv_jsonw_lit(w, "}");
+    LIT("{\"seat\":");
+    SEAT(v->first_move_seat);
+    LIT(",\"ms\":");
+    INT(v->first_move_ms);
+    LIT("}");
   } else {
-    srv_jsonw_lit(w, "null");
+    LIT("null");
   }
-  srv_jsonw_lit(w, ",\"move_deadline\":");
+  LIT(",\"move_deadline\":");
   if (v->has_move_deadline) {
-    srv_jsonw_lit(w, "{\"seat\":");
-    seat_or_null(w, v->move_deadline_seat);
-    srv_jsonw_lit(w, ",\"ms\":");
-    srv_jsonw_int(w, v->move_deadline_ms);
-    srv_jsonw_lit(w, "}");
+    LIT("{\"seat\":");
+    SEAT(v->move_deadline_seat);
+    LIT(",\"ms\":");
+    INT(v->move_deadline_ms);
+    LIT("}");
   } else {
-    srv_jsonw_lit(w, "null");
+    LIT("null");
   }
-  srv_jsonw_lit(w, "}");
+  LIT("}");
+  END();
 }
+
+#undef LIT
+#undef INT
+#undef BOOL
+#undef SEAT
+#undef SPAN
+#undef END
 
 static void pools(srv_jsonw *w, const srv_pool_view *p, size_t n) {
   srv_jsonw_lit(w, ",\"pools\":[");

@@ -33,7 +33,9 @@ static char *text_of(srv_jsonw *w) {
 
 TEST_IMPL(integers) {
   static const long long values[] = {
-      0, 7, -1, 10, -10, 99, 1000000007, 1234567890123LL, -987654321, LLONG_MAX, LLONG_MIN};
+      0,          7,         -1,       10,    -10,    99,   100,        101,
+      999,        1000,      10000,    99999, 100000, -100, 1000000007, 1234567890123LL,
+      -987654321, LLONG_MAX, LLONG_MIN};
   srv_jsonw w = SRV_JSONW_INIT;
   for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
     char want[32];
@@ -45,6 +47,22 @@ TEST_IMPL(integers) {
   srv_jsonw_lit(&w, ",");
   srv_jsonw_bool(&w, false);
   ASSERT_WRITES(&w, "true,false");
+  /* The same through a span's cursor. */
+  for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+    char want[48];
+    snprintf(want, sizeof want, "[%lld,true,false]", values[i]);
+    char *o = srv_jsonw_span(&w, 64);
+    ASSERT_NOT_NULL(o);
+    o = srv_jsonw_put_lit(o, "[");
+    o = srv_jsonw_put_int(o, values[i]);
+    o = srv_jsonw_put_lit(o, ",");
+    o = srv_jsonw_put_bool(o, true);
+    o = srv_jsonw_put_lit(o, ",");
+    o = srv_jsonw_put_bool(o, false);
+    o = srv_jsonw_put_lit(o, "]");
+    srv_jsonw_span_end(&w, o);
+    ASSERT_WRITES(&w, want);
+  }
   srv_jsonw_free(&w);
   return 0;
 }
