@@ -893,9 +893,10 @@ srv_frame *srv_proto_with_id(const srv_frame *f, const srv_req_id *id) {
   if (end == NULL)
     return NULL;
   size_t head = (size_t)(end + 1 - text);
+  /* The id's text in the writer, then the new frame written straight: its head, the id, the
+   * rest. */
   srv_jsonw *w = &out;
   srv_jsonw_reset(w);
-  srv_jsonw_raw(w, text, head);
   if (id->kind == SRV_ID_INT) {
     srv_jsonw_lit(w, ",\"id\":");
     srv_jsonw_int(w, id->num);
@@ -903,14 +904,21 @@ srv_frame *srv_proto_with_id(const srv_frame *f, const srv_req_id *id) {
     srv_jsonw_lit(w, ",\"id\":");
     srv_jsonw_str(w, id->str);
   }
-  srv_jsonw_raw(w, text + head, f->len - head);
-  srv_frame *g = finish(w, f->type, id, f->room);
-  if (g != NULL) {
-    g->full = f->full;
-    if (f->you_len > 0) { /* The id went in before "you": it moved by the id's length. */
-      g->you_at = f->you_at + (unsigned)(g->len - f->len);
-      g->you_len = f->you_len;
-    }
+  if (w->failed || f->len + w->len > UINT_MAX)
+    return NULL;
+  srv_frame *g =
+      srv_frame_alloc(f->type, id != NULL && id->kind != SRV_ID_NONE, f->room, f->len + w->len);
+  if (g == NULL)
+    return NULL;
+  char *o = srv_frame_buf(g);
+  memcpy(o, text, head);
+  if (w->len > 0)
+    memcpy(o + head, w->buf, w->len);
+  memcpy(o + head + w->len, text + head, f->len - head);
+  g->full = f->full;
+  if (f->you_len > 0) { /* The id went in before "you": it moved by the id's length. */
+    g->you_at = f->you_at + (unsigned)w->len;
+    g->you_len = f->you_len;
   }
   return g;
 }
