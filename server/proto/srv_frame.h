@@ -4,9 +4,11 @@
  * header (LWS_PRE; srv_net.c checks that it fits).
  *
  * A frame is immutable once made. The loop thread owns every frame; reference counts are plain
- * integers. Frames of up to SRV_FRAME_POOLED bytes (a state, a lobby change, a chat line) are
- * allocated at that size and kept for reuse when freed, up to SRV_FRAME_POOL_MAX per thread: a move
- * in steady state allocates no frame (srv_frame_pool_free() at exit).
+ * integers. Frames the size of a state are allocated in two sizes, 1 KiB and 2 KiB (their header
+ * included), and kept for reuse when freed, up to SRV_FRAME_POOL_MAX of each size per thread: a
+ * move in steady state allocates no frame (srv_frame_pool_free() at exit). Frames of at most a
+ * quarter of SRV_FRAME_POOLED (a welcome, an error, a chat line) and larger ones are allocated at
+ * their size: a pooled frame uses at least half of its allocation.
  */
 #ifndef SRV_FRAME_H
 #define SRV_FRAME_H
@@ -17,15 +19,15 @@
 #include "srv_msg.h"
 
 #define SRV_FRAME_PRE 16
-#define SRV_FRAME_POOLED 2048 /* Bytes of a pooled frame's allocation, its header included. */
-#define SRV_FRAME_POOL_MAX 128
+#define SRV_FRAME_POOLED 2048 /* Bytes of the larger pooled allocation; the smaller is half. */
+#define SRV_FRAME_POOL_MAX 64
 
 typedef struct srv_frame {
   unsigned refs;
   srv_event_type type;         /* States and lobby lists can be superseded in a queue... */
   bool reply;                  /* ...unless they answer a request (they carry its id)... */
   bool full;                   /* ...or hold a game's moves (a full state) and the newer not. */
-  bool pooled;                 /* Its allocation is SRV_FRAME_POOLED bytes: kept when freed. */
+  signed char pool;            /* Its allocation's pooled size (0: 1 KiB, 1: 2 KiB), -1: none. */
   char room[SRV_CODE_LEN + 1]; /* The room of a state; "" otherwise. */
   /* A state's "you" value: its bytes [you_at, you_at + you_len) of the text, so that the frame
    * for another seat is this one with those bytes replaced (srv_proto_with_you()), not a second

@@ -225,6 +225,33 @@ TEST_IMPL(trace_every_step) {
   return 0;
 }
 
+/* Frames of every size around the pooled ones' bounds, made, written whole, freed and made again
+ * (from the pool when pooled): under AddressSanitizer a frame's allocation too small for its text
+ * fails here. */
+TEST_IMPL(frame_sizes) {
+  static const size_t lens[] = {0,   1,    400,  460,  480,  500,  600,  960,
+                                990, 1000, 1100, 1900, 1980, 2000, 2100, 70000};
+  for (int round = 0; round < 2; round++) {
+    srv_frame *made[sizeof lens / sizeof lens[0]];
+    for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
+      made[i] = srv_frame_alloc(SRV_EV_STATE, false, "K7QX2M", lens[i]);
+      ASSERT_NOT_NULL(made[i]);
+      memset(srv_frame_buf(made[i]) - SRV_FRAME_PRE, 'h', SRV_FRAME_PRE);
+      memset(srv_frame_buf(made[i]), 'a' + (int)(i % 26), lens[i]);
+    }
+    for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
+      ASSERT_EQ(made[i]->len, lens[i]);
+      ASSERT_EQ(strlen(srv_frame_text(made[i])), lens[i]);
+      ASSERT_STR_EQ(made[i]->room, "K7QX2M");
+      if (lens[i] > 0)
+        ASSERT_EQ(srv_frame_text(made[i])[lens[i] - 1], 'a' + (int)(i % 26));
+      srv_frame_unref(made[i]);
+    }
+  }
+  srv_frame_pool_free();
+  return 0;
+}
+
 /* ---- Every event type, and allocation failures ---------------------------------------------- */
 
 static srv_player ana = {.id = "0123456789abcdef", .name = "Ana \"the\" \\best\\", .refs = 1};
