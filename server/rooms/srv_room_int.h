@@ -91,7 +91,8 @@ struct srv_room {
   /* seated[s] is in seat[s]->seats while seat s is taken (srv_room__take_seat(), free_seat();
    * srv_room__swap_seat_links() when the seats are exchanged). */
   srv_seat_link seated[2];
-  srv_list members; /* srv_member.in_room, newest first. */
+  srv_list members; /* srv_member.in_room, newest first... */
+  size_t n_members; /* ...and how many. */
   srv_clock clock;
   srv_timer *clock_timer, *abandon_timer, *idle_timer, *finished_timer;
   bool idle_armed;
