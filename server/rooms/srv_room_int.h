@@ -115,10 +115,10 @@ struct srv_room {
   bool rematch[2];
   int last_seat, last_house; /* The last move of the game (last_seat -1: none). */
   srv_steps *trace;          /* Its steps, for late joiners and reconnections (NULL: none). */
+  size_t trace_len;
   /* The parts of its states that change seldom (the players, the board), kept by the encoder
    * (srv_state_cache in srv_msg.h). */
   srv_state_cache state_cache;
-  size_t trace_len;
   int64_t game_id;          /* Permanent id of the current game (rooms->next_game_id), 0: none. */
   srv_rating_change rating; /* What the current game changed in the ratings (rated rooms). */
   uint64_t waiting_since;   /* When the room was made: quick pairing's waiting time. */
