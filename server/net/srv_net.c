@@ -347,18 +347,26 @@ static void conn_error(srv_net *net, conn *c, int err, const srv_req_id *id, int
 #define WS_HEADER_MAX 4
 _Static_assert(WS_BATCH_FRAME_MAX <= 0xffff, "a batched frame's length fits 16 bits");
 
-/* Writes the WebSocket header of a final text frame of len (<= 0xffff) bytes into h; returns its
- * size. */
+/* Writes the WebSocket header of a final text frame of len bytes into h (room for
+ * WS_HEADER_LONG bytes); returns its size: 2, 4 (a length above 125) or 10 (above 0xffff). */
+#define WS_HEADER_LONG 10
+_Static_assert(WS_HEADER_LONG <= SRV_FRAME_PRE, "a frame's headroom holds its header");
 static size_t ws_text_header(unsigned char *h, size_t len) {
   h[0] = 0x81;
   if (len < 126) {
     h[1] = (unsigned char)len;
     return 2;
   }
-  h[1] = 126;
-  h[2] = (unsigned char)(len >> 8);
-  h[3] = (unsigned char)len;
-  return 4;
+  if (len <= 0xffff) {
+    h[1] = 126;
+    h[2] = (unsigned char)(len >> 8);
+    h[3] = (unsigned char)len;
+    return 4;
+  }
+  h[1] = 127;
+  for (int i = 0; i < 8; i++)
+    h[2 + i] = (unsigned char)((uint64_t)len >> (56 - 8 * i));
+  return WS_HEADER_LONG;
 }
 
 /* How many of q's released frames from the head go out in one send: at least 1, more while each
@@ -424,10 +432,15 @@ static int write_released(conn *c) {
       continue;
     }
     srv_frame *f = queue_pop(q);
-    /* The frame's headroom is for lws' header: the write never touches the text itself, and
-     * the same frame can go to every connection it is queued for. */
-    int w = lws_write(c->wsi, f->data + SRV_FRAME_PRE, f->len, LWS_WRITE_TEXT);
-    bool ok = w >= 0 && (size_t)w >= f->len;
+    /* Framed here, in the frame's headroom, and handed to lws as bytes, as write_batch() does:
+     * lws' own framing (LWS_WRITE_TEXT) runs its extensions' hooks and debug logging on every
+     * frame. The write never touches the text itself, and the header is the same bytes for
+     * every connection the frame is queued for. */
+    unsigned char hdr[WS_HEADER_LONG], *text = f->data + SRV_FRAME_PRE;
+    size_t h = ws_text_header(hdr, f->len);
+    memcpy(text - h, hdr, h);
+    int w = lws_write(c->wsi, text - h, h + f->len, LWS_WRITE_HTTP);
+    bool ok = w >= 0 && (size_t)w >= h + f->len;
     srv_frame_unref(f);
     if (!ok)
       return -1;

@@ -1,6 +1,9 @@
 /* The fixed-schema JSON writer (see srv_jsonw.h). */
 #include "srv_jsonw.h"
 
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,18 +49,53 @@ void srv_jsonw__raw_grow(srv_jsonw *w, const char *s, size_t n) {
   w->len += n;
 }
 
-void srv_jsonw__int_long(srv_jsonw *w, long long v) {
+char *srv_jsonw_span(srv_jsonw *w, size_t n) {
+  return reserve(w, n) ? w->buf + w->len : NULL;
+}
+
+/* "00" to "99": two digits a step. */
+static const char two_digits[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233"
+    "34353637383940414243444546474849505152535455565758596061626364656667"
+    "6869707172737475767778798081828384858687888990919293949596979899";
+
+char *srv_jsonw__put_long(char *o, long long v) {
   char tmp[24];
   char *end = tmp + sizeof tmp, *p = end;
   /* Unsigned arithmetic: the most negative value has no positive counterpart. */
   unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
-  do {
-    *--p = (char)('0' + u % 10);
-    u /= 10;
-  } while (u != 0);
+  while (u >= 100) {
+    p -= 2;
+    memcpy(p, two_digits + 2 * (u % 100), 2);
+    u /= 100;
+  }
+  if (u >= 10) {
+    p -= 2;
+    memcpy(p, two_digits + 2 * u, 2);
+  } else {
+    *--p = (char)('0' + u);
+  }
   if (v < 0)
     *--p = '-';
-  srv_jsonw_raw(w, p, (size_t)(end - p));
+  size_t n = (size_t)(end - p);
+  memcpy(o, p, n);
+  return o + n;
+}
+
+void srv_jsonw__int_long(srv_jsonw *w, long long v) {
+  char tmp[24];
+  srv_jsonw_raw(w, tmp, (size_t)(srv_jsonw__put_long(tmp, v) - tmp));
+}
+
+/* Whether one of the 8 bytes of x is below 0x20, a '"' or a '\\': what JSON escapes. Exact (the
+ * tests for a byte below n and for a zero byte of Bit Twiddling Hacks may misplace which byte,
+ * never whether there is one), and bytes 0x80 and above (UTF-8) never match. */
+static inline bool word_escapes(uint64_t x) {
+  const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+  uint64_t quote = x ^ (ones * '"'), backslash = x ^ (ones * '\\');
+  return (((x - ones * 0x20) & ~x) | ((quote - ones) & ~quote) |
+          ((backslash - ones) & ~backslash)) &
+         highs;
 }
 
 void srv_jsonw_strn(srv_jsonw *w, const char *s, size_t n) {
@@ -67,7 +105,18 @@ void srv_jsonw_strn(srv_jsonw *w, const char *s, size_t n) {
     return;
   char *o = w->buf + w->len;
   *o++ = '"';
-  for (size_t i = 0; i < n; i++) {
+  size_t i = 0;
+  /* Names, ids and codes have nothing to escape: copied 8 bytes at a time up to the first word
+   * that has, then byte by byte. */
+  for (; i + 8 <= n; i += 8) {
+    uint64_t x;
+    memcpy(&x, s + i, 8);
+    if (word_escapes(x))
+      break;
+    memcpy(o, &x, 8);
+    o += 8;
+  }
+  for (; i < n; i++) {
     unsigned char c = (unsigned char)s[i];
     if (c >= 0x20 && c != '"' && c != '\\') {
       *o++ = (char)c; /* The common case first: ASCII and every byte of a UTF-8 sequence. */
@@ -147,32 +196,53 @@ void srv_jsonw_options(srv_jsonw *w, const mc_rules *r) {
   srv_jsonw_lit(w, "}");
 }
 
+/* The numbers 0..255 in decimal, each followed by a comma, in 4-byte entries: a pit is one copy of
+ * a constant size (the length is the entry's last byte when it is not a comma). */
+static char pit_texts[256][4];
+static pthread_once_t pit_texts_once = PTHREAD_ONCE_INIT;
+
+static void pit_texts_make(void) {
+  for (unsigned v = 0; v < 256; v++) {
+    char *o = pit_texts[v];
+    if (v >= 100)
+      *o++ = (char)('0' + v / 100);
+    if (v >= 10)
+      *o++ = (char)('0' + v / 10 % 10);
+    *o++ = (char)('0' + v % 10);
+    *o = ',';
+  }
+}
+
+/* How many bytes of pit_texts[v] are its digits and comma. */
+static inline size_t pit_len(unsigned v) {
+  return v >= 100 ? 4 : v >= 10 ? 3 : 2;
+}
+
 void srv_jsonw_pits(srv_jsonw *w, const mc_pos *pos) {
   size_t n = 2 * (size_t)pos->houses + 2;
   /* Every state has them: room for all at once (a pit holds at most 255 seeds: 3 digits and a
-   * comma each), then the digits written in place. */
+   * comma each), then each pit's digits and comma copied in place; the last comma becomes ']'. */
+  pthread_once(&pit_texts_once, pit_texts_make);
   if (!reserve(w, 4 * n + 2))
     return;
   char *o = w->buf + w->len;
   *o++ = '[';
   for (size_t k = 0; k < n; k++) {
     unsigned v = pos->pits[k];
-    if (k > 0)
-      *o++ = ',';
-    if (v >= 100) {
-      *o++ = (char)('0' + v / 100);
-      v %= 100;
-      *o++ = (char)('0' + v / 10);
-    } else if (v >= 10) {
-      *o++ = (char)('0' + v / 10);
-    }
-    *o++ = (char)('0' + v % 10);
+    memcpy(o, pit_texts[v], 4);
+    o += pit_len(v);
   }
+  if (n > 0)
+    o--;
   *o++ = ']';
   w->len = (size_t)(o - w->buf);
 }
 
 void srv_jsonw_burnt(srv_jsonw *w, const mc_pos *pos) {
+  if (pos->burnt == 0) {
+    srv_jsonw_lit(w, "[]"); /* Every game but a Congkak match: nothing burnt. */
+    return;
+  }
   int n = 2 * pos->houses + 2;
   bool first = true;
   srv_jsonw_lit(w, "[");
@@ -187,42 +257,86 @@ void srv_jsonw_burnt(srv_jsonw *w, const mc_pos *pos) {
   srv_jsonw_lit(w, "]");
 }
 
+/* A step's text up to its first number: {"kind":"<name>","pit": (or "round": for a round's end),
+ * for each kind and one more for a kind without a name (its "kind" is null). Made once from
+ * mc_step_name(), the names' one place; written with a copy of the whole entry (a constant size),
+ * the length telling how much of it counts. */
+#define STEP_KINDS (MC_STEP_BURN + 2)
+typedef struct step_head {
+  char text[48];
+  size_t len;
+} step_head;
+static step_head step_heads[STEP_KINDS];
+static pthread_once_t step_heads_once = PTHREAD_ONCE_INIT;
+
+static void step_heads_make(void) {
+  for (int k = 0; k < STEP_KINDS; k++) {
+    const char *name = k < STEP_KINDS - 1 ? mc_step_name((mc_step_kind)k) : NULL;
+    const char *key = k == MC_STEP_ROUND_END ? "round" : "pit";
+    int n = name != NULL ? snprintf(step_heads[k].text, sizeof step_heads[k].text,
+                                    "{\"kind\":\"%s\",\"%s\":", name, key)
+                         : snprintf(step_heads[k].text, sizeof step_heads[k].text,
+                                    "{\"kind\":null,\"%s\":", key);
+    step_heads[k].len = n > 0 && (size_t)n < sizeof step_heads[k].text ? (size_t)n : 0;
+  }
+}
+
+/* Writes v (0..65535) in decimal at o; returns the end. */
+static char *put_small(char *o, unsigned v) {
+  char tmp[5];
+  int n = 0;
+  do {
+    tmp[n++] = (char)('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  while (n > 0)
+    *o++ = tmp[--n];
+  return o;
+}
+
+/* The longest step: a head, a pit, ",\"count\":" and 5 digits, ",\"store\":" and 3 digits, "}"
+ * and the comma before it. */
+#define STEP_MAX (sizeof(step_head) + 3 + 9 + 5 + 9 + 3 + 2)
+
 void srv_jsonw_trace(srv_jsonw *w, const mc_step *steps, size_t n) {
-  srv_jsonw_lit(w, "[");
+  pthread_once(&step_heads_once, step_heads_make);
+  if (n > (SIZE_MAX - 2) / STEP_MAX || !reserve(w, n * STEP_MAX + 2))
+    return;
+  char *o = w->buf + w->len;
+  *o++ = '[';
   for (size_t i = 0; i < n; i++) {
     const mc_step *s = &steps[i];
+    unsigned kind = s->kind < STEP_KINDS - 1 ? s->kind : STEP_KINDS - 1;
     if (i > 0)
-      srv_jsonw_lit(w, ",");
-    srv_jsonw_lit(w, "{\"kind\":");
-    srv_jsonw_name(w, mc_step_name((mc_step_kind)s->kind));
-    switch ((mc_step_kind)s->kind) {
+      *o++ = ',';
+    memcpy(o, step_heads[kind].text, sizeof step_heads[kind].text);
+    o += step_heads[kind].len;
+    switch ((mc_step_kind)kind) {
     case MC_STEP_ROUND_END:
-      srv_jsonw_lit(w, ",\"round\":");
-      srv_jsonw_int(w, s->count);
+      o = put_small(o, s->count);
       break;
     case MC_STEP_PICK:
     case MC_STEP_RELAY:
     case MC_STEP_CAPTURE:
     case MC_STEP_SWEEP:
     case MC_STEP_REFILL:
-      srv_jsonw_lit(w, ",\"pit\":");
-      srv_jsonw_int(w, s->pit);
-      srv_jsonw_lit(w, ",\"count\":");
-      srv_jsonw_int(w, s->count);
-      if (s->kind != MC_STEP_PICK && s->kind != MC_STEP_RELAY) {
-        srv_jsonw_lit(w, ",\"store\":");
-        srv_jsonw_int(w, s->store);
+      o = put_small(o, s->pit);
+      memcpy(o, ",\"count\":", 9);
+      o = put_small(o + 9, s->count);
+      if (kind != MC_STEP_PICK && kind != MC_STEP_RELAY) {
+        memcpy(o, ",\"store\":", 9);
+        o = put_small(o + 9, s->store);
       }
       break;
     case MC_STEP_SOW:
     case MC_STEP_EXTRA_TURN:
     case MC_STEP_BURN:
     default:
-      srv_jsonw_lit(w, ",\"pit\":");
-      srv_jsonw_int(w, s->pit);
+      o = put_small(o, s->pit);
       break;
     }
-    srv_jsonw_lit(w, "}");
+    *o++ = '}';
   }
-  srv_jsonw_lit(w, "]");
+  *o++ = ']';
+  w->len = (size_t)(o - w->buf);
 }

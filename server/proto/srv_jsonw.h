@@ -54,6 +54,19 @@ static inline void srv_jsonw_raw(srv_jsonw *w, const char *s, size_t n) {
   }
 }
 
+/* Appends the first n bytes of s, an entry of a table whose entries are size bytes (a constant,
+ * n <= size): with room for the whole entry it is copied whole, a copy of a constant size that
+ * compiles to a few moves, and only n bytes count. For pieces made once and written often (a
+ * seat's name in quotes). */
+static inline void srv_jsonw_entry(srv_jsonw *w, const char *s, size_t size, size_t n) {
+  if (!w->failed && w->buf != NULL && w->cap - w->len >= size) {
+    memcpy(w->buf + w->len, s, size);
+    w->len += n;
+  } else {
+    srv_jsonw__raw_grow(w, s, n);
+  }
+}
+
 /* Appends a string literal as it is: srv_jsonw_lit(w, ",\"ply\":"). */
 #define srv_jsonw_lit(w, s) srv_jsonw_raw((w), "" s, sizeof(s) - 1)
 
@@ -80,6 +93,48 @@ static inline void srv_jsonw_bool(srv_jsonw *w, bool v) {
     srv_jsonw_raw(w, "true", 4);
   else
     srv_jsonw_raw(w, "false", 5);
+}
+
+/* ---- Spans: the fixed parts of a hot frame written without a check per piece ----------------
+ * srv_jsonw_span() makes room for n bytes and returns where they go, or NULL when the writer has
+ * failed (write nothing more then); the srv_jsonw_put_*() write at a cursor into that room and
+ * return the cursor after what they wrote; srv_jsonw_span_end() ends the text at the cursor. The
+ * caller bounds what it writes into a span by n. A writer's fields are not read again between two
+ * pieces, which the checked functions above must do (a write into the buffer may alias them). */
+
+/* Room for n bytes at the end of the text: where they go, or NULL (failed). */
+char *srv_jsonw_span(srv_jsonw *w, size_t n);
+
+/* Ends the text at o, a cursor into the last span. */
+static inline void srv_jsonw_span_end(srv_jsonw *w, char *o) {
+  w->len = (size_t)(o - w->buf);
+}
+
+/* Writes a string literal at o; the cursor after it. */
+#define srv_jsonw_put_lit(o, s) ((char *)memcpy((o), "" s, sizeof(s) - 1) + sizeof(s) - 1)
+
+/* srv_jsonw_put_int() of a value outside 0..99: at most 20 bytes. */
+char *srv_jsonw__put_long(char *o, long long v);
+
+/* Writes v in decimal at o (at most 20 bytes); the cursor after it. */
+static inline char *srv_jsonw_put_int(char *o, long long v) {
+  if (v >= 0 && v < 10) {
+    *o = (char)('0' + v);
+    return o + 1;
+  }
+  if (v >= 10 && v < 100) {
+    o[0] = (char)('0' + v / 10);
+    o[1] = (char)('0' + v % 10);
+    return o + 2;
+  }
+  return srv_jsonw__put_long(o, v);
+}
+
+/* Writes true or false at o; the cursor after it. */
+static inline char *srv_jsonw_put_bool(char *o, bool v) {
+  if (v)
+    return srv_jsonw_put_lit(o, "true");
+  return srv_jsonw_put_lit(o, "false");
 }
 
 /* Appends s (borrowed, valid UTF-8) as a JSON string: quotes, and '"', '\\' and the control

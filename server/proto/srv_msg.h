@@ -170,8 +170,42 @@ typedef struct srv_seat_view {
   bool computer;
 } srv_seat_view;
 
+/* A piece of a room's states kept as text with what it was written from (srv_state_cache). */
+typedef struct srv_state_piece {
+  char *text; /* Owned; NULL until first written. */
+  size_t len, cap;
+  bool valid; /* text is what the facts below show. */
+} srv_state_piece;
+
+/* What a seat of the "players" object shows, as the encoder derives it from a srv_seat_view. */
+typedef struct srv_seat_facts {
+  bool present; /* A player sits there (else null and nothing below). */
+  bool connected, computer, account, provisional, has_rating;
+  int level;        /* The computer's level, 0: null. */
+  long long rating; /* With has_rating. */
+  char id[SRV_PLAYER_ID_CHARS + 1];
+  char name[SRV_NAME_SIZE];
+} srv_seat_facts;
+
+/* A room's cache of the parts of its states that change seldom: the "players" object and the
+ * board ("room", "game", "houses", "seeds", "options"), each with the facts it was written from.
+ * The encoder (srv_proto_encode()) compares the facts of a state with them and copies the text
+ * when they are the same, else writes the part and keeps it: the frame is byte for byte what it
+ * would be without the cache. Owned by the room (loop thread only), zeroed to start, freed with
+ * srv_state_cache_free() (srv_proto.h). */
+typedef struct srv_state_cache {
+  srv_state_piece players;
+  srv_seat_facts seats[2];
+  srv_state_piece board;
+  char room[SRV_CODE_LEN + 1];
+  mc_rules rules; /* The fields the options show, copied one by one. */
+} srv_state_cache;
+
 /* Everything a state frame shows (borrowed pointers, valid during the send call). */
 typedef struct srv_state_view {
+  /* NULL, or the room's cache of the parts that change seldom (srv_state_cache): used and updated
+   * by the encoder. */
+  srv_state_cache *cache;
   const char *room;
   const srv_room_opts *opts;
   /* The game: its moves (with_moves) come from here, and its position, ply and legal moves

@@ -52,6 +52,9 @@ const char *srv_proto_cmd_name(srv_cmd_type type);
  * reusable buffer). */
 srv_frame *srv_proto_encode(const srv_event *ev);
 
+/* Frees what cache (a srv_state_view's) holds and makes it empty again. NULL is allowed. */
+void srv_state_cache_free(srv_state_cache *cache);
+
 /* Writes the lobby entry e (borrowed) as a JSON object into *text (a new NUL-terminated string,
  * the caller's to free) and its length into *len. Returns 0 or SRV_ENOMEM. Loop thread only. */
 int srv_proto_lobby_entry(const srv_lobby_entry *e, char **text, size_t *len);
@@ -73,7 +76,8 @@ srv_frame *srv_proto_with_id(const srv_frame *f, const srv_req_id *id);
  * second encoding. NULL when f is not an encoded state or memory runs out. */
 srv_frame *srv_proto_with_you(const srv_frame *f, int you);
 
-/* Frees the encoder's reusable buffer (at exit; the next encode grows a new one). */
+/* Frees the encoder's reusable buffer and the frames kept for reuse (srv_frame_pool_free()) (at
+ * exit; the next encode grows a new one). */
 void srv_proto_encode_cleanup(void);
 
 /* Returns nonzero when c is one of the 31 room code characters (either case). */

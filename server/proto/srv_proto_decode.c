@@ -1,8 +1,8 @@
 /* Protocol v1, incoming: the message table, the field validators and the decoder (srv_proto.h). */
 #include "srv_proto.h"
 
-#include <ctype.h>
 #include <jansson.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -11,11 +11,18 @@
 #include "srv_rating.h"
 #include "srv_text.h"
 
-static const char code_alphabet[] = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+/* The code alphabet, "ABCDEFGHJKLMNPQRSTUVWXYZ23456789" (no I, O, 0 or 1), either case: c in upper
+ * case, or 0 when c is not in it. */
+static inline int code_upper(int c) {
+  if (c >= 'a' && c <= 'z')
+    c -= 'a' - 'A';
+  if ((c >= 'A' && c <= 'Z' && c != 'I' && c != 'O') || (c >= '2' && c <= '9'))
+    return c;
+  return 0;
+}
 
 int srv_proto_code_char(int c) {
-  c = toupper(c);
-  return c != 0 && strchr(code_alphabet, c) != NULL;
+  return code_upper(c) != 0;
 }
 
 /* ---- Decoding ------------------------------------------------------------------------------ */
@@ -214,12 +221,13 @@ static void room_code(srv_cmd *cmd, const char *s, size_t len) {
   cmd->room[0] = '\0';
   if (len != SRV_CODE_LEN)
     return;
+  char up[SRV_CODE_LEN];
   for (int i = 0; i < SRV_CODE_LEN; i++) {
-    if (!srv_proto_code_char((unsigned char)s[i]))
+    up[i] = (char)code_upper((unsigned char)s[i]);
+    if (up[i] == 0)
       return;
   }
-  for (int i = 0; i < SRV_CODE_LEN; i++)
-    cmd->room[i] = (char)toupper((unsigned char)s[i]);
+  memcpy(cmd->room, up, SRV_CODE_LEN);
   cmd->room[SRV_CODE_LEN] = '\0';
 }
 
@@ -559,7 +567,9 @@ typedef struct scan {
 } scan;
 
 static void skip_ws(scan *s) {
-  while (s->p < s->end && (*s->p == ' ' || *s->p == '\t' || *s->p == '\n' || *s->p == '\r'))
+  /* Compact JSON has none: one test of a byte above ' ' ends it. */
+  while (s->p < s->end && (unsigned char)*s->p <= ' ' &&
+         (*s->p == ' ' || *s->p == '\t' || *s->p == '\n' || *s->p == '\r'))
     s->p++;
 }
 
@@ -572,25 +582,33 @@ static bool eat(scan *s, char c) {
   return false;
 }
 
+/* The bytes a plain string holds: printable ASCII but '"' and '\\'. */
+static bool plain_byte[256];
+static pthread_once_t plain_byte_once = PTHREAD_ONCE_INIT;
+
+static void plain_byte_make(void) {
+  for (int c = 0x20; c < 0x7f; c++)
+    plain_byte[c] = c != '"' && c != '\\';
+}
+
 /* A string of printable ASCII without escapes: *str and *len. Anything else (an escape, a control
  * character, UTF-8 that jansson would have to check) is for the full decoder. */
 static bool plain_string(scan *s, const char **str, size_t *len) {
   if (!eat(s, '"'))
     return false;
-  const char *start = s->p;
-  while (s->p < s->end && *s->p != '"') {
-    unsigned char c = (unsigned char)*s->p;
-    if (c < 0x20 || c >= 0x7f || c == '\\')
-      return false;
-    s->p++;
-  }
-  if (s->p == s->end)
+  const char *start = s->p, *p = s->p, *end = s->end;
+  while (p < end && plain_byte[(unsigned char)*p])
+    p++;
+  if (p == end || *p != '"')
     return false;
   *str = start;
-  *len = (size_t)(s->p - start);
-  s->p++;
+  *len = (size_t)(p - start);
+  s->p = p + 1;
   return true;
 }
+
+/* Whether the n bytes at key are the literal k (n and sizeof k - 1 equal). */
+#define KEY_IS(key, n, k) ((n) == sizeof(k) - 1 && memcmp((key), (k), sizeof(k) - 1) == 0)
 
 /* A JSON integer of at most 15 digits (no sign, no fraction, no exponent, no leading zero). */
 static bool small_integer(scan *s, long long *out) {
@@ -609,6 +627,7 @@ static bool small_integer(scan *s, long long *out) {
 }
 
 int srv_proto_decode_move(const char *buf, size_t len, srv_cmd *cmd) {
+  pthread_once(&plain_byte_once, plain_byte_make);
   scan s = {buf, buf + len};
   enum { TYPE = 1, ROOM = 2, HOUSE = 4, PLY = 8, ID = 16 };
   unsigned seen = 0;
@@ -624,18 +643,18 @@ int srv_proto_decode_move(const char *buf, size_t len, srv_cmd *cmd) {
     size_t klen, slen;
     if (!plain_string(&s, &key, &klen) || !eat(&s, ':'))
       return 0;
-    unsigned bit = klen == 4 && memcmp(key, "type", 4) == 0    ? TYPE
-                   : klen == 4 && memcmp(key, "room", 4) == 0  ? ROOM
-                   : klen == 5 && memcmp(key, "house", 5) == 0 ? HOUSE
-                   : klen == 3 && memcmp(key, "ply", 3) == 0   ? PLY
-                   : klen == 2 && memcmp(key, "id", 2) == 0    ? ID
-                                                               : 0;
+    unsigned bit = KEY_IS(key, klen, "type")    ? TYPE
+                   : KEY_IS(key, klen, "room")  ? ROOM
+                   : KEY_IS(key, klen, "house") ? HOUSE
+                   : KEY_IS(key, klen, "ply")   ? PLY
+                   : KEY_IS(key, klen, "id")    ? ID
+                                                : 0;
     if (bit == 0 || (seen & bit))
       return 0; /* Another field, or twice the same: the full decoder says what it is. */
     seen |= bit;
     switch (bit) {
     case TYPE:
-      if (!plain_string(&s, &str, &slen) || slen != 4 || memcmp(str, "move", 4) != 0)
+      if (!plain_string(&s, &str, &slen) || !KEY_IS(str, slen, "move"))
         return 0;
       break;
     case ROOM:

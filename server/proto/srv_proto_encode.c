@@ -10,6 +10,8 @@
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,9 +47,31 @@ static srv_frame *finish(srv_jsonw *w, srv_event_type type, const srv_req_id *id
   return srv_frame_new(type, id != NULL && id->kind != SRV_ID_NONE, room, w->buf, w->len);
 }
 
+/* The seats' names in quotes ("south", "north", "both", "spectator", from srv_you_names) and, last,
+ * null for any other value: made once, written as entries of a constant size (a state holds eight
+ * of them or more). */
+#define SEAT_TEXTS 5
+typedef struct seat_text {
+  char text[16];
+  size_t len;
+} seat_text;
+static seat_text seat_texts[SEAT_TEXTS];
+static pthread_once_t seat_texts_once = PTHREAD_ONCE_INIT;
+
+static void seat_texts_make(void) {
+  for (int i = 0; i < SEAT_TEXTS; i++) {
+    const char *name = i < SEAT_TEXTS - 1 ? srv_name_of(srv_you_names, i) : NULL;
+    int n = name != NULL ? snprintf(seat_texts[i].text, sizeof seat_texts[i].text, "\"%s\"", name)
+                         : snprintf(seat_texts[i].text, sizeof seat_texts[i].text, "null");
+    seat_texts[i].len = n > 0 && (size_t)n < sizeof seat_texts[i].text ? (size_t)n : 0;
+  }
+}
+
 /* A seat name ("south", "north", "both", "spectator") or null. */
 static void seat_or_null(srv_jsonw *w, int seat) {
-  srv_jsonw_name(w, srv_name_of(srv_you_names, seat));
+  pthread_once(&seat_texts_once, seat_texts_make);
+  const seat_text *t = &seat_texts[seat >= 0 && seat < SEAT_TEXTS - 1 ? seat : SEAT_TEXTS - 1];
+  srv_jsonw_entry(w, t->text, sizeof t->text, t->len);
 }
 
 /* A rating as the protocol shows it: rounded to a whole number. */
@@ -79,6 +103,170 @@ static void board(srv_jsonw *w, const char *room, const mc_rules *rules) {
   srv_jsonw_options(w, rules);
 }
 
+/* ---- The parts of a state a room keeps (srv_state_cache) ------------------------------------ */
+
+void srv_state_cache_free(srv_state_cache *cache) {
+  if (cache == NULL)
+    return;
+  free(cache->players.text);
+  free(cache->board.text);
+  memset(cache, 0, sizeof *cache);
+}
+
+/* Keeps the writer's text from start on as p's text; p stays invalid when memory runs out. */
+static void piece_keep(srv_state_piece *p, const srv_jsonw *w, size_t start) {
+  size_t n = w->len - start;
+  p->valid = false;
+  if (w->failed)
+    return;
+  if (n > p->cap) {
+    char *t = realloc(p->text, n);
+    if (t == NULL)
+      return;
+    p->text = t;
+    p->cap = n;
+  }
+  memcpy(p->text, w->buf + start, n);
+  p->len = n;
+  p->valid = true;
+}
+
+/* Whether the options of a and b are written the same (srv_jsonw_options()). */
+static bool same_rules(const mc_rules *a, const mc_rules *b) {
+  return a->kind == b->kind && a->houses == b->houses && a->seeds == b->seeds &&
+         a->empty_capture == b->empty_capture && a->grand_slam == b->grand_slam &&
+         a->lap_capture == b->lap_capture && a->match == b->match && a->burn == b->burn &&
+         a->pie == b->pie;
+}
+
+/* board(), copied from the cache when the room's code and rules are the ones it was written for. */
+static void board_cached(srv_jsonw *w, srv_state_cache *cache, const char *room,
+                         const mc_rules *rules) {
+  if (cache == NULL || room == NULL || strlen(room) > SRV_CODE_LEN) {
+    board(w, room, rules);
+    return;
+  }
+  if (cache->board.valid && strcmp(cache->room, room) == 0 && same_rules(&cache->rules, rules)) {
+    srv_jsonw_raw(w, cache->board.text, cache->board.len);
+    return;
+  }
+  size_t start = w->len;
+  board(w, room, rules);
+  piece_keep(&cache->board, w, start);
+  strcpy(cache->room, room);
+  memset(&cache->rules, 0, sizeof cache->rules);
+  cache->rules.kind = rules->kind;
+  cache->rules.houses = rules->houses;
+  cache->rules.seeds = rules->seeds;
+  cache->rules.empty_capture = rules->empty_capture;
+  cache->rules.grand_slam = rules->grand_slam;
+  cache->rules.lap_capture = rules->lap_capture;
+  cache->rules.match = rules->match;
+  cache->rules.burn = rules->burn;
+  cache->rules.pie = rules->pie;
+}
+
+/* What seat sv of the "players" object shows, kind the room's game (for the rating). id and name
+ * are not copied: same_seat() compares them with the player's. */
+static void seat_facts(srv_seat_facts *f, const srv_seat_view *sv, mc_kind kind) {
+  const srv_player *p = sv->player;
+  f->present = p != NULL;
+  if (p == NULL)
+    return;
+  f->connected = sv->connected;
+  f->computer = sv->computer;
+  /* Whether the name is an account's (a client marks it: a guest cannot pass for it). */
+  f->account = !sv->computer && p->account && !p->deleted;
+  /* The computer's level, so that a client can word its name in its own language. */
+  f->level = sv->computer && p->computer > 0 ? p->computer : 0;
+  f->has_rating = p->account && (int)kind >= 0 && (int)kind < SRV_RATED_GAMES;
+  f->rating = f->has_rating ? rounded(p->ratings[kind].rating) : 0;
+  f->provisional = p->account && p->ratings[kind].rd > SRV_RATING_PROVISIONAL_RD;
+}
+
+/* Whether f (this state's, without id and name) and the kept k show the same, player p's id and
+ * name included. */
+static bool same_seat(const srv_seat_facts *f, const srv_seat_facts *k, const srv_player *p) {
+  if (f->present != k->present)
+    return false;
+  if (!f->present)
+    return true;
+  return f->connected == k->connected && f->computer == k->computer && f->account == k->account &&
+         f->provisional == k->provisional && f->has_rating == k->has_rating &&
+         f->level == k->level && f->rating == k->rating && strcmp(p->id, k->id) == 0 &&
+         strcmp(p->name, k->name) == 0;
+}
+
+/* The "players" object: {"south":…,"north":…}, each seat null or its player. */
+static void players(srv_jsonw *w, const srv_state_view *v, const srv_seat_facts f[2]) {
+  for (int s = 0; s < 2; s++) {
+    const srv_player *p = v->seats[s].player;
+    if (s == 0)
+      srv_jsonw_lit(w, "{\"south\":");
+    else
+      srv_jsonw_lit(w, ",\"north\":");
+    if (!f[s].present) {
+      srv_jsonw_lit(w, "null");
+      continue;
+    }
+    srv_jsonw_lit(w, "{\"id\":");
+    srv_jsonw_str(w, p->id);
+    srv_jsonw_lit(w, ",\"name\":");
+    srv_jsonw_str(w, p->name);
+    srv_jsonw_lit(w, ",\"connected\":");
+    srv_jsonw_bool(w, f[s].connected);
+    srv_jsonw_lit(w, ",\"computer\":");
+    srv_jsonw_bool(w, f[s].computer);
+    srv_jsonw_lit(w, ",\"account\":");
+    srv_jsonw_bool(w, f[s].account);
+    srv_jsonw_lit(w, ",\"level\":");
+    if (f[s].level > 0)
+      srv_jsonw_int(w, f[s].level);
+    else
+      srv_jsonw_lit(w, "null");
+    srv_jsonw_lit(w, ",\"rating\":");
+    if (f[s].has_rating)
+      srv_jsonw_int(w, f[s].rating);
+    else
+      srv_jsonw_lit(w, "null");
+    srv_jsonw_lit(w, ",\"provisional\":");
+    srv_jsonw_bool(w, f[s].provisional);
+    srv_jsonw_lit(w, "}");
+  }
+  srv_jsonw_lit(w, "}");
+}
+
+/* players(), copied from the cache when every seat shows what it showed when it was written. */
+static void players_cached(srv_jsonw *w, const srv_state_view *v) {
+  srv_seat_facts f[2];
+  srv_state_cache *cache = v->cache;
+  for (int s = 0; s < 2; s++)
+    seat_facts(&f[s], &v->seats[s], v->opts->rules.kind);
+  if (cache == NULL) {
+    players(w, v, f);
+    return;
+  }
+  if (cache->players.valid && same_seat(&f[0], &cache->seats[0], v->seats[0].player) &&
+      same_seat(&f[1], &cache->seats[1], v->seats[1].player)) {
+    srv_jsonw_raw(w, cache->players.text, cache->players.len);
+    return;
+  }
+  size_t start = w->len;
+  players(w, v, f);
+  for (int s = 0; s < 2; s++) {
+    const srv_player *p = v->seats[s].player;
+    f[s].id[0] = f[s].name[0] = '\0';
+    if (p != NULL && strlen(p->id) < sizeof f[s].id && strlen(p->name) < sizeof f[s].name) {
+      strcpy(f[s].id, p->id);
+      strcpy(f[s].name, p->name);
+    } else if (p != NULL) {
+      f[s].present = !f[s].present; /* Cannot be kept: never the same as a state's. */
+    }
+    cache->seats[s] = f[s];
+  }
+  piece_keep(&cache->players, w, start);
+}
+
 /* The fields of a move after its seat: "house" 1..m, or for the pie rule's swap a null house
  * and "swap":true. */
 static void move_fields(srv_jsonw *w, int house) {
@@ -90,23 +278,54 @@ static void move_fields(srv_jsonw *w, int house) {
   srv_jsonw_int(w, house);
 }
 
+/* A state's fixed parts are written into spans of the writer (srv_jsonw_span()) through a cursor,
+ * each span ended before a part of its own length (the board, the pits, the players, a trace, a
+ * name, the moves) and a new one made after it. Every span below writes at most about 500 bytes:
+ * keys and punctuation, at most a dozen numbers of 20 characters, seats' names of at most 16 bytes
+ * (their entries are copied whole) and the public game id. */
+#define STATE_SPAN 1024
+#define LIT(s) (o = srv_jsonw_put_lit(o, s))
+#define INT(v) (o = srv_jsonw_put_int(o, (long long)(v)))
+#define BOOL(v) (o = srv_jsonw_put_bool(o, (v)))
+#define SEAT(s) (o = put_seat(o, (s)))
+#define SPAN()                                                                                     \
+  do {                                                                                             \
+    o = srv_jsonw_span(w, STATE_SPAN);                                                             \
+    if (o == NULL)                                                                                 \
+      return;                                                                                      \
+  } while (0)
+#define END() srv_jsonw_span_end(w, o)
+
+/* Writes seat's name in quotes (or null) at o, copying its whole entry; the cursor after it.
+ * seat_texts must be made. */
+static inline char *put_seat(char *o, int seat) {
+  const seat_text *t = &seat_texts[seat >= 0 && seat < SEAT_TEXTS - 1 ? seat : SEAT_TEXTS - 1];
+  memcpy(o, t->text, sizeof t->text);
+  return o + t->len;
+}
+
 /* Writes the fields of the state v after its head. *you_at and *you_len: where its "you" value
  * is in the writer's text (srv_frame's you_at, you_len). */
 static void state(srv_jsonw *w, const srv_state_view *v, size_t *you_at, size_t *you_len) {
   const mc_pos *pos = v->pos != NULL ? v->pos : mc_game_pos(v->game);
   const mc_rules *rules = v->pos != NULL ? v->rules : mc_game_rules(v->game);
   bool playing = v->status == SRV_PLAYING;
+  char *o;
+  pthread_once(&seat_texts_once, seat_texts_make);
   srv_jsonw_lit(w, ",");
-  board(w, v->room, rules);
+  board_cached(w, v->cache, v->room, rules);
   srv_jsonw_lit(w, ",\"status\":");
   srv_jsonw_name(w, srv_name_of(srv_status_names, (int)v->status));
-  srv_jsonw_lit(w, ",\"ply\":");
-  srv_jsonw_int(w, v->pos != NULL ? (long long)v->ply : (long long)mc_game_ply(v->game));
-  srv_jsonw_lit(w, ",\"turn\":");
-  seat_or_null(w, playing ? pos->turn : SRV_SEAT_NONE);
-  srv_jsonw_lit(w, ",\"pits\":");
+  SPAN();
+  LIT(",\"ply\":");
+  INT(v->pos != NULL ? (long long)v->ply : (long long)mc_game_ply(v->game));
+  LIT(",\"turn\":");
+  SEAT(playing ? pos->turn : SRV_SEAT_NONE);
+  LIT(",\"pits\":");
+  END();
   srv_jsonw_pits(w, pos);
-  srv_jsonw_lit(w, ",\"legal\":[");
+  SPAN();
+  LIT(",\"legal\":[");
   if (playing) {
     uint8_t own[MC_MAX_HOUSES];
     const uint8_t *moves = v->legal;
@@ -115,143 +334,130 @@ static void state(srv_jsonw *w, const srv_state_view *v, size_t *you_at, size_t 
       n = mc_game_legal(v->game, own);
       moves = own;
     }
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n && i < MC_MAX_HOUSES; i++) {
       if (i > 0)
-        srv_jsonw_lit(w, ",");
-      srv_jsonw_int(w, moves[i]);
+        LIT(",");
+      INT(moves[i]);
     }
   }
-  srv_jsonw_lit(w, "],\"you\":");
-  *you_at = w->len;
-  seat_or_null(w, v->you);
-  *you_len = w->len - *you_at;
-  srv_jsonw_lit(w, ",\"players\":{");
-  for (int s = 0; s < 2; s++) {
-    const srv_seat_view *sv = &v->seats[s];
-    if (s == 0)
-      srv_jsonw_lit(w, "\"south\":");
-    else
-      srv_jsonw_lit(w, ",\"north\":");
-    if (sv->player == NULL) {
-      srv_jsonw_lit(w, "null");
-      continue;
-    }
-    srv_jsonw_lit(w, "{\"id\":");
-    srv_jsonw_str(w, sv->player->id);
-    srv_jsonw_lit(w, ",\"name\":");
-    srv_jsonw_str(w, sv->player->name);
-    srv_jsonw_lit(w, ",\"connected\":");
-    srv_jsonw_bool(w, sv->connected);
-    srv_jsonw_lit(w, ",\"computer\":");
-    srv_jsonw_bool(w, sv->computer);
-    /* Whether the name is an account's (a client marks it: a guest cannot pass for it). */
-    srv_jsonw_lit(w, ",\"account\":");
-    srv_jsonw_bool(w, !sv->computer && sv->player->account && !sv->player->deleted);
-    /* The computer's level, so that a client can word its name in its own language. */
-    srv_jsonw_lit(w, ",\"level\":");
-    if (sv->computer && sv->player->computer > 0)
-      srv_jsonw_int(w, sv->player->computer);
-    else
-      srv_jsonw_lit(w, "null");
-    srv_jsonw_lit(w, ",\"rating\":");
-    rating_or_null(w, sv->player, v->opts->rules.kind);
-    srv_jsonw_lit(w, ",\"provisional\":");
-    srv_jsonw_bool(w, sv->player->account &&
-                          sv->player->ratings[v->opts->rules.kind].rd > SRV_RATING_PROVISIONAL_RD);
-    srv_jsonw_lit(w, "}");
-  }
-  srv_jsonw_lit(w, "},\"clock\":");
+  LIT("],\"you\":");
+  *you_at = (size_t)(o - w->buf);
+  SEAT(v->you);
+  *you_len = (size_t)(o - w->buf) - *you_at;
+  LIT(",\"players\":");
+  END();
+  players_cached(w, v);
+  SPAN();
+  LIT(",\"clock\":");
   if (v->clocked) {
-    srv_jsonw_lit(w, "{\"south_ms\":");
-    srv_jsonw_int(w, v->clock_ms[0]);
-    srv_jsonw_lit(w, ",\"north_ms\":");
-    srv_jsonw_int(w, v->clock_ms[1]);
-    srv_jsonw_lit(w, ",\"running\":");
-    seat_or_null(w, v->clock_running);
-    srv_jsonw_lit(w, ",\"initial_ms\":");
-    srv_jsonw_int(w, v->opts->initial_ms);
-    srv_jsonw_lit(w, ",\"increment_ms\":");
-    srv_jsonw_int(w, v->opts->increment_ms);
-    srv_jsonw_lit(w, "}");
+    LIT("{\"south_ms\":");
+    INT(v->clock_ms[0]);
+    LIT(",\"north_ms\":");
+    INT(v->clock_ms[1]);
+    LIT(",\"running\":");
+    SEAT(v->clock_running);
+    LIT(",\"initial_ms\":");
+    INT(v->opts->initial_ms);
+    LIT(",\"increment_ms\":");
+    INT(v->opts->increment_ms);
+    LIT("}");
   } else {
-    srv_jsonw_lit(w, "null");
+    LIT("null");
   }
-  srv_jsonw_lit(w, ",\"last\":");
+  LIT(",\"last\":");
   if (v->has_last) {
-    srv_jsonw_lit(w, "{\"seat\":");
-    seat_or_null(w, v->last_seat);
-    move_fields(w, v->last_house);
-    srv_jsonw_lit(w, ",\"trace\":");
+    LIT("{\"seat\":");
+    SEAT(v->last_seat);
+    if (v->last_house == MC_SWAP) {
+      LIT(",\"house\":null,\"swap\":true");
+    } else {
+      LIT(",\"house\":");
+      INT(v->last_house);
+    }
+    LIT(",\"trace\":");
+    END();
     srv_jsonw_trace(w, v->trace, v->trace_len);
-    srv_jsonw_lit(w, "}");
+    SPAN();
+    LIT("}");
   } else {
-    srv_jsonw_lit(w, "null");
+    LIT("null");
   }
-  srv_jsonw_lit(w, ",\"result\":");
+  LIT(",\"result\":");
   if (v->has_result) {
-    srv_jsonw_lit(w, "{\"winner\":");
+    LIT("{\"winner\":");
+    END();
     srv_jsonw_name(w, mc_winner_name(v->result.winner));
     srv_jsonw_lit(w, ",\"reason\":");
     srv_jsonw_name(w, mc_reason_name(v->result.reason));
-    srv_jsonw_lit(w, ",\"score\":[");
-    srv_jsonw_int(w, v->result.score[0]);
-    srv_jsonw_lit(w, ",");
-    srv_jsonw_int(w, v->result.score[1]);
-    srv_jsonw_lit(w, "]}");
+    SPAN();
+    LIT(",\"score\":[");
+    INT(v->result.score[0]);
+    LIT(",");
+    INT(v->result.score[1]);
+    LIT("]}");
   } else if (v->aborted) {
     /* An aborted game (docs/protocol.md): over, with no winner and no score. */
-    srv_jsonw_lit(w, "{\"winner\":null,\"reason\":\"aborted\",\"score\":null}");
+    LIT("{\"winner\":null,\"reason\":\"aborted\",\"score\":null}");
   } else {
-    srv_jsonw_lit(w, "null");
+    LIT("null");
   }
   /* Additions to protocol v1 (docs/protocol.md). */
-  srv_jsonw_lit(w, ",\"visibility\":");
+  LIT(",\"visibility\":");
+  END();
   srv_jsonw_name(w, srv_name_of(srv_visibility_names, (int)v->opts->visibility));
-  srv_jsonw_lit(w, ",\"local\":");
-  srv_jsonw_bool(w, v->opts->opponent == SRV_OPP_LOCAL);
-  srv_jsonw_lit(w, ",\"game_no\":");
-  srv_jsonw_int(w, v->game_no);
-  srv_jsonw_lit(w, ",\"game_id\":");
+  SPAN();
+  LIT(",\"local\":");
+  BOOL(v->opts->opponent == SRV_OPP_LOCAL);
+  LIT(",\"game_no\":");
+  INT(v->game_no);
+  LIT(",\"game_id\":");
   if (v->game_id > 0) {
     char id[SRV_GAMEID_LEN + 1]; /* The public id (srv_gameid.h), never the store's number. */
     srv_gameid_format(v->game_id, id);
-    srv_jsonw_name(w, id);
-  } else
-    srv_jsonw_lit(w, "null");
-  srv_jsonw_lit(w, ",\"rated\":");
-  srv_jsonw_bool(w, v->opts->rated);
-  srv_jsonw_lit(w, ",\"hints\":");
-  srv_jsonw_bool(w, v->hints);
-  srv_jsonw_lit(w, ",\"rating_change\":");
+    *o++ = '"';
+    memcpy(o, id, SRV_GAMEID_LEN);
+    o += SRV_GAMEID_LEN;
+    *o++ = '"';
+  } else {
+    LIT("null");
+  }
+  LIT(",\"rated\":");
+  BOOL(v->opts->rated);
+  LIT(",\"hints\":");
+  BOOL(v->hints);
+  LIT(",\"rating_change\":");
   if (v->has_rating_change) {
     for (int s = 0; s < 2; s++) {
       if (s == 0)
-        srv_jsonw_lit(w, "{\"south\":{\"before\":");
+        LIT("{\"south\":{\"before\":");
       else
-        srv_jsonw_lit(w, ",\"north\":{\"before\":");
-      srv_jsonw_int(w, rounded(v->rating_before[s]));
-      srv_jsonw_lit(w, ",\"after\":");
-      srv_jsonw_int(w, rounded(v->rating_after[s]));
-      srv_jsonw_lit(w, "}");
+        LIT(",\"north\":{\"before\":");
+      INT(rounded(v->rating_before[s]));
+      LIT(",\"after\":");
+      INT(rounded(v->rating_after[s]));
+      LIT("}");
     }
-    srv_jsonw_lit(w, "}");
+    LIT("}");
   } else {
-    srv_jsonw_lit(w, "null");
+    LIT("null");
   }
-  srv_jsonw_lit(w, ",\"spectators\":");
-  srv_jsonw_int(w, v->spectators);
-  srv_jsonw_lit(w, ",\"round\":");
-  srv_jsonw_int(w, pos->round);
-  srv_jsonw_lit(w, ",\"burnt\":");
+  LIT(",\"spectators\":");
+  INT(v->spectators);
+  LIT(",\"round\":");
+  INT(pos->round);
+  LIT(",\"burnt\":");
+  END();
   srv_jsonw_burnt(w, pos);
+  SPAN();
   if (rules->pie) {
     /* The pie rule: the seat that may swap now (the side to move), else null. */
     bool can_swap = playing && (v->pos != NULL ? v->can_swap : mc_game_can_swap(v->game));
-    srv_jsonw_lit(w, ",\"swap\":");
-    seat_or_null(w, can_swap ? pos->turn : SRV_SEAT_NONE);
+    LIT(",\"swap\":");
+    SEAT(can_swap ? pos->turn : SRV_SEAT_NONE);
   }
   if (v->with_moves) {
     /* Only a full state lists the moves: otherwise a frame would grow with the game. */
+    END();
     srv_jsonw_lit(w, ",\"moves\":[");
     size_t nmoves = 0;
     const uint8_t *mv = mc_game_moves(v->game, &nmoves);
@@ -264,51 +470,60 @@ static void state(srv_jsonw *w, const srv_state_view *v, size_t *you_at, size_t 
       srv_jsonw_lit(w, "}");
     }
     srv_jsonw_lit(w, "]");
+    SPAN();
   }
-  srv_jsonw_lit(w, ",\"draw_offer\":");
-  seat_or_null(w, v->draw_offer);
-  srv_jsonw_lit(w, ",\"draw_declined\":");
-  seat_or_null(w, v->draw_declined);
-  srv_jsonw_lit(w, ",\"takeback\":");
-  seat_or_null(w, v->takeback_offer);
-  srv_jsonw_lit(w, ",\"takeback_declined\":");
-  seat_or_null(w, v->takeback_declined);
-  srv_jsonw_lit(w, ",\"rematch\":{\"south\":");
-  srv_jsonw_bool(w, v->rematch[0]);
-  srv_jsonw_lit(w, ",\"north\":");
-  srv_jsonw_bool(w, v->rematch[1]);
-  srv_jsonw_lit(w, "},\"abandon\":");
+  LIT(",\"draw_offer\":");
+  SEAT(v->draw_offer);
+  LIT(",\"draw_declined\":");
+  SEAT(v->draw_declined);
+  LIT(",\"takeback\":");
+  SEAT(v->takeback_offer);
+  LIT(",\"takeback_declined\":");
+  SEAT(v->takeback_declined);
+  LIT(",\"rematch\":{\"south\":");
+  BOOL(v->rematch[0]);
+  LIT(",\"north\":");
+  BOOL(v->rematch[1]);
+  LIT("},\"abandon\":");
   if (v->abandon_seat >= 0) {
-    srv_jsonw_lit(w, "{\"seat\":");
-    seat_or_null(w, v->abandon_seat);
-    srv_jsonw_lit(w, ",\"ms\":");
-    srv_jsonw_int(w, v->abandon_ms);
-    srv_jsonw_lit(w, "}");
+    LIT("{\"seat\":");
+    SEAT(v->abandon_seat);
+    LIT(",\"ms\":");
+    INT(v->abandon_ms);
+    LIT("}");
   } else {
-    srv_jsonw_lit(w, "null");
+    LIT("null");
   }
-  srv_jsonw_lit(w, ",\"first_move\":");
+  LIT(",\"first_move\":");
   if (v->first_move_seat >= 0) {
-    srv_jsonw_lit(w, "{\"seat\":");
-    seat_or_null(w, v->first_move_seat);
-    srv_jsonw_lit(w, ",\"ms\":");
-    srv_jsonw_int(w, v->first_move_ms);
-    srv_jsonw_lit(w, "}");
+    LIT("{\"seat\":");
+    SEAT(v->first_move_seat);
+    LIT(",\"ms\":");
+    INT(v->first_move_ms);
+    LIT("}");
   } else {
-    srv_jsonw_lit(w, "null");
+    LIT("null");
   }
-  srv_jsonw_lit(w, ",\"move_deadline\":");
+  LIT(",\"move_deadline\":");
   if (v->has_move_deadline) {
-    srv_jsonw_lit(w, "{\"seat\":");
-    seat_or_null(w, v->move_deadline_seat);
-    srv_jsonw_lit(w, ",\"ms\":");
-    srv_jsonw_int(w, v->move_deadline_ms);
-    srv_jsonw_lit(w, "}");
+    LIT("{\"seat\":");
+    SEAT(v->move_deadline_seat);
+    LIT(",\"ms\":");
+    INT(v->move_deadline_ms);
+    LIT("}");
   } else {
-    srv_jsonw_lit(w, "null");
+    LIT("null");
   }
-  srv_jsonw_lit(w, "}");
+  LIT("}");
+  END();
 }
+
+#undef LIT
+#undef INT
+#undef BOOL
+#undef SEAT
+#undef SPAN
+#undef END
 
 static void pools(srv_jsonw *w, const srv_pool_view *p, size_t n) {
   srv_jsonw_lit(w, ",\"pools\":[");
@@ -647,21 +862,24 @@ static srv_frame *hot(const srv_event *ev) {
 srv_frame *srv_proto_with_you(const srv_frame *f, int you) {
   if (f->you_len == 0 || (size_t)f->you_at + f->you_len > f->len)
     return NULL;
+  pthread_once(&seat_texts_once, seat_texts_make);
+  const seat_text *t = &seat_texts[you >= 0 && you < SEAT_TEXTS - 1 ? you : SEAT_TEXTS - 1];
   const char *text = srv_frame_text(f);
   size_t tail = f->you_at + (size_t)f->you_len;
-  srv_jsonw *w = &out;
-  srv_jsonw_reset(w);
-  srv_jsonw_raw(w, text, f->you_at);
-  seat_or_null(w, you);
-  size_t you_len = w->len - f->you_at;
-  srv_jsonw_raw(w, text + tail, f->len - tail);
-  srv_frame *g = finish(w, f->type, NULL, f->room);
-  if (g != NULL) {
-    g->reply = f->reply;
-    g->full = f->full;
-    g->you_at = f->you_at;
-    g->you_len = (unsigned)you_len;
-  }
+  size_t len = f->len - f->you_len + t->len;
+  if (len > UINT_MAX)
+    return NULL;
+  /* Written straight into the new frame: its text before "you", the new value, the rest. */
+  srv_frame *g = srv_frame_alloc(f->type, f->reply, f->room, len);
+  if (g == NULL)
+    return NULL;
+  char *o = srv_frame_buf(g);
+  memcpy(o, text, f->you_at);
+  memcpy(o + f->you_at, t->text, t->len);
+  memcpy(o + f->you_at + t->len, text + tail, f->len - tail);
+  g->full = f->full;
+  g->you_at = f->you_at;
+  g->you_len = (unsigned)t->len;
   return g;
 }
 
@@ -675,9 +893,10 @@ srv_frame *srv_proto_with_id(const srv_frame *f, const srv_req_id *id) {
   if (end == NULL)
     return NULL;
   size_t head = (size_t)(end + 1 - text);
+  /* The id's text in the writer, then the new frame written straight: its head, the id, the
+   * rest. */
   srv_jsonw *w = &out;
   srv_jsonw_reset(w);
-  srv_jsonw_raw(w, text, head);
   if (id->kind == SRV_ID_INT) {
     srv_jsonw_lit(w, ",\"id\":");
     srv_jsonw_int(w, id->num);
@@ -685,14 +904,21 @@ srv_frame *srv_proto_with_id(const srv_frame *f, const srv_req_id *id) {
     srv_jsonw_lit(w, ",\"id\":");
     srv_jsonw_str(w, id->str);
   }
-  srv_jsonw_raw(w, text + head, f->len - head);
-  srv_frame *g = finish(w, f->type, id, f->room);
-  if (g != NULL) {
-    g->full = f->full;
-    if (f->you_len > 0) { /* The id went in before "you": it moved by the id's length. */
-      g->you_at = f->you_at + (unsigned)(g->len - f->len);
-      g->you_len = f->you_len;
-    }
+  if (w->failed || f->len + w->len > UINT_MAX)
+    return NULL;
+  srv_frame *g =
+      srv_frame_alloc(f->type, id != NULL && id->kind != SRV_ID_NONE, f->room, f->len + w->len);
+  if (g == NULL)
+    return NULL;
+  char *o = srv_frame_buf(g);
+  memcpy(o, text, head);
+  if (w->len > 0)
+    memcpy(o + head, w->buf, w->len);
+  memcpy(o + head + w->len, text + head, f->len - head);
+  g->full = f->full;
+  if (f->you_len > 0) { /* The id went in before "you": it moved by the id's length. */
+    g->you_at = f->you_at + (unsigned)w->len;
+    g->you_len = f->you_len;
   }
   return g;
 }
@@ -830,6 +1056,7 @@ static srv_frame *cold(const srv_event *ev) {
 
 void srv_proto_encode_cleanup(void) {
   srv_jsonw_free(&out);
+  srv_frame_pool_free();
 }
 
 srv_frame *srv_proto_encode(const srv_event *ev) {

@@ -13,7 +13,8 @@
 
 typedef struct srv_client {
   srv_player *player;     /* NULL until hello; the client holds a reference to it. */
-  srv_list rooms;         /* Its memberships (the rooms' own; see srv_room_int.h). */
+  srv_list rooms;         /* Its memberships (the rooms' own; see srv_room_int.h)... */
+  size_t n_rooms;         /* ...and how many (finished rooms it has not left included). */
   srv_list watch;         /* Its node in the lobby's watchers while it watches (srv_lobby.c)... */
   bool watch_changes;     /* ...of changes (lobby_changes) rather than of whole lists. */
   srv_list of_player;     /* Its node in player->clients while it has a player (srv_rooms.c). */
@@ -35,6 +36,7 @@ typedef struct srv_client {
 static inline void srv_client_init(srv_client *c, void *conn) {
   c->player = NULL;
   srv_list_init(&c->rooms);
+  c->n_rooms = 0;
   c->watch.prev = c->watch.next = NULL;
   c->watch_changes = false;
   c->of_player.prev = c->of_player.next = NULL;

@@ -7,6 +7,7 @@
 #include "srv_error.h"
 #include "srv_log.h"
 #include "srv_peer.h"
+#include "srv_proto.h"
 #include "srv_room_int.h"
 
 /* ---- Accessors ----------------------------------------------------------------------------- */
@@ -289,7 +290,8 @@ void srv_room__destroy(srv_room *room) {
   srv_room__owed_free(room);
   mc_game_free(room->prev.game);
   mc_game_free(room->game);
-  free(room->trace);
+  srv_room__steps_unref(room->trace);
+  srv_state_cache_free(&room->state_cache);
   srv_room__chat_free(room);
   free(room);
 }
@@ -311,6 +313,16 @@ void srv_room__close(srv_room *room, const char *reason) {
 /* ---- Members and seats --------------------------------------------------------------------- */
 
 srv_member *srv_room__member(srv_room *room, const srv_client *c) {
+  /* The shorter of the two lists: a client that played many games is still in every finished
+   * room it has not left (each new game's join walked them all), a room has a few members. */
+  if (room->n_members <= c->n_rooms) {
+    srv_list_foreach (it, &room->members) {
+      srv_member *m = srv_list_entry(it, srv_member, in_room);
+      if (m->client == c)
+        return m;
+    }
+    return NULL;
+  }
   srv_list_foreach (it, &c->rooms) {
     srv_member *m = srv_list_entry(it, srv_member, in_client);
     if (m->room == room)
@@ -330,6 +342,8 @@ int srv_room__add_member(srv_room *room, srv_client *c) {
   m->since = room->rooms->out_seq;
   srv_list_push_front(&room->members, &m->in_room);
   srv_list_push_front(&c->rooms, &m->in_client);
+  room->n_members++;
+  c->n_rooms++;
   return 0;
 }
 
@@ -338,6 +352,8 @@ void srv_room__remove_member(srv_member *m) {
   srv_room__hints_forget(m->room, m->client);
   srv_list_remove(&m->in_room);
   srv_list_remove(&m->in_client);
+  m->room->n_members--;
+  m->client->n_rooms--;
   free(m);
 }
 

@@ -4,6 +4,8 @@
 #ifndef SRV_ROOM_INT_H
 #define SRV_ROOM_INT_H
 
+#include <stdlib.h>
+
 #include "srv_clock.h"
 #include "srv_hash.h"
 #include "srv_list.h"
@@ -38,6 +40,21 @@ typedef enum srv_room_out_kind {
   SRV_OUT_CHAT,      /* A chat line (chat, text) for every member; the requester's answers id. */
 } srv_room_out_kind;
 
+/* A move's steps, shared by the room and the states it owes (a reference each): the room writes the
+ * next move's steps into the same buffer while no owed state holds it, so that a move in steady
+ * state allocates nothing for them. */
+typedef struct srv_steps {
+  unsigned refs;
+  size_t cap;  /* Steps the buffer holds. */
+  mc_step v[]; /* The steps (their count is the holder's: trace_len). */
+} srv_steps;
+
+/* Gives back a reference to s; the last one frees it. NULL is allowed. */
+static inline void srv_room__steps_unref(srv_steps *s) {
+  if (s != NULL && --s->refs == 0)
+    free(s);
+}
+
 typedef struct srv_room_out {
   srv_room_out_kind kind;
   srv_client *to;        /* FULL, HISTORY, JOINED: whom it is for (NULL: it left). */
@@ -52,7 +69,7 @@ typedef struct srv_room_out {
   mc_pos pos;
   mc_rules rules;
   uint8_t legal[MC_MAX_HOUSES];
-  mc_step *trace;         /* A copy of the last move's steps (trace_len in v), or NULL. */
+  srv_steps *trace;       /* The last move's steps (trace_len in v), a reference, or NULL. */
   srv_player *players[2]; /* The seated players then, a reference each. */
   srv_chat_line chat;     /* CHAT: the line, its text a copy of its own. */
 } srv_room_out;
@@ -74,7 +91,8 @@ struct srv_room {
   /* seated[s] is in seat[s]->seats while seat s is taken (srv_room__take_seat(), free_seat();
    * srv_room__swap_seat_links() when the seats are exchanged). */
   srv_seat_link seated[2];
-  srv_list members; /* srv_member.in_room, newest first. */
+  srv_list members; /* srv_member.in_room, newest first... */
+  size_t n_members; /* ...and how many. */
   srv_clock clock;
   srv_timer *clock_timer, *abandon_timer, *idle_timer, *finished_timer;
   bool idle_armed;
@@ -96,8 +114,11 @@ struct srv_room {
   char seat_addr[2][64];
   bool rematch[2];
   int last_seat, last_house; /* The last move of the game (last_seat -1: none). */
-  mc_step *trace;            /* Its steps, for late joiners and reconnections. */
+  srv_steps *trace;          /* Its steps, for late joiners and reconnections (NULL: none). */
   size_t trace_len;
+  /* The parts of its states that change seldom (the players, the board), kept by the encoder
+   * (srv_state_cache in srv_msg.h). */
+  srv_state_cache state_cache;
   int64_t game_id;          /* Permanent id of the current game (rooms->next_game_id), 0: none. */
   srv_rating_change rating; /* What the current game changed in the ratings (rated rooms). */
   uint64_t waiting_since;   /* When the room was made: quick pairing's waiting time. */

@@ -10,19 +10,24 @@
 #include "srv_metrics.h"
 #include "srv_room_int.h"
 
-/* Keeps the trace of the last move for late joiners and reconnections. */
+/* Keeps the trace of the last move for late joiners and reconnections: in the room's buffer when
+ * no owed state holds it and it is large enough, else in a new one. */
 static void keep_trace(srv_room *room, const mc_trace *trace) {
-  size_t bytes = trace->len * sizeof(mc_step);
-  mc_step *copy = bytes ? malloc(bytes) : NULL;
-  if (copy != NULL || bytes == 0) {
-    if (bytes)
-      memcpy(copy, trace->steps, bytes);
-    free(room->trace);
-    room->trace = copy;
-    room->trace_len = trace->len;
-  } else {
-    room->trace_len = 0; /* Out of memory: the state goes out without the animation. */
+  srv_steps *t = room->trace;
+  if (t == NULL || t->refs > 1 || t->cap < trace->len) {
+    size_t cap = trace->len < 64 ? 64 : trace->len;
+    srv_steps *fresh = malloc(sizeof *fresh + cap * sizeof fresh->v[0]);
+    if (fresh == NULL) {
+      room->trace_len = 0; /* Out of memory: the state goes out without the animation. */
+      return;
+    }
+    fresh->refs = 1;
+    fresh->cap = cap;
+    srv_room__steps_unref(t);
+    room->trace = t = fresh;
   }
+  memcpy(t->v, trace->steps, trace->len * sizeof t->v[0]);
+  room->trace_len = trace->len;
 }
 
 int srv_room_move(srv_rooms *rooms, srv_client *c, const srv_cmd *cmd) {

@@ -24,10 +24,11 @@ void srv_room__send(srv_rooms *rooms, srv_client *c, const srv_event *ev) {
 }
 
 /* Everything a state shows but "you", walking the members once. */
-static void state_view(const srv_room *room, srv_state_view *v) {
+static void state_view(srv_room *room, srv_state_view *v) {
   srv_rooms *rooms = room->rooms;
   uint64_t now = rooms->time->now(rooms->time);
   memset(v, 0, sizeof *v);
+  v->cache = &room->state_cache; /* The encoder's to update, the room's to free. */
   v->room = room->code;
   v->opts = &room->opts;
   v->game = room->game;
@@ -54,8 +55,8 @@ static void state_view(const srv_room *room, srv_state_view *v) {
   v->has_last = room->last_seat >= 0;
   v->last_seat = room->last_seat;
   v->last_house = room->last_house;
-  v->trace = room->trace;
-  v->trace_len = room->trace_len;
+  v->trace = room->trace != NULL ? room->trace->v : NULL;
+  v->trace_len = room->trace != NULL ? room->trace_len : 0;
   v->has_result = room->status == SRV_FINISHED && mc_game_over(room->game, &v->result);
   v->aborted = room->status == SRV_FINISHED && room->aborted;
   v->draw_offer = room->draw_offer;
@@ -110,7 +111,7 @@ static void queue_shared(srv_rooms *rooms, srv_client *c, srv_frame *f, const sr
 
 /* Frees what entry e holds. */
 static void out_clear(srv_rooms *rooms, srv_room_out *e) {
-  free(e->trace);
+  srv_room__steps_unref(e->trace);
   e->trace = NULL;
   free((char *)e->chat.text);
   e->chat.text = NULL;
@@ -164,11 +165,9 @@ static bool snapshot(srv_room *room, srv_room_out *e) {
   e->v.game = NULL;
   e->game_id = room->game_id;
   e->ply = e->v.ply;
-  if (room->trace_len > 0) {
-    e->trace = malloc(room->trace_len * sizeof *e->trace);
-    if (e->trace == NULL)
-      return false;
-    memcpy(e->trace, room->trace, room->trace_len * sizeof *e->trace);
+  if (room->trace != NULL && room->trace_len > 0) {
+    e->trace = room->trace; /* Shared: the room's next move writes into another buffer. */
+    e->trace->refs++;
   }
   for (int s = 0; s < 2; s++) {
     e->players[s] = room->seat[s];
@@ -257,7 +256,7 @@ static void deliver(srv_room *room, srv_room_out *e) {
   v->pos = &e->pos;
   v->rules = &e->rules;
   v->legal = e->legal;
-  v->trace = e->trace;
+  v->trace = e->trace != NULL ? e->trace->v : NULL;
   for (int s = 0; s < 2; s++)
     v->seats[s].player = e->players[s];
   srv_event ev = {.type = SRV_EV_STATE, .u.state = v};

@@ -65,3 +65,24 @@ test('the lobby lists public rooms and keeps sending changes until unwatched', a
   assert.equal(w.inbox.filter((m) => m.type === 'lobby').length, 0);
   for (const x of [w, a, b]) await x.close();
 });
+
+// A frame longer than 65,535 bytes has the 64-bit length of RFC 6455 (the server frames what it
+// sends itself, srv_net.c): a lobby of 300 public rooms is one list of about 75 KB, read whole.
+test('a lobby list longer than 64 KiB arrives whole', async () => {
+  const big = await startServer(['--rooms-per-player', '400', '--lobby-rooms', '400']);
+  try {
+    const a = await Client.connect(big, { name: 'Ana' });
+    const made = new Set();
+    for (let i = 0; i < 300; i++) made.add((await a.request({ type: 'create', game: 'oware' })).room);
+    const w = await Client.connect(big, { name: 'Wes' });
+    const list = await w.request({ type: 'lobby' });
+    assert.equal(list.type, 'lobby');
+    assert.ok(JSON.stringify(list).length > 65535, `a list of ${JSON.stringify(list).length} bytes`);
+    assert.deepEqual(new Set(list.rooms.map((r) => r.code)), made);
+    // And the connection goes on: the next frame is read as usual.
+    assert.equal((await w.request({ type: 'lobby', watch: false })).type, 'lobby');
+    for (const x of [a, w]) await x.close();
+  } finally {
+    assert.deepEqual(await big.stop(), { code: 0, signal: null });
+  }
+});

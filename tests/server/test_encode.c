@@ -33,7 +33,9 @@ static char *text_of(srv_jsonw *w) {
 
 TEST_IMPL(integers) {
   static const long long values[] = {
-      0, 7, -1, 10, -10, 99, 1000000007, 1234567890123LL, -987654321, LLONG_MAX, LLONG_MIN};
+      0,          7,         -1,       10,    -10,    99,   100,        101,
+      999,        1000,      10000,    99999, 100000, -100, 1000000007, 1234567890123LL,
+      -987654321, LLONG_MAX, LLONG_MIN};
   srv_jsonw w = SRV_JSONW_INIT;
   for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
     char want[32];
@@ -45,6 +47,22 @@ TEST_IMPL(integers) {
   srv_jsonw_lit(&w, ",");
   srv_jsonw_bool(&w, false);
   ASSERT_WRITES(&w, "true,false");
+  /* The same through a span's cursor. */
+  for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+    char want[48];
+    snprintf(want, sizeof want, "[%lld,true,false]", values[i]);
+    char *o = srv_jsonw_span(&w, 64);
+    ASSERT_NOT_NULL(o);
+    o = srv_jsonw_put_lit(o, "[");
+    o = srv_jsonw_put_int(o, values[i]);
+    o = srv_jsonw_put_lit(o, ",");
+    o = srv_jsonw_put_bool(o, true);
+    o = srv_jsonw_put_lit(o, ",");
+    o = srv_jsonw_put_bool(o, false);
+    o = srv_jsonw_put_lit(o, "]");
+    srv_jsonw_span_end(&w, o);
+    ASSERT_WRITES(&w, want);
+  }
   srv_jsonw_free(&w);
   return 0;
 }
@@ -104,6 +122,15 @@ TEST_IMPL(pieces) {
   p.burnt = 1u << 1 | 1u << 4;
   srv_jsonw_pits(&w, &p);
   ASSERT_WRITES(&w, "[3,0,1,4,4,0]");
+  /* Every width a pit's count has: one, two and three digits. */
+  mc_pos q;
+  memset(&q, 0, sizeof q);
+  q.houses = 3;
+  static const uint8_t counts[] = {255, 100, 99, 10, 9, 0, 1, 200};
+  memcpy(q.pits, counts, sizeof counts);
+  srv_jsonw_lit(&w, "x");
+  srv_jsonw_pits(&w, &q);
+  ASSERT_WRITES(&w, "x[255,100,99,10,9,0,1,200]");
   srv_jsonw_burnt(&w, &p);
   ASSERT_WRITES(&w, "[1,4]");
   p.burnt = 0;
@@ -121,6 +148,107 @@ TEST_IMPL(pieces) {
   srv_jsonw_trace(&w, steps, 0);
   ASSERT_WRITES(&w, "[]");
   srv_jsonw_free(&w);
+  return 0;
+}
+
+/* A string is copied 8 bytes at a time up to the first word with something to escape: an escape
+ * at every place of a 24-byte string, and bytes that are never escaped (0x20..0xff but '"' and
+ * '\\', UTF-8 included) copied as they are. */
+TEST_IMPL(strings_by_word) {
+  static const struct {
+    char c;
+    const char *escaped;
+  } specials[] = {{'"', "\\\""}, {'\\', "\\\\"},      {'\n', "\\n"},       {'\t', "\\t"},
+                  {'\r', "\\r"}, {'\x01', "\\u0001"}, {'\x1f', "\\u001f"}, {'\0', "\\u0000"}};
+  srv_jsonw w = SRV_JSONW_INIT;
+  for (size_t k = 0; k < sizeof specials / sizeof specials[0]; k++) {
+    for (int at = 0; at < 24; at++) {
+      char in[24], want[64];
+      memset(in, 'a', sizeof in);
+      in[at] = specials[k].c;
+      snprintf(want, sizeof want, "\"%.*s%s%.*s\"", at, "aaaaaaaaaaaaaaaaaaaaaaaa",
+               specials[k].escaped, 23 - at, "aaaaaaaaaaaaaaaaaaaaaaaa");
+      srv_jsonw_strn(&w, in, sizeof in);
+      ASSERT_WRITES(&w, want);
+    }
+  }
+  char plain[256], want[260];
+  size_t n = 0;
+  for (int c = 0x20; c <= 0xff; c++)
+    if (c != '"' && c != '\\')
+      plain[n++] = (char)c;
+  want[0] = '"';
+  memcpy(want + 1, plain, n);
+  want[n + 1] = '"';
+  want[n + 2] = '\0';
+  srv_jsonw_strn(&w, plain, n);
+  ASSERT_WRITES(&w, want);
+  /* Two escapes in one word, one in the next. */
+  srv_jsonw_str(&w, "0123456\"8\\abcdefgh\nj");
+  ASSERT_WRITES(&w, "\"0123456\\\"8\\\\abcdefgh\\nj\"");
+  srv_jsonw_free(&w);
+  return 0;
+}
+
+/* Every kind of step, a kind without a name, the largest numbers a step holds, and a trace long
+ * enough to grow the buffer. */
+TEST_IMPL(trace_every_step) {
+  srv_jsonw w = SRV_JSONW_INIT;
+  mc_step steps[] = {{MC_STEP_PICK, 13, 0, 0, 48},     {MC_STEP_RELAY, 255, 0, 0, 65535},
+                     {MC_STEP_SWEEP, 9, 7, 0, 100},    {MC_STEP_REFILL, 0, 15, 0, 7},
+                     {MC_STEP_SOW, 10, 0, 0, 1},       {MC_STEP_ROUND_END, 0, 0, 0, 12},
+                     {MC_STEP_EXTRA_TURN, 6, 0, 0, 0}, {99, 4, 0, 0, 0}};
+  srv_jsonw_trace(&w, steps, sizeof steps / sizeof steps[0]);
+  ASSERT_WRITES(&w, "[{\"kind\":\"pick\",\"pit\":13,\"count\":48},"
+                    "{\"kind\":\"relay\",\"pit\":255,\"count\":65535},"
+                    "{\"kind\":\"sweep\",\"pit\":9,\"count\":100,\"store\":7},"
+                    "{\"kind\":\"refill\",\"pit\":0,\"count\":7,\"store\":15},"
+                    "{\"kind\":\"sow\",\"pit\":10},{\"kind\":\"round_end\",\"round\":12},"
+                    "{\"kind\":\"extra_turn\",\"pit\":6},{\"kind\":null,\"pit\":4}]");
+  enum { MANY = 3000 };
+  static mc_step many[MANY];
+  static char want[MANY * 24 + 3];
+  size_t at = 0;
+  want[at++] = '[';
+  for (int i = 0; i < MANY; i++) {
+    many[i] = (mc_step){MC_STEP_SOW, (uint8_t)(i % 14), 0, 0, 1};
+    at += (size_t)snprintf(want + at, sizeof want - at, "%s{\"kind\":\"sow\",\"pit\":%d}",
+                           i > 0 ? "," : "", i % 14);
+  }
+  want[at++] = ']';
+  want[at] = '\0';
+  srv_jsonw_lit(&w, "x"); /* Not at the start of the buffer. */
+  srv_jsonw_trace(&w, many, MANY);
+  ASSERT_EQ(w.len, at + 1);
+  ASSERT(memcmp(w.buf + 1, want, at) == 0);
+  srv_jsonw_free(&w);
+  return 0;
+}
+
+/* Frames of every size around the pooled ones' bounds, made, written whole, freed and made again
+ * (from the pool when pooled): under AddressSanitizer a frame's allocation too small for its text
+ * fails here. */
+TEST_IMPL(frame_sizes) {
+  static const size_t lens[] = {0,   1,    400,  460,  480,  500,  600,  960,
+                                990, 1000, 1100, 1900, 1980, 2000, 2100, 70000};
+  for (int round = 0; round < 2; round++) {
+    srv_frame *made[sizeof lens / sizeof lens[0]];
+    for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
+      made[i] = srv_frame_alloc(SRV_EV_STATE, false, "K7QX2M", lens[i]);
+      ASSERT_NOT_NULL(made[i]);
+      memset(srv_frame_buf(made[i]) - SRV_FRAME_PRE, 'h', SRV_FRAME_PRE);
+      memset(srv_frame_buf(made[i]), 'a' + (int)(i % 26), lens[i]);
+    }
+    for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
+      ASSERT_EQ(made[i]->len, lens[i]);
+      ASSERT_EQ(strlen(srv_frame_text(made[i])), lens[i]);
+      ASSERT_STR_EQ(made[i]->room, "K7QX2M");
+      if (lens[i] > 0)
+        ASSERT_EQ(srv_frame_text(made[i])[lens[i] - 1], 'a' + (int)(i % 26));
+      srv_frame_unref(made[i]);
+    }
+  }
+  srv_frame_pool_free();
   return 0;
 }
 
@@ -322,6 +450,101 @@ TEST_IMPL(state_for_each_seat) {
   ASSERT_EQ(chat->you_len, 0);
   ASSERT_NULL(srv_proto_with_you(chat, MC_SOUTH));
   srv_frame_unref(chat);
+  srv_proto_encode_cleanup();
+  mc_game_free(game);
+  return 0;
+}
+
+/* The state encoded with view's cache (srv_state_cache) and without: the same text, returned as a
+ * new string; and it must contain want (NULL: nothing to look for). */
+static char *state_both_ways(srv_state_cache *cache, const char *want) {
+  srv_event ev = {.type = SRV_EV_STATE, .u.state = &view};
+  view.cache = NULL;
+  srv_frame *plain = srv_proto_encode(&ev);
+  view.cache = cache;
+  srv_frame *cached = srv_proto_encode(&ev);
+  ASSERT_NOT_NULL(plain);
+  ASSERT_NOT_NULL(cached);
+  ASSERT_STR_EQ(srv_frame_text(cached), srv_frame_text(plain));
+  ASSERT_EQ(cached->you_at, plain->you_at);
+  if (want != NULL && strstr(srv_frame_text(cached), want) == NULL) {
+    fprintf(stderr, "no %s in %s\n", want, srv_frame_text(cached));
+    ASSERT(false);
+  }
+  char *text = strdup(srv_frame_text(cached));
+  ASSERT_NOT_NULL(text);
+  srv_frame_unref(plain);
+  srv_frame_unref(cached);
+  return text;
+}
+
+/* A room's cache of its players and its board: a change of anything either shows (a name changed
+ * in place, the connected flag, an account's rating and whether it is provisional, a seat taken, a
+ * computer's level, the options, the room) is in the next frame, as the frame made without the
+ * cache; so is what is never cached (the clock). The expected texts are written out by hand. */
+TEST_IMPL(state_cache) {
+  srv_event evs[16];
+  make_events(evs);
+  srv_player saved = ana;
+  srv_player bo = {.id = "fedcba9876543210", .name = "Bo", .refs = 1};
+  mc_pos pos = *mc_game_pos(game);
+  mc_rules rules = *mc_game_rules(game);
+  uint8_t legal[MC_MAX_HOUSES];
+  view.pos = &pos; /* A kept state's position and rules, as a room's owed states have. */
+  view.rules = &rules;
+  view.ply = 1;
+  view.legal = legal;
+  view.nlegal = mc_game_legal(game, legal);
+  srv_state_cache cache;
+  memset(&cache, 0, sizeof cache);
+  const char *ana_south = "\"players\":{\"south\":{\"id\":\"0123456789abcdef\",\"name\":\"Ana "
+                          "\\\"the\\\" \\\\best\\\\\",\"connected\":true,\"computer\":false,"
+                          "\"account\":false,\"level\":null,\"rating\":null,\"provisional\":false},"
+                          "\"north\":null},";
+  char *first = state_both_ways(&cache, ana_south);
+  ASSERT(cache.players.valid && cache.board.valid);
+  char *again = state_both_ways(&cache, ana_south); /* From the cache this time. */
+  ASSERT_STR_EQ(again, first);
+  free(again);
+  free(first);
+  strcpy(ana.name, "Bea"); /* In place: the same player, another name. */
+  free(state_both_ways(&cache, "\"south\":{\"id\":\"0123456789abcdef\",\"name\":\"Bea\","
+                               "\"connected\":true,"));
+  view.seats[0].connected = false;
+  free(state_both_ways(&cache, "\"name\":\"Bea\",\"connected\":false,\"computer\":false,"));
+  ana.account = true;
+  ana.ratings[MC_KALAH] = (srv_player_rating){.rating = 1612.4, .rd = 80.0};
+  free(state_both_ways(&cache, "\"account\":true,\"level\":null,\"rating\":1612,"
+                               "\"provisional\":false},\"north\":null},"));
+  ana.ratings[MC_KALAH].rating = 1612.6;
+  ana.ratings[MC_KALAH].rd = 200.0;
+  free(state_both_ways(&cache, "\"rating\":1613,\"provisional\":true}"));
+  view.seats[1].player = &bo;
+  free(state_both_ways(&cache, "\"north\":{\"id\":\"fedcba9876543210\",\"name\":\"Bo\","
+                               "\"connected\":false,\"computer\":false,\"account\":false,"
+                               "\"level\":null,\"rating\":null,\"provisional\":false}},"));
+  bo.computer = 3;
+  view.seats[1].computer = true;
+  view.seats[1].connected = true;
+  free(state_both_ways(&cache, "\"name\":\"Bo\",\"connected\":true,\"computer\":true,"
+                               "\"account\":false,\"level\":3,\"rating\":null,"));
+  view.clock_ms[0] = 58000;
+  free(state_both_ways(&cache, "\"clock\":{\"south_ms\":58000,\"north_ms\":60000,\"running\":"
+                               "\"south\",\"initial_ms\":60000,\"increment_ms\":1000},"));
+  free(state_both_ways(&cache, "\"room\":\"K7QX2M\",\"game\":\"kalah\",\"houses\":6,\"seeds\":4,"
+                               "\"options\":{\"empty_capture\":false},"));
+  rules.empty_capture = true;
+  free(state_both_ways(&cache, "\"options\":{\"empty_capture\":true},"));
+  rules.pie = true;
+  free(state_both_ways(&cache, "\"options\":{\"empty_capture\":true,\"pie\":true},"));
+  view.room = "ABCDEF";
+  free(state_both_ways(&cache, "{\"type\":\"state\",\"room\":\"ABCDEF\",\"game\":\"kalah\","));
+  view.seats[0].player = NULL;
+  free(state_both_ways(&cache, "\"players\":{\"south\":null,\"north\":{\"id\""));
+  srv_state_cache_free(&cache);
+  srv_state_cache_free(NULL);
+  ana = saved;
+  view.cache = NULL;
   srv_proto_encode_cleanup();
   mc_game_free(game);
   return 0;

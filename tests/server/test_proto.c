@@ -528,3 +528,28 @@ TEST_IMPL(move_fast_path_agrees) {
   ASSERT_EQ(cmd.id.num, 7);
   return 0;
 }
+
+/* A room code's characters: the alphabet "ABCDEFGHJKLMNPQRSTUVWXYZ23456789" in either case, read in
+ * upper case; every other printable character makes the code unknown (""). By both decoders. */
+TEST_IMPL(room_code_alphabet) {
+  static const char alphabet[] = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+  for (int c = 0x20; c < 0x7f; c++) {
+    if (c == '"' || c == '\\')
+      continue;
+    int up = c >= 'a' && c <= 'z' ? c - 32 : c;
+    bool in = strchr(alphabet, up) != NULL;
+    ASSERT_EQ(srv_proto_code_char(c), in);
+    char frame[96], want[8];
+    snprintf(frame, sizeof frame, "{\"type\":\"move\",\"room\":\"K7QX2%c\",\"house\":1,\"ply\":0}",
+             c);
+    snprintf(want, sizeof want, "K7QX2%c", up);
+    for (int full = 0; full < 2; full++) {
+      int rc = full ? srv_proto_decode_full(frame, strlen(frame), &cmd, &perr) : dec(frame);
+      ASSERT_EQ(rc, 0);
+      ASSERT_STR_EQ(cmd.room, in ? want : "");
+    }
+  }
+  ASSERT(!srv_proto_code_char(0));
+  ASSERT(!srv_proto_code_char(0xc9));
+  return 0;
+}

@@ -955,3 +955,76 @@ TEST_IMPL(resume_own_seats) {
   world_free(&w);
   return 0;
 }
+
+/* Whether c is a member of the room of code, by srv_room__member() (it walks the shorter of the
+ * room's members and the client's rooms). */
+static bool member_of(world *w, tclient *t, const char *room_code) {
+  srv_room *r = srv_rooms_find(w->rooms, room_code);
+  ASSERT_NOT_NULL(r);
+  srv_member *m = srv_room__member(r, &t->c);
+  if (m == NULL)
+    return false;
+  ASSERT(m->room == r);
+  ASSERT(m->client == &t->c);
+  return true;
+}
+
+/* Membership found both ways: a client in five rooms of one member each (the room's list is the
+ * shorter), and in one room of four members (the client's list is); joining twice is one
+ * membership; a leave ends it and the counts follow. */
+TEST_IMPL(membership_both_ways) {
+  world w;
+  world_init(&w, NULL);
+  tclient a, b, s[3];
+  connect_as(&w, &a, "Ana");
+  connect_as(&w, &b, "Bob");
+  char rooms[5][8];
+  for (int i = 0; i < 5; i++) {
+    ASSERT_EQ(run(&w, &a, "{\"type\":\"create\",\"game\":\"kalah\"}"), 0);
+    snprintf(rooms[i], sizeof rooms[i], "%s", joined_code(&a));
+  }
+  ASSERT_EQ(a.c.n_rooms, 5);
+  for (int i = 0; i < 5; i++) {
+    ASSERT_EQ(srv_rooms_find(w.rooms, rooms[i])->n_members, 1);
+    ASSERT(member_of(&w, &a, rooms[i]));
+    ASSERT(!member_of(&w, &b, rooms[i]));
+  }
+  static const char *const names[] = {"Cy", "Di", "Ed"};
+  for (int i = 0; i < 3; i++) {
+    connect_as(&w, &s[i], names[i]);
+    ASSERT_EQ(
+        runf(&w, &s[i], "{\"type\":\"join\",\"room\":\"%s\",\"role\":\"spectator\"}", rooms[2]), 0);
+  }
+  srv_room *r = srv_rooms_find(w.rooms, rooms[2]);
+  ASSERT_EQ(r->n_members, 4);
+  for (int i = 0; i < 3; i++) {
+    ASSERT_EQ(s[i].c.n_rooms, 1);
+    ASSERT(member_of(&w, &s[i], rooms[2]));
+    ASSERT(!member_of(&w, &s[i], rooms[1]));
+  }
+  ASSERT(member_of(&w, &a, rooms[2]));
+  ASSERT(!member_of(&w, &b, rooms[2]));
+  /* Joining again is the same membership. */
+  ASSERT_EQ(runf(&w, &s[0], "{\"type\":\"join\",\"room\":\"%s\",\"role\":\"spectator\"}", rooms[2]),
+            0);
+  ASSERT_EQ(r->n_members, 4);
+  ASSERT_EQ(s[0].c.n_rooms, 1);
+  /* A leave ends it. */
+  ASSERT_EQ(runf(&w, &s[1], "{\"type\":\"leave\",\"room\":\"%s\"}", rooms[2]), 0);
+  ASSERT_EQ(r->n_members, 3);
+  ASSERT_EQ(s[1].c.n_rooms, 0);
+  ASSERT(!member_of(&w, &s[1], rooms[2]));
+  ASSERT(member_of(&w, &s[2], rooms[2]));
+  ASSERT_EQ(runf(&w, &a, "{\"type\":\"leave\",\"room\":\"%s\"}", rooms[4]), 0);
+  ASSERT_EQ(a.c.n_rooms, 4);
+  ASSERT(member_of(&w, &a, rooms[3]));
+  /* A client gone is in no room. */
+  disconnect(&w, &s[2]);
+  ASSERT_EQ(r->n_members, 2);
+  disconnect(&w, &a);
+  disconnect(&w, &b);
+  for (int i = 0; i < 2; i++)
+    disconnect(&w, &s[i]);
+  world_free(&w);
+  return 0;
+}
