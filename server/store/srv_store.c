@@ -180,13 +180,6 @@ static int open_db(srv_store *store, const srv_store_config *config) {
     return SRV_STORE_EREADONLY;
   }
   sqlite3_busy_timeout(store->db, config->busy_timeout_ms < 0 ? 1000 : config->busy_timeout_ms);
-  /* Pages of 1 KiB for a new database (an existing one keeps the size it has: with write-ahead
-   * logging it is fixed). A commit writes every page it changed to the log whole, with a checksum,
-   * and a batch changes a row or two in each of many pages (one a game in progress, in the moves'
-   * b-tree): a quarter of the bytes written and summed (docs/performance.md, "Pages of 1 KiB"). */
-  rc = sqlite3_exec(store->db, "PRAGMA page_size = 1024", NULL, NULL, NULL);
-  if (rc != SQLITE_OK)
-    return srv_store__fail(store, rc, "cannot set the page size");
   char mode[16];
   rc = exec_text(store->db, "PRAGMA journal_mode = WAL", mode, sizeof mode);
   if (rc != SQLITE_OK)

@@ -258,8 +258,8 @@ if (!onPostgres) test('a database that cannot be used stops the server at start 
 if (!onPostgres) test('a storage error while running refuses the move with storage_error; the room stays consistent', async () => {
   // The fault: --data-max-kib, the database's size quota. Past it SQLite refuses to grow the file
   // (SQLITE_FULL), exactly as on a full disk, whoever runs the server (root included).
-  // The empty database (31 pages of 1 KiB since the store makes 1 KiB pages; 27 of 4 KiB before)
-  // takes a third of the quota's 104 KiB; the games' moves fill the rest within a few games.
+  // The empty database (schema 10: 27 pages of 4 KiB) fills the quota's 104 KiB and its one page
+  // more (schema 9 took 25 pages of 96 KiB's 25).
   const server = await startServer(['--data-max-kib', '104']);
   const a = await Client.connect(server, { name: 'Ana' });
   let refused = null, room, before;

@@ -122,8 +122,8 @@ test('a rematch storage refuses changes nothing, and a restart shows what the pl
 // Finding 4: with the database at its quota, every request gets its reply or an error, and once
 // the players stop asking, no more states come (no storm of identical states).
 test('at the quota every request is answered and no states storm', async () => {
-  // The empty database (31 pages of 1 KiB since the store makes 1 KiB pages; 27 of 4 KiB before)
-  // takes a third of the quota's 104 KiB; the games' moves fill the rest within a few games.
+  // The empty database (schema 10: 27 pages of 4 KiB) fills the quota's 104 KiB and its one page
+  // more (schema 9 took 25 pages of 96 KiB's 25).
   const server = await startServer(['--data-max-kib', '104']);
   try {
     const pairs = [];
