@@ -392,6 +392,7 @@ int main(int argc, char **argv) {
   scfg.max_bytes = (int64_t)cfg.data_max_kib * 1024;
   /* SQLite is used on the loop thread only (the workers hash passwords and search moves). */
   scfg.one_thread = true;
+  scfg.shared = cfg.cluster[0] != '\0'; /* A cluster's nodes share one PostgreSQL. */
   char serr[SRV_STORE_ERR_SIZE] = "";
   if (cfg.store[0] && !srv_store_is_url(cfg.store)) {
     srv_log_error("main", "--store takes a PostgreSQL URL (postgresql://USER@HOST/DB); for SQLite "

@@ -108,6 +108,7 @@ void srv_store_config_init(srv_store_config *config) {
   config->busy_timeout_ms = 1000;
   config->max_bytes = 0;
   config->one_thread = false;
+  config->shared = false;
 }
 
 /* Creates dir and its missing parents (like mkdir -p). Returns 0 or an errno value. */
@@ -284,7 +285,7 @@ int srv_store_open(const char *dir, const srv_store_config *config, srv_store **
     srv_store *store = calloc(1, sizeof *store);
     if (store == NULL)
       return SRV_STORE_ENOMEM;
-    int rc = srv_store__pg_open(store, dir);
+    int rc = srv_store__pg_open(store, dir, config != NULL && config->shared);
     if (rc != 0) {
       srv_store__set_error(err, "%s", store->error[0] ? store->error : srv_store_strerror(rc));
       srv_store_close(store);

@@ -95,6 +95,10 @@ typedef struct srv_store_config {
                         * SQLite's mutexes and memory statistics are turned off, about 2,000
                         * instructions a move. Takes effect only when this open is SQLite's first
                         * use in the process (sqlite3_config()); default false. */
+  bool shared;         /* PostgreSQL: the database is shared by a cluster's nodes, which fence
+                        * the games they claim. Otherwise (default false) the store holds the
+                        * database's lease, one writer at a time (srv_store_pg.c): open waits for
+                        * a server that just stopped to let it go, then takes it over. */
 } srv_store_config;
 
 /* A player. Its tokens are its sessions (srv_store_session_put()): the SHA-256 of each, never the

@@ -16,6 +16,17 @@
  * the writes that follow; when it did not, the undo changes nothing. Nothing acknowledged is ever
  * undone: an acknowledgement waits for COMMIT's result.
  *
+ * One writer (a server not in a cluster): the write connection holds the database's lease, a
+ * session advisory lock, and commits only while it holds it. A server killed with a batch in
+ * flight leaves a backend that may still COMMIT it; the next server takes the lease only once
+ * that backend has ended, so what it loads next includes that batch if it went in (without the
+ * lease, it could load the rooms first and then find its next move already stored). The lease is
+ * waited for at open (PG_LEASE_WAIT_MS), then taken over: the holder's backend is terminated (a
+ * server on a host that died, whose backend PostgreSQL has not noticed gone). A server whose lease
+ * was taken over is refused every write from then on (SRV_STORE_ELOCKED: the first batch on a new
+ * connection asks for the lease inside its transaction and fails without it). A cluster's nodes
+ * share the database and hold no lease: each fences the games it claims (PGS_FENCE).
+ *
  * PostgreSQL down: commits fail at once (the rooms answer storage_error) and the write
  * connection is made again in the background about once a second; reads try again at once. */
 #include "srv_store_int.h"
@@ -46,8 +57,23 @@ enum {
   PGS_TERMINATE,         /* and the backend that may still hold it (a connection timed out). */
   PGS_FENCE,             /* A claimed game is still this writer's (its owner epoch). */
   PGS_CLAIM,             /* A game claimed: its owner epoch raised. */
+  PGS_LEASE_WAIT,        /* On a new connection: how long the lease is waited for, */
+  PGS_LEASE,             /* the lease, */
+  PGS_LEASE_DONE,        /* and no such wait for the writes after it. */
   PGS_COUNT
 };
+
+/* The lease's advisory lock (the schema's is 1296256065), and how long a batch on a new connection
+ * waits for it: a backend of this server's own broken connection may still hold it for a moment
+ * (PGS_TERMINATE waits for one that timed out). */
+#define PG_LEASE_KEY "1296256066"
+#define PG_LEASE_LOCK_TIMEOUT "5s"
+
+/* Why a server that lost the lease writes no more. */
+#define PG_DEPOSED                                                                                 \
+  "another server holds this database's lease (it took it over, or started while this one was "    \
+  "disconnected): this server's rooms may be out of date, so its writes are refused until it is "  \
+  "restarted; two servers share a database only as the nodes of a cluster (--cluster)"
 
 /* "the batch $3 of node $2 is in": the guard of every undo. */
 #define IF_MARKED "EXISTS (SELECT 1 FROM commit_marks WHERE node = $2 AND batch = $3)"
@@ -70,6 +96,10 @@ static const char *const pg_only[PGS_COUNT - STMT_COUNT] = {
     [PGS_FENCE - STMT_COUNT] = "SELECT mancala_fence($1, $2)",
     [PGS_CLAIM - STMT_COUNT] =
         "UPDATE games SET owner_epoch = owner_epoch + 1 WHERE id = $1 RETURNING owner_epoch",
+    [PGS_LEASE_WAIT - STMT_COUNT] =
+        "SELECT set_config('lock_timeout', '" PG_LEASE_LOCK_TIMEOUT "', true)",
+    [PGS_LEASE - STMT_COUNT] = "SELECT pg_advisory_lock(" PG_LEASE_KEY ")",
+    [PGS_LEASE_DONE - STMT_COUNT] = "SELECT set_config('lock_timeout', '0', true)",
 };
 
 /* PostgreSQL's words where SQLite's differ. */
@@ -96,6 +126,8 @@ static const char *pg_dialect(srv_store__stmt id) {
 #define PG_HOLD_MS 250
 /* Between two attempts to make the write connection again, in ms. */
 #define PG_RETRY_MS 1000
+/* How long open waits for another connection to let the lease go before it takes it over. */
+#define PG_LEASE_WAIT_MS 5000
 /* A batch's parameters at most (the largest statement has 17). */
 #define PG_MAX_PARAMS 24
 
@@ -178,6 +210,10 @@ struct srv_store_pg {
   /* A cluster's node (srv_store_fence_all()): a game it never claimed is fenced at epoch 0, the
    * epoch of a game as its first owner made it. */
   bool fence_all;
+  /* The lease (see the top of this file): none for a cluster's node (shared); held by the write
+   * connection (leased), asked for by the batch in flight (lease_sent). */
+  bool shared, leased, lease_sent;
+  bool deposed; /* Another server took the lease: no write ever again (its rooms are not ours). */
   /* On the loop. */
   uv_loop_t *loop;
   pg_poll *poll; /* On the write connection's socket (poll_fd), while it is open. */
@@ -223,6 +259,8 @@ static int result_err(const PGresult *res) {
     return SRV_STORE_ECONFLICT;
   if (strcmp(state, "53100") == 0)
     return SRV_STORE_EFULL;
+  if (strcmp(state, "55P03") == 0) /* lock_not_available: the lease, held by another server. */
+    return SRV_STORE_ELOCKED;
   if (strncmp(state, "08", 2) == 0 || strncmp(state, "57", 2) == 0 || strncmp(state, "53", 2) == 0)
     return SRV_STORE_EIO;
   if (strcmp(state, "42501") == 0)
@@ -444,17 +482,92 @@ static void writer_drop(srv_store_pg *pg) {
     PQfinish(pg->w);
   pg->w = NULL;
   pg->state = PG_DOWN;
+  pg->leased = false; /* A session lock: it ends with the session. */
 }
 
-/* Makes the write connection now, blocking (open, and commits outside the loop). */
-static int writer_connect_blocking(srv_store *store) {
+/* One value of sql run on the write connection while it blocks (before its pipeline mode), into
+ * out (may be NULL). Returns 0, or a negative code with the error set. */
+static int writer_value(srv_store *store, const char *sql, char *out, size_t size) {
+  PGresult *res = PQexec(store->pg->w, sql);
+  int rc = 0;
+  if (PQresultStatus(res) != PGRES_TUPLES_OK)
+    rc = pg_fail(store, res ? result_err(res) : SRV_STORE_EIO, "cannot take the lease",
+                 PQerrorMessage(store->pg->w));
+  else if (out != NULL)
+    snprintf(out, size, "%s", PQntuples(res) > 0 ? PQgetvalue(res, 0, 0) : "");
+  PQclear(res);
+  return rc;
+}
+
+/* Takes the lease on the new write connection, waiting PG_LEASE_WAIT_MS for a holder to let it
+ * go (the backend of a server that was just killed: it may be finishing that server's last
+ * COMMIT), then taking it over: the holder's backend terminated, and waited for. Returns 0, or a
+ * negative code (SRV_STORE_ELOCKED: it could not be taken). */
+static int lease_take(srv_store *store) {
+  srv_store_pg *pg = store->pg;
+  uint64_t start = now_ms(), t0 = start;
+  bool took_over = false, said = false;
+  for (;;) {
+    char got[8];
+    int rc = writer_value(store, "SELECT pg_try_advisory_lock(" PG_LEASE_KEY ")", got, sizeof got);
+    if (rc != 0)
+      return rc;
+    if (got[0] == 't') {
+      pg->leased = true;
+      if (said)
+        srv_log_info("store", "%s: the lease is ours after %llu ms", store->path,
+                     (unsigned long long)(now_ms() - start));
+      return 0;
+    }
+    if (!said) {
+      srv_log_warn("store",
+                   "%s: another connection holds the lease (a server stopped a moment ago, or "
+                   "one still running): waiting up to %d ms for it",
+                   store->path, PG_LEASE_WAIT_MS);
+      said = true;
+    }
+    if (now_ms() - t0 < PG_LEASE_WAIT_MS) {
+      nanosleep(&(struct timespec){0, 50 * 1000000L}, NULL);
+      continue;
+    }
+    if (took_over)
+      return pg_fail(store, SRV_STORE_ELOCKED, "cannot take the lease",
+                     "its holder did not end when terminated (another role's connection?)");
+    /* The holder: a backend whose client is gone and was not noticed, or another server. */
+    char holder[256];
+    rc = writer_value(store,
+                      "SELECT string_agg(format('backend %s (%s from %s)', l.pid, "
+                      "a.application_name, coalesce(host(a.client_addr), 'a local socket')), "
+                      "', ') || ': ' || bool_and(pg_terminate_backend(l.pid, 5000)) "
+                      "FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid "
+                      "WHERE l.locktype = 'advisory' AND l.granted AND l.pid <> pg_backend_pid() "
+                      "AND l.database = (SELECT oid FROM pg_database WHERE datname = "
+                      "current_database()) AND l.objsubid = 1 AND "
+                      "(l.classid::bigint << 32 | l.objid::bigint) = " PG_LEASE_KEY,
+                      holder, sizeof holder);
+    if (rc != 0)
+      return rc;
+    srv_log_warn("store", "%s: the lease was not let go in %d ms: taken over from %s", store->path,
+                 PG_LEASE_WAIT_MS, holder[0] ? holder : "a holder that has just ended");
+    took_over = true;
+    t0 = now_ms() - PG_LEASE_WAIT_MS + 1000; /* A second more for the lock to be released. */
+  }
+}
+
+/* Makes the write connection now, blocking (open, and commits outside the loop); at open (lease)
+ * it takes the lease too, which later connections ask for in their first batch. */
+static int writer_connect_blocking(srv_store *store, bool lease) {
   srv_store_pg *pg = store->pg;
   writer_drop(pg);
   pg->w = connect_start(pg->conninfo, true);
   if (pg->w == NULL)
     return SRV_STORE_ENOMEM;
-  if (PQstatus(pg->w) != CONNECTION_OK) {
-    int err = pg_fail(store, SRV_STORE_EIO, "cannot connect", PQerrorMessage(pg->w));
+  int err = 0;
+  if (PQstatus(pg->w) != CONNECTION_OK)
+    err = pg_fail(store, SRV_STORE_EIO, "cannot connect", PQerrorMessage(pg->w));
+  else if (lease && !pg->shared)
+    err = lease_take(store);
+  if (err != 0) {
     writer_drop(pg);
     return err;
   }
@@ -483,12 +596,22 @@ static int send_stmt(srv_store_pg *pg, const pg_batch *b, const pg_stmt *st, int
   return 1;
 }
 
-/* The undo of the batches in doubt, as statements of b. */
+/* What a batch does before its writes, as statements of b: the end of the backends that may
+ * still hold a batch in doubt, the lease on a new connection (after them: one of them may hold
+ * it), then the undo of the batches in doubt (under the lease: no batch of ours can still go in
+ * behind it). */
 static int add_undo(srv_store_pg *pg, pg_batch *b) {
+  for (size_t d = 0; d < pg->n_doubts; d++)
+    if (pg->doubts[d].old_pid > 0 &&
+        batch_add(b, PGS_TERMINATE, STORE_ARGS(arg_int(pg->doubts[d].old_pid))) != 0)
+      return -1;
+  pg->lease_sent = !pg->shared && !pg->leased;
+  if (pg->lease_sent &&
+      (batch_add(b, PGS_LEASE_WAIT, NULL, 0) != 0 || batch_add(b, PGS_LEASE, NULL, 0) != 0 ||
+       batch_add(b, PGS_LEASE_DONE, NULL, 0) != 0))
+    return -1;
   for (size_t d = 0; d < pg->n_doubts; d++) {
     const pg_doubt *dt = &pg->doubts[d];
-    if (dt->old_pid > 0 && batch_add(b, PGS_TERMINATE, STORE_ARGS(arg_int(dt->old_pid))) != 0)
-      return -1;
     for (size_t i = 0; i < dt->n_ops; i++) {
       const srv_store_op *op = &dt->ops[i];
       srv_store__val g = arg_int(op->game), node = arg_text(pg->node), seq = arg_int(dt->seq);
@@ -707,11 +830,19 @@ static void flight_result(srv_store *store) {
   srv_store_pg *pg = store->pg;
   pg->state = PG_READY;
   int rc = 0;
-  if (pg->flight_failed) {
+  if (pg->flight_failed && pg->lease_sent && pg->flight_err == SRV_STORE_ELOCKED) {
+    pg->deposed = true;
+    rc = pg_fail(store, SRV_STORE_ELOCKED, "commit refused", PG_DEPOSED);
+    srv_log_error("store", "%s", store->error);
+    pg->need_rollback = true;
+  } else if (pg->flight_failed) {
     rc = pg_fail(store, pg->flight_err, "commit failed", pg->flight_msg);
     /* The failed transaction stays open until a ROLLBACK: the next batch sends one first. */
     pg->need_rollback = true;
+  } else if (pg->lease_sent) {
+    pg->leased = true;
   }
+  pg->lease_sent = false;
   flight_end(store, rc);
 }
 
@@ -911,6 +1042,8 @@ static void flight_take(srv_store *store) {
  * negative code when it could not be sent (the connection is down: report it lost). */
 static int flight_send_taken(srv_store *store) {
   srv_store_pg *pg = store->pg;
+  if (pg->deposed)
+    return pg_fail(store, SRV_STORE_ELOCKED, "commit refused", PG_DEPOSED);
   if (pg->state != PG_READY)
     return pg_fail(store, SRV_STORE_EIO, "commit refused",
                    "no connection to PostgreSQL (trying again every second)");
@@ -1019,7 +1152,7 @@ void srv_store__pg_commit_wait(srv_store *store) {
     uv_timer_stop(&pg->hold->h);
     pg->holding = false;
     if (pg->state != PG_READY)
-      writer_connect_blocking(store);
+      writer_connect_blocking(store, false);
     int rc = flight_send_taken(store);
     if (rc != 0) {
       flight_end(store, rc);
@@ -1046,7 +1179,7 @@ int srv_store__pg_commit(srv_store *store) {
     return rc;
   }
   if (pg->state != PG_READY)
-    writer_connect_blocking(store);
+    writer_connect_blocking(store, false);
   int err = flight_start(store);
   if (err != 0) {
     flight_end(store, err);
@@ -1270,14 +1403,16 @@ static int pg_new(srv_store *store, const char *url) {
   return 0;
 }
 
-int srv_store__pg_open(srv_store *store, const char *url) {
+int srv_store__pg_open(srv_store *store, const char *url, bool shared) {
   int rc = pg_new(store, url);
+  if (rc == 0)
+    store->pg->shared = shared;
   if (rc == 0)
     rc = reader_ready(store);
   if (rc == 0)
     rc = pg_migrate(store);
   if (rc == 0)
-    rc = writer_connect_blocking(store);
+    rc = writer_connect_blocking(store, true);
   long long next = 1;
   if (rc == 0)
     rc = run_int(store, "SELECT coalesce(max(id), 0) + 1 FROM games", 1, &next);

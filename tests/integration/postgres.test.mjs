@@ -378,6 +378,102 @@ test('the server killed -9 three times during 20 games on PostgreSQL: nothing ac
   }
 });
 
+// The next move inserted waits ms inside PostgreSQL, once (a trigger as the database's owner): the
+// batch that carries it is still in PostgreSQL, its COMMIT queued behind it, when its server dies.
+function slowNextMove(url, ms) {
+  psql(url, `CREATE TABLE slow_once (x int); INSERT INTO slow_once VALUES (1);
+    CREATE FUNCTION slow_move() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER AS $$
+    DECLARE f int; BEGIN DELETE FROM slow_once RETURNING x INTO f;
+    IF f IS NOT NULL THEN PERFORM pg_sleep(${ms / 1000}); END IF; RETURN NEW; END $$;
+    CREATE TRIGGER slow_move BEFORE INSERT ON moves FOR EACH ROW EXECUTE FUNCTION slow_move()`);
+}
+
+test('a server killed -9 while PostgreSQL still runs its last batch: the next server loads that batch before it serves', { timeout: 120000 }, async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mancala-pglease-'));
+  fs.chmodSync(dir, 0o755);
+  const data = path.join(dir, 'data');
+  const url = pg('start', dir + '/pg', 'auto');
+  let a, b;
+  try {
+    a = await startServer(['--store', url], { data });
+    const s = await Client.connect(a, { name: 'Sol' }), n = await Client.connect(a, { name: 'Nia' });
+    const { room, state } = await pair(s, n);
+    assert.equal(state.ply, 0);
+    slowNextMove(url, 2500);
+    (state.turn === 'south' ? s : n).send({ type: 'move', room, house: state.legal[0], ply: 0 });
+    // The batch is in PostgreSQL, asleep in the trigger, when the server dies.
+    let sleeping = '0';
+    for (let i = 0; i < 100 && sleeping !== '1'; i++) {
+      await sleep(20);
+      sleeping = psql(url, "SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep'");
+    }
+    assert.equal(sleeping, '1', 'the move\'s batch is in PostgreSQL');
+    a.child.kill('SIGKILL');
+    assert.equal((await a.exited).signal, 'SIGKILL');
+    b = await startServer(['--store', url], { data });
+    // The killed server's backend still held the lease: the new server waited for it to end, so
+    // that batch is in and the new server's rooms include it.
+    assert.match(b.log, /another connection holds the lease/);
+    assert.equal(psql(url, 'SELECT count(*) FROM moves'), '1', 'the killed server\'s last batch went in before the new server was up');
+    const s2 = await Client.connect(b, { token: s.me.token }), n2 = await Client.connect(b, { token: n.me.token });
+    const st = await s2.state(room);
+    assert.equal(st.ply, 1, 'the new server\'s room has the move of that batch');
+    assert.equal(st.moves.length, 1);
+    // And it stores the next one (without the wait it found ply 0 taken: storage_error).
+    const reply = await (st.turn === 'south' ? s2 : n2).request({ type: 'move', room, house: st.legal[0], ply: 1 });
+    assert.equal(reply.type, 'state', JSON.stringify(reply));
+    assert.equal(reply.ply, 2);
+    assert.equal(psql(url, 'SELECT count(*) FROM moves'), '2');
+    for (const c of [s, n, s2, n2]) c.ws.terminate();
+    assert.deepEqual(await b.stop(), { code: 0, signal: null });
+  } finally {
+    for (const x of [a, b]) if (x && x.child.exitCode === null && x.child.signalCode === null) x.child.kill('SIGKILL');
+    pg('stop', dir + '/pg');
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a second server on the same PostgreSQL outside a cluster takes the lease over; the first stores nothing from then on', { timeout: 120000 }, async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mancala-pglease-'));
+  fs.chmodSync(dir, 0o755);
+  const url = pg('start', dir + '/pg', 'auto');
+  let a, b;
+  try {
+    a = await startServer(['--store', url], { data: path.join(dir, 'a') });
+    const s = await Client.connect(a, { name: 'Sol' }), n = await Client.connect(a, { name: 'Nia' });
+    const { room, state } = await pair(s, n);
+    const mover = state.turn === 'south' ? s : n;
+    // The first server is alive and holds the lease: the second waits for it, then takes it over.
+    b = await startServer(['--store', url], { data: path.join(dir, 'b') });
+    assert.match(b.log, /another connection holds the lease/);
+    assert.match(b.log, /taken over from backend \d+ \(mancala-server from 127\.0\.0\.1\)/);
+    // The first server's moves are refused from then on: it reconnects, and its first batch asks
+    // for the lease in vain; after that it does not even ask.
+    for (let i = 0; i < 5 && !/another server holds this database's lease/.test(a.log); i++) {
+      const reply = await mover.request({ type: 'move', room, house: state.legal[0], ply: 0 }, 20000);
+      assert.equal(reply.code, 'storage_error', JSON.stringify(reply));
+    }
+    assert.match(a.log, /another server holds this database's lease/);
+    const again = await mover.request({ type: 'move', room, house: state.legal[0], ply: 0 }, 20000);
+    assert.equal(again.code, 'storage_error', JSON.stringify(again));
+    assert.equal(psql(url, 'SELECT count(*) FROM moves'), '0', 'the deposed server stored no move');
+    // The second server has the room as stored, and plays it.
+    const s2 = await Client.connect(b, { token: s.me.token }), n2 = await Client.connect(b, { token: n.me.token });
+    const st = await s2.state(room);
+    assert.equal(st.ply, 0);
+    const reply = await (st.turn === 'south' ? s2 : n2).request({ type: 'move', room, house: st.legal[0], ply: 0 });
+    assert.equal(reply.type, 'state', JSON.stringify(reply));
+    assert.equal(psql(url, 'SELECT count(*) FROM moves'), '1');
+    for (const c of [s, n, s2, n2]) c.ws.terminate();
+    assert.deepEqual(await a.stop(), { code: 0, signal: null });
+    assert.deepEqual(await b.stop(), { code: 0, signal: null });
+  } finally {
+    for (const x of [a, b]) if (x && x.child.exitCode === null && x.child.signalCode === null) x.child.kill('SIGKILL');
+    pg('stop', dir + '/pg');
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('migrate moves a SQLite site of 1,000 games to PostgreSQL (archives, profiles, ratings, chat, old game ids read the same), and a second run copies nothing', { timeout: 600000 }, async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mancala-migrate-'));
   fs.chmodSync(dir, 0o755);

@@ -405,10 +405,13 @@ TEST_IMPL(failed_batch_reports_every_write) {
 TEST_IMPL(fencing) {
   char db[64], url[256], err[SRV_STORE_ERR_SIZE];
   fresh_db(db, sizeof db, url, sizeof url, 0);
-  /* Two writers on one database, as two nodes of a cluster. */
+  /* Two writers on one database, as two nodes of a cluster (no lease: they share it). */
   srv_store *a = NULL, *b = NULL;
-  ASSERT_EQ(srv_store_open(url, NULL, &a, err), 0);
-  ASSERT_EQ(srv_store_open(url, NULL, &b, err), 0);
+  srv_store_config shared;
+  srv_store_config_init(&shared);
+  shared.shared = true;
+  ASSERT_EQ(srv_store_open(url, &shared, &a, err), 0);
+  ASSERT_EQ(srv_store_open(url, &shared, &b, err), 0);
   int64_t id = ana_vs_computer(a, "RE", 5), ea = 0, eb = 0;
   ASSERT_EQ(srv_store_commit(a), 0);
   ASSERT_EQ(srv_store_game_claim(a, id, &ea), 0);
