@@ -71,9 +71,8 @@ enum {
 
 /* Why a server that lost the lease writes no more. */
 #define PG_DEPOSED                                                                                 \
-  "another server holds this database's lease (it took it over, or started while this one was "    \
-  "disconnected): this server's rooms may be out of date, so its writes are refused until it is "  \
-  "restarted; two servers share a database only as the nodes of a cluster (--cluster)"
+  "another server took this database's lease: this one's rooms may be out of date, so it "         \
+  "stores nothing more until restarted (two servers share a database only in a cluster)"
 
 /* "the batch $3 of node $2 is in": the guard of every undo. */
 #define IF_MARKED "EXISTS (SELECT 1 FROM commit_marks WHERE node = $2 AND batch = $3)"
