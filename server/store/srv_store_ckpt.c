@@ -12,10 +12,11 @@
  * Only a writer can start the log again from its beginning: SQLite does it when a write
  * transaction begins while every frame of the log is in the database. Under steady load the loop
  * commits while the thread copies, so the thread's checkpoint always leaves the frames of those
- * commits behind and the log would grow without end. The loop therefore copies that tail itself,
- * at the next commit past the threshold after the thread finished (from the hook, between two
- * batches, as SQLite's automatic checkpoint does): the pages committed during the thread's run,
- * not the thousands before. Its next batch then starts the log again.
+ * commits behind and the log would grow without end. So the thread copies again what was
+ * committed during its last run, a shorter run each time, until what is left is small (TAIL_MIN
+ * frames or a hundredth of the threshold) or it ran PASSES times; then the loop copies that tail
+ * itself, at the next commit (from the hook, between two batches, as SQLite's automatic
+ * checkpoint does), and its next batch starts the log again.
  *
  * A failed checkpoint changes nothing that a later one does not redo (SQLite copies every frame
  * past the last completed checkpoint again, and the log stays the truth until a checkpoint has
@@ -37,6 +38,10 @@
 #include "srv_log.h"
 #include "srv_time_uv.h" /* SRV_OWN_TAG */
 
+/* The thread's runs before the loop copies the rest, and the rest the loop copies at once. */
+#define PASSES 4
+#define TAIL_MIN 64
+
 /* What the loop waits for. */
 typedef enum ckpt_state {
   CKPT_IDLE, /* The log is below the threshold, or a checkpoint may be asked for. */
@@ -57,10 +62,13 @@ struct srv_store_ckpter {
   bool want, running, quit;
   uint64_t ok, failed; /* Checkpoints completed and failed by the thread. */
   uint64_t ns_total, ns_max;
-  int rc; /* The last failure's SQLite code, and its message. */
+  int done; /* The frames of the log in the database after the last run. */
+  int rc;   /* The last failure's SQLite code, and its message. */
   char message[SRV_STORE_ERR_SIZE];
   /* The loop's only. */
   ckpt_state state;
+  int passes;   /* The thread's runs since the log last started again. */
+  int backfill; /* done, as the loop last read it. */
   uint64_t seen_ok, seen_failed;
   uint64_t warned_ns; /* When a failure was last logged (0: never). */
 };
@@ -93,6 +101,7 @@ static void *ckpt_thread(void *arg) {
     c->running = false;
     if (rc == SQLITE_OK) {
       c->ok++;
+      c->done = done;
       c->ns_total += dt;
       if (dt > c->ns_max)
         c->ns_max = dt;
@@ -114,7 +123,7 @@ static void ckpt_report(srv_store_ckpter *c) {
   bool idle = !c->want && !c->running;
   uint64_t ok = c->ok, failed = c->failed;
   uint64_t ns_total = c->ns_total, ns_max = c->ns_max;
-  int rc = c->rc;
+  int rc = c->rc, done = c->done;
   char message[SRV_STORE_ERR_SIZE];
   memcpy(message, c->message, sizeof message);
   pthread_mutex_unlock(&c->mu);
@@ -138,6 +147,8 @@ static void ckpt_report(srv_store_ckpter *c) {
     return;
   if (ok != c->seen_ok) {
     c->seen_ok = ok;
+    c->backfill = done;
+    c->passes++;
     c->state = CKPT_TAIL;
   } else {
     c->state = CKPT_IDLE; /* It failed: asked again at the next commit past the threshold. */
@@ -170,27 +181,38 @@ static void copy_tail(srv_store_ckpter *c, sqlite3 *db, const char *name) {
 
 /* SQLite's wal hook, on the loop after every commit: pages is the log's length. It never blocks:
  * the lock is held by the thread only to read or set a few fields. */
+static void ask_thread(srv_store_ckpter *c) {
+  c->state = CKPT_COPY;
+  uv_ref((uv_handle_t *)c->async); /* Its answer keeps the loop alive. */
+  pthread_mutex_lock(&c->mu);
+  c->want = true;
+  pthread_cond_signal(&c->cv);
+  pthread_mutex_unlock(&c->mu);
+}
+
 static int on_commit(void *arg, sqlite3 *db, const char *name, int pages) {
   srv_store_ckpter *c = arg;
   if (pages < c->pages) {
     if (c->state == CKPT_TAIL)
       c->state = CKPT_IDLE; /* The log started again (the thread copied every frame). */
+    c->passes = 0;
     return SQLITE_OK;
   }
+  int tail = c->pages / 100 > TAIL_MIN ? c->pages / 100 : TAIL_MIN;
   switch (c->state) {
   case CKPT_IDLE:
-    c->state = CKPT_COPY;
-    uv_ref((uv_handle_t *)c->async); /* Its answer keeps the loop alive. */
-    pthread_mutex_lock(&c->mu);
-    c->want = true;
-    pthread_cond_signal(&c->cv);
-    pthread_mutex_unlock(&c->mu);
+    ask_thread(c);
     break;
   case CKPT_COPY:
     break;
   case CKPT_TAIL:
-    c->state = CKPT_IDLE;
-    copy_tail(c, db, name);
+    if (pages - c->backfill > tail && c->passes < PASSES) {
+      ask_thread(c); /* Again: what was committed during its last run. */
+    } else {
+      c->state = CKPT_IDLE;
+      copy_tail(c, db, name);
+      c->passes = 0;
+    }
     break;
   }
   return SQLITE_OK;

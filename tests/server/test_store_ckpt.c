@@ -286,6 +286,43 @@ TEST_IMPL(the_loop_copies_the_rest) {
   return 0;
 }
 
+TEST_IMPL(a_long_rest_goes_back_to_the_thread) {
+  count_install();
+  char dir[256];
+  srv_store *s = NULL;
+  uv_loop_t loop;
+  open_bound(dir, sizeof dir, &s, &loop);
+  atomic_store(&loop_writes, 0);
+  atomic_store(&other_writes, 0);
+  gate_set(true);
+  int i = 0;
+  fill_log(s, dir, &i);
+  gate_wait_held();
+  /* More than 64 frames committed during the thread's run: more than the loop copies. */
+  long long frames = log_frames(dir);
+  while (log_frames(dir) <= frames + 80)
+    one_batch(s, i++);
+  gate_set(false);
+  srv_store__ckpt_wait(s);
+  /* The next commit asks the thread again instead of copying on the loop... */
+  one_batch(s, i++);
+  srv_store__ckpt_wait(s);
+  ASSERT_EQ(atomic_load(&loop_writes), 0);
+  srv_store_stats st;
+  srv_store_get_stats(s, &st);
+  ASSERT_EQ(st.checkpoints, 2);
+  /* ...which copied everything (nothing was committed meanwhile): the log starts again. */
+  frames = log_frames(dir);
+  for (int k = 0; k < 10; k++)
+    one_batch(s, i++);
+  ASSERT_EQ(log_frames(dir), frames);
+  ASSERT_EQ(atomic_load(&loop_writes), 0);
+  close_all(s, &loop);
+  ASSERT_EQ(raw_int(dir, "SELECT count(*) FROM players"), i);
+  rm_tree(dir);
+  return 0;
+}
+
 TEST_IMPL(unbound_stores_checkpoint_in_the_commit) {
   count_install();
   char dir[256], err[SRV_STORE_ERR_SIZE];
