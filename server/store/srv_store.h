@@ -533,8 +533,10 @@ int srv_store_commit_async(srv_store *store, struct uv_loop_s *loop, srv_store_c
 
 /* Binds store to loop before its first commit: a network database's connection is watched from
  * now on, so that its loss is seen (srv_store_connected()) and the connection made again while
- * nothing is written. SQLite with FULL: the thread that syncs the log starts (with NORMAL,
- * nothing to do). Returns 0 or a negative code. */
+ * nothing is written. SQLite: the thread that copies the log into the database starts, with a
+ * connection of its own, and the store's connection stops doing it inside its commits
+ * (srv_store_ckpt.c); with FULL, the thread that syncs the log starts too. Close the store before
+ * the loop, then let the loop run once more (its handles close). Returns 0 or a negative code. */
 int srv_store_watch(srv_store *store, struct uv_loop_s *loop);
 
 /* Waits (blocking the thread) for the outcome of the batch handed to srv_store_commit_async(), and
