@@ -390,8 +390,9 @@ int main(int argc, char **argv) {
   srv_store_config_init(&scfg);
   scfg.sync = strcmp(cfg.sync, "normal") == 0 ? SRV_STORE_SYNC_NORMAL : SRV_STORE_SYNC_FULL;
   scfg.max_bytes = (int64_t)cfg.data_max_kib * 1024;
-  /* SQLite is used on the loop thread only (the workers hash passwords and search moves). */
-  scfg.one_thread = true;
+  /* Each SQLite connection is used by one thread: the loop's, the checkpoints' thread's
+   * (srv_store_ckpt.c); the workers hash passwords and search moves and never call SQLite. */
+  scfg.multi_thread = true;
   scfg.shared = cfg.cluster[0] != '\0'; /* A cluster's nodes share one PostgreSQL. */
   char serr[SRV_STORE_ERR_SIZE] = "";
   if (cfg.store[0] && !srv_store_is_url(cfg.store)) {

@@ -221,6 +221,21 @@ char *srv_metrics_prometheus(const srv_metrics_gauges *g) {
         st->commits, st->failed_commits, st->writes, (double)st->commit_ns_total / 1e9,
         (double)st->commit_ns_max / 1e9);
     put(&b,
+        "# HELP mancala_store_checkpoints_total Copies of SQLite's log into the database, by "
+        "the store's thread (thread) and of the rest on the loop between two batches (loop).\n"
+        "# TYPE mancala_store_checkpoints_total counter\n"
+        "mancala_store_checkpoints_total{on=\"thread\"} %" PRIu64 "\n"
+        "mancala_store_checkpoints_total{on=\"loop\"} %" PRIu64 "\n"
+        "# HELP mancala_store_checkpoint_failures_total Checkpoints that failed (tried again).\n"
+        "# TYPE mancala_store_checkpoint_failures_total counter\n"
+        "mancala_store_checkpoint_failures_total %" PRIu64 "\n"
+        "# HELP mancala_store_checkpoint_seconds_max The longest checkpoint.\n"
+        "# TYPE mancala_store_checkpoint_seconds_max gauge\n"
+        "mancala_store_checkpoint_seconds_max{on=\"thread\"} %.6f\n"
+        "mancala_store_checkpoint_seconds_max{on=\"loop\"} %.6f\n",
+        st->checkpoints, st->loop_checkpoints, st->checkpoint_failures,
+        (double)st->checkpoint_ns_max / 1e9, (double)st->loop_checkpoint_ns_max / 1e9);
+    put(&b,
         "# HELP mancala_store_degraded 1 while storage refuses writes (no good commit since the "
         "last failure): /healthz answers 503.\n# TYPE mancala_store_degraded gauge\n"
         "mancala_store_degraded %d\n"

@@ -107,7 +107,8 @@ void srv_store_config_init(srv_store_config *config) {
   config->sync = SRV_STORE_SYNC_FULL;
   config->busy_timeout_ms = 1000;
   config->max_bytes = 0;
-  config->one_thread = false;
+  config->multi_thread = false;
+  config->checkpoint_pages = 0;
   config->shared = false;
 }
 
@@ -164,10 +165,10 @@ static int exec_text(sqlite3 *db, const char *sql, char *buf, size_t size) {
 
 /* Opens the database file and configures the connection. */
 static int open_db(srv_store *store, const srv_store_config *config) {
-  if (config->one_thread) {
+  if (config->multi_thread) {
     /* Before SQLite initialises itself (its first open); later both fail with SQLITE_MISUSE and
      * change nothing, which is safe: SQLite then keeps its locks. */
-    (void)sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
+    (void)sqlite3_config(SQLITE_CONFIG_MULTITHREAD);
     (void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
   }
   int rc = sqlite3_open_v2(store->path, &store->db,
@@ -203,9 +204,14 @@ static int open_db(srv_store *store, const srv_store_config *config) {
   /* SQLite copies the log into the database (a checkpoint: writes and two fsyncs) every 1,000
    * pages of log by default, several times a second under load, and a busy table's last page is
    * logged again at every commit: every 10,000 pages (40 MiB of log) copies each such page once
-   * where it copied it ten times: 4 to 7% less server CPU a move (issue 22). */
-  if (rc == SQLITE_OK)
-    rc = srv_store__query_int(store->db, "PRAGMA wal_autocheckpoint = 10000", NULL);
+   * where it copied it ten times: 4 to 7% less server CPU a move (issue 22). A store bound to a
+   * loop copies on a thread of its own instead (srv_store_ckpt.c). */
+  store->ckpt_pages = config->checkpoint_pages > 0 ? config->checkpoint_pages : 10000;
+  if (rc == SQLITE_OK) {
+    char sql[64];
+    snprintf(sql, sizeof sql, "PRAGMA wal_autocheckpoint = %d", store->ckpt_pages);
+    rc = srv_store__query_int(store->db, sql, NULL);
+  }
   if (rc == SQLITE_OK && config->max_bytes > 0) {
     long long page = 4096;
     char sql[64];
@@ -404,6 +410,7 @@ void srv_store_close(srv_store *store) {
     return;
   srv_store__pg_close(store);
   srv_store__sync_close(store);
+  srv_store__ckpt_close(store);
   if (store->in_txn && store->db)
     sqlite3_exec(store->db, "ROLLBACK", NULL, NULL, NULL);
   srv_store__finalize_all(store);

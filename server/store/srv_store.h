@@ -20,6 +20,10 @@
  * benchmark (bench/store_bench.c) measures both. A store bound to a loop (srv_store_watch())
  * with FULL syncs the log on a thread of its own after each COMMIT and reports the batch from
  * srv_store_commit_async() when the sync is done, so that the loop never waits for a disk.
+ * Checkpoints (the log copied into the database, every srv_store_config.checkpoint_pages pages of
+ * log) run inside a COMMIT on the store's connection, unless the store is bound to a loop: then
+ * a thread of the store runs them on a connection of its own, and the loop copies only what was
+ * committed meanwhile (srv_store_ckpt.c).
  *
  * One server per data directory: open takes a POSIX record lock on DIR/mancala.lock and holds it
  * until close, so a second server on the same directory is refused (SRV_STORE_ELOCKED) instead of
@@ -88,17 +92,21 @@ typedef enum srv_store_sync {
 
 typedef struct srv_store_config {
   srv_store_sync sync;
-  int busy_timeout_ms; /* How long open waits for a lock held by someone else; < 0: 1000. */
-  int64_t max_bytes;   /* Size quota of the database file; 0: none. Past it writes fail with
-                        * SRV_STORE_EFULL, as on a full disk. */
-  bool one_thread;     /* The process uses SQLite from one thread only (the server: its loop):
-                        * SQLite's mutexes and memory statistics are turned off, about 2,000
-                        * instructions a move. Takes effect only when this open is SQLite's first
-                        * use in the process (sqlite3_config()); default false. */
-  bool shared;         /* PostgreSQL: the database is shared by a cluster's nodes, which fence
-                        * the games they claim. Otherwise (default false) the store holds the
-                        * database's lease, one writer at a time (srv_store_pg.c): open waits for
-                        * a server that just stopped to let it go, then takes it over. */
+  int busy_timeout_ms;  /* How long open waits for a lock held by someone else; < 0: 1000. */
+  int64_t max_bytes;    /* Size quota of the database file; 0: none. Past it writes fail with
+                         * SRV_STORE_EFULL, as on a full disk. */
+  bool multi_thread;    /* Each SQLite connection of the process is used by one thread at a time
+                         * (the server: the loop's and the checkpoints' thread's): SQLite's
+                         * per-connection mutexes and its memory statistics are turned off, its
+                         * global mutexes stay (SQLITE_CONFIG_MULTITHREAD). Takes effect only when
+                         * this open is SQLite's first use in the process (sqlite3_config());
+                         * default false (SQLite's serialized mode). */
+  int checkpoint_pages; /* The log's length in pages past which it is copied into the database
+                         * (a checkpoint); <= 0: 10,000 (40 MiB). */
+  bool shared;          /* PostgreSQL: the database is shared by a cluster's nodes, which fence
+                         * the games they claim. Otherwise (default false) the store holds the
+                         * database's lease, one writer at a time (srv_store_pg.c): open waits for
+                         * a server that just stopped to let it go, then takes it over. */
 } srv_store_config;
 
 /* A player. Its tokens are its sessions (srv_store_session_put()): the SHA-256 of each, never the
@@ -529,8 +537,10 @@ int srv_store_commit_async(srv_store *store, struct uv_loop_s *loop, srv_store_c
 
 /* Binds store to loop before its first commit: a network database's connection is watched from
  * now on, so that its loss is seen (srv_store_connected()) and the connection made again while
- * nothing is written. SQLite with FULL: the thread that syncs the log starts (with NORMAL,
- * nothing to do). Returns 0 or a negative code. */
+ * nothing is written. SQLite: the thread that copies the log into the database starts, with a
+ * connection of its own, and the store's connection stops doing it inside its commits
+ * (srv_store_ckpt.c); with FULL, the thread that syncs the log starts too. Close the store before
+ * the loop, then let the loop run once more (its handles close). Returns 0 or a negative code. */
 int srv_store_watch(srv_store *store, struct uv_loop_s *loop);
 
 /* Waits (blocking the thread) for the outcome of the batch handed to srv_store_commit_async(), and
@@ -553,6 +563,11 @@ typedef struct srv_store_stats {
   uint64_t commits, failed_commits, writes;
   uint64_t game_writes; /* Of the committed writes, games' starts, moves and results. */
   uint64_t commit_ns_total, commit_ns_max;
+  /* SQLite bound to a loop (srv_store_ckpt.c): checkpoints of the thread, and of the loop (the
+   * tail the thread left, between two batches); failures of both. */
+  uint64_t checkpoints, checkpoint_ns_total, checkpoint_ns_max;
+  uint64_t loop_checkpoints, loop_checkpoint_ns_total, loop_checkpoint_ns_max;
+  uint64_t checkpoint_failures, loop_checkpoint_failures;
 } srv_store_stats;
 
 /* Copies the counters into *stats (caller-owned). */

@@ -198,7 +198,10 @@ int srv_store_watch(srv_store *store, struct uv_loop_s *loop) {
     return SRV_STORE_EINVAL;
   if (store->pg != NULL)
     return srv_store__pg_watch(store, loop);
-  return store->sync_full ? srv_store__sync_start(store, loop) : 0;
+  int rc = srv_store__ckpt_start(store, loop);
+  if (rc == 0 && store->sync_full)
+    rc = srv_store__sync_start(store, loop);
+  return rc;
 }
 
 void srv_store_commit_wait(srv_store *store) {

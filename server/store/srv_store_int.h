@@ -105,6 +105,10 @@ typedef struct srv_store_pg srv_store_pg;
  * store is bound to a loop with --sync full. */
 typedef struct srv_store_syncer srv_store_syncer;
 
+/* The thread that copies a SQLite store's log into the database (srv_store_ckpt.c); NULL until the
+ * store is bound to a loop. */
+typedef struct srv_store_ckpter srv_store_ckpter;
+
 /* A move of the open batch whose INSERT has not run yet (SQLite, srv_store_games.c). */
 typedef struct srv_store__move_row {
   int64_t game, clock_ms, at_ms; /* clock_ms < 0: NULL */
@@ -129,6 +133,8 @@ struct srv_store {
   bool broken;    /* A sync of the log failed: no more writes until a restart. */
   bool sync_full; /* --sync full: every commit is on the disk before it is reported. */
   srv_store_syncer *syncer;
+  srv_store_ckpter *ckpter;
+  int ckpt_pages; /* The log's length in pages that asks for a checkpoint. */
   dev_t wal_dev;
   ino_t wal_ino; /* The WAL's identity at open (0: unknown). */
   /* The writes of the open batch, so that a lost batch can be reported. */
@@ -205,6 +211,19 @@ void srv_store__sync_close(srv_store *store);
 
 /* Tests: syncs fd instead of the log from now on (a pipe makes the sync fail). */
 int srv_store__sync_set_fd(srv_store *store, int fd);
+
+/* ---- Checkpoints off the loop (srv_store_ckpt.c) ------------------------------------------ */
+
+/* Opens the thread's connection, starts the thread and installs the hook that replaces SQLite's
+ * automatic checkpoint on the store's connection. Returns 0 or a code (nothing changed). */
+int srv_store__ckpt_start(srv_store *store, struct uv_loop_s *loop);
+
+/* Tests: waits until the thread has answered what it was asked, and takes its answer. */
+void srv_store__ckpt_wait(srv_store *store);
+
+/* Stops and joins the thread, closes its connection and removes the hook (the loop must run once
+ * more: a handle closes). Before the store's connection closes. */
+void srv_store__ckpt_close(srv_store *store);
 
 /* ---- Schema (srv_store_schema.c) ------------------------------------------------------------ */
 
