@@ -343,7 +343,12 @@ static int migrate_main(int argc, char **argv) {
     fprintf(stderr, "migrate: cannot open %s: %s\n", from, err[0] ? err : srv_store_strerror(rc));
     return 1;
   }
-  if ((rc = srv_store_open(to, NULL, &dst, err)) != 0) {
+  /* A server running on the target keeps its lease: migrate waits for one that just stopped, but
+   * never takes the lease over from a live one (that would leave it storing nothing). */
+  srv_store_config to_cfg;
+  srv_store_config_init(&to_cfg);
+  to_cfg.no_takeover = true;
+  if ((rc = srv_store_open(to, &to_cfg, &dst, err)) != 0) {
     fprintf(stderr, "migrate: cannot open %s: %s\n", to, err[0] ? err : srv_store_strerror(rc));
     srv_store_close(src);
     return 1;

@@ -110,6 +110,7 @@ void srv_store_config_init(srv_store_config *config) {
   config->multi_thread = false;
   config->checkpoint_pages = 0;
   config->shared = false;
+  config->no_takeover = false;
 }
 
 /* Creates dir and its missing parents (like mkdir -p). Returns 0 or an errno value. */
@@ -291,7 +292,8 @@ int srv_store_open(const char *dir, const srv_store_config *config, srv_store **
     srv_store *store = calloc(1, sizeof *store);
     if (store == NULL)
       return SRV_STORE_ENOMEM;
-    int rc = srv_store__pg_open(store, dir, config != NULL && config->shared);
+    int rc = srv_store__pg_open(store, dir, config != NULL && config->shared,
+                                config != NULL && config->no_takeover);
     if (rc != 0) {
       srv_store__set_error(err, "%s", store->error[0] ? store->error : srv_store_strerror(rc));
       srv_store_close(store);

@@ -107,6 +107,9 @@ typedef struct srv_store_config {
                          * the games they claim. Otherwise (default false) the store holds the
                          * database's lease, one writer at a time (srv_store_pg.c): open waits for
                          * a server that just stopped to let it go, then takes it over. */
+  bool no_takeover;     /* PostgreSQL, not shared: open waits for the lease as above but never
+                         * takes it over: it fails with SRV_STORE_ELOCKED while a server runs on
+                         * the database (migrate must not depose it). Default false. */
 } srv_store_config;
 
 /* A player. Its tokens are its sessions (srv_store_session_put()): the SHA-256 of each, never the

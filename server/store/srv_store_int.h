@@ -409,7 +409,7 @@ void srv_store__batch_lost(srv_store *store);
 
 /* Opens store (zeroed but for its error) on the database at url: connections, schema, statements.
  * Returns 0 or a negative code with the store's error set (close the store either way). */
-int srv_store__pg_open(srv_store *store, const char *url, bool shared);
+int srv_store__pg_open(srv_store *store, const char *url, bool shared, bool no_takeover);
 /* Opens store as a reader of main's database. */
 int srv_store__pg_open_reader(const srv_store *main, srv_store *store);
 /* Closes store's connections and frees its PostgreSQL side (a batch in flight is waited for). */

@@ -24,7 +24,10 @@
  * waited for at open (PG_LEASE_WAIT_MS), then taken over: the holder's backend is terminated (a
  * server on a host that died, whose backend PostgreSQL has not noticed gone). A server whose lease
  * was taken over is refused every write from then on (SRV_STORE_ELOCKED: the first batch on a new
- * connection asks for the lease inside its transaction and fails without it). A cluster's nodes
+ * connection asks for the lease inside its transaction and fails without it). That batch first
+ * ends the backend of this server's own lost connection if it still holds the lease
+ * (PGS_LEASE_BACK: a connection cut between the two ends, which PostgreSQL has not noticed).
+ * migrate opens with no_takeover: it never deposes a running server. A cluster's nodes
  * share the database and hold no lease: each fences the games it claims (PGS_FENCE).
  *
  * PostgreSQL down: commits fail at once (the rooms answer storage_error) and the write
@@ -60,14 +63,21 @@ enum {
   PGS_LEASE_WAIT,        /* On a new connection: how long the lease is waited for, */
   PGS_LEASE,             /* the lease, */
   PGS_LEASE_DONE,        /* and no such wait for the writes after it. */
+  PGS_LEASE_BACK,        /* The backend of a dropped connection of ours that holds the lease. */
   PGS_COUNT
 };
 
 /* The lease's advisory lock (the schema's is 1296256065), and how long a batch on a new connection
  * waits for it: a backend of this server's own broken connection may still hold it for a moment
- * (PGS_TERMINATE waits for one that timed out). */
+ * (PGS_TERMINATE and PGS_LEASE_BACK end one that PostgreSQL has not noticed gone, and wait). */
 #define PG_LEASE_KEY "1296256066"
 #define PG_LEASE_LOCK_TIMEOUT "5s"
+
+/* The rows of pg_locks (as l) that hold the lease. */
+#define PG_LEASE_HELD                                                                              \
+  "l.locktype = 'advisory' AND l.granted AND l.database = (SELECT oid FROM pg_database WHERE "     \
+  "datname = current_database()) AND l.objsubid = 1 AND "                                          \
+  "(l.classid::bigint << 32 | l.objid::bigint) = " PG_LEASE_KEY
 
 /* Why a server that lost the lease writes no more. */
 #define PG_DEPOSED                                                                                 \
@@ -99,6 +109,8 @@ static const char *const pg_only[PGS_COUNT - STMT_COUNT] = {
         "SELECT set_config('lock_timeout', '" PG_LEASE_LOCK_TIMEOUT "', true)",
     [PGS_LEASE - STMT_COUNT] = "SELECT pg_advisory_lock(" PG_LEASE_KEY ")",
     [PGS_LEASE_DONE - STMT_COUNT] = "SELECT set_config('lock_timeout', '0', true)",
+    [PGS_LEASE_BACK - STMT_COUNT] = "SELECT pg_terminate_backend(l.pid, 5000) FROM pg_locks l "
+                                    "WHERE l.pid = $1 AND " PG_LEASE_HELD,
 };
 
 /* PostgreSQL's words where SQLite's differ. */
@@ -177,6 +189,7 @@ struct srv_store_pg {
   srv_store *store;
   char *conninfo; /* The URL as given. */
   PGconn *w;      /* Writes: non-blocking, pipeline mode (NULL when down). */
+  int w_pid;      /* Its backend's process id (libpq forgets it once the connection breaks). */
   PGconn *r;      /* Reads: blocking. */
   pg_state state;
   bool prepared[PGS_COUNT]; /* On the write connection. */
@@ -213,6 +226,13 @@ struct srv_store_pg {
    * connection (leased), asked for by the batch in flight (lease_sent). */
   bool shared, leased, lease_sent;
   bool deposed; /* Another server took the lease: no write ever again (its rooms are not ours). */
+  bool no_takeover; /* Open fails when another server keeps the lease (srv_store_config). */
+  /* The backend of a write connection dropped while it held the lease, or 0: PostgreSQL may not
+   * have noticed it gone (a connection cut between the two ends, without a word to PostgreSQL's),
+   * and it keeps the lease until it does. The next connection's first batch ends it before it
+   * asks for the lease (PGS_LEASE_BACK; only if that backend still holds the lease): without that,
+   * a server whose connection was cut would wait for its own lease and stop storing. */
+  int lease_pid;
   /* On the loop. */
   uv_loop_t *loop;
   pg_poll *poll; /* On the write connection's socket (poll_fd), while it is open. */
@@ -454,6 +474,7 @@ static int reader_ready(srv_store *store) {
 static int writer_setup(srv_store *store) {
   srv_store_pg *pg = store->pg;
   memset(pg->prepared, 0, sizeof pg->prepared);
+  pg->w_pid = PQbackendPID(pg->w);
   if (PQsetnonblocking(pg->w, 1) != 0 || PQenterPipelineMode(pg->w) != 1)
     return pg_fail(store, SRV_STORE_EIO, "cannot set up the connection", PQerrorMessage(pg->w));
   pg->state = PG_READY;
@@ -477,9 +498,12 @@ static void poll_drop(srv_store_pg *pg) {
 /* Closes the write connection (its poll handle first). */
 static void writer_drop(srv_store_pg *pg) {
   poll_drop(pg);
+  if (pg->leased && pg->w != NULL)
+    pg->lease_pid = pg->w_pid;
   if (pg->w != NULL)
     PQfinish(pg->w);
   pg->w = NULL;
+  pg->w_pid = 0;
   pg->state = PG_DOWN;
   pg->leased = false; /* A session lock: it ends with the session. */
 }
@@ -532,6 +556,9 @@ static int lease_take(srv_store *store) {
     if (took_over)
       return pg_fail(store, SRV_STORE_ELOCKED, "cannot take the lease",
                      "its holder did not end when terminated (another role's connection?)");
+    if (pg->no_takeover)
+      return pg_fail(store, SRV_STORE_ELOCKED, "cannot take the lease",
+                     "a server is running on this database (stop it first)");
     /* The holder: a backend whose client is gone and was not noticed, or another server. */
     char holder[256];
     rc = writer_value(store,
@@ -539,10 +566,7 @@ static int lease_take(srv_store *store) {
                       "a.application_name, coalesce(host(a.client_addr), 'a local socket')), "
                       "', ') || ': ' || bool_and(pg_terminate_backend(l.pid, 5000)) "
                       "FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid "
-                      "WHERE l.locktype = 'advisory' AND l.granted AND l.pid <> pg_backend_pid() "
-                      "AND l.database = (SELECT oid FROM pg_database WHERE datname = "
-                      "current_database()) AND l.objsubid = 1 AND "
-                      "(l.classid::bigint << 32 | l.objid::bigint) = " PG_LEASE_KEY,
+                      "WHERE l.pid <> pg_backend_pid() AND " PG_LEASE_HELD,
                       holder, sizeof holder);
     if (rc != 0)
       return rc;
@@ -562,6 +586,7 @@ static int writer_connect_blocking(srv_store *store, bool lease) {
   if (pg->w == NULL)
     return SRV_STORE_ENOMEM;
   int err = 0;
+  pg->w_pid = PQbackendPID(pg->w); /* 0 when it failed. */
   if (PQstatus(pg->w) != CONNECTION_OK)
     err = pg_fail(store, SRV_STORE_EIO, "cannot connect", PQerrorMessage(pg->w));
   else if (lease && !pg->shared)
@@ -605,6 +630,9 @@ static int add_undo(srv_store_pg *pg, pg_batch *b) {
         batch_add(b, PGS_TERMINATE, STORE_ARGS(arg_int(pg->doubts[d].old_pid))) != 0)
       return -1;
   pg->lease_sent = !pg->shared && !pg->leased;
+  if (pg->lease_sent && pg->lease_pid > 0 &&
+      batch_add(b, PGS_LEASE_BACK, STORE_ARGS(arg_int(pg->lease_pid))) != 0)
+    return -1;
   if (pg->lease_sent &&
       (batch_add(b, PGS_LEASE_WAIT, NULL, 0) != 0 || batch_add(b, PGS_LEASE, NULL, 0) != 0 ||
        batch_add(b, PGS_LEASE_DONE, NULL, 0) != 0))
@@ -818,7 +846,7 @@ static void flight_broken(srv_store *store, int err, bool timed_out) {
                "%s: the connection broke with a batch in flight (%s): it is reported lost, "
                "and undone by the next commit if it went in",
                store->path, timed_out ? "no answer" : "closed");
-  doubt_add(pg, timed_out && pg->w ? PQbackendPID(pg->w) : 0);
+  doubt_add(pg, timed_out && pg->w ? pg->w_pid : 0);
   writer_drop(pg);
   pg->retry_at = 0; /* Try again at once. */
   flight_end(store, err);
@@ -840,6 +868,12 @@ static void flight_result(srv_store *store) {
     pg->need_rollback = true;
   } else if (pg->lease_sent) {
     pg->leased = true;
+    if (pg->lease_pid > 0)
+      srv_log_info("store",
+                   "%s: the lease is ours again (the backend of the dropped connection, %d, was "
+                   "ended if it still held it)",
+                   store->path, pg->lease_pid);
+    pg->lease_pid = 0;
   }
   pg->lease_sent = false;
   flight_end(store, rc);
@@ -1402,10 +1436,12 @@ static int pg_new(srv_store *store, const char *url) {
   return 0;
 }
 
-int srv_store__pg_open(srv_store *store, const char *url, bool shared) {
+int srv_store__pg_open(srv_store *store, const char *url, bool shared, bool no_takeover) {
   int rc = pg_new(store, url);
-  if (rc == 0)
+  if (rc == 0) {
     store->pg->shared = shared;
+    store->pg->no_takeover = no_takeover;
+  }
   if (rc == 0)
     rc = reader_ready(store);
   if (rc == 0)

@@ -3,7 +3,10 @@
 // backend, no acknowledged move lost and every game finished; paused (SIGSTOP) in the same games,
 // a batch in flight that /metrics counts and no state sent until its COMMIT's result arrives; an
 // account's reply sent only once its write is committed, while later turns run with a batch in
-// flight; and the migrate command moving a site from SQLite, twice. Each test runs a PostgreSQL of its own (tests/pg.sh), which it kills.
+// flight; the lease (a server killed with a batch in PostgreSQL, a second server, the server's
+// connections cut at a proxy that PostgreSQL's side never hears of, migrate against a database in
+// use); and the migrate command moving a site from SQLite, twice. Each test runs a PostgreSQL of
+// its own (tests/pg.sh), which it kills.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -13,7 +16,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import WebSocket from 'ws';
 import { Client, followMoves, pair, playOut, sleep, startServer } from './harness.mjs';
-import { psql, slowCommits } from './pgslow.mjs';
+import { cuttable, psql, slowCommits } from './pgslow.mjs';
 
 const PG_SH = process.env.MANCALA_PG_SH || path.resolve(path.dirname(new URL(import.meta.url).pathname), '../pg.sh');
 const BIN = process.env.MANCALA_SERVER;
@@ -469,6 +472,92 @@ test('a second server on the same PostgreSQL outside a cluster takes the lease o
     assert.deepEqual(await b.stop(), { code: 0, signal: null });
   } finally {
     for (const x of [a, b]) if (x && x.child.exitCode === null && x.child.signalCode === null) x.child.kill('SIGKILL');
+    pg('stop', dir + '/pg');
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the server\'s connections cut without PostgreSQL noticing: its old backend keeps the lease, the new connection ends it and the server stores on', { timeout: 120000 }, async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mancala-pgcut-'));
+  fs.chmodSync(dir, 0o755);
+  const url = pg('start', dir + '/pg', 'auto');
+  const proxy = await cuttable(Number(new URL(url).port));
+  const through = url.replace(/:\d+\//, `:${proxy.port}/`);
+  let a;
+  try {
+    a = await startServer(['--store', through], { data: path.join(dir, 'a') });
+    const s = await Client.connect(a, { name: 'Sol' }), n = await Client.connect(a, { name: 'Nia' });
+    const { room, state } = await pair(s, n);
+    const first = await (state.turn === 'south' ? s : n).request({ type: 'move', room, house: state.legal[0], ply: 0 });
+    assert.equal(first.type, 'state', JSON.stringify(first));
+    const holder = "SELECT l.pid FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted AND l.objid = 1296256066";
+    const old = psql(url, holder);
+    assert.match(old, /^\d+$/, 'one backend holds the lease');
+    proxy.cut();
+    // The server sees its connections end; PostgreSQL does not: the old backend, idle, still
+    // holds the lease.
+    for (let i = 0; i < 100 && !/connected again/.test(a.log); i++) await sleep(100);
+    assert.match(a.log, /the connection broke/);
+    assert.match(a.log, /connected again/);
+    assert.equal(psql(url, holder), old, 'the cut backend still holds the lease');
+    // The next move's batch ends that backend before it asks for the lease (without that it
+    // waited 5 s for the lease and then refused every write: "another server took ...").
+    const mover = first.turn === 'south' ? s : n;
+    const st = await mover.state(room);
+    assert.equal(st.ply, 1);
+    const reply = await mover.request({ type: 'move', room, house: st.legal[0], ply: 1 }, 30000);
+    assert.equal(reply.type, 'state', JSON.stringify(reply));
+    assert.doesNotMatch(a.log, /another server took this database's lease/);
+    assert.match(a.log, new RegExp(`the lease is ours again \\(the backend of the dropped connection, ${old},`));
+    const now = psql(url, holder);
+    assert.match(now, /^\d+$/);
+    assert.notEqual(now, old, 'the lease is held by the new connection');
+    assert.equal(psql(url, `SELECT count(*) FROM pg_stat_activity WHERE pid = ${old}`), '0', 'the cut backend ended');
+    assert.equal(psql(url, 'SELECT count(*) FROM moves'), '2');
+    for (const c of [s, n]) c.ws.terminate();
+    assert.deepEqual(await a.stop(), { code: 0, signal: null });
+  } catch (e) {
+    if (a) t.diagnostic(`server log:\n` + a.log.slice(-3000));
+    throw e;
+  } finally {
+    if (a && a.child.exitCode === null && a.child.signalCode === null) a.child.kill('SIGKILL');
+    proxy.close();
+    pg('stop', dir + '/pg');
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('migrate refuses a PostgreSQL a server is running on, after waiting for its lease, and leaves that server storing', { timeout: 120000 }, async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mancala-pgmig-'));
+  fs.chmodSync(dir, 0o755);
+  const url = pg('start', dir + '/pg', 'auto');
+  let a;
+  try {
+    a = await startServer(['--store', url], { data: path.join(dir, 'a') });
+    const s = await Client.connect(a, { name: 'Sol' }), n = await Client.connect(a, { name: 'Nia' });
+    const { room, state } = await pair(s, n);
+    const from = path.join(dir, 'site');
+    fs.mkdirSync(from);
+    const t0 = Date.now();
+    let status = 0, out = '';
+    try {
+      out = execFileSync(BIN, ['migrate', '--from', from, '--to', url], { encoding: 'utf8', stdio: 'pipe' });
+    } catch (e) {
+      status = e.status;
+      out = String(e.stderr);
+    }
+    assert.equal(status, 1, `migrate refused while a server runs on the database: ${out}`);
+    assert.match(out, /cannot take the lease: a server is running on this database \(stop it first\)/);
+    assert.ok(Date.now() - t0 >= 5000, 'migrate waited for the lease first');
+    // The server was not deposed: it stores the next move.
+    const reply = await (state.turn === 'south' ? s : n).request({ type: 'move', room, house: state.legal[0], ply: 0 }, 30000);
+    assert.equal(reply.type, 'state', JSON.stringify(reply));
+    assert.doesNotMatch(a.log, /another server took this database's lease/);
+    assert.equal(psql(url, 'SELECT count(*) FROM moves'), '1');
+    for (const c of [s, n]) c.ws.terminate();
+    assert.deepEqual(await a.stop(), { code: 0, signal: null });
+  } finally {
+    if (a && a.child.exitCode === null && a.child.signalCode === null) a.child.kill('SIGKILL');
     pg('stop', dir + '/pg');
     fs.rmSync(dir, { recursive: true, force: true });
   }
