@@ -586,7 +586,6 @@ static int writer_connect_blocking(srv_store *store, bool lease) {
   if (pg->w == NULL)
     return SRV_STORE_ENOMEM;
   int err = 0;
-  pg->w_pid = PQbackendPID(pg->w); /* 0 when it failed. */
   if (PQstatus(pg->w) != CONNECTION_OK)
     err = pg_fail(store, SRV_STORE_EIO, "cannot connect", PQerrorMessage(pg->w));
   else if (lease && !pg->shared)
